@@ -1,0 +1,106 @@
+/**
+ * Rows a StateStore keeps, as the engine sees them. Types only.
+ *
+ * Payloads (`input`, `output`, `error`) are codec output: strings of JSON text that never
+ * contain a raw NUL byte or a lone surrogate, so every store keeps them byte for byte.
+ * Times are integer milliseconds since the Unix epoch, read from the engine's Clock.
+ */
+
+/**
+ * Where a run is in its life. Allowed moves (I12):
+ *   pending  → running | cancelled | parked
+ *   running  → running (re-claim after lease expiry, epoch + 1) | waiting | pending
+ *              | completed | failed | cancelled | parked
+ *   waiting  → running (wake) | cancelled | parked
+ *   parked   → pending (unpark)
+ *   completed | failed | cancelled: terminal, absorbing (I5).
+ */
+export type RunStatus =
+  | 'pending'
+  | 'running'
+  | 'waiting'
+  | 'completed'
+  | 'failed'
+  | 'cancelled'
+  | 'parked'
+
+export type TerminalStatus = 'completed' | 'failed' | 'cancelled'
+
+/** Identifies one registered workflow implementation. */
+export interface WorkflowKey {
+  workflow: string
+  version: string
+}
+
+/** Why a run is parked: a stable code and a sentence an operator can act on. */
+export interface ParkReason {
+  code: string
+  message: string
+  /** Free-form details (recorded vs attempted step for non-determinism, etc.). */
+  details?: Record<string, unknown>
+}
+
+export interface RunRecord {
+  id: string
+  workflow: string
+  version: string
+  status: RunStatus
+  /** Encoded input, exactly as given to `start`. */
+  input: string
+  /** Encoded output once completed, else null. */
+  output: string | null
+  /** Encoded SerializedError once failed or cancelled, else null. */
+  error: string | null
+  /** Why the run is parked (status `parked`), else null. */
+  parkReason: ParkReason | null
+  /** What the run waits on while `waiting` (e.g. `sleep until …`), for operators. */
+  waitingOn: string | null
+  createdAt: number
+  updatedAt: number
+  /** Set when the run reaches a terminal status. */
+  finishedAt: number | null
+  /**
+   * When the run may next be claimed: creation time for a pending run, the wake time of a
+   * waiting run, the lease expiry of a running run; null when nothing will make it
+   * claimable by itself (terminal, parked).
+   */
+  availableAt: number | null
+  /** Instance id of the lease holder (or last holder); null if never claimed. */
+  leaseOwner: string | null
+  /** Fencing token: incremented by every claim. 0 until the first claim. */
+  leaseEpoch: number
+  /** Number of claims so far (turns started). */
+  turns: number
+}
+
+export type CheckpointKind = 'local' | 'sleep' | 'side_effect' | 'patch'
+
+/**
+ * `completed` / `failed`: an outcome delivered to the workflow; never changes again (I1).
+ * `retrying`: a local step failed an attempt and retries at `wakeAt`.
+ * `waiting`: a durable wait (sleep) not yet due; fires at `wakeAt`.
+ */
+export type CheckpointStatus = 'completed' | 'failed' | 'retrying' | 'waiting'
+
+export interface CheckpointRecord {
+  runId: string
+  /** Position: taken synchronously when the workflow calls a ctx primitive. Dense from 0. */
+  seq: number
+  name: string
+  kind: CheckpointKind
+  status: CheckpointStatus
+  /** Attempts made so far (local steps); 1 for other kinds. */
+  attempts: number
+  /**
+   * Delivery order of a `completed`/`failed` outcome within its run (1, 2, …). Replay
+   * delivers recorded outcomes in this order, so concurrent branches interleave as they
+   * did the first time. Null while not delivered.
+   */
+  order: number | null
+  output: string | null
+  error: string | null
+  /** Due time of a `waiting` sleep or a `retrying` step; the original due time of a fired sleep. */
+  wakeAt: number | null
+  startedAt: number
+  updatedAt: number
+}

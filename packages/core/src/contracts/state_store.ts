@@ -1,0 +1,250 @@
+/**
+ * The StateStore contract: everything the engine keeps durably goes through this interface.
+ * Types only. Every store (memory, SQLite, Postgres, MySQL) runs `@cairn/conformance`.
+ *
+ * Ground rules for implementers:
+ * - "Durable" means: when a returned promise resolves, the effect survives a `kill -9` of the
+ *   process (and, under the store's documented durability setting, a power loss).
+ * - Times are integer milliseconds passed in by the caller (`now`); the store compares them
+ *   and never reads its own clock, so one engine clock governs leases and timers and tests can
+ *   drive time. (A store with an authoritative server clock may document otherwise.)
+ * - A method that rejects has changed nothing, except where it says "outcome unknown": the
+ *   caller then re-reads or retries, and every write here is safe to retry.
+ * - Fencing: every write made under a lease names the run and the lease epoch it holds
+ *   (`Fence`). When the run's current epoch differs, or the run is no longer `running`, the
+ *   write changes nothing and reports `fenced` (I3, P11).
+ *
+ * Not in this contract (on purpose): signals, events, children, schedules, retention and
+ * remote-step queues arrive with their own issues as new method groups; the batch op union
+ * grows with them.
+ */
+import type {
+  CheckpointRecord,
+  ParkReason,
+  RunRecord,
+  RunStatus,
+  TerminalStatus,
+  WorkflowKey,
+} from './records.ts'
+
+/** Names the lease a write is made under. */
+export interface Fence {
+  runId: string
+  epoch: number
+}
+
+/** A run to create. */
+export interface NewRun {
+  id: string
+  workflow: string
+  version: string
+  input: string
+}
+
+/**
+ * Create a run unless one with the same id exists (I9).
+ * With `claim`, the new run is created already leased (`running`, epoch 1) by `claim.owner`:
+ * the starting engine runs it at once without a second write.
+ * Result: `created` (with the new epoch: 1 if claimed, else 0) or `exists` (the stored run,
+ * untouched, whatever its input: comparing inputs is the caller's business).
+ */
+export interface CreateRunOp {
+  type: 'createRun'
+  run: NewRun
+  claim?: { owner: string; leaseMs: number }
+}
+
+/**
+ * Insert or advance the checkpoint at (runId, seq), fenced.
+ * - No row yet, or a `retrying`/`waiting` row: the row becomes `checkpoint` → `applied`.
+ * - A `completed`/`failed` row already there: nothing changes → `conflict` with the stored
+ *   row (the recorded result wins, I1; a retried write of the same row lands here too).
+ */
+export interface SaveCheckpointOp {
+  type: 'saveCheckpoint'
+  fence: Fence
+  checkpoint: CheckpointRecord
+}
+
+/**
+ * Suspend a running run: status `waiting`, lease released, `availableAt = wakeAt` (null: no
+ * timer; something else must wake it), `waitingOn` set for operators. Fenced.
+ */
+export interface SuspendRunOp {
+  type: 'suspendRun'
+  fence: Fence
+  wakeAt: number | null
+  waitingOn: string
+}
+
+/** Hand a running run back: status `pending`, lease released, claimable at `availableAt`. Fenced. */
+export interface ReleaseRunOp {
+  type: 'releaseRun'
+  fence: Fence
+  availableAt: number
+}
+
+/**
+ * Move a running run to a terminal status with its output or error; `availableAt` null,
+ * `finishedAt = now`. Fenced. Terminal is absorbing: a second finish reports `fenced`.
+ */
+export interface FinishRunOp {
+  type: 'finishRun'
+  fence: Fence
+  status: TerminalStatus
+  output: string | null
+  error: string | null
+}
+
+/** Park a running run with a reason: status `parked`, `availableAt` null, lease released. Fenced. */
+export interface ParkRunOp {
+  type: 'parkRun'
+  fence: Fence
+  reason: ParkReason
+}
+
+/** Extend a held lease: `availableAt = now + leaseMs`. Fenced (a lost lease reports `fenced`). */
+export interface RenewLeaseOp {
+  type: 'renewLease'
+  fence: Fence
+  leaseMs: number
+}
+
+/**
+ * Cancel a run that is not terminal: status `cancelled`, `error` recorded, `availableAt`
+ * null, and the epoch incremented so the current lease holder's later writes are fenced.
+ * Results: `applied`, `terminal` (already terminal; nothing changes), `not_found`.
+ */
+export interface CancelRunOp {
+  type: 'cancelRun'
+  runId: string
+  error: string
+}
+
+export type StoreOp =
+  | CreateRunOp
+  | SaveCheckpointOp
+  | SuspendRunOp
+  | ReleaseRunOp
+  | FinishRunOp
+  | ParkRunOp
+  | RenewLeaseOp
+  | CancelRunOp
+
+/** The state a fenced op found, so the caller knows why (null: the run does not exist). */
+export interface FenceState {
+  status: RunStatus
+  epoch: number
+}
+
+export type OpResult =
+  | { status: 'applied'; epoch?: number }
+  | { status: 'fenced'; current: FenceState | null }
+  | { status: 'conflict'; existing: CheckpointRecord }
+  | { status: 'exists'; run: RunRecord }
+  | { status: 'terminal'; current: FenceState }
+  | { status: 'not_found' }
+
+export interface ClaimRequest {
+  /** Instance id of the claiming engine; becomes `leaseOwner`. */
+  owner: string
+  now: number
+  leaseMs: number
+  /** At most this many runs. */
+  limit: number
+  /** Only runs of these workflow versions are claimed; others are left untouched. */
+  runnable: readonly WorkflowKey[]
+}
+
+export interface ClaimResult {
+  /** The claimed runs, as stored after the claim (status `running`, new epoch). */
+  claimed: RunRecord[]
+  /**
+   * Earliest `availableAt` among the runnable runs still unclaimed after this call
+   * (pending, waiting or running), or null when there is none: when to poll next.
+   */
+  nextAvailableAt: number | null
+}
+
+export interface ListRunsQuery {
+  workflow?: string
+  status?: RunStatus | readonly RunStatus[]
+  /** 1..1000; default 50. */
+  limit?: number
+  /** Opaque cursor from a previous page's `nextCursor`. */
+  cursor?: string
+}
+
+export interface RunPage {
+  /** Newest first (createdAt desc, then id desc). */
+  runs: RunRecord[]
+  /** Pass back to get the next page; null on the last page. */
+  nextCursor: string | null
+}
+
+export interface StateStore {
+  /** Short name for logs and benchmarks (`memory`, `sqlite`, …). */
+  readonly kind: string
+
+  /**
+   * Prepare the store (schema migrations). Idempotent; safe when several processes open the
+   * same database at once. Must be called before any other method.
+   */
+  open(): Promise<void>
+
+  /** Release resources after in-flight calls finish. Idempotent. */
+  close(): Promise<void>
+
+  /**
+   * Apply `ops` in ONE atomic transaction, in order, and return one result per op. This is
+   * the group commit: the engine coalesces the writes of many runs into one call. Each op is
+   * fenced or conditioned on its own; an op that does not apply never aborts the others.
+   * Resolves only once the whole batch is durable. Rejects (nothing applied) on a store
+   * failure; a rejection from a lost connection during commit is "outcome unknown": the caller
+   * retries the same ops, which are idempotent by construction (creates report `exists`,
+   * checkpoints `conflict` with the row that won, fenced ops `fenced`).
+   */
+  applyBatch(ops: readonly StoreOp[], now: number): Promise<OpResult[]>
+
+  /**
+   * Atomically lease up to `limit` claimable runs to `owner`: runs of a runnable workflow
+   * version whose status is pending, waiting or running and whose `availableAt <= now`
+   * (new work, due timers, expired leases), oldest `availableAt` first. Each claimed run gets
+   * status `running`, `leaseOwner = owner`, epoch + 1, turns + 1, `availableAt = now +
+   * leaseMs`. Two concurrent claims never return the same run. Retry: safe (a run claimed by
+   * a call whose outcome was lost is recovered when that lease expires).
+   */
+  claimRuns(request: ClaimRequest): Promise<ClaimResult>
+
+  /**
+   * Make every `running` run leased to `owner` claimable now (`availableAt = now`): an engine
+   * restarted under the same instance id takes its runs back at once instead of waiting for
+   * lease expiry. The next claim increments their epochs. Returns how many. Idempotent.
+   */
+  reclaimOwned(owner: string, now: number): Promise<number>
+
+  /**
+   * Park runs that no engine can run: claimable (pending, waiting or running) since at least
+   * `olderThan` (`availableAt <= olderThan`) and whose workflow version is NOT in `runnable`.
+   * They get status `parked` with `reason` and `availableAt` null. Returns how many.
+   */
+  parkUnrunnable(runnable: readonly WorkflowKey[], olderThan: number, reason: ParkReason, now: number): Promise<number>
+
+  /**
+   * Unpark runs parked with `reasonCode` whose workflow version is in `keys`: status
+   * `pending`, `availableAt = now`, reason cleared. Returns how many. Idempotent.
+   */
+  unpark(keys: readonly WorkflowKey[], reasonCode: string, now: number): Promise<number>
+
+  /** The run, or null if no run has this id. Reads committed state only. */
+  getRun(runId: string): Promise<RunRecord | null>
+
+  /** Every checkpoint of the run in `seq` order ([] for an unknown run). */
+  loadCheckpoints(runId: string): Promise<CheckpointRecord[]>
+
+  /**
+   * A page of runs, newest first. Rejects with `E_INVALID_CURSOR` for a cursor it did not
+   * issue, and `E_INVALID_ARGUMENT` for a limit outside 1..1000.
+   */
+  listRuns(query: ListRunsQuery): Promise<RunPage>
+}

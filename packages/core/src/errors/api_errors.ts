@@ -1,0 +1,36 @@
+/**
+ * Errors the engine's API raises for bad requests and unmet conditions.
+ */
+import { CairnError, guardFor, type CairnErrorOptions } from './cairn_error.ts'
+import { ErrorCodes } from './codes.ts'
+
+function defineError(code: string) {
+  return class extends CairnError {
+    static readonly code = code
+    static is = guardFor<CairnError>(code)
+    constructor(message: string, options?: CairnErrorOptions) {
+      super(code, message, options)
+    }
+  }
+}
+
+/** A value at the API boundary is malformed (ids, durations, options). */
+export class InvalidArgumentError extends defineError(ErrorCodes.INVALID_ARGUMENT) {}
+/** A list cursor was not issued by this store or was altered. */
+export class InvalidCursorError extends defineError(ErrorCodes.INVALID_CURSOR) {}
+/** No workflow (or version) of this name is registered on this engine. */
+export class WorkflowNotRegisteredError extends defineError(ErrorCodes.WORKFLOW_NOT_REGISTERED) {}
+/** The same workflow name and version were registered twice. */
+export class DuplicateWorkflowError extends defineError(ErrorCodes.DUPLICATE_WORKFLOW) {}
+/** No run has this id. */
+export class RunNotFoundError extends defineError(ErrorCodes.RUN_NOT_FOUND) {}
+/** A run with this id exists with a different workflow or input. */
+export class RunIdConflictError extends defineError(ErrorCodes.RUN_ID_CONFLICT) {}
+/** `waitForRun` gave up before the run reached a terminal status (the run goes on). */
+export class WaitTimeoutError extends defineError(ErrorCodes.WAIT_TIMEOUT) {}
+/** The engine is stopped or draining and takes no new work. */
+export class EngineStoppedError extends defineError(ErrorCodes.ENGINE_STOPPED) {}
+/** The store failed (I/O, disk full, lock timeout); nothing was applied. */
+export class StoreFailureError extends defineError(ErrorCodes.STORE_FAILURE) {}
+/** A schema migration failed; the store did not open. */
+export class MigrationFailedError extends defineError(ErrorCodes.MIGRATION_FAILED) {}

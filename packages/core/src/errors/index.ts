@@ -1,0 +1,5 @@
+export { CairnError, type CairnErrorOptions } from './cairn_error.ts'
+export { ErrorCodes, type ErrorCode } from './codes.ts'
+export * from './workflow_errors.ts'
+export * from './api_errors.ts'
+export * from './payload_errors.ts'

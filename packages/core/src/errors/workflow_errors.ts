@@ -1,0 +1,69 @@
+/**
+ * Errors a workflow author throws or catches: they steer retries and explain failures.
+ */
+import { CairnError, guardFor, type CairnErrorOptions } from './cairn_error.ts'
+import { ErrorCodes } from './codes.ts'
+
+/** Thrown from a step: fail now, never retry. */
+export class FatalError extends CairnError {
+  static readonly code = ErrorCodes.FATAL
+  static is = guardFor<FatalError>(ErrorCodes.FATAL)
+  constructor(message: string, options?: CairnErrorOptions) {
+    super(ErrorCodes.FATAL, message, options)
+  }
+}
+
+/** Thrown from a step: retry, optionally no sooner than `retryAfterMs` from now. */
+export class RetryableError extends CairnError {
+  static readonly code = ErrorCodes.RETRYABLE
+  static is = guardFor<RetryableError>(ErrorCodes.RETRYABLE)
+  readonly retryAfterMs: number | undefined
+  constructor(message: string, options: CairnErrorOptions & { retryAfterMs?: number } = {}) {
+    super(ErrorCodes.RETRYABLE, message, options)
+    this.retryAfterMs = options.retryAfterMs
+  }
+}
+
+/** Describes one position of a run: what was recorded or what the code asked for. */
+export interface StepIdentity {
+  seq: number
+  name: string
+  kind: string
+}
+
+/**
+ * The workflow code asked for a different step at a recorded position than the one the
+ * history holds: the code changed under a running run (or is not deterministic). The run is
+ * parked, never run further with the wrong code.
+ */
+export class NonDeterminismError extends CairnError {
+  static readonly code = ErrorCodes.NON_DETERMINISM
+  static is = guardFor<NonDeterminismError>(ErrorCodes.NON_DETERMINISM)
+  readonly recorded: StepIdentity | null
+  readonly attempted: StepIdentity | null
+  constructor(message: string, recorded: StepIdentity | null, attempted: StepIdentity | null) {
+    super(ErrorCodes.NON_DETERMINISM, message, { details: { recorded, attempted } })
+    this.recorded = recorded
+    this.attempted = attempted
+  }
+}
+
+/** A local step exceeded its `timeoutMs` (retried like any other failure). */
+export class StepTimeoutError extends CairnError {
+  static readonly code = ErrorCodes.STEP_TIMEOUT
+  static is = guardFor<StepTimeoutError>(ErrorCodes.STEP_TIMEOUT)
+  constructor(step: string, timeoutMs: number) {
+    super(ErrorCodes.STEP_TIMEOUT, `step "${step}" timed out after ${timeoutMs} ms`, {
+      details: { step, timeoutMs },
+    })
+  }
+}
+
+/** The run was cancelled; what a cancelled run's `error` holds and what aborts its steps. */
+export class CancelledError extends CairnError {
+  static readonly code = ErrorCodes.RUN_CANCELLED
+  static is = guardFor<CancelledError>(ErrorCodes.RUN_CANCELLED)
+  constructor(message = 'run cancelled', options?: CairnErrorOptions) {
+    super(ErrorCodes.RUN_CANCELLED, message, options)
+  }
+}
