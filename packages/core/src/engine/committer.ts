@@ -1,0 +1,118 @@
+/**
+ * Group commit: coalesces the writes of every run this engine drives into one store
+ * transaction per macrotask. Callers get the per-op result only once the batch is durable,
+ * which is what lets a step's result reach the workflow only after its checkpoint is safe
+ * while still paying one fsync for many runs.
+ *
+ * One batch is in flight at a time, so writes of a run land in the order they were queued.
+ * A failed batch (store down, disk full, lock timeout) is retried with capped backoff; the
+ * writes stay queued and nothing is acknowledged meanwhile. `close()` rejects what is left.
+ */
+import type { Clock } from '../contracts/clock.ts'
+import type { Logger } from '../contracts/logger.ts'
+import type { OpResult, StateStore, StoreOp } from '../contracts/state_store.ts'
+import { EngineStoppedError } from '../errors/index.ts'
+
+interface Pending {
+  op: StoreOp
+  resolve(result: OpResult): void
+  reject(error: unknown): void
+}
+
+export interface CommitterOptions {
+  store: StateStore
+  clock: Clock
+  logger: Logger
+  /** Most ops in one transaction. */
+  maxBatch: number
+}
+
+const RETRY_BASE_MS = 20
+const RETRY_MAX_MS = 2_000
+
+export class Committer {
+  private queue: Pending[] = []
+  private flushing = false
+  private scheduled = false
+  private closed = false
+  private failures = 0
+  private readonly options: CommitterOptions
+
+  constructor(options: CommitterOptions) {
+    this.options = options
+  }
+
+  /** Queue `op`; resolves with its result once its batch is durable. */
+  enqueue(op: StoreOp): Promise<OpResult> {
+    if (this.closed) return Promise.reject(new EngineStoppedError('the engine is closed'))
+    const { promise, resolve, reject } = Promise.withResolvers<OpResult>()
+    this.queue.push({ op, resolve, reject })
+    this.schedule()
+    return promise
+  }
+
+  /** Writes queued or in flight. */
+  get backlog(): number {
+    return this.queue.length
+  }
+
+  /** Resolves when everything queued so far has been committed (or rejected). */
+  async settle(): Promise<void> {
+    while (this.queue.length > 0 || this.flushing) {
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+  }
+
+  /** Reject queued writes and refuse new ones. */
+  close(): void {
+    this.closed = true
+    const left = this.queue
+    this.queue = []
+    for (const item of left) item.reject(new EngineStoppedError('the engine closed before this write'))
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.flushing) return
+    this.scheduled = true
+    setImmediate(this.flush)
+  }
+
+  private readonly flush = async (): Promise<void> => {
+    this.scheduled = false
+    if (this.queue.length === 0 || this.closed) return
+    this.flushing = true
+    const batch = this.queue.splice(0, this.options.maxBatch)
+    try {
+      const results = await this.options.store.applyBatch(
+        batch.map((item) => item.op),
+        this.options.clock.now(),
+      )
+      this.failures = 0
+      for (let i = 0; i < batch.length; i++) (batch[i] as Pending).resolve(results[i] as OpResult)
+    } catch (error) {
+      this.requeueAfterFailure(batch, error)
+      return
+    } finally {
+      this.flushing = false
+    }
+    if (this.queue.length > 0) this.schedule()
+  }
+
+  // Keep the writes and try again later: acknowledging nothing is the only safe answer.
+  private requeueAfterFailure(batch: Pending[], error: unknown): void {
+    this.failures += 1
+    this.queue = batch.concat(this.queue)
+    const delay = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.min(this.failures, 10))
+    this.options.logger.error(
+      { err: error, ops: batch.length, attempt: this.failures, retryInMs: delay },
+      'cairn: store write failed; retrying',
+    )
+    this.scheduled = true
+    // A real timer, not the engine clock: store back-off is infrastructure time, and a fake
+    // test clock must not freeze it.
+    setTimeout(() => {
+      this.scheduled = false
+      this.schedule()
+    }, delay)
+  }
+}

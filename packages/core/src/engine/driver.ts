@@ -1,0 +1,228 @@
+/**
+ * Drives runs in this process: claims claimable runs (new work, due timers, expired leases)
+ * up to `concurrency`, executes their turns, renews their leases, parks runs no engine can
+ * run, and drains on shutdown. Everything runs inside the engine process; no separate timer
+ * or recovery service exists.
+ */
+import type { TimerHandle } from '../contracts/clock.ts'
+import type { ParkReason, RunRecord } from '../contracts/records.ts'
+import { ErrorCodes } from '../errors/index.ts'
+import type { Deliverer } from '../execution/deliverer.ts'
+import { History } from '../execution/history.ts'
+import { TurnContext } from '../execution/context.ts'
+import { Turn, type TurnDeps, type TurnRun } from '../execution/turn.ts'
+import type { TurnEnd } from '../execution/turn_end.ts'
+import { failpoint } from '../util/failpoints.ts'
+import type { Committer } from './committer.ts'
+import type { EventHub } from './events.ts'
+import type { ResolvedEngineOptions } from './options.ts'
+import type { WorkflowRegistry } from './registry.ts'
+import type { RunWaiters } from './run_waiters.ts'
+import { PollSchedule } from './poll_schedule.ts'
+
+export interface DriverDeps {
+  options: ResolvedEngineOptions
+  registry: WorkflowRegistry
+  committer: Committer
+  deliverer: Deliverer
+  events: EventHub
+  waiters: RunWaiters
+}
+
+export class Driver {
+  private readonly turns = new Map<string, Turn>()
+  private readonly deps: DriverDeps
+  private readonly turnDeps: TurnDeps
+  private readonly polls: PollSchedule
+  private reserved = 0
+  private driving = false
+  private draining = false
+  private renewTimer: TimerHandle | null = null
+  private parkTimer: TimerHandle | null = null
+
+  constructor(deps: DriverDeps) {
+    this.deps = deps
+    const o = deps.options
+    this.turnDeps = {
+      committer: deps.committer,
+      deliverer: deps.deliverer,
+      codec: o.codec,
+      clock: o.clock,
+      events: deps.events,
+      holdTimersUpToMs: o.holdTimersUpToMs,
+      onEnded: (turn, end) => this.onTurnEnded(turn, end),
+    }
+    this.polls = new PollSchedule(o.clock, o.pollIntervalMs, () => this.poll())
+  }
+
+  get isDriving(): boolean {
+    return this.driving && !this.draining
+  }
+
+  /** Runs executing here now. */
+  get activeRuns(): number {
+    return this.turns.size
+  }
+
+  async start(): Promise<void> {
+    if (this.driving) return
+    const { store, clock, instanceId } = this.deps.options
+    await store.reclaimOwned(instanceId, clock.now())
+    await store.unpark(this.deps.registry.keys(), ErrorCodes.WORKFLOW_NOT_REGISTERED, clock.now())
+    this.driving = true
+    this.draining = false
+    this.scheduleRenewals()
+    this.scheduleParkSweep(0)
+    this.polls.now()
+  }
+
+  /** Reserve a slot for a run this process is about to create and run at once. */
+  tryReserve(): boolean {
+    if (!this.isDriving || this.turns.size + this.reserved >= this.deps.options.concurrency) return false
+    this.reserved += 1
+    return true
+  }
+
+  unreserve(): void {
+    this.reserved -= 1
+    this.polls.capacityFreed()
+  }
+
+  /** Run a run this process just created already leased (no history to load). */
+  runReserved(run: TurnRun): void {
+    this.reserved -= 1
+    this.runTurn(run, History.empty)
+  }
+
+  /** Something became claimable at `at` (a start elsewhere, a suspension): poll by then. */
+  wake(at: number): void {
+    if (this.isDriving) this.polls.at(at)
+  }
+
+  /** The local turn of a run, if this process executes it now. */
+  turnOf(runId: string): Turn | undefined {
+    return this.turns.get(runId)
+  }
+
+  /**
+   * Stop claiming, let running turns finish or suspend for up to `timeoutMs`, then hand the
+   * rest back to the store so another engine takes them at once.
+   */
+  async drain(timeoutMs: number): Promise<{ finished: boolean; released: number }> {
+    if (!this.driving) return { finished: true, released: 0 }
+    this.draining = true
+    this.polls.stop()
+    this.parkTimer?.cancel()
+    const deadline = Date.now() + timeoutMs
+    while (this.turns.size > 0 && Date.now() < deadline) await delay(Math.min(20, deadline - Date.now()))
+    const left = [...this.turns.values()]
+    await Promise.all(left.map((turn) => turn.release()))
+    await this.deps.committer.settle()
+    this.renewTimer?.cancel()
+    this.driving = false
+    return { finished: left.length === 0, released: left.length }
+  }
+
+  private async poll(): Promise<void> {
+    if (!this.isDriving) return
+    const free = this.deps.options.concurrency - this.turns.size - this.reserved
+    if (free <= 0) return this.polls.whenCapacity()
+    const { store, clock, instanceId, leaseMs } = this.deps.options
+    const runnable = this.deps.registry.keys()
+    if (runnable.length === 0) return this.polls.after(this.deps.options.pollIntervalMs)
+    let result
+    try {
+      result = await store.claimRuns({ owner: instanceId, now: clock.now(), leaseMs, limit: free, runnable })
+    } catch (error) {
+      this.deps.options.logger.error({ err: error }, 'cairn: claiming runs failed; retrying at the poll interval')
+      throw error
+    }
+    failpoint('P3')
+    for (const run of result.claimed) void this.runClaimed(run)
+    if (result.claimed.length === free) return this.polls.whenCapacity()
+    this.polls.afterPoll(result.nextAvailableAt)
+  }
+
+  private async runClaimed(run: RunRecord): Promise<void> {
+    this.reserved += 1
+    try {
+      const records = run.turns > 1 ? await this.deps.options.store.loadCheckpoints(run.id) : []
+      this.reserved -= 1
+      this.runTurn({ ...run, epoch: run.leaseEpoch }, new History(records))
+    } catch (error) {
+      this.reserved -= 1
+      this.deps.options.logger.error({ err: error, runId: run.id }, 'cairn: could not load a claimed run; its lease will expire and it will be retried')
+    }
+  }
+
+  private runTurn(run: TurnRun & { input?: string }, history: History): void {
+    const workflow = this.deps.registry.find(run.workflow, run.version)
+    const turn = new Turn(this.turnDeps, run, history, workflow?.options.retry)
+    this.turns.set(run.id, turn)
+    if (workflow === undefined) return void turn.release()
+    let input: unknown
+    try {
+      input = run.input === undefined ? undefined : this.deps.options.codec.decode(run.input)
+    } catch (error) {
+      return void turn.park({ code: ErrorCodes.NOT_SERIALIZABLE, message: `the run's input cannot be decoded by this engine's codec: ${String(error)}` })
+    }
+    const ctx = new TurnContext(turn)
+    turn.begin(() => workflow.body(ctx, input as never))
+  }
+
+  private onTurnEnded(turn: Turn, end: TurnEnd): void {
+    if (this.turns.get(turn.runId) === turn) this.turns.delete(turn.runId)
+    if (end.kind === 'completed' || end.kind === 'failed' || end.kind === 'cancelled') this.deps.waiters.notify(turn.runId)
+    if (end.kind === 'suspended' && end.wakeAt !== null) this.wake(end.wakeAt)
+    if (end.kind === 'lost') this.deps.options.logger.warn({ runId: turn.runId, reason: end.reason }, 'cairn: lost a run lease')
+    this.polls.capacityFreed()
+  }
+
+  private scheduleRenewals(): void {
+    const every = Math.max(1, Math.floor(this.deps.options.leaseMs / 3))
+    this.renewTimer = this.deps.options.clock.setTimer(every, () => {
+      this.renewLeases()
+      if (this.driving) this.scheduleRenewals()
+    })
+  }
+
+  private renewLeases(): void {
+    const leaseMs = this.deps.options.leaseMs
+    for (const turn of this.turns.values()) {
+      this.deps.committer.enqueue({ type: 'renewLease', fence: turn.fence, leaseMs }).then(
+        (result) => result.status === 'fenced' && turn.lost('lease renewal fenced'),
+        () => {},
+      )
+    }
+  }
+
+  private scheduleParkSweep(delayMs: number): void {
+    this.parkTimer = this.deps.options.clock.setTimer(delayMs, () => {
+      void this.parkUnrunnable().finally(() => {
+        if (this.isDriving) this.scheduleParkSweep(Math.max(1_000, Math.floor(this.deps.options.parkUnrunnableAfterMs / 2)))
+      })
+    })
+  }
+
+  private async parkUnrunnable(): Promise<void> {
+    const { store, clock, parkUnrunnableAfterMs, instanceId, logger } = this.deps.options
+    const keys = this.deps.registry.keys()
+    if (keys.length === 0) return
+    const now = clock.now()
+    const reason: ParkReason = {
+      code: ErrorCodes.WORKFLOW_NOT_REGISTERED,
+      message: `no engine has run this workflow version for ${parkUnrunnableAfterMs} ms: it is not registered on instance "${instanceId}" (nor, apparently, on any other). Deploy code that registers it; the run resumes by itself.`,
+      details: { parkedBy: instanceId, registered: keys },
+    }
+    try {
+      const parked = await store.parkUnrunnable(keys, now - parkUnrunnableAfterMs, reason, now)
+      if (parked > 0) logger.warn({ parked }, 'cairn: parked runs whose workflow version is not registered')
+    } catch (error) {
+      logger.error({ err: error }, 'cairn: park sweep failed')
+    }
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)))
+}

@@ -1,0 +1,204 @@
+/**
+ * The Cairn engine: register workflows, start runs, read them, cancel them, and drive them.
+ *
+ *   const engine = new Engine({ store })
+ *   engine.register('greet', 1, async (ctx, name: string) => ctx.localStep('hello', () => `hi ${name}`))
+ *   await engine.startDriving()                // this process executes runs
+ *   const { runId } = await engine.start('greet', 'Ada')
+ *   const outcome = await engine.waitForRun(runId, { timeoutMs: 5_000 })
+ *   await engine.close()                       // drain, then close the store
+ *
+ * A process that only starts and reads runs (a web server whose workers run elsewhere) never
+ * calls `startDriving`.
+ */
+import type { StateStore } from '../contracts/state_store.ts'
+import { CancelledError, InvalidArgumentError, RunNotFoundError, WaitTimeoutError } from '../errors/index.ts'
+import { ErrorCodes } from '../errors/index.ts'
+import { Deliverer } from '../execution/deliverer.ts'
+import { encodeError } from '../execution/outcome.ts'
+import type { WorkflowBody, WorkflowOptions } from '../execution/types.ts'
+import { assertIdentifier } from '../util/validate.ts'
+import { Committer } from './committer.ts'
+import { Driver } from './driver.ts'
+import { EventHub, type EngineEventName, type Listener } from './events.ts'
+import { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } from './options.ts'
+import { WorkflowRegistry } from './registry.ts'
+import { startRun, type StartedRun, type StartOptions } from './run_starter.ts'
+import { RunWaiters } from './run_waiters.ts'
+import { toOutcome, toRunInfo, toStepInfo, type RunInfo, type RunOutcome, type StepInfo } from './views.ts'
+import type { ListRunsQuery } from '../contracts/state_store.ts'
+
+export interface WaitOptions {
+  /** Give up after this long with E_WAIT_TIMEOUT (the run goes on). Default: wait forever. */
+  timeoutMs?: number
+}
+
+export interface CancelOptions {
+  /** Recorded as the cancelled run's error message. */
+  reason?: string
+}
+
+export interface RunList<I = unknown, O = unknown> {
+  runs: RunInfo<I, O>[]
+  nextCursor: string | null
+}
+
+const TERMINAL = new Set(['completed', 'failed', 'cancelled'])
+
+export class Engine {
+  readonly options: ResolvedEngineOptions
+  private readonly registry = new WorkflowRegistry()
+  private readonly events: EventHub
+  private readonly committer: Committer
+  private readonly waiters = new RunWaiters()
+  private readonly driver: Driver
+  private opening: Promise<void> | null = null
+  private closed = false
+
+  constructor(options: EngineOptions) {
+    this.options = resolveEngineOptions(options)
+    const { store, clock, logger, maxBatch } = this.options
+    this.events = new EventHub(logger)
+    this.committer = new Committer({ store, clock, logger, maxBatch })
+    this.driver = new Driver({
+      options: this.options,
+      registry: this.registry,
+      committer: this.committer,
+      deliverer: new Deliverer(),
+      events: this.events,
+      waiters: this.waiters,
+    })
+  }
+
+  get store(): StateStore {
+    return this.options.store
+  }
+
+  get instanceId(): string {
+    return this.options.instanceId
+  }
+
+  /** Register a workflow body under a name and version. */
+  register<I, O>(name: string, version: string | number, body: WorkflowBody<I, O>, options?: WorkflowOptions): this {
+    this.registry.add(name, version, body as WorkflowBody<never, unknown>, options)
+    return this
+  }
+
+  /** Open the store (migrations). Called for you by every other method; idempotent. */
+  open(): Promise<void> {
+    this.opening ??= this.options.store.open()
+    return this.opening
+  }
+
+  /** Start a run of the newest registered version of `name` (or `options.version`). */
+  async start<I>(name: string, input: I, options?: StartOptions): Promise<StartedRun> {
+    await this.open()
+    return startRun(this.starterDeps(), name, input, options)
+  }
+
+  /** Begin executing runs in this process: pending work, due timers, expired leases. */
+  async startDriving(): Promise<void> {
+    await this.open()
+    await this.driver.start()
+  }
+
+  /**
+   * Graceful shutdown: stop taking runs, let executing turns finish or suspend for up to
+   * `timeoutMs`, then release the rest so another engine picks them up at once.
+   */
+  drain(timeoutMs = 10_000): Promise<{ finished: boolean; released: number }> {
+    return this.driver.drain(timeoutMs)
+  }
+
+  /** Drain (default 10s), flush writes and close the store. */
+  async close(drainTimeoutMs = 10_000): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    await this.drain(drainTimeoutMs)
+    await this.committer.settle()
+    this.committer.close()
+    if (this.opening !== null) await this.options.store.close()
+  }
+
+  /** The run, or null for an unknown id. */
+  async getRun<I = unknown, O = unknown>(runId: string): Promise<RunInfo<I, O> | null> {
+    await this.open()
+    const run = await this.options.store.getRun(runId)
+    return run === null ? null : toRunInfo<I, O>(run, this.options.codec)
+  }
+
+  /** The run's checkpoints (its timeline), in position order. */
+  async getSteps(runId: string): Promise<StepInfo[]> {
+    await this.open()
+    const records = await this.options.store.loadCheckpoints(runId)
+    return records.map((r) => toStepInfo(r, this.options.codec))
+  }
+
+  /** Runs, newest first; filter by workflow and status; page with `cursor`. */
+  async listRuns<I = unknown, O = unknown>(query: ListRunsQuery = {}): Promise<RunList<I, O>> {
+    await this.open()
+    const page = await this.options.store.listRuns(query)
+    return { runs: page.runs.map((r) => toRunInfo<I, O>(r, this.options.codec)), nextCursor: page.nextCursor }
+  }
+
+  /** Resolves with the run's outcome once it is terminal; E_WAIT_TIMEOUT after `timeoutMs`. */
+  async waitForRun<O = unknown>(runId: string, options: WaitOptions = {}): Promise<RunOutcome<O>> {
+    await this.open()
+    const deadline = options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + options.timeoutMs
+    for (let pollMs = 5; ; pollMs = Math.min(pollMs * 2, 250)) {
+      const run = await this.options.store.getRun(runId)
+      if (run === null) throw new RunNotFoundError(`no run with id "${runId}"`, { details: { runId } })
+      if (TERMINAL.has(run.status)) return toOutcome<O>(run, this.options.codec)
+      const left = deadline - Date.now()
+      if (left <= 0) throw new WaitTimeoutError(`run "${runId}" is still ${run.status} after ${options.timeoutMs} ms`, { details: { runId, status: run.status } })
+      await this.waiters.wait(runId, Math.min(pollMs, left))
+    }
+  }
+
+  /**
+   * Cancel a run that has not finished: it becomes `cancelled` at once, its executing turn (here
+   * or elsewhere) is fenced off, and no new step starts. E_RUN_NOT_FOUND for an unknown id;
+   * cancelling a finished run is an error naming its status.
+   */
+  async cancel(runId: string, options: CancelOptions = {}): Promise<void> {
+    assertIdentifier(runId, 'runId')
+    await this.open()
+    const error = encodeError(new CancelledError(options.reason ?? 'run cancelled'), this.options.codec)
+    const result = await this.committer.enqueue({ type: 'cancelRun', runId, error })
+    if (result.status === 'not_found') throw new RunNotFoundError(`no run with id "${runId}"`, { details: { runId } })
+    if (result.status === 'terminal') {
+      throw new InvalidArgumentError(`run "${runId}" already finished (${result.current.status}); it cannot be cancelled`, {
+        details: { runId, status: result.current.status, code: ErrorCodes.RUN_CANCELLED },
+      })
+    }
+    const turn = this.driver.turnOf(runId)
+    if (turn !== undefined) turn.cancelled()
+    else await this.emitCancelled(runId)
+    this.waiters.notify(runId)
+  }
+
+  /** Subscribe to lifecycle events; returns the unsubscribe function. */
+  on<E extends EngineEventName>(event: E, listener: Listener<E>): () => void {
+    return this.events.on(event, listener)
+  }
+
+  /** Whether this engine currently executes runs. */
+  get isDriving(): boolean {
+    return this.driver.isDriving
+  }
+
+  /** Runs executing in this process now. */
+  get activeRuns(): number {
+    return this.driver.activeRuns
+  }
+
+  private async emitCancelled(runId: string): Promise<void> {
+    if (!this.events.wants('run:cancelled')) return
+    const run = await this.options.store.getRun(runId)
+    if (run !== null) this.events.emit('run:cancelled', { runId, workflow: run.workflow, version: run.version })
+  }
+
+  private starterDeps() {
+    return { options: this.options, registry: this.registry, committer: this.committer, driver: this.driver, events: this.events }
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * Lifecycle events: a typed subscribe API (`engine.on`) and `node:diagnostics_channel`
+ * channels named `cairn:<event>` (e.g. `cairn:step:completed`) for tracing and metrics.
+ * Payloads carry ids, names and errors, never inputs or outputs. When nobody listens, an
+ * emit is two property checks.
+ */
+import diagnostics from 'node:diagnostics_channel'
+import type { SerializedError } from '../contracts/codec.ts'
+import type { Logger } from '../contracts/logger.ts'
+import type { ParkReason } from '../contracts/records.ts'
+
+interface RunRef {
+  runId: string
+  workflow: string
+  version: string
+}
+
+interface StepRef extends RunRef {
+  seq: number
+  name: string
+  attempt: number
+}
+
+export interface EngineEvents {
+  'run:started': RunRef
+  'run:completed': RunRef
+  'run:failed': RunRef & { error: SerializedError }
+  'run:cancelled': RunRef
+  'run:suspended': RunRef & { wakeAt: number | null; waitingOn: string }
+  'run:parked': RunRef & { reason: ParkReason }
+  'step:started': StepRef
+  'step:completed': StepRef
+  'step:failed': StepRef & { error: SerializedError }
+  'step:retried': StepRef & { error: SerializedError; delayMs: number }
+}
+
+export type EngineEventName = keyof EngineEvents
+export type Listener<E extends EngineEventName> = (event: EngineEvents[E]) => void
+
+const NAMES: EngineEventName[] = [
+  'run:started',
+  'run:completed',
+  'run:failed',
+  'run:cancelled',
+  'run:suspended',
+  'run:parked',
+  'step:started',
+  'step:completed',
+  'step:failed',
+  'step:retried',
+]
+
+/** The diagnostics channel of each event, created once. */
+export const channels = Object.fromEntries(
+  NAMES.map((name) => [name, diagnostics.channel(`cairn:${name}`)]),
+) as Record<EngineEventName, diagnostics.Channel>
+
+export class EventHub {
+  private readonly listeners = new Map<EngineEventName, Set<(event: unknown) => void>>()
+  private readonly logger: Logger
+
+  constructor(logger: Logger) {
+    this.logger = logger
+  }
+
+  on<E extends EngineEventName>(name: E, listener: Listener<E>): () => void {
+    let set = this.listeners.get(name)
+    if (set === undefined) this.listeners.set(name, (set = new Set()))
+    set.add(listener as (event: unknown) => void)
+    return () => set.delete(listener as (event: unknown) => void)
+  }
+
+  /** Whether anybody would receive `name`: lets callers skip building the payload. */
+  wants(name: EngineEventName): boolean {
+    return (this.listeners.get(name)?.size ?? 0) > 0 || channels[name].hasSubscribers
+  }
+
+  emit<E extends EngineEventName>(name: E, event: EngineEvents[E]): void {
+    const channel = channels[name]
+    if (channel.hasSubscribers) channel.publish(event)
+    const set = this.listeners.get(name)
+    if (set === undefined) return
+    for (const listener of set) this.callSafely(name, listener, event)
+  }
+
+  // A listener's bug must not break the run that emitted the event.
+  private callSafely(name: string, listener: (event: unknown) => void, event: unknown): void {
+    try {
+      listener(event)
+    } catch (error) {
+      this.logger.error({ err: error, event: name }, 'cairn: an event listener threw')
+    }
+  }
+}

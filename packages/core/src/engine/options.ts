@@ -1,0 +1,95 @@
+/**
+ * Engine configuration with defaults, validated at construction: a bad option fails fast
+ * with a message naming it.
+ */
+import { randomBytes } from 'node:crypto'
+import { hostname } from 'node:os'
+import type { Clock } from '../contracts/clock.ts'
+import type { Codec } from '../contracts/codec.ts'
+import type { Logger } from '../contracts/logger.ts'
+import type { StateStore } from '../contracts/state_store.ts'
+import { InvalidArgumentError } from '../errors/index.ts'
+import { systemClock } from '../clock/system_clock.ts'
+import { JsonCodec } from '../codec/index.ts'
+import { assertIdentifier } from '../util/validate.ts'
+import { defaultLogger } from './default_logger.ts'
+
+export interface EngineOptions {
+  store: StateStore
+  codec?: Codec
+  clock?: Clock
+  logger?: Logger
+  /**
+   * Identity of this engine process. Give a stable id (per host/slot) so a restarted process
+   * reclaims its runs at once instead of waiting for their leases to expire. Default: random.
+   */
+  instanceId?: string
+  /** Most runs executing at once in this process. Default 100. */
+  concurrency?: number
+  /** Lease length; a crashed holder's runs are recovered this long after its last renewal. Default 30s. */
+  leaseMs?: number
+  /** Safety-net poll interval for work started elsewhere. Default 1000 ms. */
+  pollIntervalMs?: number
+  /** Waits (sleeps, retry back-offs) up to this long stay in memory under the lease; longer ones suspend the run. Default 5000 ms. */
+  holdTimersUpToMs?: number
+  /** A claimable run no engine can run (unknown workflow version) is parked after this long. Default 60s. */
+  parkUnrunnableAfterMs?: number
+  /** Most writes in one group commit. Default 1000. */
+  maxBatch?: number
+}
+
+export interface ResolvedEngineOptions {
+  store: StateStore
+  codec: Codec
+  clock: Clock
+  logger: Logger
+  instanceId: string
+  concurrency: number
+  leaseMs: number
+  pollIntervalMs: number
+  holdTimersUpToMs: number
+  parkUnrunnableAfterMs: number
+  maxBatch: number
+}
+
+export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOptions {
+  if (options === null || typeof options !== 'object' || options.store === undefined) {
+    throw new InvalidArgumentError('Engine options must include a store')
+  }
+  const resolved: ResolvedEngineOptions = {
+    store: options.store,
+    codec: options.codec ?? new JsonCodec(),
+    clock: options.clock ?? systemClock,
+    logger: options.logger ?? defaultLogger,
+    instanceId: options.instanceId ?? `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`,
+    concurrency: options.concurrency ?? 100,
+    leaseMs: options.leaseMs ?? 30_000,
+    pollIntervalMs: options.pollIntervalMs ?? 1_000,
+    holdTimersUpToMs: options.holdTimersUpToMs ?? 5_000,
+    parkUnrunnableAfterMs: options.parkUnrunnableAfterMs ?? 60_000,
+    maxBatch: options.maxBatch ?? 1_000,
+  }
+  validate(resolved)
+  return resolved
+}
+
+function validate(o: ResolvedEngineOptions): void {
+  assertIdentifier(o.instanceId, 'instanceId')
+  positiveInteger(o.concurrency, 'concurrency')
+  positiveInteger(o.leaseMs, 'leaseMs')
+  positiveInteger(o.pollIntervalMs, 'pollIntervalMs')
+  positiveInteger(o.maxBatch, 'maxBatch')
+  positiveInteger(o.parkUnrunnableAfterMs, 'parkUnrunnableAfterMs')
+  if (!Number.isInteger(o.holdTimersUpToMs) || o.holdTimersUpToMs < 0) {
+    throw new InvalidArgumentError(`holdTimersUpToMs must be an integer ≥ 0, got ${o.holdTimersUpToMs}`)
+  }
+  if (o.holdTimersUpToMs >= o.leaseMs) {
+    throw new InvalidArgumentError(`holdTimersUpToMs (${o.holdTimersUpToMs}) must be shorter than leaseMs (${o.leaseMs})`)
+  }
+}
+
+function positiveInteger(value: number, name: string): void {
+  if (!Number.isInteger(value) || value <= 0) {
+    throw new InvalidArgumentError(`${name} must be a positive integer, got ${String(value)}`)
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * Registered workflow implementations, by name and version. A run executes only the version
+ * it started on (I20); `start` uses the newest registered version unless told otherwise.
+ */
+import type { WorkflowKey } from '../contracts/records.ts'
+import { DuplicateWorkflowError, InvalidArgumentError, WorkflowNotRegisteredError } from '../errors/index.ts'
+import type { WorkflowBody, WorkflowOptions } from '../execution/types.ts'
+import { assertIdentifier } from '../util/validate.ts'
+
+export interface RegisteredWorkflow {
+  name: string
+  version: string
+  body: WorkflowBody<never, unknown>
+  options: WorkflowOptions
+}
+
+export class WorkflowRegistry {
+  private readonly byName = new Map<string, Map<string, RegisteredWorkflow>>()
+  private readonly latest = new Map<string, RegisteredWorkflow>()
+  private keyList: WorkflowKey[] = []
+
+  add(name: string, version: string | number, body: WorkflowBody<never, unknown>, options: WorkflowOptions = {}): RegisteredWorkflow {
+    assertIdentifier(name, 'workflow name')
+    const v = normalizeVersion(version)
+    if (typeof body !== 'function') throw new InvalidArgumentError(`workflow "${name}": body must be a function`)
+    const versions = this.byName.get(name) ?? new Map<string, RegisteredWorkflow>()
+    if (versions.has(v)) throw new DuplicateWorkflowError(`workflow "${name}" version "${v}" is already registered`)
+    const entry: RegisteredWorkflow = { name, version: v, body, options }
+    versions.set(v, entry)
+    this.byName.set(name, versions)
+    this.latest.set(name, newest([...versions.values()]))
+    this.keyList = [...this.keyList, { workflow: name, version: v }]
+    return entry
+  }
+
+  /** The exact version, or undefined. */
+  find(name: string, version: string): RegisteredWorkflow | undefined {
+    return this.byName.get(name)?.get(version)
+  }
+
+  /** The version `start` should use; throws E_WORKFLOW_NOT_REGISTERED. */
+  resolve(name: string, version?: string | number): RegisteredWorkflow {
+    const entry = version === undefined ? this.latest.get(name) : this.find(name, normalizeVersion(version))
+    if (entry !== undefined) return entry
+    const known = [...(this.byName.get(name)?.keys() ?? [])]
+    const detail = known.length > 0 ? ` (registered versions: ${known.join(', ')})` : ''
+    const what = version === undefined ? `workflow "${name}"` : `workflow "${name}" version "${String(version)}"`
+    throw new WorkflowNotRegisteredError(`${what} is not registered${detail}`, { details: { workflow: name, version } })
+  }
+
+  /** Every registered (workflow, version): what this engine may claim. */
+  keys(): readonly WorkflowKey[] {
+    return this.keyList
+  }
+}
+
+function normalizeVersion(version: string | number): string {
+  const text = typeof version === 'number' ? String(version) : version
+  assertIdentifier(text, 'workflow version')
+  return text
+}
+
+// Newest = highest version, comparing numerically where both look like numbers.
+function newest(entries: RegisteredWorkflow[]): RegisteredWorkflow {
+  return entries.reduce((a, b) => (compareVersions(a.version, b.version) >= 0 ? a : b))
+}
+
+function compareVersions(a: string, b: string): number {
+  return a.localeCompare(b, 'en', { numeric: true })
+}

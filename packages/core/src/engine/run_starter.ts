@@ -1,0 +1,74 @@
+/**
+ * `engine.start`: create a run, idempotently by run id (I9, P1, P2). Same id and same
+ * workflow and input returns the existing run; a different workflow or input is a clear
+ * error. When this engine drives runs and has a free slot, the run is created already leased
+ * and starts executing here with no second write and no poll.
+ */
+import { randomUUID } from 'node:crypto'
+import type { RunRecord } from '../contracts/records.ts'
+import { RunIdConflictError } from '../errors/index.ts'
+import { assertIdentifier } from '../util/validate.ts'
+import type { Committer } from './committer.ts'
+import type { Driver } from './driver.ts'
+import type { EventHub } from './events.ts'
+import type { ResolvedEngineOptions } from './options.ts'
+import type { WorkflowRegistry } from './registry.ts'
+
+export interface StartOptions {
+  /** Idempotency key: starting again with the same id returns the same run. Default: a new UUID. */
+  runId?: string
+  /** Start this version instead of the newest registered one. */
+  version?: string | number
+}
+
+export interface StartedRun {
+  runId: string
+  /** True when the run already existed (an idempotent retry). */
+  existing: boolean
+}
+
+export interface StarterDeps {
+  options: ResolvedEngineOptions
+  registry: WorkflowRegistry
+  committer: Committer
+  driver: Driver
+  events: EventHub
+}
+
+export async function startRun(deps: StarterDeps, name: string, input: unknown, opts: StartOptions = {}): Promise<StartedRun> {
+  const workflow = deps.registry.resolve(name, opts.version)
+  const runId = opts.runId ?? randomUUID()
+  assertIdentifier(runId, 'runId')
+  const encoded = deps.options.codec.encode(input, `input of workflow "${name}"`)
+  const createdAt = deps.options.clock.now()
+  const run = { id: runId, workflow: workflow.name, version: workflow.version, input: encoded, createdAt }
+  const claimed = deps.driver.tryReserve()
+  const claim = claimed ? { owner: deps.options.instanceId, leaseMs: deps.options.leaseMs } : undefined
+  let result
+  try {
+    result = await deps.committer.enqueue({ type: 'createRun', run, claim })
+  } catch (error) {
+    if (claimed) deps.driver.unreserve()
+    throw error
+  }
+  if (result.status === 'exists') {
+    if (claimed) deps.driver.unreserve()
+    return sameRunOrConflict(result.run, run)
+  }
+  if (claimed) deps.driver.runReserved({ ...run, epoch: 1 })
+  else deps.driver.wake(createdAt)
+  if (deps.events.wants('run:started')) {
+    deps.events.emit('run:started', { runId, workflow: workflow.name, version: workflow.version })
+  }
+  return { runId, existing: false }
+}
+
+function sameRunOrConflict(existing: RunRecord, wanted: { workflow: string; input: string }): StartedRun {
+  if (existing.workflow === wanted.workflow && existing.input === wanted.input) {
+    return { runId: existing.id, existing: true }
+  }
+  const what = existing.workflow !== wanted.workflow ? `workflow "${existing.workflow}"` : 'a different input'
+  throw new RunIdConflictError(`run id "${existing.id}" is already used by a run with ${what}`, {
+    details: { runId: existing.id, workflow: existing.workflow },
+  })
+}

@@ -1,0 +1,86 @@
+/**
+ * What the engine's read API returns: stored records with payloads decoded and times as
+ * Dates. Types and the mapping functions.
+ */
+import type { Codec, SerializedError } from '../contracts/codec.ts'
+import type { CheckpointKind, CheckpointRecord, CheckpointStatus, ParkReason, RunRecord, RunStatus } from '../contracts/records.ts'
+
+export interface RunInfo<I = unknown, O = unknown> {
+  id: string
+  workflow: string
+  version: string
+  status: RunStatus
+  input: I
+  output: O | undefined
+  error: SerializedError | null
+  parkReason: ParkReason | null
+  waitingOn: string | null
+  /** When a waiting run wakes next (its earliest timer), else null. */
+  wakeAt: Date | null
+  createdAt: Date
+  updatedAt: Date
+  finishedAt: Date | null
+  /** Times the run was claimed (turns started). */
+  turns: number
+  leaseOwner: string | null
+}
+
+export interface StepInfo {
+  seq: number
+  name: string
+  kind: CheckpointKind
+  status: CheckpointStatus
+  attempts: number
+  output: unknown
+  error: SerializedError | null
+  wakeAt: Date | null
+  startedAt: Date
+  updatedAt: Date
+}
+
+export type RunOutcome<O = unknown> =
+  | { runId: string; status: 'completed'; output: O }
+  | { runId: string; status: 'failed' | 'cancelled'; error: SerializedError }
+
+export function toRunInfo<I, O>(run: RunRecord, codec: Codec): RunInfo<I, O> {
+  return {
+    id: run.id,
+    workflow: run.workflow,
+    version: run.version,
+    status: run.status,
+    input: codec.decode(run.input) as I,
+    output: run.output === null ? undefined : (codec.decode(run.output) as O),
+    error: run.error === null ? null : (codec.decode(run.error) as SerializedError),
+    parkReason: run.parkReason,
+    waitingOn: run.waitingOn,
+    wakeAt: run.status === 'waiting' && run.availableAt !== null ? new Date(run.availableAt) : null,
+    createdAt: new Date(run.createdAt),
+    updatedAt: new Date(run.updatedAt),
+    finishedAt: run.finishedAt === null ? null : new Date(run.finishedAt),
+    turns: run.turns,
+    leaseOwner: run.leaseOwner,
+  }
+}
+
+export function toStepInfo(record: CheckpointRecord, codec: Codec): StepInfo {
+  return {
+    seq: record.seq,
+    name: record.name,
+    kind: record.kind,
+    status: record.status,
+    attempts: record.attempts,
+    output: record.output === null ? undefined : codec.decode(record.output),
+    error: record.error === null ? null : (codec.decode(record.error) as SerializedError),
+    wakeAt: record.wakeAt === null ? null : new Date(record.wakeAt),
+    startedAt: new Date(record.startedAt),
+    updatedAt: new Date(record.updatedAt),
+  }
+}
+
+export function toOutcome<O>(run: RunRecord, codec: Codec): RunOutcome<O> {
+  if (run.status === 'completed') {
+    return { runId: run.id, status: 'completed', output: (run.output === null ? undefined : codec.decode(run.output)) as O }
+  }
+  const error = run.error === null ? { name: 'Error', message: `run ${run.status}` } : (codec.decode(run.error) as SerializedError)
+  return { runId: run.id, status: run.status as 'failed' | 'cancelled', error }
+}

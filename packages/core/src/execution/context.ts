@@ -1,0 +1,56 @@
+/**
+ * The `ctx` a workflow body receives: a thin facade over one turn. Every primitive takes its
+ * position synchronously at call time, so `Promise.all([ctx.localStep(…), ctx.sleep(…)])`
+ * numbers its branches the same way on every replay.
+ */
+import type { Duration } from '../util/duration.ts'
+import { localStep } from './local_step.ts'
+import { patched } from './patched.ts'
+import { sideEffect } from './side_effect.ts'
+import { sleep, sleepUntil } from './sleep.ts'
+import type { Turn } from './turn.ts'
+import type { LocalStepOptions, StepFn, WorkflowContext } from './types.ts'
+
+export class TurnContext implements WorkflowContext {
+  readonly #turn: Turn
+
+  constructor(turn: Turn) {
+    this.#turn = turn
+  }
+
+  get runId(): string {
+    return this.#turn.runId
+  }
+
+  get workflow(): string {
+    return this.#turn.workflow
+  }
+
+  get version(): string {
+    return this.#turn.version
+  }
+
+  localStep<T>(name: string, fn: StepFn<T>, options?: LocalStepOptions): Promise<T> {
+    return localStep(this.#turn, name, fn, options)
+  }
+
+  now(): Date {
+    return new Date(this.#turn.now())
+  }
+
+  sideEffect<T>(fn: () => T | Promise<T>, name?: string): Promise<T> {
+    return sideEffect(this.#turn, fn, name)
+  }
+
+  patched(id: string): boolean {
+    return patched(this.#turn, id)
+  }
+
+  sleep(duration: Duration): Promise<void> {
+    return sleep(this.#turn, duration)
+  }
+
+  sleepUntil(until: Date | number): Promise<void> {
+    return sleepUntil(this.#turn, until)
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * `ctx.localStep`: run a function in this process, retry it per policy, checkpoint the
+ * outcome. A recorded outcome is replayed, never re-run. A failed attempt that will be
+ * retried is recorded (attempt count and due time), so a crash does not reset the budget
+ * and a long back-off suspends the run instead of holding its lease.
+ */
+import type { SerializedError } from '../contracts/codec.ts'
+import type { CheckpointRecord } from '../contracts/records.ts'
+import { InvalidArgumentError, StepTimeoutError } from '../errors/index.ts'
+import { serializeError } from '../codec/index.ts'
+import { failpoint } from '../util/failpoints.ts'
+import { encodeError, encodeValue } from './outcome.ts'
+import { decideRetry, resolveRetryPolicy, type RetryPolicy } from './retry_policy.ts'
+import type { StepRecordInput, TurnRuntime } from './runtime.ts'
+import type { LocalStepOptions, StepContext, StepFn } from './types.ts'
+
+type AttemptResult = { ok: true; value: unknown } | { ok: false; error: unknown }
+
+export function localStep<T>(rt: TurnRuntime, name: string, fn: StepFn<T>, options?: LocalStepOptions): Promise<T> {
+  if (typeof name !== 'string' || name.length === 0) throw new InvalidArgumentError('step name must be a non-empty string')
+  if (typeof fn !== 'function') throw new InvalidArgumentError(`step "${name}": fn must be a function`)
+  const policy = resolveRetryPolicy(options, rt.retryDefaults)
+  if (!rt.live) return rt.never()
+  const seq = rt.takeSeq()
+  const record = rt.recorded(seq, name, 'local')
+  if (record === null) return rt.never()
+  const outcome = rt.awaitOutcome<T>(seq)
+  if (record?.status === 'completed' || record?.status === 'failed') return outcome
+  void new StepAttempts(rt, { seq, name, fn, policy, timeoutMs: options?.timeoutMs }, record).run()
+  return outcome
+}
+
+interface StepPlan {
+  seq: number
+  name: string
+  fn: StepFn<unknown>
+  policy: RetryPolicy
+  timeoutMs: number | undefined
+}
+
+class StepAttempts {
+  private attempts: number
+  private notBefore: number
+  private readonly startedAt: number
+  private readonly rt: TurnRuntime
+  private readonly plan: StepPlan
+
+  constructor(rt: TurnRuntime, plan: StepPlan, record: CheckpointRecord | undefined) {
+    this.rt = rt
+    this.plan = plan
+    this.attempts = record?.attempts ?? 0
+    this.notBefore = record?.wakeAt ?? 0
+    this.startedAt = record?.startedAt ?? rt.clock.now()
+  }
+
+  async run(): Promise<void> {
+    this.rt.beginWork()
+    try {
+      await this.loop()
+    } finally {
+      this.rt.endWork()
+    }
+  }
+
+  private async loop(): Promise<void> {
+    while (this.rt.live) {
+      if (this.notBefore > this.rt.clock.now() && !(await this.waitForRetry())) return
+      const result = await this.attempt()
+      if (!this.rt.live) return
+      if (result.ok) return this.succeed(result.value)
+      if (!(await this.failed(result.error))) return
+    }
+  }
+
+  private async attempt(): Promise<AttemptResult> {
+    this.attempts += 1
+    this.emit('step:started')
+    failpoint('P4')
+    const { signal, done } = this.attemptSignal()
+    try {
+      const value = await this.plan.fn(this.stepContext(signal))
+      return { ok: true, value }
+    } catch (error) {
+      return { ok: false, error: signal.aborted && isTimeout(signal.reason) ? signal.reason : error }
+    } finally {
+      done()
+    }
+  }
+
+  private succeed(value: unknown): void {
+    const encoded = encodeValue(value, this.rt.codec, `result of step "${this.plan.name}"`)
+    this.rt.complete(this.step(), encoded)
+    if (encoded.ok) this.emit('step:completed')
+    else this.emit('step:failed', () => this.rt.codec.decode(encoded.error) as SerializedError)
+  }
+
+  /** Returns true to try again. */
+  private async failed(error: unknown): Promise<boolean> {
+    const decision = decideRetry(error, this.attempts, this.plan.policy)
+    const encoded = encodeError(error, this.rt.codec)
+    if (!decision.retry) {
+      this.rt.complete(this.step(), { ok: false, error: encoded })
+      this.emit('step:failed', () => serializeError(error))
+      return false
+    }
+    this.notBefore = this.rt.clock.now() + decision.delayMs
+    if (!(await this.rt.saveRetrying(this.step(), encoded, this.notBefore))) return false
+    this.emitRetried(error, decision.delayMs)
+    return true
+  }
+
+  /** Wait out the back-off here (short) or suspend (long). Returns true to attempt now. */
+  private waitForRetry(): Promise<boolean> {
+    const { promise, resolve } = Promise.withResolvers<boolean>()
+    const label = `retry of step "${this.plan.name}"`
+    const held = this.rt.waitUntil(this.plan.seq, this.notBefore, label, null, () => resolve(true))
+    // A durable wait never calls back in this turn: stop counting as work so it can suspend.
+    if (!held) resolve(false)
+    return promise
+  }
+
+  private attemptSignal(): { signal: AbortSignal; done: () => void } {
+    const timeoutMs = this.plan.timeoutMs
+    if (timeoutMs === undefined) return { signal: this.rt.signal, done: () => {} }
+    const timeout = new AbortController()
+    const timer = setTimeout(() => timeout.abort(new StepTimeoutError(this.plan.name, timeoutMs)), timeoutMs)
+    return { signal: AbortSignal.any([this.rt.signal, timeout.signal]), done: () => clearTimeout(timer) }
+  }
+
+  private stepContext(signal: AbortSignal): StepContext {
+    return { runId: this.rt.runId, stepName: this.plan.name, attempt: this.attempts, signal }
+  }
+
+  private step(): StepRecordInput {
+    return { seq: this.plan.seq, name: this.plan.name, kind: 'local', attempts: this.attempts, startedAt: this.startedAt }
+  }
+
+  private emit(event: 'step:started' | 'step:completed' | 'step:failed', error?: () => SerializedError): void {
+    if (!this.rt.events.wants(event)) return
+    if (event === 'step:failed') this.rt.events.emit(event, { ...this.ref(), error: (error as () => SerializedError)() })
+    else this.rt.events.emit(event, this.ref())
+  }
+
+  private emitRetried(error: unknown, delayMs: number): void {
+    if (!this.rt.events.wants('step:retried')) return
+    this.rt.events.emit('step:retried', { ...this.ref(), error: serializeError(error), delayMs })
+  }
+
+  private ref() {
+    const { runId, workflow, version } = this.rt
+    return { runId, workflow, version, seq: this.plan.seq, name: this.plan.name, attempt: this.attempts }
+  }
+}
+
+function isTimeout(reason: unknown): boolean {
+  return StepTimeoutError.is(reason)
+}

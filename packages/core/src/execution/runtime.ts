@@ -1,0 +1,71 @@
+/**
+ * What a ctx primitive may do to the turn it runs in. Types only: the turn implements it,
+ * the primitives (local steps, sleeps, side effects, patches) use nothing else, so each
+ * primitive lives in its own file and the turn stays about lifecycle.
+ */
+import type { Clock } from '../contracts/clock.ts'
+import type { Codec } from '../contracts/codec.ts'
+import type { CheckpointKind, CheckpointRecord } from '../contracts/records.ts'
+import type { EventHub } from '../engine/events.ts'
+import type { RetryOptions } from './types.ts'
+
+/** An outcome ready to record: encoded output, or an encoded SerializedError. */
+export type EncodedOutcome = { ok: true; output: string | null } | { ok: false; error: string }
+
+export interface StepRecordInput {
+  seq: number
+  name: string
+  kind: CheckpointKind
+  attempts: number
+  startedAt: number
+  wakeAt?: number | null
+}
+
+export interface TurnRuntime {
+  readonly runId: string
+  readonly workflow: string
+  readonly version: string
+  readonly clock: Clock
+  readonly codec: Codec
+  readonly events: EventHub
+  /** Aborted when the turn ends for any reason other than finishing normally. */
+  readonly signal: AbortSignal
+  /** Retry defaults of the workflow. */
+  readonly retryDefaults: RetryOptions | undefined
+  /** False once the turn has ended: primitives stop doing anything. */
+  readonly live: boolean
+
+  /** Take the next position. */
+  takeSeq(): number
+  /** Peek at the next position without taking it. */
+  peekSeq(): number
+  /**
+   * The record at `seq` if its identity matches; undefined if nothing is recorded there.
+   * On a mismatch the run is parked with a NonDeterminismError and `null` is returned: the
+   * primitive must then return `never()`.
+   */
+  recorded(seq: number, name: string, kind: CheckpointKind): CheckpointRecord | undefined | null
+  /** A record at `seq`, whatever its identity (for `patched`). */
+  recordAt(seq: number): CheckpointRecord | undefined
+  /** The promise the body awaits for `seq`; settled by a delivery. */
+  awaitOutcome<T>(seq: number): Promise<T>
+  /** Record the final outcome of `seq` (durably, group-committed) and then deliver it. */
+  complete(step: StepRecordInput, outcome: EncodedOutcome): void
+  /** Durably record a failed attempt that will be retried at `wakeAt`. Resolves false if the turn was lost. */
+  saveRetrying(step: StepRecordInput, error: string, wakeAt: number): Promise<boolean>
+  /** Record a marker (patch) with no delivery; it lands before any later write of this run. */
+  saveMarker(step: StepRecordInput): void
+  /**
+   * Wait until `wakeAt` (engine clock). Short waits hold the lease and call `onDue` in this
+   * turn; long ones become durable waits: the turn may suspend, and `onDue` is never called
+   * (replay resumes the primitive instead). `pending` is the record to save on suspension
+   * (a sleep not yet written), or null when already durable. Returns true when held (`onDue`
+   * will be called), false when durable.
+   */
+  waitUntil(seq: number, wakeAt: number, label: string, pending: CheckpointRecord | null, onDue: () => void): boolean
+  /** Count work in progress (keeps the turn from suspending while > 0). */
+  beginWork(): void
+  endWork(): void
+  /** A never-settling promise for primitives called after the turn ended. */
+  never<T>(): Promise<T>
+}

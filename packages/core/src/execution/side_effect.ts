@@ -1,0 +1,32 @@
+/**
+ * `ctx.sideEffect`: run a non-deterministic function once (no retries) and record its
+ * value; replay returns the recorded value. A throw is recorded too and replays as a throw.
+ */
+import { InvalidArgumentError } from '../errors/index.ts'
+import { encodeError, encodeValue } from './outcome.ts'
+import type { TurnRuntime } from './runtime.ts'
+
+export function sideEffect<T>(rt: TurnRuntime, fn: () => T | Promise<T>, name = 'sideEffect'): Promise<T> {
+  if (typeof fn !== 'function') throw new InvalidArgumentError('sideEffect expects a function')
+  if (!rt.live) return rt.never()
+  const seq = rt.takeSeq()
+  const record = rt.recorded(seq, name, 'side_effect')
+  if (record === null) return rt.never()
+  const outcome = rt.awaitOutcome<T>(seq)
+  if (record !== undefined) return outcome
+  void runOnce(rt, seq, name, fn)
+  return outcome
+}
+
+async function runOnce(rt: TurnRuntime, seq: number, name: string, fn: () => unknown): Promise<void> {
+  const step = { seq, name, kind: 'side_effect' as const, attempts: 1, startedAt: rt.clock.now() }
+  rt.beginWork()
+  try {
+    const value = await fn()
+    rt.complete(step, encodeValue(value, rt.codec, `value of side effect "${name}"`))
+  } catch (error) {
+    rt.complete(step, { ok: false, error: encodeError(error, rt.codec) })
+  } finally {
+    rt.endWork()
+  }
+}

@@ -1,0 +1,357 @@
+/**
+ * One turn of one run: execute the body under a lease until it finishes, or until every
+ * live branch waits on something durable (then suspend), replaying recorded outcomes in
+ * their original delivery order. Primitives talk to the turn through `TurnRuntime`;
+ * writes go through the engine's group committer; outcomes reach the body through the
+ * Deliverer, never before their checkpoint is durable.
+ */
+import type { Clock, TimerHandle } from '../contracts/clock.ts'
+import type { Codec } from '../contracts/codec.ts'
+import type { CheckpointKind, CheckpointRecord, ParkReason } from '../contracts/records.ts'
+import type { Fence, OpResult, StoreOp } from '../contracts/state_store.ts'
+import type { Committer } from '../engine/committer.ts'
+import type { EventHub } from '../engine/events.ts'
+import { NonDeterminismError, type StepIdentity } from '../errors/index.ts'
+import { failpoint } from '../util/failpoints.ts'
+import type { Deliverer, DeliveryTarget } from './deliverer.ts'
+import type { History } from './history.ts'
+import { decodeOutcome } from './outcome.ts'
+import type { EncodedOutcome, StepRecordInput, TurnRuntime } from './runtime.ts'
+import type { RetryOptions } from './types.ts'
+import { TurnEnding, type TurnEnd } from './turn_end.ts'
+
+export interface TurnDeps {
+  committer: Committer
+  deliverer: Deliverer
+  codec: Codec
+  clock: Clock
+  events: EventHub
+  /** Waits up to this long are kept in memory under the lease; longer ones suspend the run. */
+  holdTimersUpToMs: number
+  onEnded(turn: Turn, end: TurnEnd): void
+}
+
+export interface TurnRun {
+  id: string
+  workflow: string
+  version: string
+  epoch: number
+  createdAt: number
+}
+
+interface Call {
+  resolve(value: unknown): void
+  reject(error: unknown): void
+}
+
+interface DurableWait {
+  wakeAt: number
+  label: string
+  pending: CheckpointRecord | null
+}
+
+const NEVER = new Promise<never>(() => {})
+
+export class Turn implements TurnRuntime, DeliveryTarget {
+  readonly deliveryQueue: Array<() => void> = []
+  lastDeliveryTick = 0
+  readonly runId: string
+  readonly workflow: string
+  readonly version: string
+  readonly fence: Fence
+  readonly clock: Clock
+  readonly codec: Codec
+  readonly events: EventHub
+  readonly retryDefaults: RetryOptions | undefined
+  private readonly abortController = new AbortController()
+  private readonly calls = new Map<number, Call>()
+  private readonly waits = new Map<number, DurableWait>()
+  private readonly timers = new Set<TimerHandle>()
+  private readonly ending: TurnEnding
+  private nextSeq = 0
+  private nextOrder: number
+  private active = 0
+  private recordedLeft: number
+  private currentTime: number
+  private idleCheckScheduled = false
+  private readonly deps: TurnDeps
+  private readonly history: History
+
+  constructor(deps: TurnDeps, run: TurnRun, history: History, retryDefaults: RetryOptions | undefined) {
+    this.deps = deps
+    this.history = history
+    this.runId = run.id
+    this.workflow = run.workflow
+    this.version = run.version
+    this.fence = { runId: run.id, epoch: run.epoch }
+    this.clock = deps.clock
+    this.codec = deps.codec
+    this.events = deps.events
+    this.retryDefaults = retryDefaults
+    this.nextOrder = history.lastOrder + 1
+    this.recordedLeft = history.deliveries.length
+    this.currentTime = run.createdAt
+    this.ending = new TurnEnding(this, deps)
+  }
+
+  get signal(): AbortSignal {
+    return this.abortController.signal
+  }
+
+  get live(): boolean {
+    return this.ending.live
+  }
+
+  get epoch(): number {
+    return this.fence.epoch
+  }
+
+  /** Start the body; recorded outcomes are then delivered one per macrotask, in order. */
+  begin(body: () => Promise<unknown>): void {
+    this.deps.deliverer.hold(this)
+    for (const record of this.history.deliveries) {
+      this.active += 1
+      this.deps.deliverer.push(this, () => this.deliverRecorded(record))
+    }
+    let result: Promise<unknown>
+    try {
+      result = body()
+    } catch (error) {
+      result = Promise.reject(error)
+    }
+    result.then(
+      (value) => this.onBodySettled({ ok: true, value }),
+      (error: unknown) => this.onBodySettled({ ok: false, error }),
+    )
+    this.checkIdleSoon()
+  }
+
+  /** Deterministic time for `ctx.now()`. */
+  now(): number {
+    return this.currentTime
+  }
+
+  takeSeq(): number {
+    return this.nextSeq++
+  }
+
+  peekSeq(): number {
+    return this.nextSeq
+  }
+
+  recordAt(seq: number): CheckpointRecord | undefined {
+    return this.history.at(seq)
+  }
+
+  recorded(seq: number, name: string, kind: CheckpointKind): CheckpointRecord | undefined | null {
+    const record = this.history.at(seq)
+    if (record === undefined || (record.name === name && record.kind === kind)) return record
+    this.nonDeterminism(identity(record), { seq, name, kind })
+    return null
+  }
+
+  awaitOutcome<T>(seq: number): Promise<T> {
+    const { promise, resolve, reject } = Promise.withResolvers<T>()
+    this.calls.set(seq, { resolve: resolve as (value: unknown) => void, reject })
+    return promise
+  }
+
+  complete(step: StepRecordInput, outcome: EncodedOutcome): void {
+    if (!this.live) return
+    const record = this.buildRecord(step, outcome.ok ? 'completed' : 'failed', this.nextOrder++)
+    if (outcome.ok) record.output = outcome.output
+    else record.error = outcome.error
+    failpoint('P5')
+    this.write({ type: 'saveCheckpoint', fence: this.fence, checkpoint: record }, (result) => {
+      failpoint('P6')
+      const delivered = result.status === 'conflict' ? result.existing : record
+      this.active += 1 // the delivery is work until the body has seen it
+      this.deps.deliverer.push(this, () => this.deliverLive(delivered))
+    })
+  }
+
+  async saveRetrying(step: StepRecordInput, error: string, wakeAt: number): Promise<boolean> {
+    const record = this.buildRecord(step, 'retrying', null)
+    record.error = error
+    record.wakeAt = wakeAt
+    const { promise, resolve } = Promise.withResolvers<boolean>()
+    this.write({ type: 'saveCheckpoint', fence: this.fence, checkpoint: record }, () => resolve(true), () =>
+      resolve(false),
+    )
+    return promise
+  }
+
+  saveMarker(step: StepRecordInput): void {
+    const record = this.buildRecord(step, 'completed', null)
+    this.write({ type: 'saveCheckpoint', fence: this.fence, checkpoint: record }, () => {})
+  }
+
+  waitUntil(seq: number, wakeAt: number, label: string, pending: CheckpointRecord | null, onDue: () => void): boolean {
+    const delay = wakeAt - this.clock.now()
+    if (delay > this.deps.holdTimersUpToMs) {
+      this.waits.set(seq, { wakeAt, label, pending })
+      return false
+    }
+    this.active += 1
+    const timer = this.clock.setTimer(delay, () => {
+      this.timers.delete(timer)
+      this.active -= 1
+      if (this.live) onDue()
+      this.checkIdleSoon()
+    })
+    this.timers.add(timer)
+    return true
+  }
+
+  beginWork(): void {
+    this.active += 1
+  }
+
+  endWork(): void {
+    this.active -= 1
+    this.checkIdleSoon()
+  }
+
+  never<T>(): Promise<T> {
+    return NEVER
+  }
+
+  /** Stop here because the run was cancelled (by this or another process). */
+  cancelled(): void {
+    this.ending.stop({ kind: 'cancelled' })
+  }
+
+  /** Park the run with `reason` (it cannot go on safely). */
+  park(reason: ParkReason): Promise<void> {
+    return this.ending.park(reason)
+  }
+
+  /** Hand the run back to the store (drain), releasing the lease at once. */
+  release(): Promise<void> {
+    return this.ending.release()
+  }
+
+  /** The lease is gone (fenced write or failed renewal): stop without writing anything. */
+  lost(reason: string): void {
+    this.ending.stop({ kind: 'lost', reason })
+  }
+
+  /** Called by `TurnEnding` when the turn is over: free everything it holds. */
+  dispose(reason: unknown): void {
+    for (const timer of this.timers) timer.cancel()
+    this.timers.clear()
+    this.deps.deliverer.forget(this)
+    this.calls.clear()
+    this.waits.clear()
+    if (!this.signal.aborted) this.abortController.abort(reason)
+  }
+
+  private buildRecord(step: StepRecordInput, status: CheckpointRecord['status'], order: number | null): CheckpointRecord {
+    const now = this.clock.now()
+    return {
+      runId: this.runId,
+      seq: step.seq,
+      name: step.name,
+      kind: step.kind,
+      status,
+      attempts: step.attempts,
+      order,
+      output: null,
+      error: null,
+      wakeAt: step.wakeAt ?? null,
+      startedAt: step.startedAt,
+      updatedAt: now,
+    }
+  }
+
+  /** Queue a fenced write; `onApplied` runs once it is durable, unless the turn ended. */
+  private write(op: StoreOp, onApplied: (result: OpResult) => void, onNotApplied?: () => void): void {
+    this.active += 1
+    this.deps.committer.enqueue(op).then(
+      (result) => this.afterWrite(result, onApplied, onNotApplied),
+      (error: unknown) => {
+        onNotApplied?.()
+        this.lost(`write failed: ${String(error)}`)
+      },
+    )
+  }
+
+  private afterWrite(result: OpResult, onApplied: (result: OpResult) => void, onNotApplied?: () => void): void {
+    if (result.status === 'fenced') {
+      onNotApplied?.()
+      this.lost(`lease epoch ${this.epoch} fenced (run is ${result.current?.status ?? 'gone'})`)
+      return
+    }
+    if (!this.live) return onNotApplied?.()
+    onApplied(result)
+    this.endWork()
+  }
+
+  private deliverRecorded(record: CheckpointRecord): void {
+    this.active -= 1
+    this.recordedLeft -= 1
+    if (!this.calls.has(record.seq)) {
+      this.nonDeterminism(identity(record), null)
+      return
+    }
+    this.settle(record)
+  }
+
+  private deliverLive(record: CheckpointRecord): void {
+    this.active -= 1
+    this.settle(record)
+  }
+
+  private settle(record: CheckpointRecord): void {
+    const call = this.calls.get(record.seq)
+    if (call === undefined || !this.live) return
+    this.calls.delete(record.seq)
+    this.currentTime = record.updatedAt
+    const outcome = decodeOutcome(record, this.codec)
+    if (outcome.ok) call.resolve(outcome.value)
+    else call.reject(outcome.error)
+    this.checkIdleSoon()
+  }
+
+  private onBodySettled(result: { ok: true; value: unknown } | { ok: false; error: unknown }): void {
+    if (!this.live) return
+    if (this.recordedLeft > 0) {
+      const next = this.history.deliveries[this.history.deliveries.length - this.recordedLeft]
+      this.nonDeterminism(next === undefined ? null : identity(next), null)
+      return
+    }
+    void this.ending.finish(result)
+  }
+
+  private checkIdleSoon(): void {
+    if (this.active > 0 || this.idleCheckScheduled || !this.live) return
+    this.idleCheckScheduled = true
+    setImmediate(() => {
+      this.idleCheckScheduled = false
+      if (this.active === 0 && this.live) void this.ending.suspend(this.waits)
+    })
+  }
+
+  private nonDeterminism(recorded: StepIdentity | null, attempted: StepIdentity | null): void {
+    const error = new NonDeterminismError(describeMismatch(recorded, attempted), recorded, attempted)
+    const reason: ParkReason = {
+      code: error.code,
+      message: error.message,
+      details: { recorded, attempted },
+    }
+    void this.ending.park(reason)
+  }
+}
+
+function identity(record: CheckpointRecord): StepIdentity {
+  return { seq: record.seq, name: record.name, kind: record.kind }
+}
+
+function describeMismatch(recorded: StepIdentity | null, attempted: StepIdentity | null): string {
+  const show = (s: StepIdentity | null) => (s === null ? 'nothing' : `${s.kind} "${s.name}"`)
+  const seq = recorded?.seq ?? attempted?.seq
+  if (attempted === null) {
+    return `history records ${show(recorded)} at position ${seq}, but the workflow code never asked for it (it finished or waits on something else)`
+  }
+  return `position ${seq}: history records ${show(recorded)}, the workflow code asked for ${show(attempted)}`
+}

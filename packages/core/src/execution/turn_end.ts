@@ -1,0 +1,148 @@
+/**
+ * How a turn ends: finish (terminal status), suspend (durable wait), park (cannot go on
+ * safely), release (drain) or stop (lease lost / cancelled, nothing written). Each ending
+ * writes at most one fenced op, then frees the turn; a fenced ending means another holder
+ * or a cancel won, and this turn just lets go.
+ */
+import type { SerializedError } from '../contracts/codec.ts'
+import type { CheckpointRecord, ParkReason, TerminalStatus } from '../contracts/records.ts'
+import type { OpResult, StoreOp } from '../contracts/state_store.ts'
+import { ErrorCodes } from '../errors/index.ts'
+import { encodeError, encodeValue } from './outcome.ts'
+import type { Turn, TurnDeps } from './turn.ts'
+
+export type TurnEnd =
+  | { kind: 'completed' }
+  | { kind: 'failed' }
+  | { kind: 'suspended'; wakeAt: number | null }
+  | { kind: 'parked'; reason: ParkReason }
+  | { kind: 'released' }
+  | { kind: 'cancelled' }
+  | { kind: 'lost'; reason: string }
+
+interface WaitInfo {
+  wakeAt: number
+  label: string
+  pending: CheckpointRecord | null
+}
+
+type BodyResult = { ok: true; value: unknown } | { ok: false; error: unknown }
+
+export class TurnEnding {
+  live = true
+  private readonly turn: Turn
+  private readonly deps: TurnDeps
+
+  constructor(turn: Turn, deps: TurnDeps) {
+    this.turn = turn
+    this.deps = deps
+  }
+
+  async finish(result: BodyResult): Promise<void> {
+    if (!this.begin('workflow finished')) return
+    const what = `output of workflow "${this.turn.workflow}"`
+    const encoded = result.ok ? encodeValue(result.value, this.deps.codec, what) : { ok: false as const, error: encodeError(result.error, this.deps.codec) }
+    const status: TerminalStatus = encoded.ok ? 'completed' : 'failed'
+    const op: StoreOp = {
+      type: 'finishRun',
+      fence: this.turn.fence,
+      status,
+      output: encoded.ok ? encoded.output : null,
+      error: encoded.ok ? null : encoded.error,
+    }
+    const applied = await this.commit([op])
+    if (!applied) return
+    this.emitTerminal(status, encoded.ok ? null : encoded.error)
+    this.end({ kind: status })
+  }
+
+  async suspend(waits: ReadonlyMap<number, WaitInfo>): Promise<void> {
+    if (waits.size === 0) return this.park(waitingOnNothing(this.turn.workflow))
+    if (!this.begin('run suspended')) return
+    const list = [...waits.values()]
+    const wakeAt = Math.min(...list.map((w) => w.wakeAt))
+    const waitingOn = describeWaits(list)
+    const ops: StoreOp[] = list
+      .filter((w) => w.pending !== null)
+      .map((w) => ({ type: 'saveCheckpoint', fence: this.turn.fence, checkpoint: w.pending! }) as StoreOp)
+    ops.push({ type: 'suspendRun', fence: this.turn.fence, wakeAt, waitingOn })
+    if (!(await this.commit(ops))) return
+    if (this.deps.events.wants('run:suspended')) {
+      this.deps.events.emit('run:suspended', { ...this.ref(), wakeAt, waitingOn })
+    }
+    this.end({ kind: 'suspended', wakeAt })
+  }
+
+  async park(reason: ParkReason): Promise<void> {
+    if (!this.begin(reason.message)) return
+    if (!(await this.commit([{ type: 'parkRun', fence: this.turn.fence, reason }]))) return
+    this.deps.events.emit('run:parked', { ...this.ref(), reason })
+    this.end({ kind: 'parked', reason })
+  }
+
+  async release(): Promise<void> {
+    if (!this.begin('engine draining')) return
+    const op: StoreOp = { type: 'releaseRun', fence: this.turn.fence, availableAt: this.deps.clock.now() }
+    if (!(await this.commit([op]))) return
+    this.end({ kind: 'released' })
+  }
+
+  /** End without writing: the lease is gone or the run was cancelled. */
+  stop(end: TurnEnd): void {
+    if (!this.begin(end.kind)) return
+    if (end.kind === 'cancelled') this.deps.events.emit('run:cancelled', this.ref())
+    this.end(end)
+  }
+
+  // Stop every primitive at once: from here on the turn only writes its ending.
+  private begin(reason: string): boolean {
+    if (!this.live) return false
+    this.live = false
+    this.turn.dispose(new Error(reason))
+    return true
+  }
+
+  private async commit(ops: StoreOp[]): Promise<boolean> {
+    let results: OpResult[]
+    try {
+      results = await Promise.all(ops.map((op) => this.deps.committer.enqueue(op)))
+    } catch (error) {
+      this.end({ kind: 'lost', reason: `write failed: ${String(error)}` })
+      return false
+    }
+    const fenced = results.find((r) => r.status === 'fenced')
+    if (fenced === undefined) return true
+    this.end({ kind: 'lost', reason: 'lease fenced while ending the turn' })
+    return false
+  }
+
+  private end(end: TurnEnd): void {
+    this.deps.onEnded(this.turn, end)
+  }
+
+  private emitTerminal(status: TerminalStatus, error: string | null): void {
+    if (status === 'completed') {
+      if (this.deps.events.wants('run:completed')) this.deps.events.emit('run:completed', this.ref())
+      return
+    }
+    if (!this.deps.events.wants('run:failed')) return
+    const serialized = this.deps.codec.decode(error ?? 'null') as SerializedError
+    this.deps.events.emit('run:failed', { ...this.ref(), error: serialized })
+  }
+
+  private ref() {
+    return { runId: this.turn.runId, workflow: this.turn.workflow, version: this.turn.version }
+  }
+}
+
+function waitingOnNothing(workflow: string): ParkReason {
+  return {
+    code: ErrorCodes.NOT_A_PRIMITIVE_WAIT,
+    message: `workflow "${workflow}" awaits something that is not a Cairn primitive (a plain promise or timer); it can never wake. Await only ctx.* calls in a workflow body.`,
+  }
+}
+
+function describeWaits(waits: WaitInfo[]): string {
+  const shown = waits.slice(0, 3).map((w) => `${w.label} until ${new Date(w.wakeAt).toISOString()}`)
+  return waits.length > 3 ? `${shown.join('; ')}; and ${waits.length - 3} more` : shown.join('; ')
+}

@@ -1,0 +1,75 @@
+/**
+ * The workflow author's API: the context a workflow body receives and the options of its
+ * primitives. Types only.
+ */
+import type { Duration } from '../util/duration.ts'
+
+/** What a local step's function receives. */
+export interface StepContext {
+  readonly runId: string
+  readonly stepName: string
+  /** 1 for the first attempt, 2 for the first retry, … (counted durably across crashes). */
+  readonly attempt: number
+  /** Aborted when the step times out, the run is cancelled or this engine loses the lease. */
+  readonly signal: AbortSignal
+}
+
+export type StepFn<T> = (step: StepContext) => T | Promise<T>
+
+export interface BackoffOptions {
+  /** `exponential` (default) multiplies the delay by `factor` after each failed attempt. */
+  type?: 'fixed' | 'exponential'
+  /** First retry delay. Default 1s. */
+  delay?: Duration
+  /** Growth per attempt for exponential backoff. Default 2. */
+  factor?: number
+  /** Cap on any one delay. Default 5m. */
+  maxDelay?: Duration
+  /** Random spread in [0, 1]: a delay d becomes d × (1 − jitter × random). Default 0.2. */
+  jitter?: number
+}
+
+export interface RetryOptions {
+  /** Retries after the first attempt (so `retries: 3` makes at most 4 attempts). Default 3. */
+  retries?: number
+  backoff?: BackoffOptions
+}
+
+export interface LocalStepOptions extends RetryOptions {
+  /** Per-attempt time limit; the attempt's signal is aborted and it counts as a failure. */
+  timeoutMs?: number
+}
+
+export interface WorkflowContext {
+  readonly runId: string
+  readonly workflow: string
+  readonly version: string
+  /**
+   * Run `fn` in this process and checkpoint its result; replay returns the recorded result
+   * without running `fn` again. Retried per `options` unless it throws `FatalError`.
+   */
+  localStep<T>(name: string, fn: StepFn<T>, options?: LocalStepOptions): Promise<T>
+  /**
+   * Deterministic current time: the time at which the latest result this workflow received
+   * was recorded (the run's creation time before any). Synchronous; `await` works too.
+   */
+  now(): Date
+  /** Run a non-deterministic function once (a random id, a UUID) and record its value. */
+  sideEffect<T>(fn: () => T | Promise<T>, name?: string): Promise<T>
+  /**
+   * True when this run executes code that includes the change `id`; false when the run
+   * started before it (its history was recorded without the marker). Guards in-place edits.
+   */
+  patched(id: string): boolean
+  /** Durable sleep: survives restarts, fires once, never early. */
+  sleep(duration: Duration): Promise<void>
+  /** Durable sleep until a point in time. */
+  sleepUntil(until: Date | number): Promise<void>
+}
+
+export type WorkflowBody<I = unknown, O = unknown> = (ctx: WorkflowContext, input: I) => Promise<O>
+
+export interface WorkflowOptions {
+  /** Default retry policy for this workflow's local steps. */
+  retry?: RetryOptions
+}

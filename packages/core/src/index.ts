@@ -1,0 +1,26 @@
+/**
+ * @cairn/core — durable workflows for TypeScript.
+ *
+ * A workflow is plain async code that receives a `ctx`. Every `ctx` primitive (local step,
+ * sleep, side effect, patch marker) takes a position when called and checkpoints its outcome
+ * in a StateStore before the workflow sees it. After a crash, deploy or restart, the run is
+ * replayed: recorded outcomes are returned in their original order without running anything
+ * again, and execution continues from the first position with no record.
+ *
+ * Start with `Engine` (engine/engine.ts). Stores implement `StateStore`
+ * (contracts/state_store.ts); the memory store here is the reference, `@cairn/sql` has
+ * SQLite. `@cairn/core/testing` has a fake clock and a test engine.
+ */
+export { Engine, type WaitOptions, type CancelOptions, type RunList } from './engine/engine.ts'
+export type { EngineOptions, ResolvedEngineOptions } from './engine/options.ts'
+export type { StartOptions, StartedRun } from './engine/run_starter.ts'
+export type { RunInfo, StepInfo, RunOutcome } from './engine/views.ts'
+export { channels, type EngineEvents, type EngineEventName, type Listener } from './engine/events.ts'
+export { defaultLogger, silentLogger } from './engine/default_logger.ts'
+export type * from './execution/types.ts'
+export { MemoryStore } from './store/index.ts'
+export { SystemClock, systemClock } from './clock/system_clock.ts'
+export { JsonCodec, createCodec, serializeError, deserializeError } from './codec/index.ts'
+export { toMilliseconds, type Duration } from './util/duration.ts'
+export * from './errors/index.ts'
+export type * from './contracts/index.ts'

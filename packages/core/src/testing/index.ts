@@ -1,0 +1,3 @@
+/** `@cairn/core/testing`: run workflows in tests with a memory store and a clock you control. */
+export { FakeClock, settle } from './fake_clock.ts'
+export { createTestEngine, type TestEngine } from './test_engine.ts'

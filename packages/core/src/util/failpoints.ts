@@ -1,0 +1,39 @@
+/**
+ * Failpoints for crash tests: named places where a test can make the process die with
+ * SIGKILL, exactly where RELIABILITY.md's crash points sit. Off unless the environment
+ * variable CAIRN_FAILPOINTS is set, e.g. `P5=0.02,P6=0.02` (probability per hit) or
+ * `P3=#5` (the 5th hit). When off, `failpoint()` is one boolean check.
+ */
+type Rule = { probability: number } | { nth: number; hits: number }
+
+const rules = parseRules(process.env.CAIRN_FAILPOINTS ?? '')
+const enabled = rules.size > 0
+
+function parseRules(spec: string): Map<string, Rule> {
+  const map = new Map<string, Rule>()
+  for (const part of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const [name, value = ''] = part.split('=')
+    if (name === undefined || name === '') continue
+    map.set(name, value.startsWith('#') ? { nth: Number(value.slice(1)), hits: 0 } : { probability: Number(value) })
+  }
+  return map
+}
+
+function shouldFire(rule: Rule): boolean {
+  if ('probability' in rule) return Math.random() < rule.probability
+  rule.hits += 1
+  return rule.hits === rule.nth
+}
+
+/** Dies here (SIGKILL, no cleanup, like a power cut for this process) when the rule says so. */
+export function failpoint(name: string): void {
+  if (!enabled) return
+  const rule = rules.get(name)
+  if (rule === undefined || !shouldFire(rule)) return
+  process.kill(process.pid, 'SIGKILL')
+}
+
+/** Whether any failpoint is configured (lets hot paths skip building names). */
+export function failpointsEnabled(): boolean {
+  return enabled
+}
