@@ -76,6 +76,21 @@ export class Driver {
     this.polls.now()
   }
 
+  /**
+   * A workflow version was registered while driving: runs parked for lack of it resume, and
+   * claimable runs of it are picked up now.
+   */
+  async registered(key: { workflow: string; version: string }): Promise<void> {
+    if (!this.driving) return
+    const { store, clock, logger } = this.deps.options
+    try {
+      await store.unpark([key], ErrorCodes.WORKFLOW_NOT_REGISTERED, clock.now())
+    } catch (error) {
+      logger.error({ err: error, ...key }, 'cairn: could not unpark runs of a newly registered workflow')
+    }
+    this.polls.now()
+  }
+
   /** Reserve a slot for a run this process is about to create and run at once. */
   tryReserve(): boolean {
     if (!this.isDriving || this.turns.size + this.reserved >= this.deps.options.concurrency) return false

@@ -80,7 +80,8 @@ export class Engine {
 
   /** Register a workflow body under a name and version. */
   register<I, O>(name: string, version: string | number, body: WorkflowBody<I, O>, options?: WorkflowOptions): this {
-    this.registry.add(name, version, body as WorkflowBody<never, unknown>, options)
+    const entry = this.registry.add(name, version, body as WorkflowBody<never, unknown>, options)
+    void this.driver.registered({ workflow: entry.name, version: entry.version })
     return this
   }
 

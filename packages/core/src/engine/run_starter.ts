@@ -55,11 +55,11 @@ export async function startRun(deps: StarterDeps, name: string, input: unknown, 
     if (claimed) deps.driver.unreserve()
     return sameRunOrConflict(result.run, run)
   }
-  if (claimed) deps.driver.runReserved({ ...run, epoch: 1 })
-  else deps.driver.wake(createdAt)
   if (deps.events.wants('run:started')) {
     deps.events.emit('run:started', { runId, workflow: workflow.name, version: workflow.version })
   }
+  if (claimed) deps.driver.runReserved({ ...run, epoch: 1 })
+  else deps.driver.wake(createdAt)
   return { runId, existing: false }
 }
 

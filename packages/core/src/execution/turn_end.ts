@@ -58,8 +58,8 @@ export class TurnEnding {
 
   async suspend(waits: ReadonlyMap<number, WaitInfo>): Promise<void> {
     if (waits.size === 0) return this.park(waitingOnNothing(this.turn.workflow))
+    const list = [...waits.values()] // copied first: ending the turn clears its waits
     if (!this.begin('run suspended')) return
-    const list = [...waits.values()]
     const wakeAt = Math.min(...list.map((w) => w.wakeAt))
     const waitingOn = describeWaits(list)
     const ops: StoreOp[] = list

@@ -2,8 +2,12 @@
  * Failpoints for crash tests: named places where a test can make the process die with
  * SIGKILL, exactly where RELIABILITY.md's crash points sit. Off unless the environment
  * variable CAIRN_FAILPOINTS is set, e.g. `P5=0.02,P6=0.02` (probability per hit) or
- * `P3=#5` (the 5th hit). When off, `failpoint()` is one boolean check.
+ * `P3=#5` (the 5th hit). When off, `failpoint()` is one boolean check. With
+ * CAIRN_FAILPOINT_LOG set to a file path, the name of a failpoint that fires is appended to
+ * it first, so a crash test can prove which crash points it exercised.
  */
+import { appendFileSync } from 'node:fs'
+
 type Rule = { probability: number } | { nth: number; hits: number }
 
 const rules = parseRules(process.env.CAIRN_FAILPOINTS ?? '')
@@ -30,6 +34,8 @@ export function failpoint(name: string): void {
   if (!enabled) return
   const rule = rules.get(name)
   if (rule === undefined || !shouldFire(rule)) return
+  const log = process.env.CAIRN_FAILPOINT_LOG
+  if (log !== undefined && log !== '') appendFileSync(log, `${name}\n`)
   process.kill(process.pid, 'SIGKILL')
 }
 

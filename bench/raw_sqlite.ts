@@ -1,0 +1,45 @@
+/**
+ * The raw limit on this machine: node:sqlite single-row inserts by C concurrent producers,
+ * each awaiting its own commit, coalesced into one transaction per macrotask (group commit),
+ * under the same durability setting as the engine row it is compared with.
+ */
+import { DatabaseSync } from 'node:sqlite'
+import { C, S, W } from './workload.ts'
+
+export async function rawSqlite(path: string, synchronous: 'FULL' | 'NORMAL'): Promise<{ wall_s: number; steps_per_s: number }> {
+  const db = new DatabaseSync(path)
+  db.exec(`PRAGMA journal_mode=WAL; PRAGMA synchronous=${synchronous};
+    CREATE TABLE rows (run TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (run, seq)) WITHOUT ROWID`)
+  const insert = db.prepare('INSERT INTO rows (run, seq, body) VALUES (?, ?, ?)')
+  let queue: Array<{ run: string; seq: number; resolve: () => void }> = []
+  let scheduled = false
+  const flush = () => {
+    scheduled = false
+    const batch = queue
+    queue = []
+    db.exec('BEGIN IMMEDIATE')
+    for (const row of batch) insert.run(row.run, row.seq, '{"i":1,"ok":true,"v":1}')
+    db.exec('COMMIT')
+    for (const row of batch) row.resolve()
+  }
+  const write = (run: string, seq: number) =>
+    new Promise<void>((resolve) => {
+      queue.push({ run, seq, resolve })
+      if (!scheduled) {
+        scheduled = true
+        setImmediate(flush)
+      }
+    })
+  let next = 0
+  const producer = async () => {
+    while (next < W) {
+      const run = `r${next++}`
+      for (let seq = 0; seq < S; seq++) await write(run, seq)
+    }
+  }
+  const started = performance.now()
+  await Promise.all(Array.from({ length: C }, producer))
+  const wall = (performance.now() - started) / 1000
+  db.close()
+  return { wall_s: Math.round(wall * 1000) / 1000, steps_per_s: Math.round((W * S) / wall) }
+}

@@ -1,0 +1,87 @@
+/**
+ * The standard workload (keep it exactly): W=1000 workflows × S=10 sequential local steps,
+ * each returning a small JSON value, at most C=50 in flight; then 200 sequential one-step
+ * workflows for latency and 30 sequential ten-step workflows for the per-step marginal.
+ */
+import type { Engine } from '@cairn/core'
+
+export const W = 1000
+export const S = 10
+export const C = 50
+export const LATENCY_RUNS = 200
+export const MARGINAL_RUNS = 30
+
+export function registerWorkload(engine: Engine): void {
+  engine.register('bench-steps', 1, async (ctx, input: { id: number; steps: number }) => {
+    let acc = 0
+    for (let i = 0; i < input.steps; i++) {
+      const r = await ctx.localStep(`step-${i}`, () => ({ i, ok: true, v: acc + i }))
+      acc = r.v
+    }
+    return acc
+  })
+}
+
+export interface WorkloadResult {
+  wall_s: number
+  wf_per_s: number
+  steps_per_s: number
+  lat1_p50_ms: number
+  lat1_p99_ms: number
+  per_step_marginal_ms: number
+}
+
+export async function runWorkload(engine: Engine): Promise<WorkloadResult> {
+  await warmUp(engine)
+  const wall = await throughput(engine)
+  const lat1 = await sequentialLatencies(engine, LATENCY_RUNS, 1)
+  const lat10 = await sequentialLatencies(engine, MARGINAL_RUNS, S)
+  return {
+    wall_s: round(wall, 3),
+    wf_per_s: round(W / wall, 0),
+    steps_per_s: round((W * S) / wall, 0),
+    lat1_p50_ms: round(percentile(lat1, 50), 3),
+    lat1_p99_ms: round(percentile(lat1, 99), 3),
+    per_step_marginal_ms: round((percentile(lat10, 50) - percentile(lat1, 50)) / (S - 1), 3),
+  }
+}
+
+async function runOne(engine: Engine, id: number, steps: number): Promise<void> {
+  const { runId } = await engine.start('bench-steps', { id, steps })
+  const outcome = await engine.waitForRun(runId)
+  if (outcome.status !== 'completed') throw new Error(`bench run ${runId} ${outcome.status}`)
+}
+
+async function warmUp(engine: Engine): Promise<void> {
+  await Promise.all(Array.from({ length: C }, (_, i) => runOne(engine, -1 - i, S)))
+}
+
+async function throughput(engine: Engine): Promise<number> {
+  let next = 0
+  const lane = async () => {
+    while (next < W) await runOne(engine, next++, S)
+  }
+  const started = performance.now()
+  await Promise.all(Array.from({ length: C }, lane))
+  return (performance.now() - started) / 1000
+}
+
+async function sequentialLatencies(engine: Engine, count: number, steps: number): Promise<number[]> {
+  const out: number[] = []
+  for (let i = 0; i < count; i++) {
+    const t0 = performance.now()
+    await runOne(engine, 100_000 + i, steps)
+    out.push(performance.now() - t0)
+  }
+  return out
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number
+}
+
+function round(value: number, digits: number): number {
+  const f = 10 ** digits
+  return Math.round(value * f) / f
+}

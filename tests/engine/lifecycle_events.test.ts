@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict'
+import diagnostics from 'node:diagnostics_channel'
+import { FatalError } from '@cairn/core'
+import { eachStore } from '../helpers/harness.ts'
+
+eachStore('lifecycle events', (test) => {
+  test('run and step events reach subscribers and diagnostics_channel, without payloads', async (env) => {
+    const engine = await env.engine()
+    engine.register('ev', 1, async (ctx) => {
+      let tries = 0
+      await ctx.localStep('flaky', () => {
+        if (++tries < 2) throw new Error('first try fails')
+        return 'ok'
+      }, { backoff: { delay: 10, jitter: 0 } })
+      await ctx.localStep('boom', () => {
+        throw new FatalError('no')
+      })
+    })
+    const seen: string[] = []
+    const names = ['run:started', 'run:completed', 'run:failed', 'step:started', 'step:completed', 'step:failed', 'step:retried'] as const
+    for (const name of names) engine.on(name, (e) => seen.push(`${name}:${'name' in e ? e.name : e.runId === undefined ? '?' : 'run'}`))
+    const channelEvents: unknown[] = []
+    const onChannel = (message: unknown) => channelEvents.push(message)
+    diagnostics.subscribe('cairn:run:failed', onChannel)
+    try {
+      const { runId } = await engine.start('ev', { secret: 'payload' })
+      await env.skip(20)
+      const outcome = await engine.waitForRun(runId, { timeoutMs: 5_000 })
+      assert.equal(outcome.status, 'failed')
+    } finally {
+      diagnostics.unsubscribe('cairn:run:failed', onChannel)
+    }
+    assert.deepEqual(seen, [
+      'run:started:run',
+      'step:started:flaky',
+      'step:retried:flaky',
+      'step:started:flaky',
+      'step:completed:flaky',
+      'step:started:boom',
+      'step:failed:boom',
+      'run:failed:run',
+    ])
+    assert.equal(channelEvents.length, 1)
+    assert.ok(!JSON.stringify(channelEvents).includes('payload'), 'events never carry inputs')
+  })
+})
