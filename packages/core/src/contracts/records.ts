@@ -12,7 +12,7 @@
  *   running  → running (re-claim after lease expiry, epoch + 1) | waiting | pending
  *              | completed | failed | cancelled | parked
  *   waiting  → running (wake) | cancelled | parked
- *   parked   → pending (unpark)
+ *   parked   → pending (unpark) | cancelled
  *   completed | failed | cancelled: terminal, absorbing (I5).
  */
 export type RunStatus =
@@ -53,7 +53,7 @@ export interface RunRecord {
   error: string | null
   /** Why the run is parked (status `parked`), else null. */
   parkReason: ParkReason | null
-  /** What the run waits on while `waiting` (e.g. `sleep until …`), for operators. */
+  /** What the run waits on while `waiting` (e.g. `sleep until …`), for operators; else null. */
   waitingOn: string | null
   createdAt: number
   updatedAt: number

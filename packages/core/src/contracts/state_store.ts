@@ -13,6 +13,8 @@
  * - Fencing: every write made under a lease names the run and the lease epoch it holds
  *   (`Fence`). When the run's current epoch differs, or the run is no longer `running`, the
  *   write changes nothing and reports `fenced` (I3, P11).
+ * - A write that changes a run sets its `updatedAt` to `now`; checkpoint writes leave the
+ *   run row as it is.
  *
  * Not in this contract (on purpose): signals, events, children, schedules, retention and
  * remote-step queues arrive with their own issues as new method groups; the batch op union
@@ -39,13 +41,20 @@ export interface NewRun {
   workflow: string
   version: string
   input: string
+  /**
+   * Creation time to record (`createdAt`, `updatedAt`, and `availableAt` of an unclaimed run),
+   * read from the caller's clock. The engine needs to know it exactly: it is what `ctx.now()`
+   * returns before the first step, on the first execution and on every replay.
+   */
+  createdAt: number
 }
 
 /**
  * Create a run unless one with the same id exists (I9).
- * With `claim`, the new run is created already leased (`running`, epoch 1) by `claim.owner`:
- * the starting engine runs it at once without a second write.
- * Result: `created` (with the new epoch: 1 if claimed, else 0) or `exists` (the stored run,
+ * With `claim`, the new run is created already leased (`running`, epoch 1, turns 1,
+ * `availableAt = now + leaseMs`) by `claim.owner`: the starting engine runs it at once
+ * without a second write.
+ * Result: `applied` (with `epoch`: 1 if claimed, else 0) or `exists` (the stored run,
  * untouched, whatever its input: comparing inputs is the caller's business).
  */
 export interface CreateRunOp {
@@ -55,7 +64,7 @@ export interface CreateRunOp {
 }
 
 /**
- * Insert or advance the checkpoint at (runId, seq), fenced.
+ * Insert or advance the checkpoint at (runId, seq), fenced (`checkpoint.runId` is `fence.runId`).
  * - No row yet, or a `retrying`/`waiting` row: the row becomes `checkpoint` → `applied`.
  * - A `completed`/`failed` row already there: nothing changes → `conflict` with the stored
  *   row (the recorded result wins, I1; a retried write of the same row lands here too).
@@ -111,8 +120,9 @@ export interface RenewLeaseOp {
 }
 
 /**
- * Cancel a run that is not terminal: status `cancelled`, `error` recorded, `availableAt`
- * null, and the epoch incremented so the current lease holder's later writes are fenced.
+ * Cancel a run that is not terminal (parked included): status `cancelled`, `error` recorded,
+ * `availableAt` null, `finishedAt = now`, and the epoch incremented so the current lease
+ * holder's later writes are fenced.
  * Results: `applied`, `terminal` (already terminal; nothing changes), `not_found`.
  */
 export interface CancelRunOp {
@@ -160,8 +170,9 @@ export interface ClaimResult {
   /** The claimed runs, as stored after the claim (status `running`, new epoch). */
   claimed: RunRecord[]
   /**
-   * Earliest `availableAt` among the runnable runs still unclaimed after this call
-   * (pending, waiting or running), or null when there is none: when to poll next.
+   * Earliest `availableAt` among the runnable runs this call did not claim (pending, waiting
+   * or running: for a running run, its lease expiry), or null when there is none: when to
+   * poll next.
    */
   nextAvailableAt: number | null
 }
@@ -176,7 +187,7 @@ export interface ListRunsQuery {
 }
 
 export interface RunPage {
-  /** Newest first (createdAt desc, then id desc). */
+  /** Newest first (createdAt desc, then id desc, ids compared by code point = UTF-8 bytes). */
   runs: RunRecord[]
   /** Pass back to get the next page; null on the last page. */
   nextCursor: string | null
@@ -211,8 +222,8 @@ export interface StateStore {
    * version whose status is pending, waiting or running and whose `availableAt <= now`
    * (new work, due timers, expired leases), oldest `availableAt` first. Each claimed run gets
    * status `running`, `leaseOwner = owner`, epoch + 1, turns + 1, `availableAt = now +
-   * leaseMs`. Two concurrent claims never return the same run. Retry: safe (a run claimed by
-   * a call whose outcome was lost is recovered when that lease expires).
+   * leaseMs`, `waitingOn` null. Two concurrent claims never return the same run. Retry: safe
+   * (a run claimed by a call whose outcome was lost is recovered when that lease expires).
    */
   claimRuns(request: ClaimRequest): Promise<ClaimResult>
 
@@ -244,7 +255,7 @@ export interface StateStore {
 
   /**
    * A page of runs, newest first. Rejects with `E_INVALID_CURSOR` for a cursor it did not
-   * issue, and `E_INVALID_ARGUMENT` for a limit outside 1..1000.
+   * issue (garbage or altered), and `E_INVALID_ARGUMENT` for a limit outside 1..1000.
    */
   listRuns(query: ListRunsQuery): Promise<RunPage>
 }

@@ -19,6 +19,9 @@ interface Pending {
   reject(error: unknown): void
 }
 
+export type ResultCallback = (result: OpResult) => void
+export type ErrorCallback = (error: unknown) => void
+
 export interface CommitterOptions {
   store: StateStore
   clock: Clock
@@ -44,11 +47,16 @@ export class Committer {
 
   /** Queue `op`; resolves with its result once its batch is durable. */
   enqueue(op: StoreOp): Promise<OpResult> {
-    if (this.closed) return Promise.reject(new EngineStoppedError('the engine is closed'))
     const { promise, resolve, reject } = Promise.withResolvers<OpResult>()
+    this.submit(op, resolve, reject)
+    return promise
+  }
+
+  /** `enqueue` with callbacks instead of a promise: the per-step hot path. */
+  submit(op: StoreOp, resolve: ResultCallback, reject: ErrorCallback): void {
+    if (this.closed) return reject(new EngineStoppedError('the engine is closed'))
     this.queue.push({ op, resolve, reject })
     this.schedule()
-    return promise
   }
 
   /** Writes queued or in flight. */

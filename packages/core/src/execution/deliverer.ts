@@ -9,20 +9,27 @@
  * in the same macrotask; outcomes for one run arriving in one macrotask queue up and cost one
  * `setImmediate` per extra outcome, not one per step.
  */
+import type { CheckpointRecord } from '../contracts/records.ts'
+
 export interface DeliveryTarget {
   /** Outcomes waiting for this target, oldest first (owned by the deliverer). */
-  readonly deliveryQueue: Array<() => void>
+  readonly deliveryQueue: CheckpointRecord[]
+  /** Hand one outcome to the workflow body. */
+  receive(outcome: CheckpointRecord): void
   /** The deliverer's tick in which this target last received an outcome. */
   lastDeliveryTick: number
+  /** Called in the macrotask after a delivery, once its microtasks have run (idle checks). */
+  afterDrain(): void
 }
 
 export class Deliverer {
   private tick = 1
   private tickBumpScheduled = false
   private readonly backlog = new Set<DeliveryTarget>()
+  private delivered: DeliveryTarget[] = []
 
   /** Deliver `outcome` to `target` now if it has had none in this macrotask, else queue it. */
-  push(target: DeliveryTarget, outcome: () => void): void {
+  push(target: DeliveryTarget, outcome: CheckpointRecord): void {
     if (target.deliveryQueue.length === 0 && target.lastDeliveryTick !== this.tick) {
       this.deliver(target, outcome)
       return
@@ -44,10 +51,11 @@ export class Deliverer {
     this.backlog.delete(target)
   }
 
-  private deliver(target: DeliveryTarget, outcome: () => void): void {
+  private deliver(target: DeliveryTarget, outcome: CheckpointRecord): void {
     target.lastDeliveryTick = this.tick
+    this.delivered.push(target)
     this.scheduleTickBump()
-    outcome()
+    target.receive(outcome)
   }
 
   private scheduleTickBump(): void {
@@ -60,6 +68,9 @@ export class Deliverer {
   private readonly onNewMacrotask = (): void => {
     this.tickBumpScheduled = false
     this.tick += 1
+    const drained = this.delivered
+    this.delivered = []
+    for (const target of drained) target.afterDrain()
     const targets = [...this.backlog]
     this.backlog.clear()
     for (const target of targets) this.deliverNext(target)

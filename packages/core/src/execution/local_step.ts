@@ -14,19 +14,18 @@ import { decideRetry, resolveRetryPolicy, type RetryPolicy } from './retry_polic
 import type { StepRecordInput, TurnRuntime } from './runtime.ts'
 import type { LocalStepOptions, StepContext, StepFn } from './types.ts'
 
-type AttemptResult = { ok: true; value: unknown } | { ok: false; error: unknown }
 
 export function localStep<T>(rt: TurnRuntime, name: string, fn: StepFn<T>, options?: LocalStepOptions): Promise<T> {
   if (typeof name !== 'string' || name.length === 0) throw new InvalidArgumentError('step name must be a non-empty string')
   if (typeof fn !== 'function') throw new InvalidArgumentError(`step "${name}": fn must be a function`)
-  const policy = resolveRetryPolicy(options, rt.retryDefaults)
+  const policy = options === undefined ? rt.defaultRetryPolicy : resolveRetryPolicy(options, rt.retryDefaults)
   if (!rt.live) return rt.never()
   const seq = rt.takeSeq()
   const record = rt.recorded(seq, name, 'local')
   if (record === null) return rt.never()
   const outcome = rt.awaitOutcome<T>(seq)
   if (record?.status === 'completed' || record?.status === 'failed') return outcome
-  void new StepAttempts(rt, { seq, name, fn, policy, timeoutMs: options?.timeoutMs }, record).run()
+  new StepAttempts(rt, { seq, name, fn, policy, timeoutMs: options?.timeoutMs }, record).run()
   return outcome
 }
 
@@ -53,38 +52,70 @@ class StepAttempts {
     this.startedAt = record?.startedAt ?? rt.clock.now()
   }
 
-  async run(): Promise<void> {
+  /**
+   * Callback style on purpose: this is the per-step hot path, and a synchronous step body
+   * completes without a single extra promise.
+   */
+  run(): void {
     this.rt.beginWork()
-    try {
-      await this.loop()
-    } finally {
-      this.rt.endWork()
-    }
+    this.next()
   }
 
-  private async loop(): Promise<void> {
-    while (this.rt.live) {
-      if (this.notBefore > this.rt.clock.now() && !(await this.waitForRetry())) return
-      const result = await this.attempt()
-      if (!this.rt.live) return
-      if (result.ok) return this.succeed(result.value)
-      if (!(await this.failed(result.error))) return
-    }
-  }
-
-  private async attempt(): Promise<AttemptResult> {
+  private next(): void {
+    if (!this.rt.live) return this.rt.endWork()
+    if (this.notBefore > this.rt.clock.now()) return this.waitForRetry()
     this.attempts += 1
     this.emit('step:started')
     failpoint('P4')
-    const { signal, done } = this.attemptSignal()
+    if (this.plan.timeoutMs !== undefined) return void this.attemptWithTimeout(this.plan.timeoutMs)
+    let value: unknown
     try {
-      const value = await this.plan.fn(this.stepContext(signal))
-      return { ok: true, value }
+      value = this.plan.fn(this.stepContext(() => this.rt.signal))
     } catch (error) {
-      return { ok: false, error: signal.aborted && isTimeout(signal.reason) ? signal.reason : error }
+      return this.onFailure(error)
+    }
+    if (isThenable(value)) value.then(this.onSuccess, this.onFailure)
+    else this.onSuccess(value)
+  }
+
+  private async attemptWithTimeout(timeoutMs: number): Promise<void> {
+    const { signal, done } = this.timeoutSignal(timeoutMs)
+    try {
+      this.onSuccess(await this.plan.fn(this.stepContext(() => signal)))
+    } catch (error) {
+      this.onFailure(signal.aborted && isTimeout(signal.reason) ? signal.reason : error)
     } finally {
       done()
     }
+  }
+
+  private readonly onSuccess = (value: unknown): void => {
+    if (this.rt.live) this.succeed(value)
+    this.rt.endWork()
+  }
+
+  private readonly onFailure = (error: unknown): void => {
+    if (!this.rt.live) return this.rt.endWork()
+    const decision = decideRetry(error, this.attempts, this.plan.policy)
+    const encoded = encodeError(error, this.rt.codec)
+    if (!decision.retry) {
+      this.rt.complete(this.step(), { ok: false, error: encoded })
+      this.emit('step:failed', () => serializeError(error))
+      return this.rt.endWork()
+    }
+    this.notBefore = this.rt.clock.now() + decision.delayMs
+    void this.rt.saveRetrying(this.step(), encoded, this.notBefore).then((saved) => {
+      if (!saved) return this.rt.endWork()
+      this.emitRetried(error, decision.delayMs)
+      this.next()
+    })
+  }
+
+  /** Wait out the back-off here (short) or leave it to a later turn (long: the run suspends). */
+  private waitForRetry(): void {
+    const label = `retry of step "${this.plan.name}"`
+    const held = this.rt.waitUntil(this.plan.seq, this.notBefore, label, null, () => this.next())
+    if (!held) this.rt.endWork()
   }
 
   private succeed(value: unknown): void {
@@ -94,41 +125,22 @@ class StepAttempts {
     else this.emit('step:failed', () => this.rt.codec.decode(encoded.error) as SerializedError)
   }
 
-  /** Returns true to try again. */
-  private async failed(error: unknown): Promise<boolean> {
-    const decision = decideRetry(error, this.attempts, this.plan.policy)
-    const encoded = encodeError(error, this.rt.codec)
-    if (!decision.retry) {
-      this.rt.complete(this.step(), { ok: false, error: encoded })
-      this.emit('step:failed', () => serializeError(error))
-      return false
-    }
-    this.notBefore = this.rt.clock.now() + decision.delayMs
-    if (!(await this.rt.saveRetrying(this.step(), encoded, this.notBefore))) return false
-    this.emitRetried(error, decision.delayMs)
-    return true
-  }
-
-  /** Wait out the back-off here (short) or suspend (long). Returns true to attempt now. */
-  private waitForRetry(): Promise<boolean> {
-    const { promise, resolve } = Promise.withResolvers<boolean>()
-    const label = `retry of step "${this.plan.name}"`
-    const held = this.rt.waitUntil(this.plan.seq, this.notBefore, label, null, () => resolve(true))
-    // A durable wait never calls back in this turn: stop counting as work so it can suspend.
-    if (!held) resolve(false)
-    return promise
-  }
-
-  private attemptSignal(): { signal: AbortSignal; done: () => void } {
-    const timeoutMs = this.plan.timeoutMs
-    if (timeoutMs === undefined) return { signal: this.rt.signal, done: () => {} }
+  private timeoutSignal(timeoutMs: number): { signal: AbortSignal; done: () => void } {
     const timeout = new AbortController()
     const timer = setTimeout(() => timeout.abort(new StepTimeoutError(this.plan.name, timeoutMs)), timeoutMs)
     return { signal: AbortSignal.any([this.rt.signal, timeout.signal]), done: () => clearTimeout(timer) }
   }
 
-  private stepContext(signal: AbortSignal): StepContext {
-    return { runId: this.rt.runId, stepName: this.plan.name, attempt: this.attempts, signal }
+  // The signal is made on first access: most steps never look at it.
+  private stepContext(signal: () => AbortSignal): StepContext {
+    return {
+      runId: this.rt.runId,
+      stepName: this.plan.name,
+      attempt: this.attempts,
+      get signal() {
+        return signal()
+      },
+    }
   }
 
   private step(): StepRecordInput {
@@ -150,6 +162,10 @@ class StepAttempts {
     const { runId, workflow, version } = this.rt
     return { runId, workflow, version, seq: this.plan.seq, name: this.plan.name, attempt: this.attempts }
   }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function'
 }
 
 function isTimeout(reason: unknown): boolean {

@@ -7,6 +7,7 @@ import type { Clock } from '../contracts/clock.ts'
 import type { Codec } from '../contracts/codec.ts'
 import type { CheckpointKind, CheckpointRecord } from '../contracts/records.ts'
 import type { EventHub } from '../engine/events.ts'
+import type { RetryPolicy } from './retry_policy.ts'
 import type { RetryOptions } from './types.ts'
 
 /** An outcome ready to record: encoded output, or an encoded SerializedError. */
@@ -32,6 +33,8 @@ export interface TurnRuntime {
   readonly signal: AbortSignal
   /** Retry defaults of the workflow. */
   readonly retryDefaults: RetryOptions | undefined
+  /** The policy of a step given no options (the workflow's defaults, resolved once). */
+  readonly defaultRetryPolicy: RetryPolicy
   /** False once the turn has ended: primitives stop doing anything. */
   readonly live: boolean
 

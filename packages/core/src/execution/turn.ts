@@ -17,6 +17,7 @@ import type { Deliverer, DeliveryTarget } from './deliverer.ts'
 import type { History } from './history.ts'
 import { decodeOutcome } from './outcome.ts'
 import type { EncodedOutcome, StepRecordInput, TurnRuntime } from './runtime.ts'
+import { resolveRetryPolicy, type RetryPolicy } from './retry_policy.ts'
 import type { RetryOptions } from './types.ts'
 import { TurnEnding, type TurnEnd } from './turn_end.ts'
 
@@ -53,7 +54,7 @@ interface DurableWait {
 const NEVER = new Promise<never>(() => {})
 
 export class Turn implements TurnRuntime, DeliveryTarget {
-  readonly deliveryQueue: Array<() => void> = []
+  readonly deliveryQueue: CheckpointRecord[] = []
   lastDeliveryTick = 0
   readonly runId: string
   readonly workflow: string
@@ -63,7 +64,9 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   readonly codec: Codec
   readonly events: EventHub
   readonly retryDefaults: RetryOptions | undefined
-  private readonly abortController = new AbortController()
+  readonly defaultRetryPolicy: RetryPolicy
+  // Created on first use: most turns never look at their signal, and aborting costs.
+  private abortController: AbortController | null = null
   private readonly calls = new Map<number, Call>()
   private readonly waits = new Map<number, DurableWait>()
   private readonly timers = new Set<TimerHandle>()
@@ -88,6 +91,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     this.codec = deps.codec
     this.events = deps.events
     this.retryDefaults = retryDefaults
+    this.defaultRetryPolicy = defaultPolicyFor(retryDefaults)
     this.nextOrder = history.lastOrder + 1
     this.recordedLeft = history.deliveries.length
     this.currentTime = run.createdAt
@@ -95,6 +99,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   }
 
   get signal(): AbortSignal {
+    this.abortController ??= new AbortController()
     return this.abortController.signal
   }
 
@@ -111,7 +116,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     this.deps.deliverer.hold(this)
     for (const record of this.history.deliveries) {
       this.active += 1
-      this.deps.deliverer.push(this, () => this.deliverRecorded(record))
+      this.deps.deliverer.push(this, record)
     }
     let result: Promise<unknown>
     try {
@@ -166,7 +171,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
       failpoint('P6')
       const delivered = result.status === 'conflict' ? result.existing : record
       this.active += 1 // the delivery is work until the body has seen it
-      this.deps.deliverer.push(this, () => this.deliverLive(delivered))
+      this.deps.deliverer.push(this, delivered)
     })
   }
 
@@ -237,13 +242,13 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   }
 
   /** Called by `TurnEnding` when the turn is over: free everything it holds. */
-  dispose(reason: unknown): void {
+  dispose(reason: () => unknown): void {
     for (const timer of this.timers) timer.cancel()
     this.timers.clear()
     this.deps.deliverer.forget(this)
     this.calls.clear()
     this.waits.clear()
-    if (!this.signal.aborted) this.abortController.abort(reason)
+    if (this.abortController !== null && !this.abortController.signal.aborted) this.abortController.abort(reason())
   }
 
   private buildRecord(step: StepRecordInput, status: CheckpointRecord['status'], order: number | null): CheckpointRecord {
@@ -267,7 +272,8 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   /** Queue a fenced write; `onApplied` runs once it is durable, unless the turn ended. */
   private write(op: StoreOp, onApplied: (result: OpResult) => void, onNotApplied?: () => void): void {
     this.active += 1
-    this.deps.committer.enqueue(op).then(
+    this.deps.committer.submit(
+      op,
       (result) => this.afterWrite(result, onApplied, onNotApplied),
       (error: unknown) => {
         onNotApplied?.()
@@ -285,6 +291,12 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     if (!this.live) return onNotApplied?.()
     onApplied(result)
     this.endWork()
+  }
+
+  /** Called by the deliverer: a recorded outcome (replay) or one this turn just committed. */
+  receive(record: CheckpointRecord): void {
+    if (record.order !== null && record.order <= this.history.lastOrder) this.deliverRecorded(record)
+    else this.deliverLive(record)
   }
 
   private deliverRecorded(record: CheckpointRecord): void {
@@ -310,7 +322,11 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     const outcome = decodeOutcome(record, this.codec)
     if (outcome.ok) call.resolve(outcome.value)
     else call.reject(outcome.error)
-    this.checkIdleSoon()
+    // The idle check comes from the deliverer (afterDrain), once the body has reacted.
+  }
+
+  afterDrain(): void {
+    if (this.active === 0 && this.live) this.checkIdleSoon()
   }
 
   private onBodySettled(result: { ok: true; value: unknown } | { ok: false; error: unknown }): void {
@@ -341,6 +357,16 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     }
     void this.ending.park(reason)
   }
+}
+
+const policyCache = new WeakMap<RetryOptions, RetryPolicy>()
+const basePolicy = resolveRetryPolicy()
+
+function defaultPolicyFor(defaults: RetryOptions | undefined): RetryPolicy {
+  if (defaults === undefined) return basePolicy
+  let policy = policyCache.get(defaults)
+  if (policy === undefined) policyCache.set(defaults, (policy = resolveRetryPolicy({}, defaults)))
+  return policy
 }
 
 function identity(record: CheckpointRecord): StepIdentity {

@@ -98,7 +98,7 @@ export class TurnEnding {
   private begin(reason: string): boolean {
     if (!this.live) return false
     this.live = false
-    this.turn.dispose(new Error(reason))
+    this.turn.dispose(() => new Error(reason))
     return true
   }
 

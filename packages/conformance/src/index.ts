@@ -1,0 +1,33 @@
+/**
+ * @cairn/conformance: the suite every StateStore runs. Runner-agnostic: pass your runner's
+ * `test` and a factory of fresh stores.
+ *
+ *   import { test } from 'node:test'
+ *   storeConformance(test, { name: 'sqlite', create: async () => ({ store, cleanup }) })
+ */
+import { badInputTests } from './bad_inputs.ts'
+import { batchFencingTests } from './batch_fencing.ts'
+import { cancelTests } from './cancel.ts'
+import { checkpointTests } from './checkpoints.ts'
+import { claimTests } from './claims_leases.ts'
+import { definer, type StoreFactory, type TestFn } from './harness.ts'
+import { listRunsTests } from './list_runs.ts'
+import { parkTests } from './park_unpark.ts'
+import { payloadTests } from './payloads.ts'
+import { runsCreateTests } from './runs_create.ts'
+import { transitionTests } from './transitions.ts'
+
+export type { StoreFactory, TestFn } from './harness.ts'
+
+export function storeConformance(test: TestFn, factory: StoreFactory): void {
+  runsCreateTests(definer(test, factory, 'createRun'))
+  batchFencingTests(definer(test, factory, 'applyBatch and fencing'))
+  checkpointTests(definer(test, factory, 'checkpoints'))
+  claimTests(definer(test, factory, 'claims and leases'))
+  transitionTests(definer(test, factory, 'suspend, release, finish, park'))
+  cancelTests(definer(test, factory, 'cancelRun'))
+  parkTests(definer(test, factory, 'parkUnrunnable and unpark'))
+  listRunsTests(definer(test, factory, 'listRuns'))
+  badInputTests(definer(test, factory, 'bad inputs'))
+  payloadTests(definer(test, factory, 'payloads and numbers'))
+}

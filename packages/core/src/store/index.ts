@@ -1,0 +1,1 @@
+export { MemoryStore } from './memory/memory_store.ts'

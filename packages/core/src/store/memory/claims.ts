@@ -1,0 +1,61 @@
+/** Leasing runs to engines: claimRuns and reclaimOwned. */
+import type { ClaimRequest, ClaimResult } from '../../contracts/index.ts'
+import type { ClaimQueue } from './claim_index.ts'
+import { copyRun } from './copies.ts'
+import type { RunState } from './run_state.ts'
+import type { StoreState } from './store_state.ts'
+
+export function claimRuns(store: StoreState, request: ClaimRequest): ClaimResult {
+  const queues = store.claims.queuesFor(request.runnable)
+  const taken: RunState[] = []
+  while (taken.length < request.limit) {
+    const state = earliestQueue(queues)?.takeDueBy(request.now)
+    if (state === undefined) break
+    taken.push(state)
+  }
+  // Before the claimed runs are re-indexed: their new lease expiry is not "next".
+  const nextAvailableAt = earliestQueue(queues)?.peek()?.at ?? null
+  for (const state of taken) lease(store, state, request)
+  return { claimed: taken.map((state) => copyRun(state.run)), nextAvailableAt }
+}
+
+/** The queue whose head is due first (a handful of runnable versions: a linear pick). */
+function earliestQueue(queues: readonly ClaimQueue[]): ClaimQueue | undefined {
+  let best: ClaimQueue | undefined
+  let bestAt = Infinity
+  for (const queue of queues) {
+    const at = queue.peek()?.at
+    if (at !== undefined && at < bestAt) {
+      best = queue
+      bestAt = at
+    }
+  }
+  return best
+}
+
+function lease(store: StoreState, state: RunState, request: ClaimRequest): void {
+  const run = state.run
+  store.change(
+    state,
+    {
+      status: 'running',
+      leaseOwner: request.owner,
+      leaseEpoch: run.leaseEpoch + 1,
+      turns: run.turns + 1,
+      availableAt: request.now + request.leaseMs,
+      waitingOn: null,
+    },
+    request.now,
+  )
+}
+
+export function reclaimOwned(store: StoreState, owner: string, now: number): number {
+  const owned: RunState[] = []
+  for (const queue of store.claims.queues()) {
+    for (const state of queue.liveStates()) {
+      if (state.run.status === 'running' && state.run.leaseOwner === owner) owned.push(state)
+    }
+  }
+  for (const state of owned) store.change(state, { availableAt: now }, now)
+  return owned.length
+}

@@ -1,0 +1,72 @@
+/** Batch ops made under a lease: each is fenced, then moves the running run along. */
+import type {
+  FinishRunOp,
+  OpResult,
+  ParkRunOp,
+  ReleaseRunOp,
+  RenewLeaseOp,
+  RunRecord,
+  SuspendRunOp,
+  Fence,
+} from '../../contracts/index.ts'
+import { freezeReason } from './copies.ts'
+import { APPLIED, fencedResult, holdsLease } from './fence.ts'
+import type { StoreState } from './store_state.ts'
+
+function fencedChange(
+  store: StoreState,
+  fence: Fence,
+  changes: () => Partial<RunRecord>,
+  now: number,
+): OpResult {
+  const state = store.runs.get(fence.runId)
+  if (!holdsLease(state, fence)) return fencedResult(state)
+  store.change(state, changes(), now)
+  return APPLIED
+}
+
+export function suspendRun(store: StoreState, op: SuspendRunOp, now: number): OpResult {
+  return fencedChange(
+    store,
+    op.fence,
+    () => ({ status: 'waiting', availableAt: op.wakeAt, waitingOn: op.waitingOn }),
+    now,
+  )
+}
+
+export function releaseRun(store: StoreState, op: ReleaseRunOp, now: number): OpResult {
+  return fencedChange(
+    store,
+    op.fence,
+    () => ({ status: 'pending', availableAt: op.availableAt }),
+    now,
+  )
+}
+
+export function finishRun(store: StoreState, op: FinishRunOp, now: number): OpResult {
+  return fencedChange(
+    store,
+    op.fence,
+    () => ({
+      status: op.status,
+      output: op.output,
+      error: op.error,
+      availableAt: null,
+      finishedAt: now,
+    }),
+    now,
+  )
+}
+
+export function parkRun(store: StoreState, op: ParkRunOp, now: number): OpResult {
+  return fencedChange(
+    store,
+    op.fence,
+    () => ({ status: 'parked', parkReason: freezeReason(op.reason), availableAt: null }),
+    now,
+  )
+}
+
+export function renewLease(store: StoreState, op: RenewLeaseOp, now: number): OpResult {
+  return fencedChange(store, op.fence, () => ({ availableAt: now + op.leaseMs }), now)
+}

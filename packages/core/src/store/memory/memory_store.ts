@@ -1,0 +1,74 @@
+/**
+ * The in-memory StateStore: the reference implementation of the contract, used by unit tests
+ * and the test harness. Not durable: everything is gone with the process. `close()` keeps
+ * the data, so a harness can stop one engine and open the same store under another to play
+ * a restart.
+ *
+ * Every method does its work synchronously, so each call is atomic with respect to every
+ * other (two concurrent claims cannot interleave). It is also built to be fast: the engine
+ * benchmark pushes its group commits through it.
+ */
+import type {
+  CheckpointRecord,
+  ClaimRequest,
+  ClaimResult,
+  ListRunsQuery,
+  OpResult,
+  ParkReason,
+  RunPage,
+  RunRecord,
+  StateStore,
+  StoreOp,
+  WorkflowKey,
+} from '../../contracts/index.ts'
+import { applyBatch } from './apply_batch.ts'
+import { claimRuns, reclaimOwned } from './claims.ts'
+import { parkUnrunnable, unpark } from './parking.ts'
+import { getRun, listRuns, loadCheckpoints } from './queries.ts'
+import { StoreState } from './store_state.ts'
+
+export class MemoryStore implements StateStore {
+  readonly kind = 'memory'
+  readonly #state = new StoreState()
+
+  async open(): Promise<void> {}
+
+  async close(): Promise<void> {}
+
+  async applyBatch(ops: readonly StoreOp[], now: number): Promise<OpResult[]> {
+    return applyBatch(this.#state, ops, now)
+  }
+
+  async claimRuns(request: ClaimRequest): Promise<ClaimResult> {
+    return claimRuns(this.#state, request)
+  }
+
+  async reclaimOwned(owner: string, now: number): Promise<number> {
+    return reclaimOwned(this.#state, owner, now)
+  }
+
+  async parkUnrunnable(
+    runnable: readonly WorkflowKey[],
+    olderThan: number,
+    reason: ParkReason,
+    now: number,
+  ): Promise<number> {
+    return parkUnrunnable(this.#state, runnable, olderThan, reason, now)
+  }
+
+  async unpark(keys: readonly WorkflowKey[], reasonCode: string, now: number): Promise<number> {
+    return unpark(this.#state, keys, reasonCode, now)
+  }
+
+  async getRun(runId: string): Promise<RunRecord | null> {
+    return getRun(this.#state, runId)
+  }
+
+  async loadCheckpoints(runId: string): Promise<CheckpointRecord[]> {
+    return loadCheckpoints(this.#state, runId)
+  }
+
+  async listRuns(query: ListRunsQuery): Promise<RunPage> {
+    return listRuns(this.#state, query)
+  }
+}

@@ -1,0 +1,54 @@
+/** Reads: getRun, loadCheckpoints, listRuns. */
+import type {
+  CheckpointRecord,
+  ListRunsQuery,
+  RunPage,
+  RunRecord,
+  RunStatus,
+} from '../../contracts/index.ts'
+import { InvalidArgumentError } from '../../errors/index.ts'
+import { copyCheckpoint, copyRun } from './copies.ts'
+import { decodeCursor, encodeCursor } from './cursor.ts'
+import type { StoreState } from './store_state.ts'
+
+export function getRun(store: StoreState, runId: string): RunRecord | null {
+  const state = store.runs.get(runId)
+  return state === undefined ? null : copyRun(state.run)
+}
+
+export function loadCheckpoints(store: StoreState, runId: string): CheckpointRecord[] {
+  const checkpoints = store.runs.get(runId)?.checkpoints
+  if (checkpoints === undefined) return []
+  return [...checkpoints.values()].sort((a, b) => a.seq - b.seq).map(copyCheckpoint)
+}
+
+const DEFAULT_LIMIT = 50
+const MAX_LIMIT = 1000
+
+export function listRuns(store: StoreState, query: ListRunsQuery): RunPage {
+  const limit = checkLimit(query.limit)
+  const after = query.cursor === undefined ? null : decodeCursor(query.cursor)
+  const filter = { workflow: query.workflow, statuses: statusSet(query.status) }
+  const { states, more } = store.listing.page(filter, after, limit)
+  const last = states[states.length - 1]
+  return {
+    runs: states.map((state) => copyRun(state.run)),
+    nextCursor: more && last !== undefined ? encodeCursor(last.run) : null,
+  }
+}
+
+function checkLimit(limit: number | undefined): number {
+  if (limit === undefined) return DEFAULT_LIMIT
+  if (Number.isInteger(limit) && limit >= 1 && limit <= MAX_LIMIT) return limit
+  throw new InvalidArgumentError(
+    `listRuns limit must be an integer in 1..${MAX_LIMIT}, got ${limit}`,
+    {
+      details: { limit },
+    },
+  )
+}
+
+function statusSet(status: ListRunsQuery['status']): ReadonlySet<RunStatus> | null {
+  if (status === undefined) return null
+  return new Set(typeof status === 'string' ? [status] : status)
+}

@@ -1,0 +1,64 @@
+/**
+ * Runs in (createdAt, id) order for listRuns. Runs are created in roughly increasing time,
+ * so an insert is almost always an append; out-of-order ones are spliced in after a binary
+ * search. Pages walk backwards from the cursor position (keyset pagination): runs created
+ * between two pages never shift the next page.
+ */
+import type { RunStatus } from '../../contracts/index.ts'
+import { compareCodePoints } from './code_point_order.ts'
+import type { CursorPosition } from './cursor.ts'
+import type { RunState } from './run_state.ts'
+
+export interface ListFilter {
+  workflow: string | undefined
+  statuses: ReadonlySet<RunStatus> | null
+}
+
+function comparePosition(a: CursorPosition, b: CursorPosition): number {
+  return a.createdAt - b.createdAt || compareCodePoints(a.id, b.id)
+}
+
+export class RunListing {
+  readonly #states: RunState[] = []
+
+  insert(state: RunState): void {
+    const states = this.#states
+    const last = states[states.length - 1]
+    if (last === undefined || comparePosition(last.run, state.run) < 0) states.push(state)
+    else states.splice(this.#lowerBound(state.run), 0, state)
+  }
+
+  /**
+   * Up to `limit` matching runs older than `after` (all when null), newest first, and
+   * whether more match beyond them.
+   */
+  page(filter: ListFilter, after: CursorPosition | null, limit: number) {
+    const found: RunState[] = []
+    let i = (after === null ? this.#states.length : this.#lowerBound(after)) - 1
+    for (; i >= 0 && found.length <= limit; i--) {
+      const state = this.#states[i] as RunState
+      if (matches(state, filter)) found.push(state)
+    }
+    // One extra match was looked for only to know whether another page exists.
+    const more = found.length > limit
+    return { states: more ? found.slice(0, limit) : found, more }
+  }
+
+  /** Index of the first run at or after `position`. */
+  #lowerBound(position: CursorPosition): number {
+    let low = 0
+    let high = this.#states.length
+    while (low < high) {
+      const mid = (low + high) >> 1
+      if (comparePosition((this.#states[mid] as RunState).run, position) < 0) low = mid + 1
+      else high = mid
+    }
+    return low
+  }
+}
+
+function matches(state: RunState, filter: ListFilter): boolean {
+  const run = state.run
+  if (filter.workflow !== undefined && run.workflow !== filter.workflow) return false
+  return filter.statuses === null || filter.statuses.has(run.status)
+}

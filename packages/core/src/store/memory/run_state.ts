@@ -1,0 +1,32 @@
+import type { CheckpointRecord, RunRecord, RunStatus } from '../../contracts/index.ts'
+
+/**
+ * One run as the memory store holds it. `run` never leaves the store: it is changed in
+ * place and handed out as a copy, so no write deep-clones anything.
+ */
+export interface RunState {
+  run: RunRecord
+  /** The run's checkpoints by seq. */
+  checkpoints: Map<number, CheckpointRecord>
+  /** Bumped whenever the run is re-indexed for claims: index entries with an older token are stale. */
+  claimToken: number
+  /** True while the run has a live entry in the claim index. */
+  indexed: boolean
+}
+
+const TERMINAL: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'cancelled'])
+
+export function isTerminal(status: RunStatus): boolean {
+  return TERMINAL.has(status)
+}
+
+/** When a claim may take the run, or null when nothing makes it claimable by itself. */
+export function claimableAt(run: RunRecord): number | null {
+  const status = run.status
+  if (status === 'pending' || status === 'waiting' || status === 'running') return run.availableAt
+  return null
+}
+
+export function newRunState(run: RunRecord): RunState {
+  return { run, checkpoints: new Map(), claimToken: 0, indexed: false }
+}

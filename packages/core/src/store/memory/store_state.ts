@@ -1,0 +1,30 @@
+import type { RunRecord } from '../../contracts/index.ts'
+import { ClaimIndex } from './claim_index.ts'
+import { RunListing } from './run_listing.ts'
+import { newRunState, type RunState } from './run_state.ts'
+
+/** Everything a MemoryStore holds, with the indexes kept in step with every change. */
+export class StoreState {
+  readonly runs = new Map<string, RunState>()
+  readonly claims = new ClaimIndex()
+  /** Parked runs, for unpark (few, so scanned). */
+  readonly parked = new Set<RunState>()
+  readonly listing = new RunListing()
+
+  addRun(run: RunRecord): RunState {
+    const state = newRunState(run)
+    this.runs.set(run.id, state)
+    this.listing.insert(state)
+    this.claims.update(state)
+    return state
+  }
+
+  /** Apply `changes` to a run (stamping `updatedAt`) and re-index it. */
+  change(state: RunState, changes: Partial<RunRecord>, now: number): void {
+    Object.assign(state.run, changes)
+    state.run.updatedAt = now
+    this.claims.update(state)
+    if (state.run.status === 'parked') this.parked.add(state)
+    else this.parked.delete(state)
+  }
+}
