@@ -39,6 +39,9 @@ export class Driver {
   private draining = false
   private renewTimer: TimerHandle | null = null
   private parkTimer: TimerHandle | null = null
+  // Engine timers never hold the process open; while driving, this one handle does, so a
+  // worker process stays up until drain/close (like a server with a listening socket).
+  private keepAlive: NodeJS.Timeout | null = null
 
   constructor(deps: DriverDeps) {
     this.deps = deps
@@ -71,6 +74,7 @@ export class Driver {
     await store.unpark(this.deps.registry.keys(), ErrorCodes.WORKFLOW_NOT_REGISTERED, clock.now())
     this.driving = true
     this.draining = false
+    this.keepAlive ??= setInterval(() => {}, 1 << 30)
     this.scheduleRenewals()
     this.scheduleParkSweep(0)
     this.polls.now()
@@ -135,6 +139,8 @@ export class Driver {
     await this.deps.committer.settle()
     this.renewTimer?.cancel()
     this.driving = false
+    if (this.keepAlive !== null) clearInterval(this.keepAlive)
+    this.keepAlive = null
     return { finished: left.length === 0, released: left.length }
   }
 

@@ -70,7 +70,7 @@ class StepAttempts {
     if (this.plan.timeoutMs !== undefined) return void this.attemptWithTimeout(this.plan.timeoutMs)
     let value: unknown
     try {
-      value = this.plan.fn(this.stepContext(() => this.rt.signal))
+      value = this.plan.fn(this.stepContext(null))
     } catch (error) {
       return this.onFailure(error)
     }
@@ -81,7 +81,7 @@ class StepAttempts {
   private async attemptWithTimeout(timeoutMs: number): Promise<void> {
     const { signal, done } = this.timeoutSignal(timeoutMs)
     try {
-      this.onSuccess(await this.plan.fn(this.stepContext(() => signal)))
+      this.onSuccess(await this.plan.fn(this.stepContext(signal)))
     } catch (error) {
       this.onFailure(signal.aborted && isTimeout(signal.reason) ? signal.reason : error)
     } finally {
@@ -131,16 +131,8 @@ class StepAttempts {
     return { signal: AbortSignal.any([this.rt.signal, timeout.signal]), done: () => clearTimeout(timer) }
   }
 
-  // The signal is made on first access: most steps never look at it.
-  private stepContext(signal: () => AbortSignal): StepContext {
-    return {
-      runId: this.rt.runId,
-      stepName: this.plan.name,
-      attempt: this.attempts,
-      get signal() {
-        return signal()
-      },
-    }
+  private stepContext(signal: AbortSignal | null): StepContext {
+    return new AttemptContext(this.rt, this.plan.name, this.attempts, signal)
   }
 
   private step(): StepRecordInput {
@@ -161,6 +153,27 @@ class StepAttempts {
   private ref() {
     const { runId, workflow, version } = this.rt
     return { runId, workflow, version, seq: this.plan.seq, name: this.plan.name, attempt: this.attempts }
+  }
+}
+
+/** What a step function receives. The turn's signal is only made when asked for. */
+class AttemptContext implements StepContext {
+  readonly runId: string
+  readonly stepName: string
+  readonly attempt: number
+  readonly #rt: TurnRuntime
+  readonly #signal: AbortSignal | null
+
+  constructor(rt: TurnRuntime, stepName: string, attempt: number, signal: AbortSignal | null) {
+    this.runId = rt.runId
+    this.stepName = stepName
+    this.attempt = attempt
+    this.#rt = rt
+    this.#signal = signal
+  }
+
+  get signal(): AbortSignal {
+    return this.#signal ?? this.#rt.signal
   }
 }
 
