@@ -22,7 +22,7 @@ const RANDOM_KILLS = LONG ? 300 : 30
 const FAILPOINTS: Record<string, string> = { P3: 'P3=0.3', P4: 'P4=0.01', P5: 'P5=0.01', P6: 'P6=0.01' }
 const FAILPOINT_ROUNDS = LONG ? 6 : 2
 
-test(`crash test: ${WORKFLOWS} workflows, ${RANDOM_KILLS} random SIGKILLs + failpoints P3–P7`, { timeout: LONG ? 3_600_000 : 240_000 }, async () => {
+void test(`crash test: ${WORKFLOWS} workflows, ${RANDOM_KILLS} random SIGKILLs + failpoints P3–P7`, { timeout: LONG ? 3_600_000 : 240_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'cairn-crash-'))
   const db = join(dir, 'crash.db')
   const ledger = join(dir, 'ledger.txt')

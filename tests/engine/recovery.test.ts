@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import type { WorkflowContext } from '@cairn/core'
 import { FakeClock } from '@cairn/core/testing'
 import { eachStore } from '../helpers/harness.ts'
 
@@ -8,7 +9,7 @@ const hang = () => new Promise<never>(() => {})
 eachStore('recovery and fencing', (test) => {
   test('an expired lease is recovered by another engine, which replays without re-running completed steps', async (env) => {
     const runs: Record<string, number> = {}
-    const body = (freeze: boolean) => async (ctx: import('@cairn/core').WorkflowContext) => {
+    const body = (freeze: boolean) => async (ctx: WorkflowContext) => {
       const a = await ctx.localStep('a', () => ((runs.a = (runs.a ?? 0) + 1), 1))
       const b = await ctx.localStep('b', () => ((runs.b = (runs.b ?? 0) + 1), a + 1))
       const c = await ctx.localStep('c', () => (freeze ? hang() : ((runs.c = (runs.c ?? 0) + 1), b + 1)))

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import type { WorkflowContext } from '@cairn/core'
 import { eachStore } from '../helpers/harness.ts'
 
 eachStore('durable timers', (test) => {
@@ -30,7 +31,7 @@ eachStore('durable timers', (test) => {
 
   test('a timer due while every engine was down fires once after restart', async (env) => {
     const first = await env.engine({ instanceId: 'one' })
-    const body = async (ctx: import('@cairn/core').WorkflowContext) => {
+    const body = async (ctx: WorkflowContext) => {
       await ctx.sleepUntil(new Date(env.clock.now() + 60_000))
       return 'fired'
     }
@@ -39,7 +40,8 @@ eachStore('durable timers', (test) => {
     await env.settle()
     await first.close()
     await env.skip(3_600_000) // nobody is running
-    assert.equal((await first.store.getRun(runId))?.status, 'waiting')
+    const observer = await env.engine({ instanceId: 'observer', drive: false })
+    assert.equal((await observer.getRun(runId))?.status, 'waiting')
     let fired = 0
     const second = await env.engine({ instanceId: 'two' })
     second.register('t', 1, async (ctx) => {

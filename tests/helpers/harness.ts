@@ -20,8 +20,8 @@ export interface Env {
 
 export function eachStore(title: string, body: (t: (name: string, fn: (env: Env) => Promise<void>) => void) => void): void {
   for (const storeName of selectedStores()) {
-    describe(`${title} [${storeName}]`, () => {
-      body((name, fn) => test(name, () => withEnv(storeName, fn)))
+    void describe(`${title} [${storeName}]`, () => {
+      body((name, fn) => void test(name, () => withEnv(storeName, fn)))
     })
   }
 }

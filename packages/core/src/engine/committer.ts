@@ -82,7 +82,7 @@ export class Committer {
   private schedule(): void {
     if (this.scheduled || this.flushing) return
     this.scheduled = true
-    setImmediate(this.flush)
+    setImmediate(() => void this.flush())
   }
 
   private readonly flush = async (): Promise<void> => {

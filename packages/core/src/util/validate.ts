@@ -6,6 +6,7 @@ import { InvalidArgumentError } from '../errors/index.ts'
 
 const MAX_ID_LENGTH = 255
 // C0/C1 control characters, and lone surrogates (not well-formed UTF-16).
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
 
 /** Throws E_INVALID_ARGUMENT unless `value` is a 1..255-char printable, well-formed string. */
