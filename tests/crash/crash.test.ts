@@ -132,7 +132,8 @@ async function checkInvariants(client: Engine, execs: ReturnType<typeof readLedg
   assert.ok(sleeps > 0)
   const db = new DatabaseSync(dbPath)
   try {
-    assert.deepEqual(db.prepare('PRAGMA integrity_check').all(), [{ integrity_check: 'ok' }])
+    const rows = db.prepare('PRAGMA integrity_check').all() as Array<{ integrity_check: string }>
+    assert.deepEqual(rows.map((r) => r.integrity_check), ['ok'])
   } finally {
     db.close()
   }

@@ -1,0 +1,2 @@
+export { SqliteStore, createSqliteStore } from './sqlite_store.ts'
+export type { SqliteStoreOptions } from './options.ts'

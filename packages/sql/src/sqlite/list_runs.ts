@@ -1,0 +1,74 @@
+/**
+ * listRuns: newest first by (created_at, id), keyset-paginated so a page costs the same at
+ * any depth. One statement per filter shape, cached. Fetches limit + 1 rows to know whether
+ * there is a next page.
+ */
+import { InvalidArgumentError } from '@cairn/core'
+import type { ListRunsQuery, RunPage, RunStatus } from '@cairn/core/contracts'
+import type { SQLInputValue } from 'node:sqlite'
+import { decodeCursor, encodeCursor } from './cursor.ts'
+import { RUN_COLUMNS, toRunRecord, type RunRow } from './row_mapping.ts'
+import type { StatementCache } from './statement_cache.ts'
+
+const DEFAULT_LIMIT = 50
+const MAX_LIMIT = 1000
+
+interface Shape {
+  workflow: boolean
+  statusCount: number | null
+  cursor: boolean
+}
+
+export function listRuns(cache: StatementCache, query: ListRunsQuery): RunPage {
+  const limit = validLimit(query.limit)
+  const statuses = statusList(query.status)
+  if (statuses?.length === 0) return { runs: [], nextCursor: null }
+  const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
+  const shape = {
+    workflow: query.workflow !== undefined,
+    statusCount: statuses?.length ?? null,
+    cursor: !!cursor,
+  }
+  const params: SQLInputValue[] = [
+    ...(query.workflow !== undefined ? [query.workflow] : []),
+    ...(statuses ?? []),
+    ...(cursor ? [cursor.createdAt, cursor.id] : []),
+    limit + 1,
+  ]
+  const rows = cache
+    .get(shapeKey(shape), () => listSql(shape), true)
+    .all(...params) as unknown as RunRow[]
+  const runs = rows.slice(0, limit).map(toRunRecord)
+  const last = runs[runs.length - 1]
+  return { runs, nextCursor: rows.length > limit && last ? encodeCursor(last) : null }
+}
+
+function validLimit(limit: number | undefined): number {
+  if (limit === undefined) return DEFAULT_LIMIT
+  if (Number.isInteger(limit) && limit >= 1 && limit <= MAX_LIMIT) return limit
+  throw new InvalidArgumentError(
+    `listRuns: limit must be an integer in 1..${MAX_LIMIT}, got ${limit}`,
+  )
+}
+
+/** null: no status filter. An empty list matches no run. */
+function statusList(status: ListRunsQuery['status']): readonly RunStatus[] | null {
+  if (status === undefined) return null
+  return typeof status === 'string' ? [status] : status
+}
+
+function shapeKey(shape: Shape): string {
+  return `list:${shape.workflow ? 'w' : '-'}:${shape.statusCount ?? '-'}:${shape.cursor ? 'c' : '-'}`
+}
+
+function listSql(shape: Shape): string {
+  const where = [
+    shape.workflow ? 'workflow = ?' : null,
+    shape.statusCount === null
+      ? null
+      : `status IN (${Array(shape.statusCount).fill('?').join(', ')})`,
+    shape.cursor ? '(created_at, id) < (?, ?)' : null,
+  ].filter((term) => term !== null)
+  const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''
+  return `SELECT ${RUN_COLUMNS} FROM cairn_runs ${whereSql} ORDER BY created_at DESC, id DESC LIMIT ?`
+}

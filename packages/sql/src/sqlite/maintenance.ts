@@ -1,0 +1,47 @@
+/** Bulk run moves an engine makes at boot and on registry changes: each one UPDATE. */
+import type { ParkReason, WorkflowKey } from '@cairn/core/contracts'
+import type { StatementCache } from './statement_cache.ts'
+import type { Statements } from './statements.ts'
+import { keyRows, keyValues } from './workflow_keys.ts'
+
+export function reclaimOwned(s: Statements, owner: string, now: number): number {
+  return Number(s.reclaimOwned.run(now, now, owner).changes)
+}
+
+/** Claimable since `olderThan` and of no runnable version: parked, off the claim queue. */
+export function parkUnrunnable(
+  cache: StatementCache,
+  runnable: readonly WorkflowKey[],
+  olderThan: number,
+  reason: ParkReason,
+  now: number,
+): number {
+  const statement = cache.get(`park:${runnable.length}`, () => parkSql(runnable.length))
+  return Number(
+    statement.run(JSON.stringify(reason), now, olderThan, ...keyValues(runnable)).changes,
+  )
+}
+
+function parkSql(keyCount: number): string {
+  const notRunnable =
+    keyCount === 0 ? '' : `AND (workflow, version) NOT IN (VALUES ${keyRows(keyCount)})`
+  return `UPDATE cairn_runs SET status = 'parked', park_reason = ?, available_at = NULL, waiting_on = NULL,
+    updated_at = ? WHERE available_at IS NOT NULL AND available_at <= ? ${notRunnable}`
+}
+
+/** Parked runs found through the status index; the reason code is matched inside its JSON. */
+export function unpark(
+  cache: StatementCache,
+  keys: readonly WorkflowKey[],
+  reasonCode: string,
+  now: number,
+): number {
+  if (keys.length === 0) return 0
+  const statement = cache.get(`unpark:${keys.length}`, () => unparkSql(keys.length))
+  return Number(statement.run(now, now, reasonCode, ...keyValues(keys)).changes)
+}
+
+function unparkSql(keyCount: number): string {
+  return `UPDATE cairn_runs SET status = 'pending', available_at = ?, park_reason = NULL, updated_at = ?
+    WHERE status = 'parked' AND park_reason ->> '$.code' = ? AND (workflow, version) IN (VALUES ${keyRows(keyCount)})`
+}

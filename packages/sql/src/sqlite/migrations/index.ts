@@ -1,0 +1,9 @@
+import { initial } from './001_initial.ts'
+import type { Migration } from './migration.ts'
+
+export type { Migration } from './migration.ts'
+
+/** Every migration, in revision order. Append only. */
+export const migrations: readonly Migration[] = [initial]
+
+export const latestRevision = migrations.length

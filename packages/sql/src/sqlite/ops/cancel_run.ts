@@ -1,0 +1,15 @@
+import type { CancelRunOp, OpResult, RunStatus } from '@cairn/core/contracts'
+import type { Statements } from '../statements.ts'
+
+/** Cancel unless terminal; RETURNING gives the new epoch without a second statement. */
+export function cancelRun(s: Statements, op: CancelRunOp, now: number): OpResult {
+  const updated = s.cancelRun.get(op.error, now, now, op.runId) as
+    { lease_epoch: number } | undefined
+  if (updated !== undefined) return { status: 'applied', epoch: updated.lease_epoch }
+  const row = s.selectFence.get(op.runId) as { status: string; lease_epoch: number } | undefined
+  if (row === undefined) return { status: 'not_found' }
+  return {
+    status: 'terminal',
+    current: { status: row.status as RunStatus, epoch: row.lease_epoch },
+  }
+}

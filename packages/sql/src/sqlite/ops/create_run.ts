@@ -1,0 +1,27 @@
+import type { CreateRunOp, OpResult } from '@cairn/core/contracts'
+import { toRunRecord, type RunRow } from '../row_mapping.ts'
+import type { Statements } from '../statements.ts'
+
+/**
+ * Insert unless the id exists (I9). Times come from the caller's `run.createdAt`; a claimed
+ * create starts `running` at epoch 1 with its lease running from the batch time.
+ */
+export function createRun(s: Statements, op: CreateRunOp, now: number): OpResult {
+  const { run, claim } = op
+  const epoch = claim ? 1 : 0
+  const { changes } = s.insertRun.run(
+    run.id,
+    run.workflow,
+    run.version,
+    claim ? 'running' : 'pending',
+    run.input,
+    run.createdAt,
+    run.createdAt,
+    claim ? now + claim.leaseMs : run.createdAt,
+    claim ? claim.owner : null,
+    epoch,
+    epoch,
+  )
+  if (Number(changes) > 0) return { status: 'applied', epoch }
+  return { status: 'exists', run: toRunRecord(s.selectRun.get(run.id) as unknown as RunRow) }
+}

@@ -1,0 +1,32 @@
+import { InvalidArgumentError } from '@cairn/core'
+import type { OpResult, SaveCheckpointOp } from '@cairn/core/contracts'
+import { checkpointValues, toCheckpointRecord, type CheckpointRow } from '../row_mapping.ts'
+import type { Statements } from '../statements.ts'
+import { fencedResult } from './fenced_result.ts'
+
+/**
+ * One statement inserts or advances the row under the fence. When nothing changed, the
+ * fence is checked first (a fenced writer learns it lost the lease), then the stored row is
+ * returned as the conflict (the recorded outcome wins, I1).
+ */
+export function saveCheckpoint(s: Statements, op: SaveCheckpointOp): OpResult {
+  const { fence, checkpoint } = op
+  if (checkpoint.runId !== fence.runId) {
+    throw new InvalidArgumentError(
+      `saveCheckpoint: checkpoint of run ${checkpoint.runId} written under the fence of run ${fence.runId}`,
+      { details: { runId: checkpoint.runId, fenceRunId: fence.runId } },
+    )
+  }
+  const { changes } = s.saveCheckpoint.run(...checkpointValues(checkpoint), fence.epoch)
+  if (Number(changes) > 0) return { status: 'applied' }
+  const fenced = fencedResult(s, fence.runId)
+  if (fenced.status === 'fenced' && isStillLeased(fenced.current, fence.epoch)) {
+    const row = s.selectCheckpoint.get(checkpoint.runId, checkpoint.seq) as unknown as CheckpointRow
+    return { status: 'conflict', existing: toCheckpointRecord(row) }
+  }
+  return fenced
+}
+
+function isStillLeased(current: { status: string; epoch: number } | null, epoch: number): boolean {
+  return current !== null && current.status === 'running' && current.epoch === epoch
+}

@@ -1,0 +1,122 @@
+/**
+ * Rows as SQLite returns them ↔ the records the engine sees. Column lists live here, once.
+ * Run and checkpoint rows are read as arrays (`setReturnArrays`): node:sqlite builds a
+ * 16-field object about twice as slowly as an array, and run reads are frequent (every
+ * waitForRun poll, every claim, every list page).
+ */
+import type {
+  CheckpointRecord,
+  CheckpointKind,
+  CheckpointStatus,
+  ParkReason,
+  RunRecord,
+  RunStatus,
+} from '@cairn/core/contracts'
+
+/** Run columns, in RunRow order. */
+export const RUN_COLUMNS =
+  'id, workflow, version, status, input, output, error, park_reason, waiting_on, created_at, ' +
+  'updated_at, finished_at, available_at, lease_owner, lease_epoch, turns'
+
+/** Stored checkpoint columns after the run key, in the order of checkpointValues. */
+export const CHECKPOINT_COLUMNS =
+  'seq, name, kind, status, attempts, delivery_order, output, error, wake_at, started_at, updated_at'
+
+/** A checkpoint as read, in CheckpointRow order: `c` joined to its run `r` for the run's id. */
+export const CHECKPOINT_SELECT = `r.id, ${CHECKPOINT_COLUMNS.split(', ')
+  .map((column) => `c.${column}`)
+  .join(', ')}`
+
+export type RunRow = [
+  id: string,
+  workflow: string,
+  version: string,
+  status: string,
+  input: string,
+  output: string | null,
+  error: string | null,
+  parkReason: string | null,
+  waitingOn: string | null,
+  createdAt: number,
+  updatedAt: number,
+  finishedAt: number | null,
+  availableAt: number | null,
+  leaseOwner: string | null,
+  leaseEpoch: number,
+  turns: number,
+]
+
+export type CheckpointRow = [
+  runId: string,
+  seq: number,
+  name: string,
+  kind: string,
+  status: string,
+  attempts: number,
+  order: number | null,
+  output: string | null,
+  error: string | null,
+  wakeAt: number | null,
+  startedAt: number,
+  updatedAt: number,
+]
+
+export function toRunRecord(row: RunRow): RunRecord {
+  const [id, workflow, version, status, input, output, error, parkReason, waitingOn, ...rest] = row
+  const [createdAt, updatedAt, finishedAt, availableAt, leaseOwner, leaseEpoch, turns] = rest
+  return {
+    id,
+    workflow,
+    version,
+    status: status as RunStatus,
+    input,
+    output,
+    error,
+    parkReason: parkReason === null ? null : (JSON.parse(parkReason) as ParkReason),
+    waitingOn,
+    createdAt,
+    updatedAt,
+    finishedAt,
+    availableAt,
+    leaseOwner,
+    leaseEpoch,
+    turns,
+  }
+}
+
+export function toCheckpointRecord(row: CheckpointRow): CheckpointRecord {
+  const [runId, seq, name, kind, status, attempts, order, output, error, ...times] = row
+  const [wakeAt, startedAt, updatedAt] = times
+  return {
+    runId,
+    seq,
+    name,
+    kind: kind as CheckpointKind,
+    status: status as CheckpointStatus,
+    attempts,
+    order,
+    output,
+    error,
+    wakeAt,
+    startedAt,
+    updatedAt,
+  }
+}
+
+/** Bind values of a checkpoint: the run id (looked up for its key), then CHECKPOINT_COLUMNS. */
+export function checkpointValues(cp: CheckpointRecord) {
+  return [
+    cp.runId,
+    cp.seq,
+    cp.name,
+    cp.kind,
+    cp.status,
+    cp.attempts,
+    cp.order,
+    cp.output,
+    cp.error,
+    cp.wakeAt,
+    cp.startedAt,
+    cp.updatedAt,
+  ] as const
+}

@@ -1,0 +1,51 @@
+CREATE TABLE cairn_checkpoints (
+  run_key INTEGER NOT NULL REFERENCES cairn_runs (key) ON DELETE CASCADE,
+  seq INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  status TEXT NOT NULL,
+  attempts INTEGER NOT NULL,
+  delivery_order INTEGER,
+  output TEXT,
+  error TEXT,
+  wake_at INTEGER,
+  started_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (run_key, seq)
+) STRICT;
+
+CREATE TABLE cairn_runs (
+  key INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  workflow TEXT NOT NULL,
+  version TEXT NOT NULL,
+  status TEXT NOT NULL,
+  input TEXT NOT NULL,
+  output TEXT,
+  error TEXT,
+  park_reason TEXT,
+  waiting_on TEXT,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  finished_at INTEGER,
+  available_at INTEGER,
+  lease_owner TEXT,
+  lease_epoch INTEGER NOT NULL,
+  turns INTEGER NOT NULL,
+  CHECK (available_at IS NULL OR status IN ('pending', 'running', 'waiting')),
+  CHECK (status <> 'running' OR available_at IS NOT NULL)
+) STRICT;
+
+CREATE TABLE cairn_schema (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  revision INTEGER NOT NULL
+) STRICT;
+
+CREATE INDEX cairn_runs_claimable ON cairn_runs (available_at, workflow, version)
+  WHERE available_at IS NOT NULL;
+
+CREATE INDEX cairn_runs_created ON cairn_runs (created_at DESC, id DESC);
+
+CREATE INDEX cairn_runs_status_created ON cairn_runs (status, created_at DESC, id DESC);
+
+CREATE INDEX cairn_runs_workflow_created ON cairn_runs (workflow, created_at DESC, id DESC);

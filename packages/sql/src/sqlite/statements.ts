@@ -1,0 +1,72 @@
+/**
+ * Every fixed statement, prepared once when the store opens. Writes are single conditional
+ * statements: the fence (epoch and `running`) sits in the WHERE clause, so `changes` tells
+ * applied from not applied without a read on the success path.
+ */
+import type { DatabaseSync, StatementSync } from 'node:sqlite'
+import { CHECKPOINT_COLUMNS, CHECKPOINT_SELECT, RUN_COLUMNS } from './row_mapping.ts'
+import type { TransactionStatements } from './transaction.ts'
+
+/** Appended to a run UPDATE: the write applies only under the current lease. */
+const FENCED = `WHERE id = ? AND lease_epoch = ? AND status = 'running'`
+
+const SQL = {
+  insertRun: `INSERT INTO cairn_runs (id, workflow, version, status, input, created_at, updated_at,
+    available_at, lease_owner, lease_epoch, turns)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+  selectRun: `SELECT ${RUN_COLUMNS} FROM cairn_runs WHERE id = ?`,
+  selectFence: `SELECT status, lease_epoch FROM cairn_runs WHERE id = ?`,
+  // ?1 the run id, ?2..?12 the row, ?13 the fence epoch. The run row, read for its key, is
+  // the fence: no row comes out of the SELECT unless the run is running at that epoch. Only
+  // a retrying or waiting checkpoint is overwritten: a recorded outcome never changes (I1).
+  saveCheckpoint: `INSERT INTO cairn_checkpoints (run_key, ${CHECKPOINT_COLUMNS})
+    SELECT key, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12 FROM cairn_runs
+    WHERE id = ?1 AND lease_epoch = ?13 AND status = 'running'
+    ON CONFLICT (run_key, seq) DO UPDATE SET name = excluded.name, kind = excluded.kind,
+      status = excluded.status, attempts = excluded.attempts, delivery_order = excluded.delivery_order,
+      output = excluded.output, error = excluded.error, wake_at = excluded.wake_at,
+      started_at = excluded.started_at, updated_at = excluded.updated_at
+    WHERE cairn_checkpoints.status IN ('retrying', 'waiting')`,
+  selectCheckpoint: `SELECT ${CHECKPOINT_SELECT} FROM cairn_runs r JOIN cairn_checkpoints c ON c.run_key = r.key
+    WHERE r.id = ? AND c.seq = ?`,
+  loadCheckpoints: `SELECT ${CHECKPOINT_SELECT} FROM cairn_runs r JOIN cairn_checkpoints c ON c.run_key = r.key
+    WHERE r.id = ? ORDER BY c.seq`,
+  suspendRun: `UPDATE cairn_runs SET status = 'waiting', available_at = ?, waiting_on = ?, updated_at = ? ${FENCED}`,
+  releaseRun: `UPDATE cairn_runs SET status = 'pending', available_at = ?, updated_at = ? ${FENCED}`,
+  finishRun: `UPDATE cairn_runs SET status = ?, output = ?, error = ?, available_at = NULL,
+    finished_at = ?, updated_at = ? ${FENCED}`,
+  parkRun: `UPDATE cairn_runs SET status = 'parked', park_reason = ?, available_at = NULL, updated_at = ? ${FENCED}`,
+  renewLease: `UPDATE cairn_runs SET available_at = ?, updated_at = ? ${FENCED}`,
+  // The epoch moves so the lease holder's later writes are fenced.
+  cancelRun: `UPDATE cairn_runs SET status = 'cancelled', error = ?, available_at = NULL, waiting_on = NULL,
+    park_reason = NULL, lease_epoch = lease_epoch + 1, finished_at = ?, updated_at = ?
+    WHERE id = ? AND status NOT IN ('completed', 'failed', 'cancelled') RETURNING lease_epoch`,
+  claimRun: `UPDATE cairn_runs SET status = 'running', lease_owner = ?, lease_epoch = lease_epoch + 1,
+    turns = turns + 1, available_at = ?, waiting_on = NULL, updated_at = ? WHERE id = ? RETURNING ${RUN_COLUMNS}`,
+  // Found through the status index (running runs only), not a table scan.
+  reclaimOwned: `UPDATE cairn_runs SET available_at = ?, updated_at = ?
+    WHERE available_at IS NOT NULL AND status = 'running' AND lease_owner = ?`,
+} as const
+
+export type Statements = { readonly [K in keyof typeof SQL]: StatementSync } & {
+  tx: TransactionStatements
+}
+
+/** Statements whose rows are whole runs or checkpoints: read as arrays (see row_mapping.ts). */
+const ARRAY_ROWS: ReadonlySet<string> = new Set([
+  'selectRun',
+  'claimRun',
+  'selectCheckpoint',
+  'loadCheckpoints',
+])
+
+export function prepareStatements(db: DatabaseSync, tx: TransactionStatements): Statements {
+  const prepared = Object.fromEntries(
+    Object.entries(SQL).map(([key, sql]) => {
+      const statement = db.prepare(sql)
+      if (ARRAY_ROWS.has(key)) statement.setReturnArrays(true)
+      return [key, statement]
+    }),
+  )
+  return { ...(prepared as { [K in keyof typeof SQL]: StatementSync }), tx }
+}
