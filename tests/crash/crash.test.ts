@@ -19,7 +19,9 @@ import { kill, pause, spawnEngine } from './supervisor.ts'
 const LONG = process.env.CAIRN_CRASH_LONG === '1'
 const WORKFLOWS = LONG ? 2_000 : 200
 const RANDOM_KILLS = LONG ? 300 : 30
-const FAILPOINTS: Record<string, string> = { P3: 'P3=0.3', P4: 'P4=0.01', P5: 'P5=0.01', P6: 'P6=0.01' }
+const FAILPOINTS: Record<string, string> = { P3: 'P3=0.3', P4: 'P4=0.03', P5: 'P5=0.03', P6: 'P6=0.03' }
+// Workflows started during the random-kill phase; the rest feed the failpoint rounds.
+const RANDOM_PHASE_WORKFLOWS = Math.floor(WORKFLOWS * 0.6)
 const FAILPOINT_ROUNDS = LONG ? 6 : 2
 
 void test(`crash test: ${WORKFLOWS} workflows, ${RANDOM_KILLS} random SIGKILLs + failpoints P3–P7`, { timeout: LONG ? 3_600_000 : 240_000 }, async () => {
@@ -41,15 +43,15 @@ void test(`crash test: ${WORKFLOWS} workflows, ${RANDOM_KILLS} random SIGKILLs +
     let randomKills = 0
     let killedWithWorkInFlight = 0
     for (; randomKills < RANDOM_KILLS; randomKills++) {
-      await startBatch(Math.ceil(WORKFLOWS / RANDOM_KILLS))
+      await startBatch(Math.ceil(RANDOM_PHASE_WORKFLOWS / RANDOM_KILLS))
       const engine = await spawnEngine(env)
       await pause(80 + Math.floor(Math.random() * 400))
       if ((await openRuns(client)) > 0) killedWithWorkInFlight++
       await kill(engine)
       if (randomKills % 10 === 9) await pause(700) // every engine down past the sleeps' due times (P7)
     }
+    const failpointDeaths = await failpointRounds(env, startBatch)
     await startBatch(WORKFLOWS)
-    const failpointDeaths = await failpointRounds(env)
     const final = await spawnEngine(env)
     await waitUntilAllFinished(client, LONG ? 1_800_000 : 120_000)
     await kill(final)
@@ -82,10 +84,12 @@ async function openRuns(client: Engine): Promise<number> {
   return page.runs.length
 }
 
-async function failpointRounds(env: Record<string, string>): Promise<Record<string, number>> {
+async function failpointRounds(env: Record<string, string>, startBatch: (n: number) => Promise<void>): Promise<Record<string, number>> {
   const deaths: Record<string, number> = {}
+  const perRound = Math.ceil((WORKFLOWS - RANDOM_PHASE_WORKFLOWS) / (FAILPOINT_ROUNDS * Object.keys(FAILPOINTS).length))
   for (let round = 0; round < FAILPOINT_ROUNDS; round++) {
     for (const [point, spec] of Object.entries(FAILPOINTS)) {
+      await startBatch(perRound) // fresh work, so the crash point is reached
       const engine = await spawnEngine({ ...env, CAIRN_FAILPOINTS: spec })
       const outcome = await Promise.race([engine.exited, pause(4_000).then(() => null)])
       if (outcome === null) await kill(engine)
