@@ -1,0 +1,104 @@
+/**
+ * Property: a random program of local steps, sleeps and parallel branches gives the same result
+ * when every sleep suspends the run (so it is replayed from its history at each wake) as in a
+ * straight run that never leaves memory, and no step body runs twice in either.
+ */
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import fc from 'fast-check'
+import { Engine, silentLogger, type WorkflowContext } from '@cairn/core'
+import { FakeClock, settle } from '@cairn/core/testing'
+import { openStore, selectedStores } from '../helpers/stores.ts'
+
+type Op =
+  | { kind: 'step'; value: number; hops: number }
+  | { kind: 'sleep'; ms: number }
+  | { kind: 'all'; branches: Op[][] }
+
+const opArb: fc.Memo<Op> = fc.memo((depth) =>
+  fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    fc.record({ kind: fc.constant('step' as const), value: fc.integer({ min: 0, max: 99 }), hops: fc.integer({ min: 0, max: 3 }) }),
+    fc.record({ kind: fc.constant('sleep' as const), ms: fc.constantFrom(10, 1_000, 60_000) }),
+    depth > 1
+      ? fc.record({ kind: fc.constant('all' as const), branches: fc.array(fc.array(opArb(depth - 1), { minLength: 1, maxLength: 3 }), { minLength: 2, maxLength: 3 }) })
+      : fc.record({ kind: fc.constant('step' as const), value: fc.integer({ min: 0, max: 99 }), hops: fc.constant(0) }),
+  ),
+)
+const programArb = fc.array(opArb(3), { minLength: 1, maxLength: 6 })
+
+/** Interprets a program; every step gets a unique name from its path, and counts its executions. */
+function interpreter(executions: Map<string, number>) {
+  const run = async (ctx: WorkflowContext, ops: Op[], path: string): Promise<unknown[]> => {
+    const out: unknown[] = []
+    for (const [i, op] of ops.entries()) {
+      const name = `${path}.${i}`
+      if (op.kind === 'step') {
+        out.push(
+          await ctx.localStep(name, async () => {
+            executions.set(name, (executions.get(name) ?? 0) + 1)
+            for (let h = 0; h < op.hops; h++) await new Promise((r) => setImmediate(r))
+            return op.value
+          }),
+        )
+      } else if (op.kind === 'sleep') {
+        await ctx.sleep(op.ms)
+        out.push('slept')
+      } else {
+        out.push(await Promise.all(op.branches.map((branch, b) => run(ctx, branch, `${name}/${b}`))))
+      }
+    }
+    return out
+  }
+  return run
+}
+
+async function execute(storeName: string, program: Op[], holdTimersUpToMs: number) {
+  const handle = openStore(storeName)
+  const clock = new FakeClock()
+  const executions = new Map<string, number>()
+  const run = interpreter(executions)
+  const engine = new Engine({ store: handle.store, clock, logger: silentLogger, instanceId: 'prop', holdTimersUpToMs, leaseMs: 120_000 })
+  engine.register('program', 1, (ctx) => run(ctx, program, 'p'))
+  let suspensions = 0
+  engine.on('run:suspended', () => suspensions++)
+  try {
+    await engine.startDriving()
+    const { runId } = await engine.start('program', null)
+    for (let i = 0; i < 500; i++) {
+      await settle()
+      const info = await engine.getRun(runId)
+      if (info?.status !== 'running' && info?.status !== 'waiting' && info?.status !== 'pending') break
+      const next = clock.nextDue()
+      if (next !== null) await clock.advanceTo(Math.max(next, clock.now()))
+    }
+    const outcome = await engine.waitForRun(runId, { timeoutMs: 10_000 })
+    return { outcome: { ...outcome, runId: null }, executions, suspensions }
+  } finally {
+    await engine.close(100)
+    await handle.cleanup()
+  }
+}
+
+function hasSleep(ops: Op[]): boolean {
+  return ops.some((op) => op.kind === 'sleep' || (op.kind === 'all' && op.branches.some(hasSleep)))
+}
+
+for (const storeName of selectedStores()) {
+  void test(`replaying random step/sleep/parallel programs matches a straight run [${storeName}]`, async () => {
+    await fc.assert(
+      fc.asyncProperty(programArb, async (program) => {
+        const straight = await execute(storeName, program, 119_000)
+        const replayed = await execute(storeName, program, 0)
+        assert.equal(straight.outcome.status, 'completed', JSON.stringify(straight.outcome))
+        assert.deepStrictEqual(replayed.outcome, straight.outcome)
+        for (const [name, count] of [...straight.executions, ...replayed.executions]) assert.equal(count, 1, `${name} ran ${count} times`)
+        assert.deepEqual([...replayed.executions.keys()].sort(), [...straight.executions.keys()].sort())
+        assert.equal(straight.suspensions, 0)
+        // With no timer held in memory, every sleep suspends the run: it really was replayed.
+        assert.equal(replayed.suspensions > 0, hasSleep(program), `suspensions: ${replayed.suspensions}`)
+      }),
+      { numRuns: storeName === 'memory' ? 60 : 20 },
+    )
+  })
+}
