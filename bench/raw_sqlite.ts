@@ -6,7 +6,14 @@
 import { DatabaseSync } from 'node:sqlite'
 import { C, S, W } from './workload.ts'
 
-export async function rawSqlite(path: string, synchronous: 'FULL' | 'NORMAL'): Promise<{ wall_s: number; steps_per_s: number }> {
+export interface RawResult {
+  wall_s: number
+  steps_per_s: number
+  /** Median latency of one single-row commit, alone: the floor under a sequential step. */
+  per_step_marginal_ms: number
+}
+
+export async function rawSqlite(path: string, synchronous: 'FULL' | 'NORMAL'): Promise<RawResult> {
   const db = new DatabaseSync(path)
   db.exec(`PRAGMA journal_mode=WAL; PRAGMA synchronous=${synchronous};
     CREATE TABLE rows (run TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (run, seq)) WITHOUT ROWID`)
@@ -40,6 +47,20 @@ export async function rawSqlite(path: string, synchronous: 'FULL' | 'NORMAL'): P
   const started = performance.now()
   await Promise.all(Array.from({ length: C }, producer))
   const wall = (performance.now() - started) / 1000
+  const commitMs = soloCommitLatency(db, insert)
   db.close()
-  return { wall_s: Math.round(wall * 1000) / 1000, steps_per_s: Math.round((W * S) / wall) }
+  return { wall_s: Math.round(wall * 1000) / 1000, steps_per_s: Math.round((W * S) / wall), per_step_marginal_ms: commitMs }
+}
+
+function soloCommitLatency(db: DatabaseSync, insert: ReturnType<DatabaseSync['prepare']>): number {
+  const samples: number[] = []
+  for (let i = 0; i < 300; i++) {
+    const t0 = performance.now()
+    db.exec('BEGIN IMMEDIATE')
+    insert.run('solo', i, '{"i":1,"ok":true,"v":1}')
+    db.exec('COMMIT')
+    samples.push(performance.now() - t0)
+  }
+  samples.sort((a, b) => a - b)
+  return Math.round((samples[150] as number) * 1000) / 1000
 }

@@ -21,8 +21,8 @@ function engineStore(name: string): StateStore {
 }
 
 async function measure(): Promise<Record<string, unknown>> {
-  if (store === 'raw-sqlite-full') return rawSqlite(join(dir, 'raw.db'), 'FULL')
-  if (store === 'raw-sqlite-normal') return rawSqlite(join(dir, 'raw.db'), 'NORMAL')
+  if (store === 'raw-sqlite-full') return { ...(await rawSqlite(join(dir, 'raw.db'), 'FULL')) }
+  if (store === 'raw-sqlite-normal') return { ...(await rawSqlite(join(dir, 'raw.db'), 'NORMAL')) }
   const engine = new Engine({ store: engineStore(store), logger: silentLogger, concurrency: C })
   registerWorkload(engine)
   await engine.startDriving()

@@ -193,7 +193,8 @@ export class Driver {
 
   private onTurnEnded(turn: Turn, end: TurnEnd): void {
     if (this.turns.get(turn.runId) === turn) this.turns.delete(turn.runId)
-    if (end.kind === 'completed' || end.kind === 'failed' || end.kind === 'cancelled') this.deps.waiters.notify(turn.runId)
+    const finished = end.kind === 'completed' || end.kind === 'failed'
+    this.deps.waiters.notify(turn.runId, finished ? { status: end.kind, output: end.output, error: end.error } : null)
     if (end.kind === 'suspended' && end.wakeAt !== null) this.wake(end.wakeAt)
     if (end.kind === 'lost') this.deps.options.logger.warn({ runId: turn.runId, reason: end.reason }, 'cairn: lost a run lease')
     this.polls.capacityFreed()

@@ -25,7 +25,7 @@ import { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } 
 import { WorkflowRegistry } from './registry.ts'
 import { startRun, type StartedRun, type StartOptions } from './run_starter.ts'
 import { RunWaiters } from './run_waiters.ts'
-import { toOutcome, toRunInfo, toStepInfo, type RunInfo, type RunOutcome, type StepInfo } from './views.ts'
+import { terminalOutcome, toOutcome, toRunInfo, toStepInfo, type RunInfo, type RunOutcome, type StepInfo } from './views.ts'
 import type { ListRunsQuery } from '../contracts/state_store.ts'
 
 export interface WaitOptions {
@@ -147,12 +147,17 @@ export class Engine {
     await this.open()
     const deadline = options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + options.timeoutMs
     for (let pollMs = 5; ; pollMs = Math.min(pollMs * 2, 250)) {
-      const run = await this.options.store.getRun(runId)
-      if (run === null) throw new RunNotFoundError(`no run with id "${runId}"`, { details: { runId } })
-      if (TERMINAL.has(run.status)) return toOutcome<O>(run, this.options.codec)
-      const left = deadline - Date.now()
-      if (left <= 0) throw new WaitTimeoutError(`run "${runId}" is still ${run.status} after ${options.timeoutMs} ms`, { details: { runId, status: run.status } })
-      await this.waiters.wait(runId, Math.min(pollMs, left))
+      // Executing here: its turn tells us how it ended, with no store read when it finished.
+      if (this.driver.turnOf(runId) !== undefined) {
+        const finished = await this.waiters.wait(runId, deadline - Date.now())
+        if (finished !== null) return terminalOutcome<O>(runId, finished, this.options.codec)
+      } else {
+        const run = await this.options.store.getRun(runId)
+        if (run === null) throw new RunNotFoundError(`no run with id "${runId}"`, { details: { runId } })
+        if (TERMINAL.has(run.status)) return toOutcome<O>(run, this.options.codec)
+        if (Date.now() < deadline) await this.waiters.wait(runId, Math.min(pollMs, deadline - Date.now()))
+      }
+      if (Date.now() >= deadline) return this.waitTimeout(runId, options.timeoutMs)
     }
   }
 
@@ -191,6 +196,11 @@ export class Engine {
   /** Runs executing in this process now. */
   get activeRuns(): number {
     return this.driver.activeRuns
+  }
+
+  private async waitTimeout(runId: string, timeoutMs: number | undefined): Promise<never> {
+    const status = (await this.options.store.getRun(runId))?.status
+    throw new WaitTimeoutError(`run "${runId}" is still ${status ?? 'unknown'} after ${timeoutMs} ms`, { details: { runId, status } })
   }
 
   private async emitCancelled(runId: string): Promise<void> {

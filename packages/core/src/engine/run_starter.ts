@@ -4,9 +4,9 @@
  * error. When this engine drives runs and has a free slot, the run is created already leased
  * and starts executing here with no second write and no poll.
  */
-import { randomUUID } from 'node:crypto'
 import type { RunRecord } from '../contracts/records.ts'
 import { RunIdConflictError } from '../errors/index.ts'
+import { newRunId } from '../util/run_id.ts'
 import { assertIdentifier } from '../util/validate.ts'
 import type { Committer } from './committer.ts'
 import type { Driver } from './driver.ts'
@@ -15,7 +15,7 @@ import type { ResolvedEngineOptions } from './options.ts'
 import type { WorkflowRegistry } from './registry.ts'
 
 export interface StartOptions {
-  /** Idempotency key: starting again with the same id returns the same run. Default: a new UUID. */
+  /** Idempotency key: starting again with the same id returns the same run. Default: a new UUIDv7. */
   runId?: string
   /** Start this version instead of the newest registered one. */
   version?: string | number
@@ -37,8 +37,8 @@ export interface StarterDeps {
 
 export async function startRun(deps: StarterDeps, name: string, input: unknown, opts: StartOptions = {}): Promise<StartedRun> {
   const workflow = deps.registry.resolve(name, opts.version)
-  const runId = opts.runId ?? randomUUID()
-  assertIdentifier(runId, 'runId')
+  const runId = opts.runId ?? newRunId()
+  if (opts.runId !== undefined) assertIdentifier(runId, 'runId')
   const encoded = deps.options.codec.encode(input, `input of workflow "${name}"`)
   const createdAt = deps.options.clock.now()
   const run = { id: runId, workflow: workflow.name, version: workflow.version, input: encoded, createdAt }

@@ -1,30 +1,46 @@
 /**
- * In-process notification that a run reached a terminal status, so `waitForRun` on a run this
- * engine drives answers at once; runs driven elsewhere are polled with back-off.
+ * In-process notification when a turn of a run ends, so `waitForRun` on a run this engine
+ * executes answers at once — with the outcome itself when the run finished, no store read —
+ * while runs executed elsewhere are polled with back-off.
  */
-export class RunWaiters {
-  private readonly waiters = new Map<string, Set<() => void>>()
+import type { TerminalStatus } from '../contracts/records.ts'
 
-  /** Resolves on the next notify for `runId`, or after `maxWaitMs`, whichever is first. */
-  wait(runId: string, maxWaitMs: number): Promise<void> {
-    const { promise, resolve } = Promise.withResolvers<void>()
+/** A finished run's outcome as its turn committed it (encoded payloads). */
+export interface TerminalOutcome {
+  status: TerminalStatus
+  output: string | null
+  error: string | null
+}
+
+type Waiter = (outcome: TerminalOutcome | null) => void
+
+export class RunWaiters {
+  private readonly waiters = new Map<string, Set<Waiter>>()
+
+  /**
+   * Resolves on the next notify for `runId` (with the outcome if the run finished, else null),
+   * or with null after `maxWaitMs` (Infinity: no time limit).
+   */
+  wait(runId: string, maxWaitMs: number): Promise<TerminalOutcome | null> {
+    const { promise, resolve } = Promise.withResolvers<TerminalOutcome | null>()
     let set = this.waiters.get(runId)
     if (set === undefined) this.waiters.set(runId, (set = new Set()))
-    const done = () => {
-      clearTimeout(timer)
+    const timer = Number.isFinite(maxWaitMs) ? setTimeout(() => done(null), maxWaitMs) : null
+    const done: Waiter = (outcome) => {
+      if (timer !== null) clearTimeout(timer)
       set.delete(done)
       if (set.size === 0 && this.waiters.get(runId) === set) this.waiters.delete(runId)
-      resolve()
+      resolve(outcome)
     }
-    const timer = setTimeout(done, maxWaitMs)
     set.add(done)
     return promise
   }
 
-  notify(runId: string): void {
+  /** A turn of `runId` ended here (or it was cancelled): wake its waiters. */
+  notify(runId: string, outcome: TerminalOutcome | null = null): void {
     const set = this.waiters.get(runId)
     if (set === undefined) return
-    for (const done of [...set]) done()
+    for (const done of [...set]) done(outcome)
   }
 
   get size(): number {

@@ -3,7 +3,7 @@
  * Dates. Types and the mapping functions.
  */
 import type { Codec, SerializedError } from '../contracts/codec.ts'
-import type { CheckpointKind, CheckpointRecord, CheckpointStatus, ParkReason, RunRecord, RunStatus } from '../contracts/records.ts'
+import type { CheckpointKind, CheckpointRecord, CheckpointStatus, ParkReason, RunRecord, RunStatus, TerminalStatus } from '../contracts/records.ts'
 
 export interface RunInfo<I = unknown, O = unknown> {
   id: string
@@ -78,9 +78,13 @@ export function toStepInfo(record: CheckpointRecord, codec: Codec): StepInfo {
 }
 
 export function toOutcome<O>(run: RunRecord, codec: Codec): RunOutcome<O> {
-  if (run.status === 'completed') {
-    return { runId: run.id, status: 'completed', output: (run.output === null ? undefined : codec.decode(run.output)) as O }
+  return terminalOutcome(run.id, { status: run.status as TerminalStatus, output: run.output, error: run.error }, codec)
+}
+
+export function terminalOutcome<O>(runId: string, end: { status: TerminalStatus; output: string | null; error: string | null }, codec: Codec): RunOutcome<O> {
+  if (end.status === 'completed') {
+    return { runId, status: 'completed', output: (end.output === null ? undefined : codec.decode(end.output)) as O }
   }
-  const error = run.error === null ? { name: 'Error', message: `run ${run.status}` } : (codec.decode(run.error) as SerializedError)
-  return { runId: run.id, status: run.status as 'failed' | 'cancelled', error }
+  const error = end.error === null ? { name: 'Error', message: `run ${end.status}` } : (codec.decode(end.error) as SerializedError)
+  return { runId, status: end.status, error }
 }

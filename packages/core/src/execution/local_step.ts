@@ -74,8 +74,12 @@ class StepAttempts {
     } catch (error) {
       return this.onFailure(error)
     }
-    if (isThenable(value)) value.then(this.onSuccess, this.onFailure)
-    else this.onSuccess(value)
+    if (isThenable(value)) {
+      value.then(
+        (v) => this.onSuccess(v),
+        (e: unknown) => this.onFailure(e),
+      )
+    } else this.onSuccess(value)
   }
 
   private async attemptWithTimeout(timeoutMs: number): Promise<void> {
@@ -89,12 +93,12 @@ class StepAttempts {
     }
   }
 
-  private readonly onSuccess = (value: unknown): void => {
+  private onSuccess(value: unknown): void {
     if (this.rt.live) this.succeed(value)
     this.rt.endWork()
   }
 
-  private readonly onFailure = (error: unknown): void => {
+  private onFailure(error: unknown): void {
     if (!this.rt.live) return this.rt.endWork()
     const decision = decideRetry(error, this.attempts, this.plan.policy)
     const encoded = encodeError(error, this.rt.codec)

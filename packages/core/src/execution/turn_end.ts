@@ -12,8 +12,7 @@ import { encodeError, encodeValue } from './outcome.ts'
 import type { Turn, TurnDeps } from './turn.ts'
 
 export type TurnEnd =
-  | { kind: 'completed' }
-  | { kind: 'failed' }
+  | { kind: 'completed' | 'failed'; output: string | null; error: string | null }
   | { kind: 'suspended'; wakeAt: number | null }
   | { kind: 'parked'; reason: ParkReason }
   | { kind: 'released' }
@@ -52,8 +51,8 @@ export class TurnEnding {
     }
     const applied = await this.commit([op])
     if (!applied) return
-    this.emitTerminal(status, encoded.ok ? null : encoded.error)
-    this.end({ kind: status })
+    this.emitTerminal(status, op.error)
+    this.end({ kind: status, output: op.output, error: op.error })
   }
 
   async suspend(waits: ReadonlyMap<number, WaitInfo>): Promise<void> {
