@@ -49,7 +49,11 @@ export async function rawSqlite(path: string, synchronous: 'FULL' | 'NORMAL'): P
   const wall = (performance.now() - started) / 1000
   const commitMs = soloCommitLatency(db, insert)
   db.close()
-  return { wall_s: Math.round(wall * 1000) / 1000, steps_per_s: Math.round((W * S) / wall), per_step_marginal_ms: commitMs }
+  return {
+    wall_s: Math.round(wall * 1000) / 1000,
+    steps_per_s: Math.round((W * S) / wall),
+    per_step_marginal_ms: commitMs,
+  }
 }
 
 function soloCommitLatency(db: DatabaseSync, insert: ReturnType<DatabaseSync['prepare']>): number {

@@ -15,8 +15,10 @@ const dir = mkdtempSync(join(tmpdir(), 'cairn-bench-'))
 
 function engineStore(name: string): StateStore {
   if (name === 'memory') return new MemoryStore()
-  if (name === 'sqlite-full') return new SqliteStore({ path: join(dir, 'bench.db'), synchronous: 'full' })
-  if (name === 'sqlite-normal') return new SqliteStore({ path: join(dir, 'bench.db'), synchronous: 'normal' })
+  if (name === 'sqlite-full')
+    return new SqliteStore({ path: join(dir, 'bench.db'), synchronous: 'full' })
+  if (name === 'sqlite-normal')
+    return new SqliteStore({ path: join(dir, 'bench.db'), synchronous: 'normal' })
   throw new Error(`unknown store ${name}`)
 }
 

@@ -80,7 +80,11 @@ async function throughput(engine: Engine): Promise<number> {
   return (performance.now() - started) / 1000
 }
 
-async function sequentialLatencies(engine: Engine, count: number, steps: number): Promise<number[]> {
+async function sequentialLatencies(
+  engine: Engine,
+  count: number,
+  steps: number,
+): Promise<number[]> {
   const out: number[] = []
   for (let i = 0; i < count; i++) {
     const t0 = performance.now()

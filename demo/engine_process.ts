@@ -19,7 +19,11 @@ registerOrderWorkflow(engine, ledger)
 await engine.startDriving()
 
 if (mode === 'start') {
-  await Promise.all(Array.from({ length: Number(count) }, (_, id) => engine.start('order', { id }, { runId: `order-${id}` })))
+  await Promise.all(
+    Array.from({ length: Number(count) }, (_, id) =>
+      engine.start('order', { id }, { runId: `order-${id}` }),
+    ),
+  )
   // Die at an arbitrary moment while steps are in flight: no drain, no cleanup.
   engine.on('step:started', ({ name }) => {
     if (name === 'ship' && Math.random() < 0.1) process.kill(process.pid, 'SIGKILL')

@@ -23,15 +23,21 @@ function runEngine(mode: 'start' | 'resume'): ReturnType<typeof spawnSync> {
   return spawnSync(process.execPath, [child, mode, db, ledger, String(COUNT)], { stdio: 'inherit' })
 }
 
-console.log(`Cairn demo: ${COUNT} order workflows (${STEPS.length} steps and a durable sleep each) on SQLite at ${db}\n`)
+console.log(
+  `Cairn demo: ${COUNT} order workflows (${STEPS.length} steps and a durable sleep each) on SQLite at ${db}\n`,
+)
 const first = runEngine('start')
 const engine = new Engine({ store: new SqliteStore({ path: db }), logger: silentLogger })
 const afterCrash = await countByStatus(engine)
-console.log(`1. The engine process died: ${first.signal ?? `exit ${first.status}`} (it killed itself mid-way).`)
+console.log(
+  `1. The engine process died: ${first.signal ?? `exit ${first.status}`} (it killed itself mid-way).`,
+)
 console.log(`   At that moment: ${describe(afterCrash)}.\n`)
 
 const second = runEngine('resume')
-console.log(`2. Restarted the engine (same instance id): it exited with ${second.signal ?? second.status}.`)
+console.log(
+  `2. Restarted the engine (same instance id): it exited with ${second.signal ?? second.status}.`,
+)
 const final = await countByStatus(engine)
 console.log(`   Now: ${describe(final)}.\n`)
 
@@ -40,11 +46,17 @@ await engine.close()
 rmSync(dir, { recursive: true, force: true })
 console.log('3. Checked against the effect ledger kept outside the engine:')
 console.log(`   - workflows completed:                        ${report.completed} / ${COUNT}`)
-console.log(`   - step bodies executed:                       ${report.executions} (${report.recorded} results recorded)`)
-console.log(`   - bodies cut short by the crash and re-run:    ${report.interrupted} (their results were never recorded)`)
+console.log(
+  `   - step bodies executed:                       ${report.executions} (${report.recorded} results recorded)`,
+)
+console.log(
+  `   - bodies cut short by the crash and re-run:    ${report.interrupted} (their results were never recorded)`,
+)
 console.log(`   - completed steps that ran again:             ${report.rerunAfterCommit}`)
 const ok = report.completed === COUNT && report.rerunAfterCommit === 0 && first.signal === 'SIGKILL'
-console.log(ok ? '\nEvery workflow finished, and no completed step was re-run. ✔' : '\nSomething is wrong. ✘')
+console.log(
+  ok ? '\nEvery workflow finished, and no completed step was re-run. ✔' : '\nSomething is wrong. ✘',
+)
 process.exitCode = ok ? 0 : 1
 
 async function countByStatus(e: Engine): Promise<Record<string, number>> {
@@ -59,11 +71,16 @@ async function countByStatus(e: Engine): Promise<Record<string, number>> {
 }
 
 function describe(counts: Record<string, number>): string {
-  return Object.entries(counts).map(([status, n]) => `${n} ${status}`).join(', ')
+  return Object.entries(counts)
+    .map(([status, n]) => `${n} ${status}`)
+    .join(', ')
 }
 
 async function verify(e: Engine) {
-  const lines = readFileSync(ledger, 'utf8').trim().split('\n').map((l) => l.split(' ') as [string, string, string])
+  const lines = readFileSync(ledger, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => l.split(' ') as [string, string, string])
   let completed = 0
   let recorded = 0
   let rerunAfterCommit = 0
@@ -78,5 +95,11 @@ async function verify(e: Engine) {
       if (executions.at(-1)?.[2] !== receipt) rerunAfterCommit += 1
     })
   }
-  return { completed, executions: lines.length, recorded, interrupted: lines.length - recorded, rerunAfterCommit }
+  return {
+    completed,
+    executions: lines.length,
+    recorded,
+    interrupted: lines.length - recorded,
+    rerunAfterCommit,
+  }
 }

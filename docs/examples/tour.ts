@@ -9,7 +9,11 @@ import { Engine, FatalError, silentLogger } from '@cairn/core'
 import { SqliteStore } from '@cairn/sql/sqlite'
 
 const dir = mkdtempSync(join(tmpdir(), 'cairn-tour-'))
-const engine = new Engine({ store: new SqliteStore({ path: join(dir, 'cairn.db') }), instanceId: 'worker-1', logger: silentLogger })
+const engine = new Engine({
+  store: new SqliteStore({ path: join(dir, 'cairn.db') }),
+  instanceId: 'worker-1',
+  logger: silentLogger,
+})
 
 const stock = new Map([['o-1', 3]])
 const reserveStock = (id: string) => `reservation-${id}-${stock.get(id) ?? 0}`
@@ -28,7 +32,9 @@ engine.register('checkout', 1, async (ctx, order: { id: string; total: number })
     backoff: { type: 'exponential', delay: '10ms', maxDelay: '1s' },
   })
   await ctx.sleep('50ms')
-  const receipt = ctx.patched('send-receipt') ? await ctx.localStep('receipt', () => sendReceipt(order.id)) : null
+  const receipt = ctx.patched('send-receipt')
+    ? await ctx.localStep('receipt', () => sendReceipt(order.id))
+    : null
   return { reservation, charge, receipt, at: ctx.now() }
 })
 
@@ -40,5 +46,11 @@ const steps = await engine.getSteps(runId)
 await engine.close()
 rmSync(dir, { recursive: true, force: true })
 
-console.log(JSON.stringify({ existing: again.existing, status: outcome.status, steps: steps.map((s) => `${s.kind}:${s.name}x${s.attempts}`) }))
+console.log(
+  JSON.stringify({
+    existing: again.existing,
+    status: outcome.status,
+    steps: steps.map((s) => `${s.kind}:${s.name}x${s.attempts}`),
+  }),
+)
 if (outcome.status !== 'completed' || !again.existing || steps[1]?.attempts !== 2) process.exit(1)

@@ -19,60 +19,84 @@ import { kill, pause, spawnEngine } from './supervisor.ts'
 const LONG = process.env.CAIRN_CRASH_LONG === '1'
 const WORKFLOWS = LONG ? 2_000 : 200
 const RANDOM_KILLS = LONG ? 300 : 30
-const FAILPOINTS: Record<string, string> = { P3: 'P3=0.3', P4: 'P4=0.03', P5: 'P5=0.03', P6: 'P6=0.03' }
+const FAILPOINTS: Record<string, string> = {
+  P3: 'P3=0.3',
+  P4: 'P4=0.03',
+  P5: 'P5=0.03',
+  P6: 'P6=0.03',
+}
 // Workflows started during the random-kill phase; the rest feed the failpoint rounds.
 const RANDOM_PHASE_WORKFLOWS = Math.floor(WORKFLOWS * 0.6)
 const FAILPOINT_ROUNDS = LONG ? 6 : 2
 
-void test(`crash test: ${WORKFLOWS} workflows, ${RANDOM_KILLS} random SIGKILLs + failpoints P3–P7`, { timeout: LONG ? 3_600_000 : 240_000 }, async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'cairn-crash-'))
-  const db = join(dir, 'crash.db')
-  const ledger = join(dir, 'ledger.txt')
-  const fired = join(dir, 'failpoints.txt')
-  writeFileSync(ledger, '')
-  writeFileSync(fired, '')
-  const env = { CRASH_DB: db, CRASH_LEDGER: ledger, CAIRN_FAILPOINT_LOG: fired }
-  const client = new Engine({ store: new SqliteStore({ path: db }), logger: silentLogger, instanceId: 'client' })
-  client.register('crash', 1, async () => 0) // the client only starts runs; it never drives
-  try {
-    let started = 0
-    const startBatch = async (n: number) => {
-      const batch = Array.from({ length: Math.min(n, WORKFLOWS - started) }, () => started++)
-      await Promise.all(batch.map((id) => client.start('crash', crashInput(id), { runId: `wf-${id}` })))
-    }
-    let randomKills = 0
-    let killedWithWorkInFlight = 0
-    for (; randomKills < RANDOM_KILLS; randomKills++) {
-      await startBatch(Math.ceil(RANDOM_PHASE_WORKFLOWS / RANDOM_KILLS))
-      const engine = await spawnEngine(env)
-      await pause(80 + Math.floor(Math.random() * 400))
-      if ((await openRuns(client)) > 0) killedWithWorkInFlight++
-      await kill(engine)
-      if (randomKills % 10 === 9) await pause(700) // every engine down past the sleeps' due times (P7)
-    }
-    const failpointDeaths = await failpointRounds(env, startBatch)
-    await startBatch(WORKFLOWS)
-    const final = await spawnEngine(env)
-    await waitUntilAllFinished(client, LONG ? 1_800_000 : 120_000)
-    await kill(final)
+void test(
+  `crash test: ${WORKFLOWS} workflows, ${RANDOM_KILLS} random SIGKILLs + failpoints P3–P7`,
+  { timeout: LONG ? 3_600_000 : 240_000 },
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cairn-crash-'))
+    const db = join(dir, 'crash.db')
+    const ledger = join(dir, 'ledger.txt')
+    const fired = join(dir, 'failpoints.txt')
+    writeFileSync(ledger, '')
+    writeFileSync(fired, '')
+    const env = { CRASH_DB: db, CRASH_LEDGER: ledger, CAIRN_FAILPOINT_LOG: fired }
+    const client = new Engine({
+      store: new SqliteStore({ path: db }),
+      logger: silentLogger,
+      instanceId: 'client',
+    })
+    client.register('crash', 1, async () => 0) // the client only starts runs; it never drives
+    try {
+      let started = 0
+      const startBatch = async (n: number) => {
+        const batch = Array.from({ length: Math.min(n, WORKFLOWS - started) }, () => started++)
+        await Promise.all(
+          batch.map((id) => client.start('crash', crashInput(id), { runId: `wf-${id}` })),
+        )
+      }
+      let randomKills = 0
+      let killedWithWorkInFlight = 0
+      for (; randomKills < RANDOM_KILLS; randomKills++) {
+        await startBatch(Math.ceil(RANDOM_PHASE_WORKFLOWS / RANDOM_KILLS))
+        const engine = await spawnEngine(env)
+        await pause(80 + Math.floor(Math.random() * 400))
+        if ((await openRuns(client)) > 0) killedWithWorkInFlight++
+        await kill(engine)
+        if (randomKills % 10 === 9) await pause(700) // every engine down past the sleeps' due times (P7)
+      }
+      const failpointDeaths = await failpointRounds(env, startBatch)
+      await startBatch(WORKFLOWS)
+      const final = await spawnEngine(env)
+      await waitUntilAllFinished(client, LONG ? 1_800_000 : 120_000)
+      await kill(final)
 
-    const execs = readLedger(ledger)
-    const firedNames = readFileSync(fired, 'utf8').split('\n').filter(Boolean)
-    await checkInvariants(client, execs, db)
-    // The test must have done real work, and the kills must have hit it.
-    assert.equal(randomKills, RANDOM_KILLS)
-    assert.ok(killedWithWorkInFlight >= RANDOM_KILLS * 0.8, `only ${killedWithWorkInFlight} kills hit open runs`)
-    assert.ok(execs.length >= WORKFLOWS * STEPS, `ledger has ${execs.length} executions`)
-    for (const point of Object.keys(FAILPOINTS)) {
-      assert.ok(firedNames.includes(point), `failpoint ${point} never fired (deaths: ${JSON.stringify(failpointDeaths)})`)
+      const execs = readLedger(ledger)
+      const firedNames = readFileSync(fired, 'utf8').split('\n').filter(Boolean)
+      await checkInvariants(client, execs, db)
+      // The test must have done real work, and the kills must have hit it.
+      assert.equal(randomKills, RANDOM_KILLS)
+      assert.ok(
+        killedWithWorkInFlight >= RANDOM_KILLS * 0.8,
+        `only ${killedWithWorkInFlight} kills hit open runs`,
+      )
+      assert.ok(execs.length >= WORKFLOWS * STEPS, `ledger has ${execs.length} executions`)
+      for (const point of Object.keys(FAILPOINTS)) {
+        assert.ok(
+          firedNames.includes(point),
+          `failpoint ${point} never fired (deaths: ${JSON.stringify(failpointDeaths)})`,
+        )
+      }
+      const reRuns = execs.length - WORKFLOWS * STEPS
+      assert.ok(
+        reRuns > 0,
+        'some step bodies were interrupted and ran again (at-least-once side effects)',
+      )
+    } finally {
+      await client.close(0)
+      rmSync(dir, { recursive: true, force: true })
     }
-    const reRuns = execs.length - WORKFLOWS * STEPS
-    assert.ok(reRuns > 0, 'some step bodies were interrupted and ran again (at-least-once side effects)')
-  } finally {
-    await client.close(0)
-    rmSync(dir, { recursive: true, force: true })
-  }
-})
+  },
+)
 
 function crashInput(id: number): CrashInput {
   const sleepAfter = id % 3 === 0 ? [] : id % 3 === 1 ? [2] : [1, 6]
@@ -84,9 +108,14 @@ async function openRuns(client: Engine): Promise<number> {
   return page.runs.length
 }
 
-async function failpointRounds(env: Record<string, string>, startBatch: (n: number) => Promise<void>): Promise<Record<string, number>> {
+async function failpointRounds(
+  env: Record<string, string>,
+  startBatch: (n: number) => Promise<void>,
+): Promise<Record<string, number>> {
   const deaths: Record<string, number> = {}
-  const perRound = Math.ceil((WORKFLOWS - RANDOM_PHASE_WORKFLOWS) / (FAILPOINT_ROUNDS * Object.keys(FAILPOINTS).length))
+  const perRound = Math.ceil(
+    (WORKFLOWS - RANDOM_PHASE_WORKFLOWS) / (FAILPOINT_ROUNDS * Object.keys(FAILPOINTS).length),
+  )
   for (let round = 0; round < FAILPOINT_ROUNDS; round++) {
     for (const [point, spec] of Object.entries(FAILPOINTS)) {
       await startBatch(perRound) // fresh work, so the crash point is reached
@@ -107,17 +136,29 @@ async function waitUntilAllFinished(client: Engine, timeoutMs: number): Promise<
   }
 }
 
-async function checkInvariants(client: Engine, execs: ReturnType<typeof readLedger>, dbPath: string): Promise<void> {
+async function checkInvariants(
+  client: Engine,
+  execs: ReturnType<typeof readLedger>,
+  dbPath: string,
+): Promise<void> {
   const steps = byStep(execs)
   let sleeps = 0
   for (let id = 0; id < WORKFLOWS; id++) {
     const runId = `wf-${id}`
     const run = await client.getRun(runId)
-    assert.equal(run?.status, 'completed', `${runId} is ${run?.status}: ${JSON.stringify(run?.error ?? run?.parkReason)}`)
+    assert.equal(
+      run?.status,
+      'completed',
+      `${runId} is ${run?.status}: ${JSON.stringify(run?.error ?? run?.parkReason)}`,
+    )
     assert.equal(run?.output, expectedTotal(), `${runId} output`)
     const records = await client.store.loadCheckpoints(runId)
     const input = crashInput(id)
-    assert.equal(records.length, STEPS + input.sleepAfter.length, `${runId}: one checkpoint per position`)
+    assert.equal(
+      records.length,
+      STEPS + input.sleepAfter.length,
+      `${runId}: one checkpoint per position`,
+    )
     records.forEach((r, i) => assert.equal(r.seq, i, `${runId}: positions dense`))
     for (const r of records) {
       assert.equal(r.status, 'completed', `${runId}#${r.seq} ${r.status}`)
@@ -128,16 +169,26 @@ async function checkInvariants(client: Engine, execs: ReturnType<typeof readLedg
       }
       const recorded = JSON.parse(r.output as string) as StepValue
       const ran = steps.get(`${runId}/${recorded.i}`) ?? []
-      assert.ok(ran.length > 0, `${runId} step ${recorded.i} has a result but no execution in the ledger`)
+      assert.ok(
+        ran.length > 0,
+        `${runId} step ${recorded.i} has a result but no execution in the ledger`,
+      )
       const last = ran.at(-1)
-      assert.equal(last?.exec, recorded.exec, `${runId} step ${recorded.i}: a body ran after its checkpoint was committed`)
+      assert.equal(
+        last?.exec,
+        recorded.exec,
+        `${runId} step ${recorded.i}: a body ran after its checkpoint was committed`,
+      )
     }
   }
   assert.ok(sleeps > 0)
   const db = new DatabaseSync(dbPath)
   try {
     const rows = db.prepare('PRAGMA integrity_check').all() as Array<{ integrity_check: string }>
-    assert.deepEqual(rows.map((r) => r.integrity_check), ['ok'])
+    assert.deepEqual(
+      rows.map((r) => r.integrity_check),
+      ['ok'],
+    )
   } finally {
     db.close()
   }

@@ -16,7 +16,14 @@ export function readLedger(path: string): Exec[] {
   return lines.map((text, line) => {
     const [kind, runId, step, attempt, pid, exec] = text.split(' ')
     if (kind !== 'exec') throw new Error(`bad ledger line ${line}: ${text}`)
-    return { runId: runId as string, step: Number(step), attempt: Number(attempt), pid: Number(pid), exec: exec as string, line }
+    return {
+      runId: runId as string,
+      step: Number(step),
+      attempt: Number(attempt),
+      pid: Number(pid),
+      exec: exec as string,
+      line,
+    }
   })
 }
 

@@ -27,7 +27,10 @@ export async function spawnEngine(env: Record<string, string>): Promise<EngineCh
 function ready(child: ChildProcess): Promise<void> {
   return new Promise((resolve, reject) => {
     let buffer = ''
-    const timer = setTimeout(() => reject(new Error('engine process did not start within 15s')), 15_000)
+    const timer = setTimeout(
+      () => reject(new Error('engine process did not start within 15s')),
+      15_000,
+    )
     child.stdout?.on('data', (chunk: Buffer) => {
       buffer += chunk.toString()
       if (buffer.includes('ready\n')) {

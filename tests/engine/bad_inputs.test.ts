@@ -5,11 +5,14 @@ eachStore('bad inputs', (test) => {
   test('unserializable inputs are rejected at start with the path, and nothing is created', async (env) => {
     const engine = await env.engine()
     engine.register('w', 1, async () => null)
-    await assert.rejects(engine.start('w', { a: [1, { fn: () => 1 }] }), (err: { code: string; path: string }) => {
-      assert.equal(err.code, 'E_NOT_SERIALIZABLE')
-      assert.equal(err.path, '$.a[1].fn')
-      return true
-    })
+    await assert.rejects(
+      engine.start('w', { a: [1, { fn: () => 1 }] }),
+      (err: { code: string; path: string }) => {
+        assert.equal(err.code, 'E_NOT_SERIALIZABLE')
+        assert.equal(err.path, '$.a[1].fn')
+        return true
+      },
+    )
     const cyclic: Record<string, unknown> = {}
     cyclic.self = cyclic
     await assert.rejects(engine.start('w', cyclic), { code: 'E_NOT_SERIALIZABLE' })
@@ -20,7 +23,9 @@ eachStore('bad inputs', (test) => {
   test('oversized payloads are rejected with E_PAYLOAD_TOO_LARGE', async (env) => {
     const engine = await env.engine()
     engine.register('w', 1, async () => null)
-    await assert.rejects(engine.start('w', 'x'.repeat(5 * 1024 * 1024)), { code: 'E_PAYLOAD_TOO_LARGE' })
+    await assert.rejects(engine.start('w', 'x'.repeat(5 * 1024 * 1024)), {
+      code: 'E_PAYLOAD_TOO_LARGE',
+    })
     assert.equal((await engine.listRuns()).runs.length, 0)
   })
 
@@ -28,9 +33,15 @@ eachStore('bad inputs', (test) => {
     const engine = await env.engine()
     engine.register('w', 1, async () => null)
     for (const runId of ['', ' padded', 'a\u0000b', 'x'.repeat(256), 'lone\ud800']) {
-      await assert.rejects(engine.start('w', null, { runId }), { code: 'E_INVALID_ARGUMENT' }, JSON.stringify(runId))
+      await assert.rejects(
+        engine.start('w', null, { runId }),
+        { code: 'E_INVALID_ARGUMENT' },
+        JSON.stringify(runId),
+      )
     }
-    assert.throws(() => engine.register('bad\nname', 1, async () => null), { code: 'E_INVALID_ARGUMENT' })
+    assert.throws(() => engine.register('bad\nname', 1, async () => null), {
+      code: 'E_INVALID_ARGUMENT',
+    })
     const emoji = await engine.start('w', null, { runId: 'order-🚀-ü' })
     assert.equal((await engine.getRun(emoji.runId))?.id, 'order-🚀-ü')
   })
@@ -60,7 +71,9 @@ eachStore('bad inputs', (test) => {
   test('a step returning something unserializable fails that step at once (not retried)', async (env) => {
     const engine = await env.engine()
     let attempts = 0
-    engine.register('fnres', 1, async (ctx) => ctx.localStep('returns-fn', () => (attempts++, { callback: () => 1 })))
+    engine.register('fnres', 1, async (ctx) =>
+      ctx.localStep('returns-fn', () => (attempts++, { callback: () => 1 })),
+    )
     const { runId } = await engine.start('fnres', null)
     const outcome = await engine.waitForRun(runId, { timeoutMs: 5_000 })
     assert.equal(outcome.status, 'failed')
@@ -84,6 +97,9 @@ eachStore('bad inputs', (test) => {
 
   test('invalid engine options fail fast naming the option', async (env) => {
     await assert.rejects(env.engine({ concurrency: 0 }), /concurrency must be a positive integer/)
-    await assert.rejects(env.engine({ holdTimersUpToMs: 60_000, leaseMs: 30_000 }), /holdTimersUpToMs/)
+    await assert.rejects(
+      env.engine({ holdTimersUpToMs: 60_000, leaseMs: 30_000 }),
+      /holdTimersUpToMs/,
+    )
   })
 })

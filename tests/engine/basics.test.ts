@@ -39,7 +39,9 @@ eachStore('engine basics', (test) => {
     const again = await engine.start('once', 7, { runId: 'order-42' })
     assert.deepEqual(again, { runId: 'order-42', existing: true })
     assert.equal(first.existing, false)
-    await assert.rejects(engine.start('once', 8, { runId: 'order-42' }), { code: 'E_RUN_ID_CONFLICT' })
+    await assert.rejects(engine.start('once', 8, { runId: 'order-42' }), {
+      code: 'E_RUN_ID_CONFLICT',
+    })
     await engine.waitForRun('order-42', { timeoutMs: 5_000 })
     assert.equal(bodies, 1)
     const page = await engine.listRuns()
@@ -70,11 +72,20 @@ eachStore('engine basics', (test) => {
     await engine.start('b', 0, { runId: 'b-0' })
     for (const id of ids) await engine.waitForRun(id, { timeoutMs: 5_000 })
     const first = await engine.listRuns({ workflow: 'a', status: 'completed', limit: 2 })
-    assert.deepEqual(first.runs.map((r) => r.id), ['a-4', 'a-3'])
+    assert.deepEqual(
+      first.runs.map((r) => r.id),
+      ['a-4', 'a-3'],
+    )
     const second = await engine.listRuns({ workflow: 'a', limit: 2, cursor: first.nextCursor! })
-    assert.deepEqual(second.runs.map((r) => r.id), ['a-2', 'a-1'])
+    assert.deepEqual(
+      second.runs.map((r) => r.id),
+      ['a-2', 'a-1'],
+    )
     const third = await engine.listRuns({ workflow: 'a', limit: 2, cursor: second.nextCursor! })
-    assert.deepEqual(third.runs.map((r) => r.id), ['a-0'])
+    assert.deepEqual(
+      third.runs.map((r) => r.id),
+      ['a-0'],
+    )
     assert.equal(third.nextCursor, null)
     await assert.rejects(engine.listRuns({ cursor: 'forged' }), { code: 'E_INVALID_CURSOR' })
   })
@@ -89,7 +100,11 @@ eachStore('engine basics', (test) => {
     await assert.rejects(engine.waitForRun(runId, { timeoutMs: 30 }), { code: 'E_WAIT_TIMEOUT' })
     await assert.rejects(engine.waitForRun('nope', { timeoutMs: 30 }), { code: 'E_RUN_NOT_FOUND' })
     await env.skip(3_600_000)
-    assert.deepEqual(await engine.waitForRun(runId, { timeoutMs: 5_000 }), { runId, status: 'completed', output: 'late' })
+    assert.deepEqual(await engine.waitForRun(runId, { timeoutMs: 5_000 }), {
+      runId,
+      status: 'completed',
+      output: 'late',
+    })
   })
 
   test('ctx.now() is deterministic: the run creation time, then each recorded result time', async (env) => {

@@ -7,7 +7,16 @@ eachStore('cancel and drain', (test) => {
     let abortedWith: unknown = null
     let secondStepRan = false
     engine.register('long', 1, async (ctx) => {
-      await ctx.localStep('wait', ({ signal }) => new Promise((_, reject) => signal.addEventListener('abort', () => ((abortedWith = signal.reason), reject(signal.reason)))))
+      await ctx.localStep(
+        'wait',
+        ({ signal }) =>
+          new Promise((_, reject) =>
+            signal.addEventListener(
+              'abort',
+              () => ((abortedWith = signal.reason), reject(signal.reason)),
+            ),
+          ),
+      )
       await ctx.localStep('next', () => (secondStepRan = true))
     })
     const { runId } = await engine.start('long', null)
@@ -45,7 +54,15 @@ eachStore('cancel and drain', (test) => {
   test('drain hands unfinished runs back so another engine continues them at once', async (env) => {
     const first = await env.engine({ instanceId: 'a' })
     let firstStarted = 0
-    first.register('job', 1, async (ctx) => ctx.localStep('work', ({ signal }) => (firstStarted++, new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))))))
+    first.register('job', 1, async (ctx) =>
+      ctx.localStep(
+        'work',
+        ({ signal }) => (
+          firstStarted++,
+          new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)))
+        ),
+      ),
+    )
     const { runId } = await first.start('job', null)
     await env.settle()
     const result = await first.drain(20)
@@ -54,7 +71,11 @@ eachStore('cancel and drain', (test) => {
     const second = await env.engine({ instanceId: 'b' })
     second.register('job', 1, async (ctx) => ctx.localStep('work', () => 'finished by b'))
     await env.skip(1)
-    assert.deepEqual(await second.waitForRun(runId, { timeoutMs: 5_000 }), { runId, status: 'completed', output: 'finished by b' })
+    assert.deepEqual(await second.waitForRun(runId, { timeoutMs: 5_000 }), {
+      runId,
+      status: 'completed',
+      output: 'finished by b',
+    })
     assert.equal(firstStarted, 1)
   })
 })

@@ -8,17 +8,32 @@ eachStore('lifecycle events', (test) => {
     const engine = await env.engine()
     engine.register('ev', 1, async (ctx) => {
       let tries = 0
-      await ctx.localStep('flaky', () => {
-        if (++tries < 2) throw new Error('first try fails')
-        return 'ok'
-      }, { backoff: { delay: 10, jitter: 0 } })
+      await ctx.localStep(
+        'flaky',
+        () => {
+          if (++tries < 2) throw new Error('first try fails')
+          return 'ok'
+        },
+        { backoff: { delay: 10, jitter: 0 } },
+      )
       await ctx.localStep('boom', () => {
         throw new FatalError('no')
       })
     })
     const seen: string[] = []
-    const names = ['run:started', 'run:completed', 'run:failed', 'step:started', 'step:completed', 'step:failed', 'step:retried'] as const
-    for (const name of names) engine.on(name, (e) => seen.push(`${name}:${'name' in e ? e.name : e.runId === undefined ? '?' : 'run'}`))
+    const names = [
+      'run:started',
+      'run:completed',
+      'run:failed',
+      'step:started',
+      'step:completed',
+      'step:failed',
+      'step:retried',
+    ] as const
+    for (const name of names)
+      engine.on(name, (e) =>
+        seen.push(`${name}:${'name' in e ? e.name : e.runId === undefined ? '?' : 'run'}`),
+      )
     const channelEvents: unknown[] = []
     const onChannel = (message: unknown) => channelEvents.push(message)
     diagnostics.subscribe('cairn:run:failed', onChannel)

@@ -12,7 +12,9 @@ eachStore('recovery and fencing', (test) => {
     const body = (freeze: boolean) => async (ctx: WorkflowContext) => {
       const a = await ctx.localStep('a', () => ((runs.a = (runs.a ?? 0) + 1), 1))
       const b = await ctx.localStep('b', () => ((runs.b = (runs.b ?? 0) + 1), a + 1))
-      const c = await ctx.localStep('c', () => (freeze ? hang() : ((runs.c = (runs.c ?? 0) + 1), b + 1)))
+      const c = await ctx.localStep('c', () =>
+        freeze ? hang() : ((runs.c = (runs.c ?? 0) + 1), b + 1),
+      )
       return [a, b, c]
     }
     // The first engine's clock never moves: it never renews, as if it died with the step open.
@@ -37,14 +39,22 @@ eachStore('recovery and fencing', (test) => {
     let release!: (v: string) => void
     const late = new Promise<string>((resolve) => (release = resolve))
     // Paused holder: its clock is frozen so it never renews; it wakes up after losing the lease.
-    const first = await env.engine({ leaseMs: 3_000, holdTimersUpToMs: 1_000, clock: new FakeClock(env.clock.now()) })
+    const first = await env.engine({
+      leaseMs: 3_000,
+      holdTimersUpToMs: 1_000,
+      clock: new FakeClock(env.clock.now()),
+    })
     first.register('fence', 1, async (ctx) => ctx.localStep('only', () => late))
     const { runId } = await first.start('fence', null)
     await env.settle()
     const second = await env.engine({ leaseMs: 3_000, holdTimersUpToMs: 1_000 })
     second.register('fence', 1, async (ctx) => ctx.localStep('only', () => 'from second'))
     await env.skip(4_000)
-    assert.deepEqual(await second.waitForRun(runId, { timeoutMs: 5_000 }), { runId, status: 'completed', output: 'from second' })
+    assert.deepEqual(await second.waitForRun(runId, { timeoutMs: 5_000 }), {
+      runId,
+      status: 'completed',
+      output: 'from second',
+    })
     release('from first, too late')
     await env.settle()
     await env.settle()
@@ -56,7 +66,11 @@ eachStore('recovery and fencing', (test) => {
 
   test('an engine restarted under the same instance id reclaims its runs at once', async (env) => {
     // The first process "died" with the step open: its clock is frozen, it does nothing more.
-    const first = await env.engine({ instanceId: 'node-a', leaseMs: 60_000, clock: new FakeClock(env.clock.now()) })
+    const first = await env.engine({
+      instanceId: 'node-a',
+      leaseMs: 60_000,
+      clock: new FakeClock(env.clock.now()),
+    })
     first.register('w', 1, async (ctx) => ctx.localStep('s', hang))
     const { runId } = await first.start('w', null)
     await env.settle()
@@ -65,7 +79,11 @@ eachStore('recovery and fencing', (test) => {
     restarted.register('w', 1, async (ctx) => ctx.localStep('s', () => 'after restart'))
     await env.settle()
     await env.skip(1)
-    assert.deepEqual(await restarted.waitForRun(runId, { timeoutMs: 5_000 }), { runId, status: 'completed', output: 'after restart' })
+    assert.deepEqual(await restarted.waitForRun(runId, { timeoutMs: 5_000 }), {
+      runId,
+      status: 'completed',
+      output: 'after restart',
+    })
     const run = await restarted.getRun(runId)
     assert.equal(run?.turns, 2)
   })

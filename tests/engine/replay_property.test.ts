@@ -18,11 +18,25 @@ type Op =
 const opArb: fc.Memo<Op> = fc.memo((depth) =>
   fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
-    fc.record({ kind: fc.constant('step' as const), value: fc.integer({ min: 0, max: 99 }), hops: fc.integer({ min: 0, max: 3 }) }),
+    fc.record({
+      kind: fc.constant('step' as const),
+      value: fc.integer({ min: 0, max: 99 }),
+      hops: fc.integer({ min: 0, max: 3 }),
+    }),
     fc.record({ kind: fc.constant('sleep' as const), ms: fc.constantFrom(10, 1_000, 60_000) }),
     depth > 1
-      ? fc.record({ kind: fc.constant('all' as const), branches: fc.array(fc.array(opArb(depth - 1), { minLength: 1, maxLength: 3 }), { minLength: 2, maxLength: 3 }) })
-      : fc.record({ kind: fc.constant('step' as const), value: fc.integer({ min: 0, max: 99 }), hops: fc.constant(0) }),
+      ? fc.record({
+          kind: fc.constant('all' as const),
+          branches: fc.array(fc.array(opArb(depth - 1), { minLength: 1, maxLength: 3 }), {
+            minLength: 2,
+            maxLength: 3,
+          }),
+        })
+      : fc.record({
+          kind: fc.constant('step' as const),
+          value: fc.integer({ min: 0, max: 99 }),
+          hops: fc.constant(0),
+        }),
   ),
 )
 const programArb = fc.array(opArb(3), { minLength: 1, maxLength: 6 })
@@ -45,7 +59,9 @@ function interpreter(executions: Map<string, number>) {
         await ctx.sleep(op.ms)
         out.push('slept')
       } else {
-        out.push(await Promise.all(op.branches.map((branch, b) => run(ctx, branch, `${name}/${b}`))))
+        out.push(
+          await Promise.all(op.branches.map((branch, b) => run(ctx, branch, `${name}/${b}`))),
+        )
       }
     }
     return out
@@ -58,7 +74,14 @@ async function execute(storeName: string, program: Op[], holdTimersUpToMs: numbe
   const clock = new FakeClock()
   const executions = new Map<string, number>()
   const run = interpreter(executions)
-  const engine = new Engine({ store: handle.store, clock, logger: silentLogger, instanceId: 'prop', holdTimersUpToMs, leaseMs: 120_000 })
+  const engine = new Engine({
+    store: handle.store,
+    clock,
+    logger: silentLogger,
+    instanceId: 'prop',
+    holdTimersUpToMs,
+    leaseMs: 120_000,
+  })
   engine.register('program', 1, (ctx) => run(ctx, program, 'p'))
   let suspensions = 0
   engine.on('run:suspended', () => suspensions++)
@@ -68,7 +91,8 @@ async function execute(storeName: string, program: Op[], holdTimersUpToMs: numbe
     for (let i = 0; i < 500; i++) {
       await settle()
       const info = await engine.getRun(runId)
-      if (info?.status !== 'running' && info?.status !== 'waiting' && info?.status !== 'pending') break
+      if (info?.status !== 'running' && info?.status !== 'waiting' && info?.status !== 'pending')
+        break
       const next = clock.nextDue()
       if (next !== null) await clock.advanceTo(Math.max(next, clock.now()))
     }
@@ -92,11 +116,19 @@ for (const storeName of selectedStores()) {
         const replayed = await execute(storeName, program, 0)
         assert.equal(straight.outcome.status, 'completed', JSON.stringify(straight.outcome))
         assert.deepStrictEqual(replayed.outcome, straight.outcome)
-        for (const [name, count] of [...straight.executions, ...replayed.executions]) assert.equal(count, 1, `${name} ran ${count} times`)
-        assert.deepEqual([...replayed.executions.keys()].sort(), [...straight.executions.keys()].sort())
+        for (const [name, count] of [...straight.executions, ...replayed.executions])
+          assert.equal(count, 1, `${name} ran ${count} times`)
+        assert.deepEqual(
+          [...replayed.executions.keys()].sort(),
+          [...straight.executions.keys()].sort(),
+        )
         assert.equal(straight.suspensions, 0)
         // With no timer held in memory, every sleep suspends the run: it really was replayed.
-        assert.equal(replayed.suspensions > 0, hasSleep(program), `suspensions: ${replayed.suspensions}`)
+        assert.equal(
+          replayed.suspensions > 0,
+          hasSleep(program),
+          `suspensions: ${replayed.suspensions}`,
+        )
       }),
       { numRuns: storeName === 'memory' ? 60 : 20 },
     )

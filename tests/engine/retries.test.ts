@@ -7,18 +7,26 @@ eachStore('retries and failures', (test) => {
     const engine = await env.engine()
     let attempts = 0
     engine.register('flaky', 1, async (ctx) =>
-      ctx.localStep('call', ({ attempt }) => {
-        attempts++
-        if (attempt < 3) throw new Error(`attempt ${attempt} failed`)
-        return attempt
-      }, { retries: 5, backoff: { type: 'fixed', delay: '2s', jitter: 0 } }),
+      ctx.localStep(
+        'call',
+        ({ attempt }) => {
+          attempts++
+          if (attempt < 3) throw new Error(`attempt ${attempt} failed`)
+          return attempt
+        },
+        { retries: 5, backoff: { type: 'fixed', delay: '2s', jitter: 0 } },
+      ),
     )
     const { runId } = await engine.start('flaky', null)
     await env.skip(1_999)
     assert.equal(attempts, 1, 'not retried before the back-off')
     await env.skip(1)
     await env.skip(2_000)
-    assert.deepEqual(await engine.waitForRun(runId, { timeoutMs: 5_000 }), { runId, status: 'completed', output: 3 })
+    assert.deepEqual(await engine.waitForRun(runId, { timeoutMs: 5_000 }), {
+      runId,
+      status: 'completed',
+      output: 3,
+    })
     const [step] = await engine.getSteps(runId)
     assert.equal(step?.attempts, 3)
   })
@@ -49,9 +57,13 @@ eachStore('retries and failures', (test) => {
     const engine = await env.engine()
     engine.register('catch', 1, async (ctx) => {
       try {
-        await ctx.localStep('always', () => {
-          throw new Error('nope')
-        }, { retries: 2, backoff: { delay: 10, jitter: 0 } })
+        await ctx.localStep(
+          'always',
+          () => {
+            throw new Error('nope')
+          },
+          { retries: 2, backoff: { delay: 10, jitter: 0 } },
+        )
       } catch (error) {
         return `caught: ${(error as Error).message}`
       }
@@ -59,7 +71,11 @@ eachStore('retries and failures', (test) => {
     const { runId } = await engine.start('catch', null)
     await env.skip(10)
     await env.skip(20)
-    assert.deepEqual(await engine.waitForRun(runId, { timeoutMs: 5_000 }), { runId, status: 'completed', output: 'caught: nope' })
+    assert.deepEqual(await engine.waitForRun(runId, { timeoutMs: 5_000 }), {
+      runId,
+      status: 'completed',
+      output: 'caught: nope',
+    })
     const [step] = await engine.getSteps(runId)
     assert.equal(step?.attempts, 3)
     assert.equal(step?.status, 'failed')
@@ -69,10 +85,14 @@ eachStore('retries and failures', (test) => {
     const engine = await env.engine({ holdTimersUpToMs: 1_000 })
     let attempts = 0
     engine.register('later', 1, async (ctx) =>
-      ctx.localStep('rate-limited', () => {
-        if (++attempts === 1) throw new RetryableError('slow down', { retryAfterMs: 600_000 })
-        return 'ok'
-      }, { backoff: { delay: 10, jitter: 0 } }),
+      ctx.localStep(
+        'rate-limited',
+        () => {
+          if (++attempts === 1) throw new RetryableError('slow down', { retryAfterMs: 600_000 })
+          return 'ok'
+        },
+        { backoff: { delay: 10, jitter: 0 } },
+      ),
     )
     const { runId } = await engine.start('later', null)
     await env.settle()
@@ -84,7 +104,11 @@ eachStore('retries and failures', (test) => {
     await env.skip(599_999)
     assert.equal(attempts, 1)
     await env.skip(1)
-    assert.deepEqual(await engine.waitForRun(runId, { timeoutMs: 5_000 }), { runId, status: 'completed', output: 'ok' })
+    assert.deepEqual(await engine.waitForRun(runId, { timeoutMs: 5_000 }), {
+      runId,
+      status: 'completed',
+      output: 'ok',
+    })
     assert.equal(attempts, 2)
   })
 
@@ -92,15 +116,25 @@ eachStore('retries and failures', (test) => {
     const engine = await env.engine()
     let aborted = 0
     engine.register('timeout', 1, async (ctx) =>
-      ctx.localStep('stuck', ({ signal, attempt }) => {
-        if (attempt > 1) return 'second try'
-        return new Promise((_, reject) => signal.addEventListener('abort', () => (aborted++, reject(signal.reason))))
-      }, { timeoutMs: 20, backoff: { delay: 5, jitter: 0 } }),
+      ctx.localStep(
+        'stuck',
+        ({ signal, attempt }) => {
+          if (attempt > 1) return 'second try'
+          return new Promise((_, reject) =>
+            signal.addEventListener('abort', () => (aborted++, reject(signal.reason))),
+          )
+        },
+        { timeoutMs: 20, backoff: { delay: 5, jitter: 0 } },
+      ),
     )
     const { runId } = await engine.start('timeout', null)
     await new Promise((r) => setTimeout(r, 60))
     await env.skip(5)
-    assert.deepEqual(await engine.waitForRun(runId, { timeoutMs: 5_000 }), { runId, status: 'completed', output: 'second try' })
+    assert.deepEqual(await engine.waitForRun(runId, { timeoutMs: 5_000 }), {
+      runId,
+      status: 'completed',
+      output: 'second try',
+    })
     assert.equal(aborted, 1)
   })
 })

@@ -22,11 +22,18 @@ eachStore('durable timers', (test) => {
     await env.skip(7_199_999)
     assert.equal((await engine.getRun(runId))?.status, 'waiting', 'not a millisecond early')
     await env.skip(1)
-    assert.deepEqual(await engine.waitForRun(runId, { timeoutMs: 5_000 }), { runId, status: 'completed', output: 'rested' })
+    assert.deepEqual(await engine.waitForRun(runId, { timeoutMs: 5_000 }), {
+      runId,
+      status: 'completed',
+      output: 'rested',
+    })
     assert.equal(after, 1)
     const [sleep] = await engine.getSteps(runId)
     assert.equal(sleep?.status, 'completed')
-    assert.ok((sleep?.updatedAt.getTime() ?? 0) >= start + 7_200_000, 'fired at or after its due time')
+    assert.ok(
+      (sleep?.updatedAt.getTime() ?? 0) >= start + 7_200_000,
+      'fired at or after its due time',
+    )
   })
 
   test('a timer due while every engine was down fires once after restart', async (env) => {
@@ -50,7 +57,11 @@ eachStore('durable timers', (test) => {
       return 'fired'
     })
     await env.skip(1)
-    assert.deepEqual(await second.waitForRun(runId, { timeoutMs: 5_000 }), { runId, status: 'completed', output: 'fired' })
+    assert.deepEqual(await second.waitForRun(runId, { timeoutMs: 5_000 }), {
+      runId,
+      status: 'completed',
+      output: 'fired',
+    })
     assert.equal(fired, 1)
   })
 
@@ -72,8 +83,16 @@ eachStore('durable timers', (test) => {
     await env.settle()
     assert.equal((await engine.getRun(runId))?.status, 'running')
     await env.skip(2_000)
-    assert.deepEqual(await engine.waitForRun(runId, { timeoutMs: 5_000 }), { runId, status: 'completed', output: 'ok' })
+    assert.deepEqual(await engine.waitForRun(runId, { timeoutMs: 5_000 }), {
+      runId,
+      status: 'completed',
+      output: 'ok',
+    })
     const bad = await engine.start('bad', null)
-    assert.deepEqual(await engine.waitForRun(bad.runId, { timeoutMs: 5_000 }), { runId: bad.runId, status: 'completed', output: 'E_INVALID_ARGUMENT' })
+    assert.deepEqual(await engine.waitForRun(bad.runId, { timeoutMs: 5_000 }), {
+      runId: bad.runId,
+      status: 'completed',
+      output: 'E_INVALID_ARGUMENT',
+    })
   })
 })

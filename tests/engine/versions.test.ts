@@ -26,7 +26,10 @@ eachStore('versions, patches and non-determinism', (test) => {
       recorded: { seq: 0, name: 'reserve', kind: 'local' },
       attempted: { seq: 0, name: 'reserve-stock', kind: 'local' },
     })
-    assert.match(run?.parkReason?.message ?? '', /position 0: history records local "reserve", the workflow code asked for local "reserve-stock"/)
+    assert.match(
+      run?.parkReason?.message ?? '',
+      /position 0: history records local "reserve", the workflow code asked for local "reserve-stock"/,
+    )
   })
 
   test('a run executes only its start version; new runs take the newest', async (env) => {
@@ -43,12 +46,28 @@ eachStore('versions, patches and non-determinism', (test) => {
     const fresh = await engine.start('greet', null)
     const pinned = await engine.start('greet', null, { version: 1 })
     await env.skip(3_600_000)
-    assert.deepEqual(await engine.waitForRun(old.runId, { timeoutMs: 5_000 }), { runId: old.runId, status: 'completed', output: 'v1' })
-    assert.deepEqual(await engine.waitForRun(fresh.runId, { timeoutMs: 5_000 }), { runId: fresh.runId, status: 'completed', output: 'v2' })
-    assert.deepEqual(await engine.waitForRun(pinned.runId, { timeoutMs: 5_000 }), { runId: pinned.runId, status: 'completed', output: 'v1' })
-    await assert.rejects(engine.start('greet', null, { version: 3 }), { code: 'E_WORKFLOW_NOT_REGISTERED' })
+    assert.deepEqual(await engine.waitForRun(old.runId, { timeoutMs: 5_000 }), {
+      runId: old.runId,
+      status: 'completed',
+      output: 'v1',
+    })
+    assert.deepEqual(await engine.waitForRun(fresh.runId, { timeoutMs: 5_000 }), {
+      runId: fresh.runId,
+      status: 'completed',
+      output: 'v2',
+    })
+    assert.deepEqual(await engine.waitForRun(pinned.runId, { timeoutMs: 5_000 }), {
+      runId: pinned.runId,
+      status: 'completed',
+      output: 'v1',
+    })
+    await assert.rejects(engine.start('greet', null, { version: 3 }), {
+      code: 'E_WORKFLOW_NOT_REGISTERED',
+    })
     await assert.rejects(engine.start('nope', null), { code: 'E_WORKFLOW_NOT_REGISTERED' })
-    assert.throws(() => engine.register('greet', 2, async () => null), { code: 'E_DUPLICATE_WORKFLOW' })
+    assert.throws(() => engine.register('greet', 2, async () => null), {
+      code: 'E_DUPLICATE_WORKFLOW',
+    })
   })
 
   test('a run whose version no engine has is parked visibly, not retried, and resumes when the code returns', async (env) => {
@@ -65,7 +84,11 @@ eachStore('versions, patches and non-determinism', (test) => {
     next.register('ship', 8, async () => 'v8 code must never run a v7 run')
     next.on('run:started', () => claims++)
     await env.skip(3_600_000 + 30_000)
-    assert.equal((await next.getRun(runId))?.status, 'waiting', 'not parked before the grace period')
+    assert.equal(
+      (await next.getRun(runId))?.status,
+      'waiting',
+      'not parked before the grace period',
+    )
     await env.skip(60_000)
     const parked = await next.getRun(runId)
     assert.equal(parked?.status, 'parked')
@@ -78,7 +101,11 @@ eachStore('versions, patches and non-determinism', (test) => {
       return 'shipped'
     })
     await env.skip(1)
-    assert.deepEqual(await fixed.waitForRun(runId, { timeoutMs: 5_000 }), { runId, status: 'completed', output: 'shipped' })
+    assert.deepEqual(await fixed.waitForRun(runId, { timeoutMs: 5_000 }), {
+      runId,
+      status: 'completed',
+      output: 'shipped',
+    })
     assert.equal(claims, 0)
   })
 
@@ -96,18 +123,43 @@ eachStore('versions, patches and non-determinism', (test) => {
     const second = await env.engine({ instanceId: 'b' })
     second.register('p', 1, async (ctx) => {
       await ctx.localStep('one', () => 1)
-      const two = ctx.patched('new-two') ? await ctx.localStep('two-new', () => 'new path') : await ctx.localStep('two', () => 'old path')
+      const two = ctx.patched('new-two')
+        ? await ctx.localStep('two-new', () => 'new path')
+        : await ctx.localStep('two', () => 'old path')
       await ctx.sleep('1h')
       return two
     })
     const fresh = await second.start('p', null)
     await env.skip(3_600_000)
-    assert.deepEqual(await second.waitForRun(old.runId, { timeoutMs: 5_000 }), { runId: old.runId, status: 'completed', output: 'old path' })
-    assert.deepEqual(await second.waitForRun(fresh.runId, { timeoutMs: 5_000 }), { runId: fresh.runId, status: 'completed', output: 'new path' })
+    assert.deepEqual(await second.waitForRun(old.runId, { timeoutMs: 5_000 }), {
+      runId: old.runId,
+      status: 'completed',
+      output: 'old path',
+    })
+    assert.deepEqual(await second.waitForRun(fresh.runId, { timeoutMs: 5_000 }), {
+      runId: fresh.runId,
+      status: 'completed',
+      output: 'new path',
+    })
     const freshSteps = await second.getSteps(fresh.runId)
-    assert.deepEqual(freshSteps.map((s) => [s.kind, s.name]), [['local', 'one'], ['patch', 'new-two'], ['local', 'two-new'], ['sleep', 'sleep']])
+    assert.deepEqual(
+      freshSteps.map((s) => [s.kind, s.name]),
+      [
+        ['local', 'one'],
+        ['patch', 'new-two'],
+        ['local', 'two-new'],
+        ['sleep', 'sleep'],
+      ],
+    )
     const oldSteps = await second.getSteps(old.runId)
-    assert.deepEqual(oldSteps.map((s) => [s.kind, s.name]), [['local', 'one'], ['local', 'two'], ['sleep', 'sleep']])
+    assert.deepEqual(
+      oldSteps.map((s) => [s.kind, s.name]),
+      [
+        ['local', 'one'],
+        ['local', 'two'],
+        ['sleep', 'sleep'],
+      ],
+    )
   })
 
   test('sideEffect records its value once and replays it', async (env) => {
@@ -120,7 +172,11 @@ eachStore('versions, patches and non-determinism', (test) => {
     })
     const { runId } = await engine.start('se', null)
     await env.skip(3_600_000)
-    assert.deepEqual(await engine.waitForRun(runId, { timeoutMs: 5_000 }), { runId, status: 'completed', output: 'id-1' })
+    assert.deepEqual(await engine.waitForRun(runId, { timeoutMs: 5_000 }), {
+      runId,
+      status: 'completed',
+      output: 'id-1',
+    })
     assert.equal(calls, 1)
   })
 })

@@ -18,7 +18,10 @@ export interface Env {
   settle(): Promise<void>
 }
 
-export function eachStore(title: string, body: (t: (name: string, fn: (env: Env) => Promise<void>) => void) => void): void {
+export function eachStore(
+  title: string,
+  body: (t: (name: string, fn: (env: Env) => Promise<void>) => void) => void,
+): void {
   for (const storeName of selectedStores()) {
     void describe(`${title} [${storeName}]`, () => {
       body((name, fn) => void test(name, () => withEnv(storeName, fn)))
@@ -37,7 +40,13 @@ async function withEnv(storeName: string, fn: (env: Env) => Promise<void>): Prom
     async engine(options = {}) {
       const { drive = true, ...rest } = options
       const store = engines.length === 0 ? handle.store : handle.reopen()
-      const engine = new Engine({ store, clock, logger: silentLogger, instanceId: `engine-${engines.length + 1}`, ...rest })
+      const engine = new Engine({
+        store,
+        clock,
+        logger: silentLogger,
+        instanceId: `engine-${engines.length + 1}`,
+        ...rest,
+      })
       engines.push(engine)
       if (drive) await engine.startDriving()
       return engine

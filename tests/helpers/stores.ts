@@ -45,8 +45,13 @@ const factories: Record<string, Factory> = {
 }
 
 export function selectedStores(): string[] {
-  const wanted = (process.env.DB ?? Object.keys(factories).join(',')).split(',').map((s) => s.trim()).filter(Boolean)
-  for (const name of wanted) if (!(name in factories)) throw new Error(`DB=${name}: unknown store (known: ${Object.keys(factories).join(', ')})`)
+  const wanted = (process.env.DB ?? Object.keys(factories).join(','))
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+  for (const name of wanted)
+    if (!(name in factories))
+      throw new Error(`DB=${name}: unknown store (known: ${Object.keys(factories).join(', ')})`)
   return wanted
 }
 

@@ -15,7 +15,12 @@ export { Engine, type WaitOptions, type CancelOptions, type RunList } from './en
 export type { EngineOptions, ResolvedEngineOptions } from './engine/options.ts'
 export type { StartOptions, StartedRun } from './engine/run_starter.ts'
 export type { RunInfo, StepInfo, RunOutcome } from './engine/views.ts'
-export { channels, type EngineEvents, type EngineEventName, type Listener } from './engine/events.ts'
+export {
+  channels,
+  type EngineEvents,
+  type EngineEventName,
+  type Listener,
+} from './engine/events.ts'
 export { defaultLogger, silentLogger } from './engine/default_logger.ts'
 export type * from './execution/types.ts'
 export { MemoryStore } from './store/index.ts'

@@ -14,7 +14,10 @@ export class SystemClock implements Clock {
     let handle: NodeJS.Timeout
     const arm = () => {
       const left = due - Date.now()
-      handle = setTimeout(left > 0 ? (left > MAX_TIMER_MS ? arm : fire) : fire, Math.min(Math.max(left, 0), MAX_TIMER_MS))
+      handle = setTimeout(
+        left > 0 ? (left > MAX_TIMER_MS ? arm : fire) : fire,
+        Math.min(Math.max(left, 0), MAX_TIMER_MS),
+      )
       handle.unref()
     }
     const fire = () => (Date.now() >= due ? fn() : arm())

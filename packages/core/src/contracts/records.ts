@@ -16,13 +16,7 @@
  *   completed | failed | cancelled: terminal, absorbing (I5).
  */
 export type RunStatus =
-  | 'pending'
-  | 'running'
-  | 'waiting'
-  | 'completed'
-  | 'failed'
-  | 'cancelled'
-  | 'parked'
+  'pending' | 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled' | 'parked'
 
 export type TerminalStatus = 'completed' | 'failed' | 'cancelled'
 

@@ -239,7 +239,12 @@ export interface StateStore {
    * `olderThan` (`availableAt <= olderThan`) and whose workflow version is NOT in `runnable`.
    * They get status `parked` with `reason` and `availableAt` null. Returns how many.
    */
-  parkUnrunnable(runnable: readonly WorkflowKey[], olderThan: number, reason: ParkReason, now: number): Promise<number>
+  parkUnrunnable(
+    runnable: readonly WorkflowKey[],
+    olderThan: number,
+    reason: ParkReason,
+    now: number,
+  ): Promise<number>
 
   /**
    * Unpark runs parked with `reasonCode` whose workflow version is in `keys`: status

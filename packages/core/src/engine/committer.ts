@@ -76,7 +76,8 @@ export class Committer {
     this.closed = true
     const left = this.queue
     this.queue = []
-    for (const item of left) item.reject(new EngineStoppedError('the engine closed before this write'))
+    for (const item of left)
+      item.reject(new EngineStoppedError('the engine closed before this write'))
   }
 
   private schedule(): void {

@@ -8,12 +8,19 @@ const ignore = (): void => {}
 
 function line(level: string) {
   return (obj: Record<string, unknown>, msg: string): void => {
-    const fields = Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, v instanceof Error ? v.message : v]))
+    const fields = Object.fromEntries(
+      Object.entries(obj).map(([k, v]) => [k, v instanceof Error ? v.message : v]),
+    )
     process.stderr.write(`${JSON.stringify({ level, msg, ...fields })}\n`)
   }
 }
 
-export const defaultLogger: Logger = { debug: ignore, info: ignore, warn: line('warn'), error: line('error') }
+export const defaultLogger: Logger = {
+  debug: ignore,
+  info: ignore,
+  warn: line('warn'),
+  error: line('error'),
+}
 
 /** A logger that drops everything (tests, benchmarks). */
 export const silentLogger: Logger = { debug: ignore, info: ignore, warn: ignore, error: ignore }

@@ -90,14 +90,18 @@ export class Driver {
     try {
       await store.unpark([key], ErrorCodes.WORKFLOW_NOT_REGISTERED, clock.now())
     } catch (error) {
-      logger.error({ err: error, ...key }, 'cairn: could not unpark runs of a newly registered workflow')
+      logger.error(
+        { err: error, ...key },
+        'cairn: could not unpark runs of a newly registered workflow',
+      )
     }
     this.polls.now()
   }
 
   /** Reserve a slot for a run this process is about to create and run at once. */
   tryReserve(): boolean {
-    if (!this.isDriving || this.turns.size + this.reserved >= this.deps.options.concurrency) return false
+    if (!this.isDriving || this.turns.size + this.reserved >= this.deps.options.concurrency)
+      return false
     this.reserved += 1
     return true
   }
@@ -133,7 +137,8 @@ export class Driver {
     this.polls.stop()
     this.parkTimer?.cancel()
     const deadline = Date.now() + timeoutMs
-    while (this.turns.size > 0 && Date.now() < deadline) await delay(Math.min(20, deadline - Date.now()))
+    while (this.turns.size > 0 && Date.now() < deadline)
+      await delay(Math.min(20, deadline - Date.now()))
     const left = [...this.turns.values()]
     await Promise.all(left.map((turn) => turn.release()))
     await this.deps.committer.settle()
@@ -153,9 +158,18 @@ export class Driver {
     if (runnable.length === 0) return this.polls.after(this.deps.options.pollIntervalMs)
     let result
     try {
-      result = await store.claimRuns({ owner: instanceId, now: clock.now(), leaseMs, limit: free, runnable })
+      result = await store.claimRuns({
+        owner: instanceId,
+        now: clock.now(),
+        leaseMs,
+        limit: free,
+        runnable,
+      })
     } catch (error) {
-      this.deps.options.logger.error({ err: error }, 'cairn: claiming runs failed; retrying at the poll interval')
+      this.deps.options.logger.error(
+        { err: error },
+        'cairn: claiming runs failed; retrying at the poll interval',
+      )
       throw error
     }
     failpoint('P3')
@@ -172,7 +186,10 @@ export class Driver {
       this.runTurn({ ...run, epoch: run.leaseEpoch }, new History(records))
     } catch (error) {
       this.reserved -= 1
-      this.deps.options.logger.error({ err: error, runId: run.id }, 'cairn: could not load a claimed run; its lease will expire and it will be retried')
+      this.deps.options.logger.error(
+        { err: error, runId: run.id },
+        'cairn: could not load a claimed run; its lease will expire and it will be retried',
+      )
     }
   }
 
@@ -185,7 +202,10 @@ export class Driver {
     try {
       input = run.input === undefined ? undefined : this.deps.options.codec.decode(run.input)
     } catch (error) {
-      return void turn.park({ code: ErrorCodes.NOT_SERIALIZABLE, message: `the run's input cannot be decoded by this engine's codec: ${String(error)}` })
+      return void turn.park({
+        code: ErrorCodes.NOT_SERIALIZABLE,
+        message: `the run's input cannot be decoded by this engine's codec: ${String(error)}`,
+      })
     }
     const ctx = new TurnContext(turn)
     turn.begin(() => workflow.body(ctx, input as never))
@@ -194,9 +214,16 @@ export class Driver {
   private onTurnEnded(turn: Turn, end: TurnEnd): void {
     if (this.turns.get(turn.runId) === turn) this.turns.delete(turn.runId)
     const finished = end.kind === 'completed' || end.kind === 'failed'
-    this.deps.waiters.notify(turn.runId, finished ? { status: end.kind, output: end.output, error: end.error } : null)
+    this.deps.waiters.notify(
+      turn.runId,
+      finished ? { status: end.kind, output: end.output, error: end.error } : null,
+    )
     if (end.kind === 'suspended' && end.wakeAt !== null) this.wake(end.wakeAt)
-    if (end.kind === 'lost') this.deps.options.logger.warn({ runId: turn.runId, reason: end.reason }, 'cairn: lost a run lease')
+    if (end.kind === 'lost')
+      this.deps.options.logger.warn(
+        { runId: turn.runId, reason: end.reason },
+        'cairn: lost a run lease',
+      )
     this.polls.capacityFreed()
   }
 
@@ -221,7 +248,10 @@ export class Driver {
   private scheduleParkSweep(delayMs: number): void {
     this.parkTimer = this.deps.options.clock.setTimer(delayMs, () => {
       void this.parkUnrunnable().finally(() => {
-        if (this.isDriving) this.scheduleParkSweep(Math.max(1_000, Math.floor(this.deps.options.parkUnrunnableAfterMs / 2)))
+        if (this.isDriving)
+          this.scheduleParkSweep(
+            Math.max(1_000, Math.floor(this.deps.options.parkUnrunnableAfterMs / 2)),
+          )
       })
     })
   }
@@ -238,7 +268,8 @@ export class Driver {
     }
     try {
       const parked = await store.parkUnrunnable(keys, now - parkUnrunnableAfterMs, reason, now)
-      if (parked > 0) logger.warn({ parked }, 'cairn: parked runs whose workflow version is not registered')
+      if (parked > 0)
+        logger.warn({ parked }, 'cairn: parked runs whose workflow version is not registered')
     } catch (error) {
       logger.error({ err: error }, 'cairn: park sweep failed')
     }

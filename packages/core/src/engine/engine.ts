@@ -12,7 +12,12 @@
  * calls `startDriving`.
  */
 import type { StateStore } from '../contracts/state_store.ts'
-import { CancelledError, InvalidArgumentError, RunNotFoundError, WaitTimeoutError } from '../errors/index.ts'
+import {
+  CancelledError,
+  InvalidArgumentError,
+  RunNotFoundError,
+  WaitTimeoutError,
+} from '../errors/index.ts'
 import { ErrorCodes } from '../errors/index.ts'
 import { Deliverer } from '../execution/deliverer.ts'
 import { encodeError } from '../execution/outcome.ts'
@@ -25,7 +30,15 @@ import { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } 
 import { WorkflowRegistry } from './registry.ts'
 import { startRun, type StartedRun, type StartOptions } from './run_starter.ts'
 import { RunWaiters } from './run_waiters.ts'
-import { terminalOutcome, toOutcome, toRunInfo, toStepInfo, type RunInfo, type RunOutcome, type StepInfo } from './views.ts'
+import {
+  terminalOutcome,
+  toOutcome,
+  toRunInfo,
+  toStepInfo,
+  type RunInfo,
+  type RunOutcome,
+  type StepInfo,
+} from './views.ts'
 import type { ListRunsQuery } from '../contracts/state_store.ts'
 
 export interface WaitOptions {
@@ -79,7 +92,12 @@ export class Engine {
   }
 
   /** Register a workflow body under a name and version. */
-  register<I, O>(name: string, version: string | number, body: WorkflowBody<I, O>, options?: WorkflowOptions): this {
+  register<I, O>(
+    name: string,
+    version: string | number,
+    body: WorkflowBody<I, O>,
+    options?: WorkflowOptions,
+  ): this {
     const entry = this.registry.add(name, version, body as WorkflowBody<never, unknown>, options)
     void this.driver.registered({ workflow: entry.name, version: entry.version })
     return this
@@ -139,13 +157,17 @@ export class Engine {
   async listRuns<I = unknown, O = unknown>(query: ListRunsQuery = {}): Promise<RunList<I, O>> {
     await this.open()
     const page = await this.options.store.listRuns(query)
-    return { runs: page.runs.map((r) => toRunInfo<I, O>(r, this.options.codec)), nextCursor: page.nextCursor }
+    return {
+      runs: page.runs.map((r) => toRunInfo<I, O>(r, this.options.codec)),
+      nextCursor: page.nextCursor,
+    }
   }
 
   /** Resolves with the run's outcome once it is terminal; E_WAIT_TIMEOUT after `timeoutMs`. */
   async waitForRun<O = unknown>(runId: string, options: WaitOptions = {}): Promise<RunOutcome<O>> {
     await this.open()
-    const deadline = options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + options.timeoutMs
+    const deadline =
+      options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + options.timeoutMs
     for (let pollMs = 5; ; pollMs = Math.min(pollMs * 2, 250)) {
       // Executing here: its turn tells us how it ended, with no store read when it finished.
       if (this.driver.turnOf(runId) !== undefined) {
@@ -153,9 +175,11 @@ export class Engine {
         if (finished !== null) return terminalOutcome<O>(runId, finished, this.options.codec)
       } else {
         const run = await this.options.store.getRun(runId)
-        if (run === null) throw new RunNotFoundError(`no run with id "${runId}"`, { details: { runId } })
+        if (run === null)
+          throw new RunNotFoundError(`no run with id "${runId}"`, { details: { runId } })
         if (TERMINAL.has(run.status)) return toOutcome<O>(run, this.options.codec)
-        if (Date.now() < deadline) await this.waiters.wait(runId, Math.min(pollMs, deadline - Date.now()))
+        if (Date.now() < deadline)
+          await this.waiters.wait(runId, Math.min(pollMs, deadline - Date.now()))
       }
       if (Date.now() >= deadline) return this.waitTimeout(runId, options.timeoutMs)
     }
@@ -169,13 +193,20 @@ export class Engine {
   async cancel(runId: string, options: CancelOptions = {}): Promise<void> {
     assertIdentifier(runId, 'runId')
     await this.open()
-    const error = encodeError(new CancelledError(options.reason ?? 'run cancelled'), this.options.codec)
+    const error = encodeError(
+      new CancelledError(options.reason ?? 'run cancelled'),
+      this.options.codec,
+    )
     const result = await this.committer.enqueue({ type: 'cancelRun', runId, error })
-    if (result.status === 'not_found') throw new RunNotFoundError(`no run with id "${runId}"`, { details: { runId } })
+    if (result.status === 'not_found')
+      throw new RunNotFoundError(`no run with id "${runId}"`, { details: { runId } })
     if (result.status === 'terminal') {
-      throw new InvalidArgumentError(`run "${runId}" already finished (${result.current.status}); it cannot be cancelled`, {
-        details: { runId, status: result.current.status, code: ErrorCodes.RUN_CANCELLED },
-      })
+      throw new InvalidArgumentError(
+        `run "${runId}" already finished (${result.current.status}); it cannot be cancelled`,
+        {
+          details: { runId, status: result.current.status, code: ErrorCodes.RUN_CANCELLED },
+        },
+      )
     }
     const turn = this.driver.turnOf(runId)
     if (turn !== undefined) turn.cancelled()
@@ -200,16 +231,26 @@ export class Engine {
 
   private async waitTimeout(runId: string, timeoutMs: number | undefined): Promise<never> {
     const status = (await this.options.store.getRun(runId))?.status
-    throw new WaitTimeoutError(`run "${runId}" is still ${status ?? 'unknown'} after ${timeoutMs} ms`, { details: { runId, status } })
+    throw new WaitTimeoutError(
+      `run "${runId}" is still ${status ?? 'unknown'} after ${timeoutMs} ms`,
+      { details: { runId, status } },
+    )
   }
 
   private async emitCancelled(runId: string): Promise<void> {
     if (!this.events.wants('run:cancelled')) return
     const run = await this.options.store.getRun(runId)
-    if (run !== null) this.events.emit('run:cancelled', { runId, workflow: run.workflow, version: run.version })
+    if (run !== null)
+      this.events.emit('run:cancelled', { runId, workflow: run.workflow, version: run.version })
   }
 
   private starterDeps() {
-    return { options: this.options, registry: this.registry, committer: this.committer, driver: this.driver, events: this.events }
+    return {
+      options: this.options,
+      registry: this.registry,
+      committer: this.committer,
+      driver: this.driver,
+      events: this.events,
+    }
   }
 }

@@ -61,7 +61,8 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     codec: options.codec ?? new JsonCodec(),
     clock: options.clock ?? systemClock,
     logger: options.logger ?? defaultLogger,
-    instanceId: options.instanceId ?? `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`,
+    instanceId:
+      options.instanceId ?? `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`,
     concurrency: options.concurrency ?? 100,
     leaseMs: options.leaseMs ?? 30_000,
     pollIntervalMs: options.pollIntervalMs ?? 1_000,
@@ -81,10 +82,14 @@ function validate(o: ResolvedEngineOptions): void {
   positiveInteger(o.maxBatch, 'maxBatch')
   positiveInteger(o.parkUnrunnableAfterMs, 'parkUnrunnableAfterMs')
   if (!Number.isInteger(o.holdTimersUpToMs) || o.holdTimersUpToMs < 0) {
-    throw new InvalidArgumentError(`holdTimersUpToMs must be an integer ≥ 0, got ${o.holdTimersUpToMs}`)
+    throw new InvalidArgumentError(
+      `holdTimersUpToMs must be an integer ≥ 0, got ${o.holdTimersUpToMs}`,
+    )
   }
   if (o.holdTimersUpToMs >= o.leaseMs) {
-    throw new InvalidArgumentError(`holdTimersUpToMs (${o.holdTimersUpToMs}) must be shorter than leaseMs (${o.leaseMs})`)
+    throw new InvalidArgumentError(
+      `holdTimersUpToMs (${o.holdTimersUpToMs}) must be shorter than leaseMs (${o.leaseMs})`,
+    )
   }
 }
 

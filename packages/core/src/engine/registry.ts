@@ -3,7 +3,11 @@
  * it started on (I20); `start` uses the newest registered version unless told otherwise.
  */
 import type { WorkflowKey } from '../contracts/records.ts'
-import { DuplicateWorkflowError, InvalidArgumentError, WorkflowNotRegisteredError } from '../errors/index.ts'
+import {
+  DuplicateWorkflowError,
+  InvalidArgumentError,
+  WorkflowNotRegisteredError,
+} from '../errors/index.ts'
 import type { WorkflowBody, WorkflowOptions } from '../execution/types.ts'
 import { assertIdentifier } from '../util/validate.ts'
 
@@ -19,12 +23,19 @@ export class WorkflowRegistry {
   private readonly latest = new Map<string, RegisteredWorkflow>()
   private keyList: WorkflowKey[] = []
 
-  add(name: string, version: string | number, body: WorkflowBody<never, unknown>, options: WorkflowOptions = {}): RegisteredWorkflow {
+  add(
+    name: string,
+    version: string | number,
+    body: WorkflowBody<never, unknown>,
+    options: WorkflowOptions = {},
+  ): RegisteredWorkflow {
     assertIdentifier(name, 'workflow name')
     const v = normalizeVersion(version)
-    if (typeof body !== 'function') throw new InvalidArgumentError(`workflow "${name}": body must be a function`)
+    if (typeof body !== 'function')
+      throw new InvalidArgumentError(`workflow "${name}": body must be a function`)
     const versions = this.byName.get(name) ?? new Map<string, RegisteredWorkflow>()
-    if (versions.has(v)) throw new DuplicateWorkflowError(`workflow "${name}" version "${v}" is already registered`)
+    if (versions.has(v))
+      throw new DuplicateWorkflowError(`workflow "${name}" version "${v}" is already registered`)
     const entry: RegisteredWorkflow = { name, version: v, body, options }
     versions.set(v, entry)
     this.byName.set(name, versions)
@@ -40,12 +51,18 @@ export class WorkflowRegistry {
 
   /** The version `start` should use; throws E_WORKFLOW_NOT_REGISTERED. */
   resolve(name: string, version?: string | number): RegisteredWorkflow {
-    const entry = version === undefined ? this.latest.get(name) : this.find(name, normalizeVersion(version))
+    const entry =
+      version === undefined ? this.latest.get(name) : this.find(name, normalizeVersion(version))
     if (entry !== undefined) return entry
     const known = [...(this.byName.get(name)?.keys() ?? [])]
     const detail = known.length > 0 ? ` (registered versions: ${known.join(', ')})` : ''
-    const what = version === undefined ? `workflow "${name}"` : `workflow "${name}" version "${String(version)}"`
-    throw new WorkflowNotRegisteredError(`${what} is not registered${detail}`, { details: { workflow: name, version } })
+    const what =
+      version === undefined
+        ? `workflow "${name}"`
+        : `workflow "${name}" version "${String(version)}"`
+    throw new WorkflowNotRegisteredError(`${what} is not registered${detail}`, {
+      details: { workflow: name, version },
+    })
   }
 
   /** Every registered (workflow, version): what this engine may claim. */

@@ -35,15 +35,28 @@ export interface StarterDeps {
   events: EventHub
 }
 
-export async function startRun(deps: StarterDeps, name: string, input: unknown, opts: StartOptions = {}): Promise<StartedRun> {
+export async function startRun(
+  deps: StarterDeps,
+  name: string,
+  input: unknown,
+  opts: StartOptions = {},
+): Promise<StartedRun> {
   const workflow = deps.registry.resolve(name, opts.version)
   const runId = opts.runId ?? newRunId()
   if (opts.runId !== undefined) assertIdentifier(runId, 'runId')
   const encoded = deps.options.codec.encode(input, `input of workflow "${name}"`)
   const createdAt = deps.options.clock.now()
-  const run = { id: runId, workflow: workflow.name, version: workflow.version, input: encoded, createdAt }
+  const run = {
+    id: runId,
+    workflow: workflow.name,
+    version: workflow.version,
+    input: encoded,
+    createdAt,
+  }
   const claimed = deps.driver.tryReserve()
-  const claim = claimed ? { owner: deps.options.instanceId, leaseMs: deps.options.leaseMs } : undefined
+  const claim = claimed
+    ? { owner: deps.options.instanceId, leaseMs: deps.options.leaseMs }
+    : undefined
   let result
   try {
     result = await deps.committer.enqueue({ type: 'createRun', run, claim })
@@ -63,11 +76,15 @@ export async function startRun(deps: StarterDeps, name: string, input: unknown, 
   return { runId, existing: false }
 }
 
-function sameRunOrConflict(existing: RunRecord, wanted: { workflow: string; input: string }): StartedRun {
+function sameRunOrConflict(
+  existing: RunRecord,
+  wanted: { workflow: string; input: string },
+): StartedRun {
   if (existing.workflow === wanted.workflow && existing.input === wanted.input) {
     return { runId: existing.id, existing: true }
   }
-  const what = existing.workflow !== wanted.workflow ? `workflow "${existing.workflow}"` : 'a different input'
+  const what =
+    existing.workflow !== wanted.workflow ? `workflow "${existing.workflow}"` : 'a different input'
   throw new RunIdConflictError(`run id "${existing.id}" is already used by a run with ${what}`, {
     details: { runId: existing.id, workflow: existing.workflow },
   })

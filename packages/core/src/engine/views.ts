@@ -3,7 +3,15 @@
  * Dates. Types and the mapping functions.
  */
 import type { Codec, SerializedError } from '../contracts/codec.ts'
-import type { CheckpointKind, CheckpointRecord, CheckpointStatus, ParkReason, RunRecord, RunStatus, TerminalStatus } from '../contracts/records.ts'
+import type {
+  CheckpointKind,
+  CheckpointRecord,
+  CheckpointStatus,
+  ParkReason,
+  RunRecord,
+  RunStatus,
+  TerminalStatus,
+} from '../contracts/records.ts'
 
 export interface RunInfo<I = unknown, O = unknown> {
   id: string
@@ -78,13 +86,28 @@ export function toStepInfo(record: CheckpointRecord, codec: Codec): StepInfo {
 }
 
 export function toOutcome<O>(run: RunRecord, codec: Codec): RunOutcome<O> {
-  return terminalOutcome(run.id, { status: run.status as TerminalStatus, output: run.output, error: run.error }, codec)
+  return terminalOutcome(
+    run.id,
+    { status: run.status as TerminalStatus, output: run.output, error: run.error },
+    codec,
+  )
 }
 
-export function terminalOutcome<O>(runId: string, end: { status: TerminalStatus; output: string | null; error: string | null }, codec: Codec): RunOutcome<O> {
+export function terminalOutcome<O>(
+  runId: string,
+  end: { status: TerminalStatus; output: string | null; error: string | null },
+  codec: Codec,
+): RunOutcome<O> {
   if (end.status === 'completed') {
-    return { runId, status: 'completed', output: (end.output === null ? undefined : codec.decode(end.output)) as O }
+    return {
+      runId,
+      status: 'completed',
+      output: (end.output === null ? undefined : codec.decode(end.output)) as O,
+    }
   }
-  const error = end.error === null ? { name: 'Error', message: `run ${end.status}` } : (codec.decode(end.error) as SerializedError)
+  const error =
+    end.error === null
+      ? { name: 'Error', message: `run ${end.status}` }
+      : (codec.decode(end.error) as SerializedError)
   return { runId, status: end.status, error }
 }

@@ -26,7 +26,9 @@ export class CairnError extends Error {
 
   /** True for any Cairn error (from any copy of the package). */
   static isCairnError(err: unknown): err is CairnError {
-    return typeof err === 'object' && err !== null && (err as Record<symbol, unknown>)[BRAND] === true
+    return (
+      typeof err === 'object' && err !== null && (err as Record<symbol, unknown>)[BRAND] === true
+    )
   }
 }
 

@@ -14,11 +14,18 @@ import { decideRetry, resolveRetryPolicy, type RetryPolicy } from './retry_polic
 import type { StepRecordInput, TurnRuntime } from './runtime.ts'
 import type { LocalStepOptions, StepContext, StepFn } from './types.ts'
 
-
-export function localStep<T>(rt: TurnRuntime, name: string, fn: StepFn<T>, options?: LocalStepOptions): Promise<T> {
-  if (typeof name !== 'string' || name.length === 0) throw new InvalidArgumentError('step name must be a non-empty string')
-  if (typeof fn !== 'function') throw new InvalidArgumentError(`step "${name}": fn must be a function`)
-  const policy = options === undefined ? rt.defaultRetryPolicy : resolveRetryPolicy(options, rt.retryDefaults)
+export function localStep<T>(
+  rt: TurnRuntime,
+  name: string,
+  fn: StepFn<T>,
+  options?: LocalStepOptions,
+): Promise<T> {
+  if (typeof name !== 'string' || name.length === 0)
+    throw new InvalidArgumentError('step name must be a non-empty string')
+  if (typeof fn !== 'function')
+    throw new InvalidArgumentError(`step "${name}": fn must be a function`)
+  const policy =
+    options === undefined ? rt.defaultRetryPolicy : resolveRetryPolicy(options, rt.retryDefaults)
   if (!rt.live) return rt.never()
   const seq = rt.takeSeq()
   const record = rt.recorded(seq, name, 'local')
@@ -131,8 +138,14 @@ class StepAttempts {
 
   private timeoutSignal(timeoutMs: number): { signal: AbortSignal; done: () => void } {
     const timeout = new AbortController()
-    const timer = setTimeout(() => timeout.abort(new StepTimeoutError(this.plan.name, timeoutMs)), timeoutMs)
-    return { signal: AbortSignal.any([this.rt.signal, timeout.signal]), done: () => clearTimeout(timer) }
+    const timer = setTimeout(
+      () => timeout.abort(new StepTimeoutError(this.plan.name, timeoutMs)),
+      timeoutMs,
+    )
+    return {
+      signal: AbortSignal.any([this.rt.signal, timeout.signal]),
+      done: () => clearTimeout(timer),
+    }
   }
 
   private stepContext(signal: AbortSignal | null): StepContext {
@@ -140,12 +153,22 @@ class StepAttempts {
   }
 
   private step(): StepRecordInput {
-    return { seq: this.plan.seq, name: this.plan.name, kind: 'local', attempts: this.attempts, startedAt: this.startedAt }
+    return {
+      seq: this.plan.seq,
+      name: this.plan.name,
+      kind: 'local',
+      attempts: this.attempts,
+      startedAt: this.startedAt,
+    }
   }
 
-  private emit(event: 'step:started' | 'step:completed' | 'step:failed', error?: () => SerializedError): void {
+  private emit(
+    event: 'step:started' | 'step:completed' | 'step:failed',
+    error?: () => SerializedError,
+  ): void {
     if (!this.rt.events.wants(event)) return
-    if (event === 'step:failed') this.rt.events.emit(event, { ...this.ref(), error: (error as () => SerializedError)() })
+    if (event === 'step:failed')
+      this.rt.events.emit(event, { ...this.ref(), error: (error as () => SerializedError)() })
     else this.rt.events.emit(event, this.ref())
   }
 
@@ -156,7 +179,14 @@ class StepAttempts {
 
   private ref() {
     const { runId, workflow, version } = this.rt
-    return { runId, workflow, version, seq: this.plan.seq, name: this.plan.name, attempt: this.attempts }
+    return {
+      runId,
+      workflow,
+      version,
+      seq: this.plan.seq,
+      name: this.plan.name,
+      attempt: this.attempts,
+    }
   }
 }
 
@@ -182,7 +212,11 @@ class AttemptContext implements StepContext {
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function'
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  )
 }
 
 function isTimeout(reason: unknown): boolean {

@@ -10,7 +10,10 @@ import type { EncodedOutcome } from './runtime.ts'
 
 export type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown }
 
-export function decodeOutcome(record: Pick<CheckpointRecord, 'status' | 'output' | 'error'>, codec: Codec): Outcome {
+export function decodeOutcome(
+  record: Pick<CheckpointRecord, 'status' | 'output' | 'error'>,
+  codec: Codec,
+): Outcome {
   if (record.status === 'failed') return { ok: false, error: decodeError(record.error, codec) }
   return { ok: true, value: record.output === null ? undefined : codec.decode(record.output) }
 }
@@ -26,7 +29,11 @@ export function encodeError(error: unknown, codec: Codec): string {
   try {
     return codec.encode(serialized, 'error')
   } catch {
-    return codec.encode({ name: serialized.name, message: serialized.message, code: serialized.code ?? null })
+    return codec.encode({
+      name: serialized.name,
+      message: serialized.message,
+      code: serialized.code ?? null,
+    })
   }
 }
 

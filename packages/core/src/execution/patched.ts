@@ -8,7 +8,8 @@ import { InvalidArgumentError } from '../errors/index.ts'
 import type { TurnRuntime } from './runtime.ts'
 
 export function patched(rt: TurnRuntime, id: string): boolean {
-  if (typeof id !== 'string' || id.length === 0) throw new InvalidArgumentError('patched(id) expects a non-empty string id')
+  if (typeof id !== 'string' || id.length === 0)
+    throw new InvalidArgumentError('patched(id) expects a non-empty string id')
   if (!rt.live) return true
   const record = rt.recordAt(rt.peekSeq())
   if (record !== undefined) {

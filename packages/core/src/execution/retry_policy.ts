@@ -2,7 +2,12 @@
  * When a failed local step attempt is tried again. FatalError (and values the codec cannot
  * store) never retry; RetryableError's `retryAfterMs` sets a floor under the backoff.
  */
-import { FatalError, NotSerializableError, PayloadTooLargeError, RetryableError } from '../errors/index.ts'
+import {
+  FatalError,
+  NotSerializableError,
+  PayloadTooLargeError,
+  RetryableError,
+} from '../errors/index.ts'
 import { InvalidArgumentError } from '../errors/index.ts'
 import { toMilliseconds } from '../util/duration.ts'
 import type { LocalStepOptions, RetryOptions } from './types.ts'
@@ -28,14 +33,23 @@ const DEFAULTS: RetryPolicy = {
 }
 
 /** The step's own options over the workflow's defaults over Cairn's. Validates every field. */
-export function resolveRetryPolicy(step: LocalStepOptions = {}, workflow: RetryOptions = {}): RetryPolicy {
+export function resolveRetryPolicy(
+  step: LocalStepOptions = {},
+  workflow: RetryOptions = {},
+): RetryPolicy {
   const backoff = { ...workflow.backoff, ...step.backoff }
   const policy: RetryPolicy = {
     retries: step.retries ?? workflow.retries ?? DEFAULTS.retries,
     type: backoff.type ?? DEFAULTS.type,
-    delayMs: backoff.delay === undefined ? DEFAULTS.delayMs : toMilliseconds(backoff.delay, 'backoff.delay'),
+    delayMs:
+      backoff.delay === undefined
+        ? DEFAULTS.delayMs
+        : toMilliseconds(backoff.delay, 'backoff.delay'),
     factor: backoff.factor ?? DEFAULTS.factor,
-    maxDelayMs: backoff.maxDelay === undefined ? DEFAULTS.maxDelayMs : toMilliseconds(backoff.maxDelay, 'backoff.maxDelay'),
+    maxDelayMs:
+      backoff.maxDelay === undefined
+        ? DEFAULTS.maxDelayMs
+        : toMilliseconds(backoff.maxDelay, 'backoff.maxDelay'),
     jitter: backoff.jitter ?? DEFAULTS.jitter,
   }
   validate(policy)
@@ -46,12 +60,15 @@ function validate(policy: RetryPolicy): void {
   if (!Number.isInteger(policy.retries) || policy.retries < 0) {
     throw new InvalidArgumentError(`retries must be an integer ≥ 0, got ${policy.retries}`)
   }
-  if (!(policy.factor >= 1)) throw new InvalidArgumentError(`backoff.factor must be ≥ 1, got ${policy.factor}`)
+  if (!(policy.factor >= 1))
+    throw new InvalidArgumentError(`backoff.factor must be ≥ 1, got ${policy.factor}`)
   if (!(policy.jitter >= 0 && policy.jitter <= 1)) {
     throw new InvalidArgumentError(`backoff.jitter must be within [0, 1], got ${policy.jitter}`)
   }
   if (policy.type !== 'fixed' && policy.type !== 'exponential') {
-    throw new InvalidArgumentError(`backoff.type must be 'fixed' or 'exponential', got ${String(policy.type)}`)
+    throw new InvalidArgumentError(
+      `backoff.type must be 'fixed' or 'exponential', got ${String(policy.type)}`,
+    )
   }
 }
 

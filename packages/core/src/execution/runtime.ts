@@ -65,7 +65,13 @@ export interface TurnRuntime {
    * (a sleep not yet written), or null when already durable. Returns true when held (`onDue`
    * will be called), false when durable.
    */
-  waitUntil(seq: number, wakeAt: number, label: string, pending: CheckpointRecord | null, onDue: () => void): boolean
+  waitUntil(
+    seq: number,
+    wakeAt: number,
+    label: string,
+    pending: CheckpointRecord | null,
+    onDue: () => void,
+  ): boolean
   /** Count work in progress (keeps the turn from suspending while > 0). */
   beginWork(): void
   endWork(): void

@@ -6,7 +6,11 @@ import { InvalidArgumentError } from '../errors/index.ts'
 import { encodeError, encodeValue } from './outcome.ts'
 import type { TurnRuntime } from './runtime.ts'
 
-export function sideEffect<T>(rt: TurnRuntime, fn: () => T | Promise<T>, name = 'sideEffect'): Promise<T> {
+export function sideEffect<T>(
+  rt: TurnRuntime,
+  fn: () => T | Promise<T>,
+  name = 'sideEffect',
+): Promise<T> {
   if (typeof fn !== 'function') throw new InvalidArgumentError('sideEffect expects a function')
   if (!rt.live) return rt.never()
   const seq = rt.takeSeq()
@@ -18,7 +22,12 @@ export function sideEffect<T>(rt: TurnRuntime, fn: () => T | Promise<T>, name = 
   return outcome
 }
 
-async function runOnce(rt: TurnRuntime, seq: number, name: string, fn: () => unknown): Promise<void> {
+async function runOnce(
+  rt: TurnRuntime,
+  seq: number,
+  name: string,
+  fn: () => unknown,
+): Promise<void> {
   const step = { seq, name, kind: 'side_effect' as const, attempts: 1, startedAt: rt.clock.now() }
   rt.beginWork()
   try {

@@ -10,7 +10,11 @@ import type { TurnRuntime } from './runtime.ts'
 
 export function sleep(rt: TurnRuntime, duration: Duration): Promise<void> {
   const ms = toMilliseconds(duration, 'sleep duration')
-  return sleepUntilTime(rt, rt.clock.now() + ms, `sleep ${typeof duration === 'number' ? `${ms}ms` : duration}`)
+  return sleepUntilTime(
+    rt,
+    rt.clock.now() + ms,
+    `sleep ${typeof duration === 'number' ? `${ms}ms` : duration}`,
+  )
 }
 
 export function sleepUntil(rt: TurnRuntime, until: Date | number): Promise<void> {
@@ -35,13 +39,22 @@ function sleepUntilTime(rt: TurnRuntime, requestedWakeAt: number, label: string)
   const wakeAt = record?.wakeAt ?? requestedWakeAt
   const startedAt = record?.startedAt ?? rt.clock.now()
   const pending = record === undefined ? waitingRecord(rt, seq, wakeAt, startedAt) : null
-  const fire = () => rt.complete({ seq, name, kind: 'sleep', attempts: 1, startedAt, wakeAt }, { ok: true, output: null })
+  const fire = () =>
+    rt.complete(
+      { seq, name, kind: 'sleep', attempts: 1, startedAt, wakeAt },
+      { ok: true, output: null },
+    )
   if (wakeAt <= rt.clock.now()) fire()
   else rt.waitUntil(seq, wakeAt, label, pending, fire)
   return outcome
 }
 
-function waitingRecord(rt: TurnRuntime, seq: number, wakeAt: number, startedAt: number): CheckpointRecord {
+function waitingRecord(
+  rt: TurnRuntime,
+  seq: number,
+  wakeAt: number,
+  startedAt: number,
+): CheckpointRecord {
   return {
     runId: rt.runId,
     seq,

@@ -80,7 +80,12 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   private readonly deps: TurnDeps
   private readonly history: History
 
-  constructor(deps: TurnDeps, run: TurnRun, history: History, retryDefaults: RetryOptions | undefined) {
+  constructor(
+    deps: TurnDeps,
+    run: TurnRun,
+    history: History,
+    retryDefaults: RetryOptions | undefined,
+  ) {
     this.deps = deps
     this.history = history
     this.runId = run.id
@@ -180,8 +185,10 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     record.error = error
     record.wakeAt = wakeAt
     const { promise, resolve } = Promise.withResolvers<boolean>()
-    this.write({ type: 'saveCheckpoint', fence: this.fence, checkpoint: record }, () => resolve(true), () =>
-      resolve(false),
+    this.write(
+      { type: 'saveCheckpoint', fence: this.fence, checkpoint: record },
+      () => resolve(true),
+      () => resolve(false),
     )
     return promise
   }
@@ -191,7 +198,13 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     this.write({ type: 'saveCheckpoint', fence: this.fence, checkpoint: record }, () => {})
   }
 
-  waitUntil(seq: number, wakeAt: number, label: string, pending: CheckpointRecord | null, onDue: () => void): boolean {
+  waitUntil(
+    seq: number,
+    wakeAt: number,
+    label: string,
+    pending: CheckpointRecord | null,
+    onDue: () => void,
+  ): boolean {
     const delay = wakeAt - this.clock.now()
     if (delay > this.deps.holdTimersUpToMs) {
       this.waits.set(seq, { wakeAt, label, pending })
@@ -248,10 +261,15 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     this.deps.deliverer.forget(this)
     this.calls.clear()
     this.waits.clear()
-    if (this.abortController !== null && !this.abortController.signal.aborted) this.abortController.abort(reason())
+    if (this.abortController !== null && !this.abortController.signal.aborted)
+      this.abortController.abort(reason())
   }
 
-  private buildRecord(step: StepRecordInput, status: CheckpointRecord['status'], order: number | null): CheckpointRecord {
+  private buildRecord(
+    step: StepRecordInput,
+    status: CheckpointRecord['status'],
+    order: number | null,
+  ): CheckpointRecord {
     const now = this.clock.now()
     return {
       runId: this.runId,
@@ -270,7 +288,11 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   }
 
   /** Queue a fenced write; `onApplied` runs once it is durable, unless the turn ended. */
-  private write(op: StoreOp, onApplied: (result: OpResult) => void, onNotApplied?: () => void): void {
+  private write(
+    op: StoreOp,
+    onApplied: (result: OpResult) => void,
+    onNotApplied?: () => void,
+  ): void {
     this.active += 1
     this.deps.committer.submit(
       op,
@@ -282,7 +304,11 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     )
   }
 
-  private afterWrite(result: OpResult, onApplied: (result: OpResult) => void, onNotApplied?: () => void): void {
+  private afterWrite(
+    result: OpResult,
+    onApplied: (result: OpResult) => void,
+    onNotApplied?: () => void,
+  ): void {
     if (result.status === 'fenced') {
       onNotApplied?.()
       this.lost(`lease epoch ${this.epoch} fenced (run is ${result.current?.status ?? 'gone'})`)
@@ -295,7 +321,8 @@ export class Turn implements TurnRuntime, DeliveryTarget {
 
   /** Called by the deliverer: a recorded outcome (replay) or one this turn just committed. */
   receive(record: CheckpointRecord): void {
-    if (record.order !== null && record.order <= this.history.lastOrder) this.deliverRecorded(record)
+    if (record.order !== null && record.order <= this.history.lastOrder)
+      this.deliverRecorded(record)
     else this.deliverLive(record)
   }
 
@@ -329,7 +356,9 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     if (this.active === 0 && this.live) this.checkIdleSoon()
   }
 
-  private onBodySettled(result: { ok: true; value: unknown } | { ok: false; error: unknown }): void {
+  private onBodySettled(
+    result: { ok: true; value: unknown } | { ok: false; error: unknown },
+  ): void {
     if (!this.live) return
     if (this.recordedLeft > 0) {
       const next = this.history.deliveries[this.history.deliveries.length - this.recordedLeft]
@@ -349,7 +378,11 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   }
 
   private nonDeterminism(recorded: StepIdentity | null, attempted: StepIdentity | null): void {
-    const error = new NonDeterminismError(describeMismatch(recorded, attempted), recorded, attempted)
+    const error = new NonDeterminismError(
+      describeMismatch(recorded, attempted),
+      recorded,
+      attempted,
+    )
     const reason: ParkReason = {
       code: error.code,
       message: error.message,

@@ -40,7 +40,9 @@ export class TurnEnding {
   async finish(result: BodyResult): Promise<void> {
     if (!this.begin('workflow finished')) return
     const what = `output of workflow "${this.turn.workflow}"`
-    const encoded = result.ok ? encodeValue(result.value, this.deps.codec, what) : { ok: false as const, error: encodeError(result.error, this.deps.codec) }
+    const encoded = result.ok
+      ? encodeValue(result.value, this.deps.codec, what)
+      : { ok: false as const, error: encodeError(result.error, this.deps.codec) }
     const status: TerminalStatus = encoded.ok ? 'completed' : 'failed'
     const op: StoreOp = {
       type: 'finishRun',
@@ -63,7 +65,10 @@ export class TurnEnding {
     const waitingOn = describeWaits(list)
     const ops: StoreOp[] = list
       .filter((w) => w.pending !== null)
-      .map((w) => ({ type: 'saveCheckpoint', fence: this.turn.fence, checkpoint: w.pending! }) as StoreOp)
+      .map(
+        (w) =>
+          ({ type: 'saveCheckpoint', fence: this.turn.fence, checkpoint: w.pending! }) as StoreOp,
+      )
     ops.push({ type: 'suspendRun', fence: this.turn.fence, wakeAt, waitingOn })
     if (!(await this.commit(ops))) return
     if (this.deps.events.wants('run:suspended')) {
@@ -81,7 +86,11 @@ export class TurnEnding {
 
   async release(): Promise<void> {
     if (!this.begin('engine draining')) return
-    const op: StoreOp = { type: 'releaseRun', fence: this.turn.fence, availableAt: this.deps.clock.now() }
+    const op: StoreOp = {
+      type: 'releaseRun',
+      fence: this.turn.fence,
+      availableAt: this.deps.clock.now(),
+    }
     if (!(await this.commit([op]))) return
     this.end({ kind: 'released' })
   }
@@ -121,7 +130,8 @@ export class TurnEnding {
 
   private emitTerminal(status: TerminalStatus, error: string | null): void {
     if (status === 'completed') {
-      if (this.deps.events.wants('run:completed')) this.deps.events.emit('run:completed', this.ref())
+      if (this.deps.events.wants('run:completed'))
+        this.deps.events.emit('run:completed', this.ref())
       return
     }
     if (!this.deps.events.wants('run:failed')) return

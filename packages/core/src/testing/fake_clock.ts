@@ -26,7 +26,12 @@ export class FakeClock implements Clock {
   }
 
   setTimer(delayMs: number, fn: () => void): TimerHandle {
-    const timer: FakeTimer = { due: this.time + Math.max(0, delayMs), id: this.nextId++, fn, cancelled: false }
+    const timer: FakeTimer = {
+      due: this.time + Math.max(0, delayMs),
+      id: this.nextId++,
+      fn,
+      cancelled: false,
+    }
     this.timers.push(timer)
     return { cancel: () => void (timer.cancelled = true) }
   }
@@ -34,7 +39,10 @@ export class FakeClock implements Clock {
   /** Due time of the earliest pending timer, or null. */
   nextDue(): number | null {
     this.timers = this.timers.filter((t) => !t.cancelled)
-    return this.timers.reduce<number | null>((min, t) => (min === null || t.due < min ? t.due : min), null)
+    return this.timers.reduce<number | null>(
+      (min, t) => (min === null || t.due < min ? t.due : min),
+      null,
+    )
   }
 
   /** Move time forward by `ms`, firing due timers in order and letting the engine settle after each. */

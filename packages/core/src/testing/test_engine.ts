@@ -56,7 +56,13 @@ async function earliestWake(engine: Engine): Promise<number | null> {
 export async function createTestEngine(options: Partial<EngineOptions> = {}): Promise<TestEngine> {
   const clock = options.clock instanceof FakeClock ? options.clock : new FakeClock()
   const store = options.store ?? new MemoryStore()
-  const engine = new Engine({ logger: silentLogger, ...options, store, clock, instanceId: options.instanceId ?? 'test' })
+  const engine = new Engine({
+    logger: silentLogger,
+    ...options,
+    store,
+    clock,
+    instanceId: options.instanceId ?? 'test',
+  })
   const harness: TestEngine = {
     engine,
     clock,

@@ -6,14 +6,23 @@ import { InvalidArgumentError } from '../errors/index.ts'
 
 export type Duration = number | string
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }
+const UNIT_MS: Record<string, number> = {
+  ms: 1,
+  s: 1_000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 604_800_000,
+}
 const PATTERN = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)$/
 
 /** Milliseconds in `value`, an integer ≥ 0; throws E_INVALID_ARGUMENT naming `what`. */
 export function toMilliseconds(value: Duration, what = 'duration'): number {
   const ms = typeof value === 'number' ? value : parseText(value.trim(), what)
   if (!Number.isFinite(ms) || ms < 0) {
-    throw new InvalidArgumentError(`${what} must be a finite, non-negative duration, got ${String(value)}`)
+    throw new InvalidArgumentError(
+      `${what} must be a finite, non-negative duration, got ${String(value)}`,
+    )
   }
   return Math.ceil(ms)
 }

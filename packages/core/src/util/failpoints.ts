@@ -15,10 +15,18 @@ const enabled = rules.size > 0
 
 function parseRules(spec: string): Map<string, Rule> {
   const map = new Map<string, Rule>()
-  for (const part of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [name, value = ''] = part.split('=')
     if (name === undefined || name === '') continue
-    map.set(name, value.startsWith('#') ? { nth: Number(value.slice(1)), hits: 0 } : { probability: Number(value) })
+    map.set(
+      name,
+      value.startsWith('#')
+        ? { nth: Number(value.slice(1)), hits: 0 }
+        : { probability: Number(value) },
+    )
   }
   return map
 }
