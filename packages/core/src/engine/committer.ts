@@ -5,18 +5,28 @@
  * while still paying one fsync for many runs.
  *
  * One batch is in flight at a time, so writes of a run land in the order they were queued.
- * A failed batch (store down, disk full, lock timeout) is retried with capped backoff; the
- * writes stay queued and nothing is acknowledged meanwhile. `close()` rejects what is left.
+ * When a batch fails (store down, disk full, lock timeout), nothing in it is acknowledged:
+ * the engine's own writes stay queued and are retried with capped back-off; a caller's request
+ * (a start, a cancel) is rejected with E_STORE_FAILURE at once, so an HTTP handler can answer
+ * instead of hanging — retrying it is safe, every op being idempotent. `close()` rejects what
+ * is left.
  */
 import type { Clock } from '../contracts/clock.ts'
 import type { Logger } from '../contracts/logger.ts'
 import type { OpResult, StateStore, StoreOp } from '../contracts/state_store.ts'
-import { EngineStoppedError } from '../errors/index.ts'
+import { CairnError, EngineStoppedError, StoreFailureError } from '../errors/index.ts'
+
+function asStoreFailure(error: unknown): Error {
+  if (CairnError.isCairnError(error)) return error
+  return new StoreFailureError(`the store failed: ${String(error)}`, { cause: error })
+}
 
 interface Pending {
   op: StoreOp
   resolve(result: OpResult): void
   reject(error: unknown): void
+  /** A caller's request: fail it on a store failure rather than retry it behind their back. */
+  failFast: boolean
 }
 
 export type ResultCallback = (result: OpResult) => void
@@ -45,17 +55,20 @@ export class Committer {
     this.options = options
   }
 
-  /** Queue `op`; resolves with its result once its batch is durable. */
-  enqueue(op: StoreOp): Promise<OpResult> {
+  /**
+   * Queue `op`; resolves with its result once its batch is durable. With `failFast` (a caller's
+   * request), a store failure rejects it instead of retrying.
+   */
+  enqueue(op: StoreOp, failFast = false): Promise<OpResult> {
     const { promise, resolve, reject } = Promise.withResolvers<OpResult>()
-    this.submit(op, resolve, reject)
+    this.submit(op, resolve, reject, failFast)
     return promise
   }
 
   /** `enqueue` with callbacks instead of a promise: the per-step hot path. */
-  submit(op: StoreOp, resolve: ResultCallback, reject: ErrorCallback): void {
+  submit(op: StoreOp, resolve: ResultCallback, reject: ErrorCallback, failFast = false): void {
     if (this.closed) return reject(new EngineStoppedError('the engine is closed'))
-    this.queue.push({ op, resolve, reject })
+    this.queue.push({ op, resolve, reject, failFast })
     this.schedule()
   }
 
@@ -110,11 +123,12 @@ export class Committer {
   // Keep the writes and try again later: acknowledging nothing is the only safe answer.
   private requeueAfterFailure(batch: Pending[], error: unknown): void {
     this.failures += 1
-    this.queue = batch.concat(this.queue)
+    for (const item of batch) if (item.failFast) item.reject(asStoreFailure(error))
+    this.queue = batch.filter((item) => !item.failFast).concat(this.queue)
     const delay = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.min(this.failures, 10))
     this.options.logger.error(
       { err: error, ops: batch.length, attempt: this.failures, retryInMs: delay },
-      'cairn: store write failed; retrying',
+      'cairn: store write failed; retrying the engine writes',
     )
     this.scheduled = true
     // A real timer, not the engine clock: store back-off is infrastructure time, and a fake

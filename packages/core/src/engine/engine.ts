@@ -197,7 +197,7 @@ export class Engine {
       new CancelledError(options.reason ?? 'run cancelled'),
       this.options.codec,
     )
-    const result = await this.committer.enqueue({ type: 'cancelRun', runId, error })
+    const result = await this.committer.enqueue({ type: 'cancelRun', runId, error }, true)
     if (result.status === 'not_found')
       throw new RunNotFoundError(`no run with id "${runId}"`, { details: { runId } })
     if (result.status === 'terminal') {

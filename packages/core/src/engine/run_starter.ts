@@ -59,7 +59,7 @@ export async function startRun(
     : undefined
   let result
   try {
-    result = await deps.committer.enqueue({ type: 'createRun', run, claim })
+    result = await deps.committer.enqueue({ type: 'createRun', run, claim }, true)
   } catch (error) {
     if (claimed) deps.driver.unreserve()
     throw error

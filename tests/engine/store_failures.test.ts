@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict'
+import { eachStore } from '../helpers/harness.ts'
+import { FlakyStore } from '../helpers/flaky_store.ts'
+
+eachStore('store failures', (test) => {
+  test('a start during a store outage fails with E_STORE_FAILURE; retrying it makes one run', async (env) => {
+    const store = new FlakyStore(env.handle.store)
+    const engine = await env.engine({ store })
+    engine.register('w', 1, async (ctx) => ctx.localStep('s', () => 'done'))
+    store.failNext(1, 'before')
+    await assert.rejects(engine.start('w', 1, { runId: 'r1' }), { code: 'E_STORE_FAILURE' })
+    store.failNext(1, 'after') // applied, but the caller never heard (P2/P10)
+    await assert.rejects(engine.start('w', 1, { runId: 'r1' }), { code: 'E_STORE_FAILURE' })
+    const again = await engine.start('w', 1, { runId: 'r1' })
+    assert.equal(again.existing, true)
+    // The lost create had leased the run to this engine; like any lease nobody executes (P3),
+    // it is recovered when it expires.
+    await env.skip(31_000)
+    assert.deepEqual(await engine.waitForRun('r1', { timeoutMs: 5_000 }), {
+      runId: 'r1',
+      status: 'completed',
+      output: 'done',
+    })
+    assert.equal((await engine.listRuns()).runs.length, 1)
+  })
+
+  test("a run's writes survive transient failures and ambiguous commits; each step runs once", async (env) => {
+    const store = new FlakyStore(env.handle.store)
+    const engine = await env.engine({ store })
+    const ran: string[] = []
+    engine.register('w', 1, async (ctx) => {
+      const a = await ctx.localStep('a', () => (ran.push('a'), 1))
+      store.failNext(2, 'before')
+      const b = await ctx.localStep('b', () => (ran.push('b'), a + 1))
+      store.failNext(1, 'after')
+      const c = await ctx.localStep('c', () => (ran.push('c'), b + 1))
+      return [a, b, c]
+    })
+    const { runId } = await engine.start('w', null)
+    const outcome = await engine.waitForRun(runId, { timeoutMs: 10_000 })
+    assert.deepEqual(outcome, { runId, status: 'completed', output: [1, 2, 3] })
+    assert.deepEqual(ran, ['a', 'b', 'c'])
+    assert.equal(store.pendingFailures, 0, 'the injected failures were all hit')
+    const steps = await engine.getSteps(runId)
+    assert.deepEqual(
+      steps.map((s) => [s.name, s.output]),
+      [
+        ['a', 1],
+        ['b', 2],
+        ['c', 3],
+      ],
+    )
+  })
+})

@@ -1,0 +1,45 @@
+/**
+ * A StateStore wrapper that injects failures into applyBatch (F12): a batch that fails before
+ * applying anything (store down), or one that applies and then reports failure (a connection
+ * lost during COMMIT: outcome unknown).
+ */
+import type { StateStore, StoreOp, OpResult } from '@cairn/core/contracts'
+
+export class FlakyStore implements StateStore {
+  readonly kind: string
+  private failures: Array<'before' | 'after'> = []
+  private readonly inner: StateStore
+
+  constructor(inner: StateStore) {
+    this.inner = inner
+    this.kind = `flaky-${inner.kind}`
+  }
+
+  /** The next `count` batches fail; `after`: they are applied first (outcome unknown). */
+  failNext(count: number, when: 'before' | 'after' = 'before'): void {
+    for (let i = 0; i < count; i++) this.failures.push(when)
+  }
+
+  get pendingFailures(): number {
+    return this.failures.length
+  }
+
+  async applyBatch(ops: readonly StoreOp[], now: number): Promise<OpResult[]> {
+    const failure = this.failures.shift()
+    if (failure === 'before') throw new Error('injected: store unavailable')
+    const results = await this.inner.applyBatch(ops, now)
+    if (failure === 'after') throw new Error('injected: connection lost during COMMIT')
+    return results
+  }
+
+  open = () => this.inner.open()
+  close = () => this.inner.close()
+  claimRuns: StateStore['claimRuns'] = (r) => this.inner.claimRuns(r)
+  reclaimOwned: StateStore['reclaimOwned'] = (o, n) => this.inner.reclaimOwned(o, n)
+  parkUnrunnable: StateStore['parkUnrunnable'] = (a, b, c, d) =>
+    this.inner.parkUnrunnable(a, b, c, d)
+  unpark: StateStore['unpark'] = (k, c, n) => this.inner.unpark(k, c, n)
+  getRun: StateStore['getRun'] = (id) => this.inner.getRun(id)
+  loadCheckpoints: StateStore['loadCheckpoints'] = (id) => this.inner.loadCheckpoints(id)
+  listRuns: StateStore['listRuns'] = (q) => this.inner.listRuns(q)
+}
