@@ -8,6 +8,7 @@ import type { SerializedError } from '../contracts/codec.ts'
 import type { CheckpointRecord, ParkReason, TerminalStatus } from '../contracts/records.ts'
 import type { OpResult, StoreOp } from '../contracts/state_store.ts'
 import { ErrorCodes } from '../errors/index.ts'
+import { failpoint } from '../util/failpoints.ts'
 import { encodeError, encodeValue } from './outcome.ts'
 import type { Turn, TurnDeps } from './turn.ts'
 
@@ -71,6 +72,7 @@ export class TurnEnding {
       )
     ops.push({ type: 'suspendRun', fence: this.turn.fence, wakeAt, waitingOn })
     if (!(await this.commit(ops))) return
+    failpoint('P7') // suspended with a timer: a crash test keeps every engine down past it
     if (this.deps.events.wants('run:suspended')) {
       this.deps.events.emit('run:suspended', { ...this.ref(), wakeAt, waitingOn })
     }
