@@ -6,7 +6,7 @@
 import { InvalidArgumentError } from '@cairn/core'
 import type { ListRunsQuery, RunPage, RunStatus } from '@cairn/core/contracts'
 import type { SQLInputValue } from 'node:sqlite'
-import { decodeCursor, encodeCursor } from './cursor.ts'
+import { decodeCursor, encodeCursor } from '@cairn/core'
 import { RUN_COLUMNS, toRunRecord, type RunRow } from './row_mapping.ts'
 import type { StatementCache } from './statement_cache.ts'
 

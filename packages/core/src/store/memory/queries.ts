@@ -8,7 +8,7 @@ import type {
 } from '../../contracts/index.ts'
 import { InvalidArgumentError } from '../../errors/index.ts'
 import { copyCheckpoint, copyRun } from './copies.ts'
-import { decodeCursor, encodeCursor } from './cursor.ts'
+import { decodeCursor, encodeCursor } from '../run_cursor.ts'
 import type { StoreState } from './store_state.ts'
 
 export function getRun(store: StoreState, runId: string): RunRecord | null {

@@ -6,7 +6,7 @@
  */
 import type { RunStatus } from '../../contracts/index.ts'
 import { compareCodePoints } from './code_point_order.ts'
-import type { CursorPosition } from './cursor.ts'
+import type { CursorPosition } from '../run_cursor.ts'
 import type { RunState } from './run_state.ts'
 
 export interface ListFilter {

@@ -1,10 +1,11 @@
 /**
- * listRuns cursors: base64url of the JSON `[createdAt, id, checksum]` of the last run of a
- * page. Opaque to callers. The checksum is not a secret: it only makes an altered or
- * truncated cursor fail loudly (E_INVALID_CURSOR) instead of silently paging from elsewhere.
+ * listRuns cursors: the (createdAt, id) of the last run of a page, as base64url JSON with a
+ * checksum. The checksum is not a secret: it only makes an altered or truncated cursor fail
+ * loudly (E_INVALID_CURSOR) instead of silently paging from somewhere else. Shared by every
+ * store, so a cursor means the same thing everywhere.
  */
 import { createHash } from 'node:crypto'
-import { InvalidCursorError } from '@cairn/core'
+import { InvalidCursorError } from '../errors/index.ts'
 
 export interface CursorPosition {
   createdAt: number
@@ -13,14 +14,14 @@ export interface CursorPosition {
 
 export function encodeCursor(position: CursorPosition): string {
   const body = [position.createdAt, position.id]
-  return Buffer.from(JSON.stringify([...body, checksum(body)]), 'utf8').toString('base64url')
+  return Buffer.from(JSON.stringify([...body, checksum(body)])).toString('base64url')
 }
 
 /** The position a cursor names; throws InvalidCursorError for anything this store did not issue. */
 export function decodeCursor(cursor: string): CursorPosition {
-  const value = parseCursor(cursor)
-  if (!isCursorTuple(value) || checksum([value[0], value[1]]) !== value[2]) throw invalid()
-  return { createdAt: value[0], id: value[1] }
+  const parsed = parseCursor(cursor)
+  if (!isCursorTuple(parsed) || checksum([parsed[0], parsed[1]]) !== parsed[2]) throw invalid()
+  return { createdAt: parsed[0], id: parsed[1] }
 }
 
 function parseCursor(cursor: string): unknown {
@@ -50,5 +51,5 @@ function checksum(body: readonly unknown[]): string {
 }
 
 function invalid(): InvalidCursorError {
-  return new InvalidCursorError('listRuns: the cursor was not issued by this store or was altered')
+  return new InvalidCursorError('listRuns cursor is not one this store issued (garbage or altered)')
 }
