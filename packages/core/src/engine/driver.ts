@@ -4,8 +4,7 @@
  * run, and drains on shutdown. Everything runs inside the engine process; no separate timer
  * or recovery service exists.
  */
-import type { TimerHandle } from '../contracts/clock.ts'
-import type { ParkReason, RunRecord } from '../contracts/records.ts'
+import type { RunRecord } from '../contracts/records.ts'
 import { ErrorCodes } from '../errors/index.ts'
 import type { Deliverer } from '../execution/deliverer.ts'
 import { History } from '../execution/history.ts'
@@ -18,6 +17,8 @@ import type { EventHub } from './events.ts'
 import type { ResolvedEngineOptions } from './options.ts'
 import type { WorkflowRegistry } from './registry.ts'
 import type { RunWaiters } from './run_waiters.ts'
+import { LeaseKeeper } from './lease_keeper.ts'
+import { ParkSweeper } from './park_sweeper.ts'
 import { PollSchedule } from './poll_schedule.ts'
 
 export interface DriverDeps {
@@ -37,8 +38,8 @@ export class Driver {
   private reserved = 0
   private driving = false
   private draining = false
-  private renewTimer: TimerHandle | null = null
-  private parkTimer: TimerHandle | null = null
+  private readonly leases: LeaseKeeper
+  private readonly parkSweeper: ParkSweeper
   // Engine timers never hold the process open; while driving, this one handle does, so a
   // worker process stays up until drain/close (like a server with a listening socket).
   private keepAlive: NodeJS.Timeout | null = null
@@ -56,6 +57,8 @@ export class Driver {
       onEnded: (turn, end) => this.onTurnEnded(turn, end),
     }
     this.polls = new PollSchedule(o.clock, o.pollIntervalMs, () => this.poll())
+    this.leases = new LeaseKeeper(o, deps.committer, () => this.turns.values())
+    this.parkSweeper = new ParkSweeper(o, deps.registry)
   }
 
   get isDriving(): boolean {
@@ -75,8 +78,8 @@ export class Driver {
     this.driving = true
     this.draining = false
     this.keepAlive ??= setInterval(() => {}, 1 << 30)
-    this.scheduleRenewals()
-    this.scheduleParkSweep(0)
+    this.leases.start()
+    this.parkSweeper.start()
     this.polls.now()
   }
 
@@ -135,14 +138,14 @@ export class Driver {
     if (!this.driving) return { finished: true, released: 0 }
     this.draining = true
     this.polls.stop()
-    this.parkTimer?.cancel()
+    this.parkSweeper.stop()
     const deadline = Date.now() + timeoutMs
     while (this.turns.size > 0 && Date.now() < deadline)
       await delay(Math.min(20, deadline - Date.now()))
     const left = [...this.turns.values()]
     await Promise.all(left.map((turn) => turn.release()))
     await this.deps.committer.settle()
-    this.renewTimer?.cancel()
+    this.leases.stop()
     this.driving = false
     if (this.keepAlive !== null) clearInterval(this.keepAlive)
     this.keepAlive = null
@@ -225,54 +228,6 @@ export class Driver {
         'cairn: lost a run lease',
       )
     this.polls.capacityFreed()
-  }
-
-  private scheduleRenewals(): void {
-    const every = Math.max(1, Math.floor(this.deps.options.leaseMs / 3))
-    this.renewTimer = this.deps.options.clock.setTimer(every, () => {
-      this.renewLeases()
-      if (this.driving) this.scheduleRenewals()
-    })
-  }
-
-  private renewLeases(): void {
-    const leaseMs = this.deps.options.leaseMs
-    for (const turn of this.turns.values()) {
-      this.deps.committer.enqueue({ type: 'renewLease', fence: turn.fence, leaseMs }).then(
-        (result) => result.status === 'fenced' && turn.lost('lease renewal fenced'),
-        () => {},
-      )
-    }
-  }
-
-  private scheduleParkSweep(delayMs: number): void {
-    this.parkTimer = this.deps.options.clock.setTimer(delayMs, () => {
-      void this.parkUnrunnable().finally(() => {
-        if (this.isDriving)
-          this.scheduleParkSweep(
-            Math.max(1_000, Math.floor(this.deps.options.parkUnrunnableAfterMs / 2)),
-          )
-      })
-    })
-  }
-
-  private async parkUnrunnable(): Promise<void> {
-    const { store, clock, parkUnrunnableAfterMs, instanceId, logger } = this.deps.options
-    const keys = this.deps.registry.keys()
-    if (keys.length === 0) return
-    const now = clock.now()
-    const reason: ParkReason = {
-      code: ErrorCodes.WORKFLOW_NOT_REGISTERED,
-      message: `no engine has run this workflow version for ${parkUnrunnableAfterMs} ms: it is not registered on instance "${instanceId}" (nor, apparently, on any other). Deploy code that registers it; the run resumes by itself.`,
-      details: { parkedBy: instanceId, registered: keys },
-    }
-    try {
-      const parked = await store.parkUnrunnable(keys, now - parkUnrunnableAfterMs, reason, now)
-      if (parked > 0)
-        logger.warn({ parked }, 'cairn: parked runs whose workflow version is not registered')
-    } catch (error) {
-      logger.error({ err: error }, 'cairn: park sweep failed')
-    }
   }
 }
 

@@ -1,0 +1,68 @@
+/**
+ * Parks runs that no engine can run: claimable for longer than `parkUnrunnableAfterMs` while
+ * their workflow version is registered on no engine that polls. They become visible (status
+ * `parked`, reason `E_WORKFLOW_NOT_REGISTERED`) instead of waiting silently, and are never
+ * claimed meanwhile; an engine that registers the version unparks them.
+ */
+import type { TimerHandle } from '../contracts/clock.ts'
+import type { ParkReason } from '../contracts/records.ts'
+import { ErrorCodes } from '../errors/index.ts'
+import type { ResolvedEngineOptions } from './options.ts'
+import type { WorkflowRegistry } from './registry.ts'
+
+export class ParkSweeper {
+  private timer: TimerHandle | null = null
+  private readonly options: ResolvedEngineOptions
+  private readonly registry: WorkflowRegistry
+
+  constructor(options: ResolvedEngineOptions, registry: WorkflowRegistry) {
+    this.options = options
+    this.registry = registry
+  }
+
+  start(): void {
+    if (this.timer === null) this.schedule(0)
+  }
+
+  stop(): void {
+    this.timer?.cancel()
+    this.timer = null
+  }
+
+  private schedule(delayMs: number): void {
+    this.timer = this.options.clock.setTimer(delayMs, () => {
+      void this.sweep().finally(() => {
+        if (this.timer !== null)
+          this.schedule(Math.max(1_000, Math.floor(this.options.parkUnrunnableAfterMs / 2)))
+      })
+    })
+  }
+
+  private async sweep(): Promise<void> {
+    const { store, clock, parkUnrunnableAfterMs, logger } = this.options
+    const keys = this.registry.keys()
+    if (keys.length === 0) return
+    const now = clock.now()
+    try {
+      const parked = await store.parkUnrunnable(
+        keys,
+        now - parkUnrunnableAfterMs,
+        this.reason(),
+        now,
+      )
+      if (parked > 0)
+        logger.warn({ parked }, 'cairn: parked runs whose workflow version is not registered')
+    } catch (error) {
+      logger.error({ err: error }, 'cairn: park sweep failed')
+    }
+  }
+
+  private reason(): ParkReason {
+    const { parkUnrunnableAfterMs, instanceId } = this.options
+    return {
+      code: ErrorCodes.WORKFLOW_NOT_REGISTERED,
+      message: `no engine has run this workflow version for ${parkUnrunnableAfterMs} ms: it is not registered on instance "${instanceId}" (nor, apparently, on any other). Deploy code that registers it; the run resumes by itself.`,
+      details: { parkedBy: instanceId, registered: this.registry.keys() },
+    }
+  }
+}
