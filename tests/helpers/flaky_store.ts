@@ -9,6 +9,9 @@ export class FlakyStore implements StateStore {
   readonly kind: string
   private failures: Array<'before' | 'after'> = []
   private readonly inner: StateStore
+  private readonly watchers = new Set<(at: number) => void>()
+  /** Set to give this store push wake-ups (like Postgres LISTEN/NOTIFY), off by default. */
+  pushWakeups = false
 
   constructor(inner: StateStore) {
     this.inner = inner
@@ -29,7 +32,23 @@ export class FlakyStore implements StateStore {
     if (failure === 'before') throw new Error('injected: store unavailable')
     const results = await this.inner.applyBatch(ops, now)
     if (failure === 'after') throw new Error('injected: connection lost during COMMIT')
+    this.hint(ops, results)
     return results
+  }
+
+  watchClaimable = async (onWake: (at: number) => void) => {
+    this.watchers.add(onWake)
+    return async () => void this.watchers.delete(onWake)
+  }
+
+  // A created-unclaimed run is claimable now: tell every watcher, as a NOTIFY would.
+  private hint(ops: readonly StoreOp[], results: OpResult[]): void {
+    if (!this.pushWakeups) return
+    ops.forEach((op, i) => {
+      if (op.type !== 'createRun' || op.claim !== undefined || results[i]?.status !== 'applied')
+        return
+      for (const watcher of this.watchers) watcher(op.run.createdAt)
+    })
   }
 
   open = () => this.inner.open()

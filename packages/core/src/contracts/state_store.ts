@@ -259,6 +259,16 @@ export interface StateStore {
   loadCheckpoints(runId: string): Promise<CheckpointRecord[]>
 
   /**
+   * OPTIONAL. Push a hint whenever a committed write made a run claimable (a run created
+   * unclaimed, released, or suspended until a time), so engines in other processes pick it up
+   * at once instead of at their next poll (Postgres: LISTEN/NOTIFY). `onWake(at)` receives the
+   * earliest `availableAt` the write produced. Hints may be lost, duplicated or late: engines
+   * keep polling as the safety net, and a hint never changes state. Resolves once listening;
+   * the returned function stops listening. Stores without push (memory, SQLite, MySQL) omit it.
+   */
+  watchClaimable?(onWake: (at: number) => void): Promise<() => Promise<void>>
+
+  /**
    * A page of runs, newest first. Rejects with `E_INVALID_CURSOR` for a cursor it did not
    * issue (garbage or altered), and `E_INVALID_ARGUMENT` for a limit outside 1..1000.
    */

@@ -43,6 +43,7 @@ export class Driver {
   // Engine timers never hold the process open; while driving, this one handle does, so a
   // worker process stays up until drain/close (like a server with a listening socket).
   private keepAlive: NodeJS.Timeout | null = null
+  private stopWatching: (() => Promise<void>) | null = null
 
   constructor(deps: DriverDeps) {
     this.deps = deps
@@ -80,7 +81,20 @@ export class Driver {
     this.keepAlive ??= setInterval(() => {}, 1 << 30)
     this.leases.start()
     this.parkSweeper.start()
+    await this.watchStore()
     this.polls.now()
+  }
+
+  // Push hints from the store (Postgres LISTEN/NOTIFY) make runs started elsewhere start here
+  // in about a millisecond; polling stays the safety net, so a failure here only logs.
+  private async watchStore(): Promise<void> {
+    const { store, logger } = this.deps.options
+    if (store.watchClaimable === undefined || this.stopWatching !== null) return
+    try {
+      this.stopWatching = await store.watchClaimable((at) => this.wake(at))
+    } catch (error) {
+      logger.warn({ err: error }, 'cairn: store wake-ups unavailable; polling only')
+    }
   }
 
   /**
@@ -146,6 +160,8 @@ export class Driver {
     await Promise.all(left.map((turn) => turn.release()))
     await this.deps.committer.settle()
     this.leases.stop()
+    await this.stopWatching?.().catch(() => {})
+    this.stopWatching = null
     this.driving = false
     if (this.keepAlive !== null) clearInterval(this.keepAlive)
     this.keepAlive = null
