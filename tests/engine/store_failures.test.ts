@@ -13,9 +13,9 @@ eachStore('store failures', (test) => {
     await assert.rejects(engine.start('w', 1, { runId: 'r1' }), { code: 'E_STORE_FAILURE' })
     const again = await engine.start('w', 1, { runId: 'r1' })
     assert.equal(again.existing, true)
-    // The lost create had leased the run to this engine; like any lease nobody executes (P3),
-    // it is recovered when it expires.
-    await env.skip(31_000)
+    // The lost create had leased the run to this engine: the retry adopts it at once rather
+    // than leaving it until the lease expires.
+    await env.settle()
     assert.deepEqual(await engine.waitForRun('r1', { timeoutMs: 5_000 }), {
       runId: 'r1',
       status: 'completed',

@@ -134,6 +134,18 @@ export class Driver {
     this.runTurn(run, History.empty)
   }
 
+  /**
+   * A start retried after its acknowledgement was lost finds the run this engine created
+   * already leased to itself, but nobody executing it (P2 with a claim): run it now instead of
+   * leaving it until its lease expires. Only a run on its first lease, held by this instance
+   * and not executing here, qualifies; the lease epoch fences anything else.
+   */
+  adoptOrphan(run: RunRecord): void {
+    const mine = run.status === 'running' && run.leaseOwner === this.deps.options.instanceId
+    if (!mine || run.turns !== 1 || this.turns.has(run.id) || !this.tryReserve()) return
+    void this.runClaimed(run, true)
+  }
+
   /** Something became claimable at `at` (a start elsewhere, a suspension): poll by then. */
   wake(at: number): void {
     if (this.isDriving) this.polls.at(at)
@@ -197,8 +209,8 @@ export class Driver {
     this.polls.afterPoll(result.nextAvailableAt)
   }
 
-  private async runClaimed(run: RunRecord): Promise<void> {
-    this.reserved += 1
+  private async runClaimed(run: RunRecord, reserved = false): Promise<void> {
+    if (!reserved) this.reserved += 1
     try {
       const records = run.turns > 1 ? await this.deps.options.store.loadCheckpoints(run.id) : []
       this.reserved -= 1

@@ -66,7 +66,9 @@ export async function startRun(
   }
   if (result.status === 'exists') {
     if (claimed) deps.driver.unreserve()
-    return sameRunOrConflict(result.run, run)
+    const existing = sameRunOrConflict(result.run, run)
+    deps.driver.adoptOrphan(result.run)
+    return existing
   }
   if (deps.events.wants('run:started')) {
     deps.events.emit('run:started', { runId, workflow: workflow.name, version: workflow.version })
