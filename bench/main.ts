@@ -1,12 +1,14 @@
 /**
- * `npm run bench [-- --json] [-- --store memory,sqlite-full]`: the standard workload per store,
+ * `npm run bench [-- --json] [-- --store memory,sqlite-full]`: the standard workload per row,
  * each in a fresh process, all in one run so ratios compare like with like on this noisy
- * machine. Prints a table (or one JSON object per line with --json) and engine/raw ratios.
+ * machine. Prints a table (or one JSON object per line with --json) with engine/raw and
+ * engine/DBOS ratios. Rows needing Postgres join the default set only when it answers.
  */
 import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { postgresAvailable } from './postgres_service.ts'
+import { ROWS } from './rows.ts'
 
-const ALL = ['memory', 'sqlite-full', 'sqlite-normal', 'raw-sqlite-full', 'raw-sqlite-normal']
 const FIELDS = [
   'store',
   'wall_s',
@@ -21,9 +23,7 @@ const FIELDS = [
 const args = process.argv.slice(2)
 const json = args.includes('--json')
 const storeArg = args.find((a, i) => args[i - 1] === '--store' || a.startsWith('--store='))
-const stores = (storeArg?.replace('--store=', '') ?? ALL.join(',')).split(',').filter(Boolean)
-for (const s of stores)
-  if (!ALL.includes(s)) throw new Error(`--store ${s}: unknown (known: ${ALL.join(', ')})`)
+const stores = await selectRows(storeArg?.replace('--store=', ''))
 
 const runner = fileURLToPath(new URL('./run_store.ts', import.meta.url))
 const rows: Record<string, unknown>[] = []
@@ -38,17 +38,32 @@ addRatios(rows)
 if (json) for (const row of rows) console.log(JSON.stringify(row))
 else printTable(rows)
 
+/** Rows named by --store (their services must answer), else the default set minus rows whose service is down. */
+async function selectRows(arg: string | undefined): Promise<string[]> {
+  const named = arg?.split(',').filter(Boolean)
+  for (const s of named ?? [])
+    if (ROWS[s] === undefined)
+      throw new Error(`--store ${s}: unknown (known: ${Object.keys(ROWS).join(', ')})`)
+  const wanted = named ?? Object.keys(ROWS).filter((s) => ROWS[s]?.inDefault)
+  const needsPostgres = wanted.some((s) => ROWS[s]?.service === 'postgres')
+  if (!needsPostgres || (await postgresAvailable(named !== undefined))) return wanted
+  return wanted.filter((s) => ROWS[s]?.service !== 'postgres')
+}
+
 // vs_raw: the share of this machine's group-commit limit the engine reaches, same durability.
+// vs_dbos: engine throughput over DBOS's on the same workload, measured in the same run.
 function addRatios(list: Record<string, unknown>[]): void {
+  const dbos = list.find((r) => r.store === 'dbos')
   for (const row of list) {
+    if (ROWS[row.store as string]?.kind !== 'engine') continue
     const raw = list.find((r) => r.store === `raw-${row.store as string}`)
-    if (raw !== undefined)
-      row.vs_raw = round2((row.steps_per_s as number) / (raw.steps_per_s as number))
+    if (raw !== undefined) row.vs_raw = ratio(row, raw)
+    if (dbos !== undefined) row.vs_dbos = ratio(row, dbos)
   }
 }
 
 function printTable(list: Record<string, unknown>[]): void {
-  const cols = [...FIELDS, 'vs_raw']
+  const cols = [...FIELDS, 'vs_raw', ...(list.some((r) => r.store === 'dbos') ? ['vs_dbos'] : [])]
   const cells = list.map((row) => cols.map((c) => (row[c] === undefined ? '-' : String(row[c]))))
   const widths = cols.map((c, i) =>
     Math.max(c.length, ...cells.map((r) => (r[i] as string).length)),
@@ -59,6 +74,6 @@ function printTable(list: Record<string, unknown>[]): void {
   for (const r of cells) console.log(line(r))
 }
 
-function round2(x: number): number {
-  return Math.round(x * 100) / 100
+function ratio(row: Record<string, unknown>, base: Record<string, unknown>): number {
+  return Math.round(((row.steps_per_s as number) / (base.steps_per_s as number)) * 100) / 100
 }

@@ -11,7 +11,10 @@ export const C = 50
 export const LATENCY_RUNS = 200
 export const MARGINAL_RUNS = 30
 /** Unmeasured runs before the measurements (JIT warm-up). */
-const WARM_UP_RUNS = 2000
+export const WARM_UP_RUNS = 2000
+
+/** Starts one workflow of `steps` steps and resolves once it has completed. */
+export type RunOne = (id: number, steps: number) => Promise<void>
 
 export function registerWorkload(engine: Engine): void {
   engine.register('bench-steps', 1, async (ctx, input: { id: number; steps: number }) => {
@@ -35,15 +38,19 @@ export interface WorkloadResult {
 
 // The throughput phase is short (well under a second on memory), so on a shared machine one
 // sample is mostly noise: it runs this many times and the median counts.
-const THROUGHPUT_REPEATS = 3
+export const THROUGHPUT_REPEATS = 3
 
-export async function runWorkload(engine: Engine): Promise<WorkloadResult> {
-  await warmUp(engine)
+// Engine-agnostic (a RunOne per engine) so other engines run exactly the same measurement.
+export async function runWorkload(
+  runOne: RunOne,
+  warmUpRuns = WARM_UP_RUNS,
+): Promise<WorkloadResult> {
+  await warmUp(runOne, warmUpRuns)
   const walls: number[] = []
-  for (let i = 0; i < THROUGHPUT_REPEATS; i++) walls.push(await throughput(engine))
+  for (let i = 0; i < THROUGHPUT_REPEATS; i++) walls.push(await throughput(runOne))
   const wall = percentile(walls, 50)
-  const lat1 = await sequentialLatencies(engine, LATENCY_RUNS, 1)
-  const lat10 = await sequentialLatencies(engine, MARGINAL_RUNS, S)
+  const lat1 = await sequentialLatencies(runOne, LATENCY_RUNS, 1)
+  const lat10 = await sequentialLatencies(runOne, MARGINAL_RUNS, S)
   return {
     wall_s: round(wall, 3),
     wf_per_s: round(W / wall, 0),
@@ -54,26 +61,29 @@ export async function runWorkload(engine: Engine): Promise<WorkloadResult> {
   }
 }
 
-async function runOne(engine: Engine, id: number, steps: number): Promise<void> {
-  const { runId } = await engine.start('bench-steps', { id, steps })
-  const outcome = await engine.waitForRun(runId)
-  if (outcome.status !== 'completed') throw new Error(`bench run ${runId} ${outcome.status}`)
+/** Cairn's RunOne: start the registered workload workflow, wait for its outcome. */
+export function engineRunOne(engine: Engine): RunOne {
+  return async (id, steps) => {
+    const { runId } = await engine.start('bench-steps', { id, steps })
+    const outcome = await engine.waitForRun(runId)
+    if (outcome.status !== 'completed') throw new Error(`bench run ${runId} ${outcome.status}`)
+  }
 }
 
 // Not measured: lets the JIT compile the hot paths so the short throughput phase measures
 // steady state, not compilation.
-async function warmUp(engine: Engine): Promise<void> {
+async function warmUp(runOne: RunOne, runs: number): Promise<void> {
   let next = 0
   const lane = async () => {
-    while (next < WARM_UP_RUNS) await runOne(engine, -1 - next++, S)
+    while (next < runs) await runOne(-1 - next++, S)
   }
   await Promise.all(Array.from({ length: C }, lane))
 }
 
-async function throughput(engine: Engine): Promise<number> {
+async function throughput(runOne: RunOne): Promise<number> {
   let next = 0
   const lane = async () => {
-    while (next < W) await runOne(engine, next++, S)
+    while (next < W) await runOne(next++, S)
   }
   const started = performance.now()
   await Promise.all(Array.from({ length: C }, lane))
@@ -81,25 +91,25 @@ async function throughput(engine: Engine): Promise<number> {
 }
 
 async function sequentialLatencies(
-  engine: Engine,
+  runOne: RunOne,
   count: number,
   steps: number,
 ): Promise<number[]> {
   const out: number[] = []
   for (let i = 0; i < count; i++) {
     const t0 = performance.now()
-    await runOne(engine, 100_000 + i, steps)
+    await runOne(100_000 + i, steps)
     out.push(performance.now() - t0)
   }
   return out
 }
 
-function percentile(values: number[], p: number): number {
+export function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number
 }
 
-function round(value: number, digits: number): number {
+export function round(value: number, digits: number): number {
   const f = 10 ** digits
   return Math.round(value * f) / f
 }

@@ -1,0 +1,126 @@
+/**
+ * The raw limit of this machine's Postgres under the workload's concurrency: C producers write
+ * W×S single rows, each awaiting its own durable commit (synchronous_commit on, the default).
+ * - 'pool' (the `raw-postgres` row): a pool of C connections, every row its own autocommit
+ *   INSERT on its producer's connection; Postgres's WAL group commit coalesces the concurrent
+ *   commits into shared fsyncs.
+ * - 'batched' (`raw-postgres-batched`, on request): the producers' rows go through one shared
+ *   loop that commits everything queued as one multi-row INSERT on one connection, the way
+ *   raw-sqlite does (one transaction per tick).
+ */
+import pg from 'pg'
+import { PG_URL, withAdminClient, withScratchSchema } from './postgres_service.ts'
+import type { RawResult } from './raw_sqlite.ts'
+import { C, S, W, percentile, round } from './workload.ts'
+
+const BODY = '{"i":1,"ok":true,"v":1}'
+const INSERT = 'INSERT INTO rows (run, seq, body) VALUES ($1, $2, $3)'
+const SOLO_COMMITS = 300
+
+type Write = (run: string, seq: number) => Promise<void>
+
+export function rawPostgres(mode: 'pool' | 'batched'): Promise<RawResult> {
+  return withScratchSchema('cairn_bench_raw', async (schema) => {
+    await withAdminClient((c) =>
+      c.query(`CREATE TABLE ${schema}.rows (run TEXT NOT NULL, seq INTEGER NOT NULL,
+        body TEXT NOT NULL, PRIMARY KEY (run, seq))`),
+    )
+    const pool = new pg.Pool({
+      connectionString: PG_URL,
+      max: C,
+      options: `-c search_path=${schema}`,
+    })
+    try {
+      const writer = mode === 'pool' ? await poolWriter(pool) : await batchedWriter(pool)
+      const wall = await produce(writer.write)
+      await writer.close()
+      return {
+        wall_s: round(wall, 3),
+        steps_per_s: round((W * S) / wall, 0),
+        per_step_marginal_ms: await soloCommitLatency(pool),
+      }
+    } finally {
+      await pool.end()
+    }
+  })
+}
+
+/** C producers, each writing its run's S rows one awaited commit at a time: wall seconds. */
+async function produce(write: Write): Promise<number> {
+  let next = 0
+  const producer = async () => {
+    while (next < W) {
+      const run = `r${next++}`
+      for (let seq = 0; seq < S; seq++) await write(run, seq)
+    }
+  }
+  const started = performance.now()
+  await Promise.all(Array.from({ length: C }, producer))
+  return (performance.now() - started) / 1000
+}
+
+async function poolWriter(pool: pg.Pool): Promise<{ write: Write; close(): Promise<void> }> {
+  // Open all C connections up front: connection setup is not what this row measures.
+  const clients = await Promise.all(Array.from({ length: C }, () => pool.connect()))
+  for (const client of clients) client.release()
+  // A named statement is parsed once per connection, as a tuned driver would.
+  const write: Write = async (run, seq) => {
+    await pool.query({ name: 'raw-insert', text: INSERT, values: [run, seq, BODY] })
+  }
+  return { write, close: async () => {} }
+}
+
+async function batchedWriter(pool: pg.Pool): Promise<{ write: Write; close(): Promise<void> }> {
+  const client = await pool.connect()
+  let queue: Array<{
+    run: string
+    seq: number
+    resolve: () => void
+    reject: (e: unknown) => void
+  }> = []
+  let flushing = false
+  // One statement is one transaction: everything queued since the last commit commits at once.
+  const flush = async () => {
+    flushing = true
+    while (queue.length > 0) {
+      const batch = queue
+      queue = []
+      try {
+        await client.query(
+          'INSERT INTO rows (run, seq, body) SELECT * FROM unnest($1::text[], $2::int[], $3::text[])',
+          [batch.map((r) => r.run), batch.map((r) => r.seq), batch.map(() => BODY)],
+        )
+        for (const row of batch) row.resolve()
+      } catch (error) {
+        for (const row of batch) row.reject(error)
+      }
+    }
+    flushing = false
+  }
+  const write: Write = (run, seq) =>
+    new Promise<void>((resolve, reject) => {
+      queue.push({ run, seq, resolve, reject })
+      // The first row of a tick schedules the flush; the rest of the tick's rows join it.
+      if (!flushing) {
+        flushing = true
+        setImmediate(() => void flush())
+      }
+    })
+  return { write, close: async () => client.release() }
+}
+
+/** Median latency of one lone single-row commit on one connection: a sequential step's floor. */
+async function soloCommitLatency(pool: pg.Pool): Promise<number> {
+  const client = await pool.connect()
+  try {
+    const samples: number[] = []
+    for (let i = 0; i < SOLO_COMMITS; i++) {
+      const t0 = performance.now()
+      await client.query({ name: 'raw-insert', text: INSERT, values: ['solo', i, BODY] })
+      samples.push(performance.now() - t0)
+    }
+    return round(percentile(samples, 50), 3)
+  } finally {
+    client.release()
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * Every benchmark row by name: what it is, what service it needs, how it is measured. Adding a
+ * row is one entry. Measurements import their engine lazily, so bench/main.ts can read this
+ * table without loading any engine.
+ */
+import { join } from 'node:path'
+import type { StateStore } from '@cairn/core'
+
+export interface Row {
+  /**
+   * 'engine' rows are Cairn on some store: compared with `raw-<name>` (vs_raw) and with the
+   * dbos row (vs_dbos) when those ran too.
+   */
+  kind: 'engine' | 'raw' | 'other'
+  /** A service the row needs: when it is down, the row leaves the default set. */
+  service?: 'postgres'
+  /** Part of `npm run bench` without --store. */
+  inDefault: boolean
+  /** Runs in the row's own process; `dir` is a scratch directory removed afterwards. */
+  measure(dir: string): Promise<object>
+}
+
+export const ROWS: Record<string, Row> = {
+  memory: engineRow(async () => new (await import('@cairn/core')).MemoryStore()),
+  'sqlite-full': engineRow(async (dir) => sqliteStore(dir, 'full')),
+  'sqlite-normal': engineRow(async (dir) => sqliteStore(dir, 'normal')),
+  'raw-sqlite-full': rawRow(async (dir) =>
+    (await import('./raw_sqlite.ts')).rawSqlite(join(dir, 'raw.db'), 'FULL'),
+  ),
+  'raw-sqlite-normal': rawRow(async (dir) =>
+    (await import('./raw_sqlite.ts')).rawSqlite(join(dir, 'raw.db'), 'NORMAL'),
+  ),
+  'raw-postgres': {
+    ...rawRow(async () => (await import('./raw_postgres.ts')).rawPostgres('pool')),
+    service: 'postgres',
+  },
+  // The group-commit-loop variant of raw-postgres (one connection): on request only.
+  'raw-postgres-batched': {
+    ...rawRow(async () => (await import('./raw_postgres.ts')).rawPostgres('batched')),
+    service: 'postgres',
+    inDefault: false,
+  },
+  dbos: {
+    kind: 'other',
+    service: 'postgres',
+    inDefault: true,
+    measure: async () => (await import('./dbos_workload.ts')).dbosWorkload(),
+  },
+}
+
+function engineRow(store: (dir: string) => Promise<StateStore>): Row {
+  return {
+    kind: 'engine',
+    inDefault: true,
+    measure: async (dir) => (await import('./engine_row.ts')).measureEngine(await store(dir)),
+  }
+}
+
+function rawRow(measure: (dir: string) => Promise<object>): Row {
+  return { kind: 'raw', inDefault: true, measure }
+}
+
+async function sqliteStore(dir: string, synchronous: 'full' | 'normal'): Promise<StateStore> {
+  const { SqliteStore } = await import('@cairn/sql/sqlite')
+  return new SqliteStore({ path: join(dir, 'bench.db'), synchronous })
+}
