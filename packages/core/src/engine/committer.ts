@@ -72,6 +72,11 @@ export class Committer {
     this.schedule()
   }
 
+  /** Nothing queued, scheduled or in flight. */
+  get idle(): boolean {
+    return this.queue.length === 0 && !this.flushing && !this.scheduled
+  }
+
   /** Writes queued or in flight. */
   get backlog(): number {
     return this.queue.length

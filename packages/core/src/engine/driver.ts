@@ -44,6 +44,7 @@ export class Driver {
   // worker process stays up until drain/close (like a server with a listening socket).
   private keepAlive: NodeJS.Timeout | null = null
   private stopWatching: (() => Promise<void>) | null = null
+  private unparking = 0
 
   constructor(deps: DriverDeps) {
     this.deps = deps
@@ -64,6 +65,14 @@ export class Driver {
 
   get isDriving(): boolean {
     return this.driving && !this.draining
+  }
+
+  /** No poll or load in flight and every executing run is quiet (see Turn.quiet). */
+  get quiet(): boolean {
+    if (this.polls.busy || this.reserved > 0 || this.parkSweeper.busy || this.unparking > 0)
+      return false
+    for (const turn of this.turns.values()) if (!turn.quiet) return false
+    return true
   }
 
   /** Runs executing here now. */
@@ -104,6 +113,7 @@ export class Driver {
   async registered(key: { workflow: string; version: string }): Promise<void> {
     if (!this.driving) return
     const { store, clock, logger } = this.deps.options
+    this.unparking += 1
     try {
       await store.unpark([key], ErrorCodes.WORKFLOW_NOT_REGISTERED, clock.now())
     } catch (error) {
@@ -111,6 +121,8 @@ export class Driver {
         { err: error, ...key },
         'cairn: could not unpark runs of a newly registered workflow',
       )
+    } finally {
+      this.unparking -= 1
     }
     this.polls.now()
   }

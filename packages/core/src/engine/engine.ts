@@ -214,6 +214,22 @@ export class Engine {
     this.waiters.notify(runId)
   }
 
+  /**
+   * Resolves once this engine has nothing in flight — no store write or poll, no step
+   * executing, no outcome undelivered; runs wait only on timers — or after `maxMs`. For test
+   * harnesses that move a fake clock: they wait for this between timer firings, whatever the
+   * store's I/O latency.
+   */
+  async whenQuiet(maxMs = 5_000): Promise<void> {
+    const deadline = Date.now() + maxMs
+    let calmTurns = 0
+    while (calmTurns < 3 && Date.now() < deadline) {
+      await new Promise((resolve) => setImmediate(resolve))
+      calmTurns = this.committer.idle && this.driver.quiet ? calmTurns + 1 : 0
+      if (calmTurns === 0) await new Promise((resolve) => setTimeout(resolve, 1))
+    }
+  }
+
   /** Subscribe to lifecycle events; returns the unsubscribe function. */
   on<E extends EngineEventName>(event: E, listener: Listener<E>): () => void {
     return this.events.on(event, listener)

@@ -12,6 +12,8 @@ import type { WorkflowRegistry } from './registry.ts'
 
 export class ParkSweeper {
   private timer: TimerHandle | null = null
+  /** A sweep is talking to the store (harnesses wait for it before moving a fake clock). */
+  busy = false
   private readonly options: ResolvedEngineOptions
   private readonly registry: WorkflowRegistry
 
@@ -43,6 +45,7 @@ export class ParkSweeper {
     const keys = this.registry.keys()
     if (keys.length === 0) return
     const now = clock.now()
+    this.busy = true
     try {
       const parked = await store.parkUnrunnable(
         keys,
@@ -54,6 +57,8 @@ export class ParkSweeper {
         logger.warn({ parked }, 'cairn: parked runs whose workflow version is not registered')
     } catch (error) {
       logger.error({ err: error }, 'cairn: park sweep failed')
+    } finally {
+      this.busy = false
     }
   }
 

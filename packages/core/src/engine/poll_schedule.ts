@@ -5,6 +5,11 @@
  */
 import type { Clock, TimerHandle } from '../contracts/clock.ts'
 
+function immediate(fn: () => void): TimerHandle {
+  const handle = setImmediate(fn)
+  return { cancel: () => clearImmediate(handle) }
+}
+
 export class PollSchedule {
   private timer: TimerHandle | null = null
   private timerAt = Number.POSITIVE_INFINITY
@@ -12,6 +17,7 @@ export class PollSchedule {
   private again = false
   private waitingForCapacity = false
   private stopped = false
+  private immediatePending = false
   private readonly clock: Clock
   private readonly intervalMs: number
   private readonly poll: () => Promise<void>
@@ -63,19 +69,31 @@ export class PollSchedule {
 
   stop(): void {
     this.stopped = true
+    this.immediatePending = false
     this.timer?.cancel()
     this.timer = null
     this.timerAt = Number.POSITIVE_INFINITY
+  }
+
+  /** A poll is running or about to (not one waiting for a future time). */
+  get busy(): boolean {
+    return this.running || this.immediatePending
   }
 
   private arm(time: number): void {
     if (time >= this.timerAt) return
     this.timer?.cancel()
     this.timerAt = time
-    this.timer = this.clock.setTimer(Math.max(0, time - this.clock.now()), () => void this.fire())
+    const delay = time - this.clock.now()
+    // "Now" is not a point in clock time: an injected (fake) clock must not hold it back.
+    this.timer =
+      delay <= 0
+        ? immediate(() => void this.fire())
+        : this.clock.setTimer(delay, () => void this.fire())
   }
 
   private async fire(): Promise<void> {
+    this.immediatePending = false
     this.timer = null
     this.timerAt = Number.POSITIVE_INFINITY
     if (this.stopped) return

@@ -77,6 +77,8 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   private recordedLeft: number
   private currentTime: number
   private idleCheckScheduled = false
+  /** Writes in flight plus outcomes not yet delivered. */
+  private engineWork = 0
   private readonly deps: TurnDeps
   private readonly history: History
 
@@ -112,6 +114,15 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     return this.ending.live
   }
 
+  /**
+   * The engine's own work for this turn is done: no write in flight, no outcome waiting to be
+   * delivered (step bodies are the user's and may run as long as they like). Test harnesses
+   * wait for this before moving a fake clock.
+   */
+  get quiet(): boolean {
+    return !this.live || (this.engineWork === 0 && !this.idleCheckScheduled)
+  }
+
   get epoch(): number {
     return this.fence.epoch
   }
@@ -121,6 +132,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     this.deps.deliverer.hold(this)
     for (const record of this.history.deliveries) {
       this.active += 1
+      this.engineWork += 1
       this.deps.deliverer.push(this, record)
     }
     let result: Promise<unknown>
@@ -176,6 +188,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
       failpoint('P6')
       const delivered = result.status === 'conflict' ? result.existing : record
       this.active += 1 // the delivery is work until the body has seen it
+      this.engineWork += 1
       this.deps.deliverer.push(this, delivered)
     })
   }
@@ -294,10 +307,15 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     onNotApplied?: () => void,
   ): void {
     this.active += 1
+    this.engineWork += 1
     this.deps.committer.submit(
       op,
-      (result) => this.afterWrite(result, onApplied, onNotApplied),
+      (result) => {
+        this.engineWork -= 1
+        this.afterWrite(result, onApplied, onNotApplied)
+      },
       (error: unknown) => {
+        this.engineWork -= 1
         onNotApplied?.()
         this.lost(`write failed: ${String(error)}`)
       },
@@ -328,6 +346,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
 
   private deliverRecorded(record: CheckpointRecord): void {
     this.active -= 1
+    this.engineWork -= 1
     this.recordedLeft -= 1
     if (!this.calls.has(record.seq)) {
       this.nonDeterminism(identity(record), null)
@@ -338,6 +357,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
 
   private deliverLive(record: CheckpointRecord): void {
     this.active -= 1
+    this.engineWork -= 1
     this.settle(record)
   }
 

@@ -16,6 +16,12 @@ export class FakeClock implements Clock {
   private time: number
   private nextId = 1
   private timers: FakeTimer[] = []
+  /**
+   * What "let the engine react" means between two timer firings. Default: a few macrotask
+   * turns, enough for in-process stores; harnesses on stores with real I/O set it to wait for
+   * `engine.whenQuiet()`.
+   */
+  settler: () => Promise<void> = () => settle()
 
   constructor(start: number | Date = Date.UTC(2030, 0, 1)) {
     this.time = typeof start === 'number' ? start : start.getTime()
@@ -51,20 +57,20 @@ export class FakeClock implements Clock {
   }
 
   async advanceTo(target: number): Promise<void> {
-    await settle()
+    await this.settler()
     for (let timer = this.takeDue(target); timer !== null; timer = this.takeDue(target)) {
       this.time = Math.max(this.time, timer.due)
       timer.fn()
-      await settle()
+      await this.settler()
     }
     this.time = Math.max(this.time, target)
-    await settle()
+    await this.settler()
   }
 
   /** Fire everything pending, however far ahead (up to `limit` timers, against runaway loops). */
   async runAll(limit = 10_000): Promise<void> {
     for (let i = 0; i < limit; i++) {
-      await settle()
+      await this.settler()
       const due = this.nextDue()
       if (due === null) return
       await this.advanceTo(due)

@@ -71,7 +71,11 @@ export async function createTestEngine(options: Partial<EngineOptions> = {}): Pr
     runUntilIdle: (maxSteps = 10_000) => runUntilIdle(engine, clock, maxSteps),
     close: () => engine.close(1_000),
   }
+  clock.settler = async () => {
+    await settle()
+    await engine.whenQuiet()
+  }
   await engine.startDriving()
-  await settle()
+  await clock.settler()
   return harness
 }
