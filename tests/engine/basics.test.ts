@@ -55,7 +55,7 @@ eachStore('engine basics', (test) => {
     assert.equal((await client.getRun(runId))?.status, 'pending')
     const worker = await env.engine()
     worker.register('w', 1, async (ctx) => ctx.localStep('s', () => 'done by worker'))
-    await env.skip(1_000)
+    await env.skip(60_000) // the worker's safety-net poll
     const outcome = await worker.waitForRun(runId, { timeoutMs: 5_000 })
     assert.deepEqual(outcome, { runId, status: 'completed', output: 'done by worker' })
   })

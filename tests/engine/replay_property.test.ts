@@ -70,7 +70,7 @@ function interpreter(executions: Map<string, number>) {
 }
 
 async function execute(storeName: string, program: Op[], holdTimersUpToMs: number) {
-  const handle = openStore(storeName)
+  const handle = await openStore(storeName)
   const clock = new FakeClock()
   const executions = new Map<string, number>()
   const run = interpreter(executions)
@@ -85,11 +85,15 @@ async function execute(storeName: string, program: Op[], holdTimersUpToMs: numbe
   engine.register('program', 1, (ctx) => run(ctx, program, 'p'))
   let suspensions = 0
   engine.on('run:suspended', () => suspensions++)
+  clock.settler = async () => {
+    await settle()
+    await engine.whenQuiet()
+  }
   try {
     await engine.startDriving()
     const { runId } = await engine.start('program', null)
     for (let i = 0; i < 500; i++) {
-      await settle()
+      await clock.settler()
       const info = await engine.getRun(runId)
       if (info?.status !== 'running' && info?.status !== 'waiting' && info?.status !== 'pending')
         break
@@ -108,7 +112,7 @@ function hasSleep(ops: Op[]): boolean {
   return ops.some((op) => op.kind === 'sleep' || (op.kind === 'all' && op.branches.some(hasSleep)))
 }
 
-for (const storeName of selectedStores()) {
+for (const storeName of await selectedStores()) {
   void test(`replaying random step/sleep/parallel programs matches a straight run [${storeName}]`, async () => {
     await fc.assert(
       fc.asyncProperty(programArb, async (program) => {

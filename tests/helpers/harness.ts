@@ -7,6 +7,9 @@ import { Engine, silentLogger, type EngineOptions } from '@cairn/core'
 import { FakeClock, settle } from '@cairn/core/testing'
 import { openStore, selectedStores, type StoreHandle } from './stores.ts'
 
+// Probed once per test file (module top-level await): which stores this run exercises.
+const STORES = await selectedStores()
+
 export interface Env {
   storeName: string
   handle: StoreHandle
@@ -22,7 +25,7 @@ export function eachStore(
   title: string,
   body: (t: (name: string, fn: (env: Env) => Promise<void>) => void) => void,
 ): void {
-  for (const storeName of selectedStores()) {
+  for (const storeName of STORES) {
     void describe(`${title} [${storeName}]`, () => {
       body((name, fn) => void test(name, () => withEnv(storeName, fn)))
     })
@@ -30,9 +33,16 @@ export function eachStore(
 }
 
 async function withEnv(storeName: string, fn: (env: Env) => Promise<void>): Promise<void> {
-  const handle = openStore(storeName)
+  const handle = await openStore(storeName)
   const clock = new FakeClock()
   const engines: Engine[] = []
+  // Between timer firings, wait until every engine has nothing in flight: the same test then
+  // holds on an in-process store and on a server with real I/O latency.
+  const quiet = async () => {
+    await settle()
+    await Promise.all(engines.map((engine) => engine.whenQuiet()))
+  }
+  clock.settler = quiet
   const env: Env = {
     storeName,
     handle,
@@ -45,6 +55,10 @@ async function withEnv(storeName: string, fn: (env: Env) => Promise<void>): Prom
         clock,
         logger: silentLogger,
         instanceId: `engine-${engines.length + 1}`,
+        // Long fake-time skips (a day) fire every periodic timer on the way; on a server store
+        // each safety-net poll or park sweep is a round trip, so tests keep them rare.
+        pollIntervalMs: 60_000,
+        parkUnrunnableAfterMs: 3_600_000,
         ...rest,
       })
       engines.push(engine)
@@ -52,7 +66,7 @@ async function withEnv(storeName: string, fn: (env: Env) => Promise<void>): Prom
       return engine
     },
     skip: (ms) => clock.advance(ms),
-    settle: () => settle(),
+    settle: quiet,
   }
   try {
     await fn(env)

@@ -1,13 +1,17 @@
 /**
- * The stores every engine test runs against. `DB=memory,sqlite` (default: all of them)
- * selects; each test gets a fresh store and removes it afterwards.
+ * The stores every engine test runs against. `DB=memory,sqlite,postgres` (default: all of
+ * them) selects; each test gets a fresh store — a temporary SQLite file, its own Postgres
+ * schema — and removes it afterwards. An unreachable service is skipped with one loud line,
+ * or fails the run under CI=true (tests/helpers/services.ts).
  */
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { MemoryStore } from '@cairn/core'
 import type { StateStore } from '@cairn/core/contracts'
 import { SqliteStore } from '@cairn/sql/sqlite'
+import { PG_URL, serviceAvailable } from './services.ts'
 
 export interface StoreHandle {
   store: StateStore
@@ -16,45 +20,81 @@ export interface StoreHandle {
   cleanup(): Promise<void>
 }
 
-type Factory = () => StoreHandle
+type Factory = () => Promise<StoreHandle>
+
+/** Closes every store opened on one database, then removes the database. */
+function handleOf(open: () => StateStore, drop: () => Promise<void>): StoreHandle {
+  const opened: StateStore[] = []
+  const track = () => {
+    const store = open()
+    opened.push(store)
+    return store
+  }
+  const store = track()
+  return {
+    store,
+    reopen: track,
+    cleanup: async () => {
+      for (const s of opened) await s.close()
+      await drop()
+    },
+  }
+}
 
 const factories: Record<string, Factory> = {
-  memory: () => {
+  memory: async () => {
     const store = new MemoryStore()
     return { store, reopen: () => store, cleanup: async () => {} }
   },
-  sqlite: () => {
+  sqlite: async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cairn-test-'))
     const path = join(dir, 'cairn.db')
-    const opened: StateStore[] = []
-    const open = () => {
-      const store = new SqliteStore({ path })
-      opened.push(store)
-      return store
-    }
-    const store = open()
-    return {
-      store,
-      reopen: open,
-      cleanup: async () => {
-        for (const s of opened) await s.close()
-        rmSync(dir, { recursive: true, force: true })
-      },
-    }
+    return handleOf(
+      () => new SqliteStore({ path }),
+      async () => rmSync(dir, { recursive: true, force: true }),
+    )
+  },
+  postgres: async () => {
+    const { PostgresStore } = await import('@cairn/sql/postgres')
+    const schema = `cairn_t_${randomBytes(6).toString('hex')}`
+    return handleOf(
+      () => new PostgresStore({ connectionString: PG_URL, schema, max: 4 }),
+      () => dropPostgresSchema(schema),
+    )
   },
 }
 
-export function selectedStores(): string[] {
-  const wanted = (process.env.DB ?? Object.keys(factories).join(','))
+async function dropPostgresSchema(schema: string): Promise<void> {
+  const { default: pg } = await import('pg')
+  const client = new pg.Client({ connectionString: PG_URL })
+  await client.connect()
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
+  } finally {
+    await client.end()
+  }
+}
+
+const SERVICE_OF: Record<string, 'postgres' | 'mysql' | undefined> = { postgres: 'postgres' }
+
+/** The stores to run: DB's list (default: every store), minus unreachable services outside CI. */
+export async function selectedStores(): Promise<string[]> {
+  const names = Object.keys(factories)
+  const wanted = (process.env.DB ?? names.join(','))
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean)
   for (const name of wanted)
     if (!(name in factories))
-      throw new Error(`DB=${name}: unknown store (known: ${Object.keys(factories).join(', ')})`)
-  return wanted
+      throw new Error(`DB=${name}: unknown store (known: ${names.join(', ')})`)
+  const available: string[] = []
+  for (const name of wanted) {
+    const service = SERVICE_OF[name]
+    if (service === undefined || (await serviceAvailable(service))) available.push(name)
+  }
+  return available
 }
 
-export function openStore(name: string): StoreHandle {
+export function openStore(name: string): Promise<StoreHandle> {
   return (factories[name] as Factory)()
 }

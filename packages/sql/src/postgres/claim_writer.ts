@@ -1,0 +1,53 @@
+/**
+ * claimRuns in ONE autocommitted statement:
+ * - `c` walks the claim index (`available_at`, partial) for due runs of the runnable versions,
+ *   oldest first, locking up to `limit` of them FOR NO KEY UPDATE SKIP LOCKED: rows another
+ *   claim (or a batch writing to a running run) holds are skipped, not waited for, so
+ *   concurrent claims never take the same run and never queue behind each other;
+ * - `u` leases them (epoch + 1, turns + 1, owner, expiry) and returns them as stored. The keys
+ *   are matched as `= ANY(ARRAY(…))`, which plans as index lookups even with a generic plan;
+ * - `n` is the earliest `available_at` among the runnable runs not taken, read through the
+ *   same index (first entry outside `c`).
+ * The result has one row per claimed run (or one row of NULLs), each carrying `n`.
+ */
+import type { ClaimRequest, ClaimResult } from '@cairn/core/contracts'
+import type { ClaimWriter } from '../shared/claim_runs.ts'
+import { keyList, type SqlContext } from '../shared/context.ts'
+import { toSafeIntegerOrNull } from '../shared/integers.ts'
+import { Params } from '../shared/params.ts'
+import { runColumns, toRunRecord } from '../shared/row_mapping.ts'
+
+export const postgresClaims: ClaimWriter = {
+  async claim(ctx: SqlContext, request: ClaimRequest): Promise<ClaimResult> {
+    const { rows } = await ctx.pool.query(claimStatement(ctx, request))
+    const next = toSafeIntegerOrNull(rows[0]?.[0] ?? null, 'available_at')
+    const claimed = rows.filter((row) => row[1] !== null).map((row) => toRunRecord(row, 1))
+    return { claimed, nextAvailableAt: next }
+  },
+}
+
+function claimStatement(ctx: SqlContext, request: ClaimRequest) {
+  const { runs } = ctx.tables
+  const p = new Params(ctx.dialect)
+  const now = p.add(request.now, 'bigint')
+  const text = `WITH c AS MATERIALIZED (
+    SELECT key, available_at FROM ${runs}
+    WHERE available_at <= ${now} AND ${keyList(p, request.runnable)}
+    ORDER BY available_at LIMIT ${p.add(request.limit)} FOR NO KEY UPDATE SKIP LOCKED
+  ), u AS (
+    UPDATE ${runs} r SET status = 'running', lease_owner = ${p.add(request.owner)},
+      lease_epoch = r.lease_epoch + 1, turns = r.turns + 1,
+      available_at = ${p.add(request.now + request.leaseMs, 'bigint')}, waiting_on = NULL, updated_at = ${now}
+    WHERE r.key = ANY(ARRAY(SELECT key FROM c))
+    RETURNING r.key, ${runColumns('r')}
+  ), n AS (
+    SELECT available_at FROM ${runs}
+    WHERE available_at IS NOT NULL AND ${keyList(p, request.runnable)}
+      AND key <> ALL(ARRAY(SELECT key FROM c))
+    ORDER BY available_at LIMIT 1
+  )
+  SELECT (SELECT available_at FROM n), ${runColumns('u')}
+  FROM (VALUES (0)) AS one(x) LEFT JOIN (u JOIN c ON c.key = u.key) ON true
+  ORDER BY c.available_at, u.key`
+  return p.statement(text, true)
+}

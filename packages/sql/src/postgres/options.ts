@@ -1,0 +1,76 @@
+import { InvalidArgumentError } from '@cairn/core'
+import type pg from 'pg'
+
+export interface PostgresStoreOptions {
+  /** `postgres://user@host:port/database`; or give `pool`. */
+  connectionString?: string
+  /**
+   * An existing pool to use instead of creating one. The store does not end it on close(),
+   * and leaves its settings alone: give it an 'error' listener (an idle client's error
+   * otherwise crashes the process) and any statement timeout yourself.
+   */
+  pool?: pg.Pool
+  /** Schema holding Cairn's tables, created on open() if missing. Default `public`. */
+  schema?: string
+  /** Connections in the pool the store creates. Default 10. */
+  max?: number
+  /** Server-side statement_timeout of the store's own connections; default: the server's. */
+  statementTimeoutMs?: number
+}
+
+export interface ResolvedPostgresOptions {
+  connectionString: string | null
+  pool: pg.Pool | null
+  schema: string
+  max: number
+  statementTimeoutMs: number | null
+}
+
+const DEFAULT_MAX = 10
+const MAX_IDENTIFIER_BYTES = 63
+
+export function resolveOptions(options: PostgresStoreOptions): ResolvedPostgresOptions {
+  const { connectionString, pool, schema = 'public', max = DEFAULT_MAX } = options
+  const statementTimeoutMs = options.statementTimeoutMs ?? null
+  if ((connectionString === undefined) === (pool === undefined)) {
+    throw new InvalidArgumentError('postgres store: give exactly one of connectionString and pool')
+  }
+  if (
+    connectionString !== undefined &&
+    (typeof connectionString !== 'string' || connectionString === '')
+  ) {
+    throw new InvalidArgumentError('postgres store: connectionString must be a non-empty string')
+  }
+  validateSchema(schema)
+  positiveInteger('max', max)
+  if (statementTimeoutMs !== null) positiveInteger('statementTimeoutMs', statementTimeoutMs)
+  return {
+    connectionString: connectionString ?? null,
+    pool: pool ?? null,
+    schema,
+    max,
+    statementTimeoutMs,
+  }
+}
+
+/** Any identifier Postgres keeps whole: not empty, no NUL, at most 63 bytes. */
+function validateSchema(schema: unknown): void {
+  if (
+    typeof schema !== 'string' ||
+    schema === '' ||
+    schema.includes('\u0000') ||
+    Buffer.byteLength(schema) > MAX_IDENTIFIER_BYTES
+  ) {
+    throw new InvalidArgumentError(
+      `postgres store: schema must be a name of 1 to ${MAX_IDENTIFIER_BYTES} bytes without NUL, got ${JSON.stringify(schema)}`,
+    )
+  }
+}
+
+function positiveInteger(name: string, value: unknown): void {
+  if (!Number.isSafeInteger(value) || (value as number) < 1) {
+    throw new InvalidArgumentError(
+      `postgres store: ${name} must be an integer >= 1, got ${String(value)}`,
+    )
+  }
+}

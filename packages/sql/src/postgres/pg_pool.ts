@@ -1,0 +1,140 @@
+/**
+ * The SqlPool driver over node-postgres (shared/driver.ts). Every statement is sent with rows
+ * as arrays, Cairn's int8 parser, and, when it has bound values, as a named prepared statement.
+ * node-postgres does not pipeline: each statement is one round trip, counted in
+ * `statementCount`.
+ */
+import type pg from 'pg'
+import type { FailureKind, SqlPool, SqlResult, SqlSession, SqlStatement } from '../shared/driver.ts'
+import { OutcomeUnknown } from '../shared/failures.ts'
+import { classifyPgError, describePgError, isConnectionLoss, isMissingTable } from './pg_errors.ts'
+import { PG_TYPES } from './pg_types.ts'
+import { StatementNames } from './statement_names.ts'
+
+const BEGIN: SqlStatement = { text: 'BEGIN', values: [] }
+const COMMIT: SqlStatement = { text: 'COMMIT', values: [] }
+const ROLLBACK: SqlStatement = { text: 'ROLLBACK', values: [] }
+
+export class PgPool implements SqlPool {
+  readonly #pool: pg.Pool
+  readonly #owned: boolean
+  readonly #names = new StatementNames()
+  #statements = 0
+
+  /** `owned`: close() ends the pool; a pool handed in by the caller is left to the caller. */
+  constructor(pool: pg.Pool, owned: boolean) {
+    this.#pool = pool
+    this.#owned = owned
+  }
+
+  get statementCount(): number {
+    return this.#statements
+  }
+
+  async query(statement: SqlStatement): Promise<SqlResult> {
+    const checkout = await this.#checkout()
+    try {
+      return await this.#run(checkout, statement)
+    } catch (error) {
+      if (statement.writes && isConnectionLoss(error)) throw new OutcomeUnknown(error)
+      throw error
+    } finally {
+      checkout.release()
+    }
+  }
+
+  async transaction<T>(body: (session: SqlSession) => Promise<T>): Promise<T> {
+    const checkout = await this.#checkout()
+    try {
+      await this.#run(checkout, BEGIN)
+      const result = await body({ query: (statement) => this.#run(checkout, statement) })
+      await this.#commit(checkout)
+      return result
+    } catch (error) {
+      if (!(error instanceof OutcomeUnknown)) await this.#rollback(checkout)
+      throw error
+    } finally {
+      checkout.release()
+    }
+  }
+
+  classify(error: unknown): FailureKind {
+    return classifyPgError(error)
+  }
+
+  describe(error: unknown): Record<string, unknown> {
+    return describePgError(error)
+  }
+
+  isMissingTable(error: unknown): boolean {
+    return isMissingTable(error)
+  }
+
+  async close(): Promise<void> {
+    if (this.#owned) await this.#pool.end()
+  }
+
+  async #checkout(): Promise<Checkout> {
+    return new Checkout(await this.#pool.connect())
+  }
+
+  async #run(checkout: Checkout, statement: SqlStatement): Promise<SqlResult> {
+    this.#statements++
+    const { text, values, name } = statement
+    try {
+      const result = await checkout.client.query({
+        text,
+        values: values as unknown[],
+        name: values.length === 0 ? undefined : (name ?? this.#names.of(text)),
+        rowMode: 'array',
+        types: PG_TYPES,
+      })
+      return { rows: result.rows, affected: result.rowCount ?? 0 }
+    } catch (error) {
+      if (isConnectionLoss(error)) checkout.broken ??= error as Error
+      throw error
+    }
+  }
+
+  /** A connection lost while COMMIT is in flight leaves the outcome unknown. */
+  async #commit(checkout: Checkout): Promise<void> {
+    try {
+      await this.#run(checkout, COMMIT)
+    } catch (error) {
+      throw isConnectionLoss(error) ? new OutcomeUnknown(error) : error
+    }
+  }
+
+  /** Best effort: the original error is what the caller needs; a failed ROLLBACK drops the connection. */
+  async #rollback(checkout: Checkout): Promise<void> {
+    if (checkout.broken !== null) return
+    try {
+      await this.#run(checkout, ROLLBACK)
+    } catch (error) {
+      checkout.broken ??= error as Error
+    }
+  }
+}
+
+/**
+ * A connection taken from the pool. While checked out, a client has no error listener of the
+ * pool's: an 'error' event with none would crash the process, so one is attached for the
+ * duration, and a client whose connection failed is destroyed on release, not reused.
+ */
+class Checkout {
+  readonly client: pg.PoolClient
+  broken: Error | null = null
+  readonly #onError = (error: Error) => {
+    this.broken ??= error
+  }
+
+  constructor(client: pg.PoolClient) {
+    this.client = client
+    client.on('error', this.#onError)
+  }
+
+  release(): void {
+    this.client.removeListener('error', this.#onError)
+    this.client.release(this.broken ?? undefined)
+  }
+}

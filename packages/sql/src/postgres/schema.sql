@@ -1,0 +1,61 @@
+CREATE TABLE cairn_checkpoints (
+  run_key bigint NOT NULL,
+  seq bigint NOT NULL,
+  name text NOT NULL,
+  kind text NOT NULL,
+  status text NOT NULL,
+  attempts bigint NOT NULL,
+  delivery_order bigint,
+  output text,
+  error text,
+  wake_at bigint,
+  started_at bigint NOT NULL,
+  updated_at bigint NOT NULL
+);
+
+CREATE TABLE cairn_runs (
+  key bigint GENERATED ALWAYS AS IDENTITY NOT NULL,
+  id text COLLATE "C" NOT NULL,
+  workflow text NOT NULL,
+  version text NOT NULL,
+  status text NOT NULL,
+  input text NOT NULL,
+  output text,
+  error text,
+  park_reason text,
+  waiting_on text,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL,
+  finished_at bigint,
+  available_at bigint,
+  lease_owner text,
+  lease_epoch bigint NOT NULL,
+  turns bigint NOT NULL
+);
+
+CREATE TABLE cairn_schema (
+  id integer NOT NULL,
+  revision integer NOT NULL
+);
+
+ALTER TABLE cairn_checkpoints ADD CONSTRAINT cairn_checkpoints_pkey PRIMARY KEY (run_key, seq);
+
+ALTER TABLE cairn_runs ADD CONSTRAINT cairn_runs_claimable_status CHECK (((available_at IS NULL) OR (status = ANY (ARRAY['pending'::text, 'running'::text, 'waiting'::text]))));
+
+ALTER TABLE cairn_runs ADD CONSTRAINT cairn_runs_id_key UNIQUE (id);
+
+ALTER TABLE cairn_runs ADD CONSTRAINT cairn_runs_pkey PRIMARY KEY (key);
+
+ALTER TABLE cairn_runs ADD CONSTRAINT cairn_runs_running_leased CHECK (((status <> 'running'::text) OR (available_at IS NOT NULL)));
+
+ALTER TABLE cairn_schema ADD CONSTRAINT cairn_schema_id_check CHECK ((id = 1));
+
+ALTER TABLE cairn_schema ADD CONSTRAINT cairn_schema_pkey PRIMARY KEY (id);
+
+CREATE INDEX cairn_runs_claimable ON cairn_runs USING btree (available_at, workflow, version) WHERE (available_at IS NOT NULL);
+
+CREATE INDEX cairn_runs_created ON cairn_runs USING btree (created_at DESC, id DESC);
+
+CREATE INDEX cairn_runs_status_created ON cairn_runs USING btree (status, created_at DESC, id DESC);
+
+CREATE INDEX cairn_runs_workflow_created ON cairn_runs USING btree (workflow, created_at DESC, id DESC);

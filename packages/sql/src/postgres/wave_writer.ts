@@ -1,0 +1,68 @@
+/**
+ * The Postgres WaveWriter: a wave is one statement (wave_statement.ts), atomic on its own, so
+ * a one-wave batch needs no BEGIN/COMMIT around it. Rows come back only for exceptions; every
+ * op without one applied.
+ */
+import type { RunStatus, StoreOp } from '@cairn/core/contracts'
+import type { SqlSession } from '../shared/driver.ts'
+import { toSafeInteger } from '../shared/integers.ts'
+import { kindOf, type OpKind } from '../shared/op_columns.ts'
+import type { Tables } from '../shared/tables.ts'
+import type { PlannedOp, Wave } from '../shared/wave_plan.ts'
+import type { Observation, WakeRequest, WaveWriter } from '../shared/wave_writer.ts'
+import { WaveStatements, type WaveGroups } from './wave_statement.ts'
+
+export class PostgresWaveWriter implements WaveWriter {
+  readonly selfContained = true
+  readonly #statements: WaveStatements
+  readonly #channel: string
+
+  /** `channel`: where wake-ups are published (see wake_channel.ts). */
+  constructor(tables: Tables, channel: string) {
+    this.#statements = new WaveStatements(tables)
+    this.#channel = channel
+  }
+
+  async write(
+    session: SqlSession,
+    wave: Wave,
+    now: number,
+    wake: WakeRequest | null,
+  ): Promise<Observation[]> {
+    const notify = wake !== null && (wake.earliest !== null || wave.some(({ op }) => wakes(op)))
+    const statement = this.#statements.statement(
+      groupByKind(wave),
+      now,
+      notify ? { channel: this.#channel, earliest: wake.earliest } : null,
+    )
+    const { rows } = await session.query(statement)
+    return observe(wave, rows)
+  }
+}
+
+function groupByKind(wave: Wave): WaveGroups {
+  const groups: Record<OpKind, PlannedOp[]> = { create: [], save: [], lease: [], cancel: [] }
+  for (const planned of wave) groups[kindOf(planned.op)].push(planned)
+  return groups
+}
+
+/** Would make a run claimable by any engine if it applied. */
+function wakes(op: StoreOp): boolean {
+  if (op.type === 'createRun') return op.claim === undefined
+  if (op.type === 'suspendRun') return op.wakeAt !== null
+  return op.type === 'releaseRun'
+}
+
+function observe(wave: Wave, rows: readonly unknown[][]): Observation[] {
+  const byOrd = new Map<number, readonly unknown[]>()
+  for (const row of rows) if (row[1] !== 'n') byOrd.set(row[0] as number, row)
+  return wave.map(({ index }) => {
+    const row = byOrd.get(index)
+    if (row === undefined) return { applied: true, epoch: null }
+    const epoch = row[3] === null ? null : toSafeInteger(row[3], 'lease_epoch')
+    if (row[1] === 'a') return { applied: true, epoch }
+    const status = row[2] as RunStatus | null
+    const fence = status === null || epoch === null ? null : { status, epoch }
+    return { applied: false, fence, run: null, checkpoint: null }
+  })
+}

@@ -1,0 +1,127 @@
+/**
+ * applyBatch, written once: validate, cut the batch into waves (wave_plan.ts), let the
+ * dialect's writer apply each wave, and build the results from what it saw (op_results.ts).
+ *
+ * A one-wave batch on a self-contained writer is a single autocommitted statement: one round
+ * trip. Anything else is BEGIN, one writer call per wave, COMMIT. Writers report the fence an
+ * op was checked against, not the stored rows a refusal returns (`exists`, `conflict`: the
+ * retry path); those are read right after their wave, before a later wave of the batch could
+ * change them.
+ */
+import { StoreFailureError } from '@cairn/core'
+import type { CheckpointRecord, OpResult, RunRecord, StoreOp } from '@cairn/core/contracts'
+import type { SqlContext } from './context.ts'
+import type { SqlSession } from './driver.ts'
+import { runIdOf } from './op_columns.ts'
+import { resultOf, wakeTime } from './op_results.ts'
+import { checkpointKey, readCheckpoints, readRuns } from './reads.ts'
+import { validateOps } from './validate_ops.ts'
+import { planWaves, type PlannedOp, type Wave } from './wave_plan.ts'
+import type { Observation, WaveWriter } from './wave_writer.ts'
+
+export interface BatchContext extends SqlContext {
+  readonly writer: WaveWriter
+}
+
+export function applyBatch(
+  ctx: BatchContext,
+  ops: readonly StoreOp[],
+  now: number,
+): Promise<OpResult[]> {
+  validateOps(ops)
+  if (ops.length === 0) return Promise.resolve([])
+  const waves = planWaves(ops)
+  const write = (session: SqlSession) => writeWaves(ctx, session, waves, ops.length, now)
+  if (waves.length === 1 && ctx.writer.selfContained) return write(ctx.pool)
+  return ctx.pool.transaction(write)
+}
+
+async function writeWaves(
+  ctx: BatchContext,
+  session: SqlSession,
+  waves: readonly Wave[],
+  count: number,
+  now: number,
+): Promise<OpResult[]> {
+  const results = new Array<OpResult>(count)
+  let earliest: number | null = null
+  for (const [k, wave] of waves.entries()) {
+    const last = k === waves.length - 1
+    const seen = await ctx.writer.write(session, wave, now, last ? { earliest } : null)
+    const built = await explain(ctx, session, wave, seen)
+    built.forEach((result, i) => {
+      const { index, op } = wave[i] as PlannedOp
+      results[index] = result
+      earliest = earlier(earliest, wakeTime(op, result))
+    })
+  }
+  return results
+}
+
+/**
+ * Results of a wave. An op refused because of a stored row the writer did not return (the run
+ * a create found, the recorded checkpoint a save met) has that row read, once per wave.
+ */
+async function explain(
+  ctx: SqlContext,
+  session: SqlSession,
+  wave: Wave,
+  seen: readonly Observation[],
+): Promise<OpResult[]> {
+  const results = wave.map(({ op }, i) => resultOf(op, seen[i] as Observation))
+  const missing = wave.flatMap((_, i) => (results[i] === null ? [i] : []))
+  if (missing.length === 0) return results as OpResult[]
+  const rows = await readStoredRows(
+    ctx,
+    session,
+    missing.map((i) => (wave[i] as PlannedOp).op),
+  )
+  return results.map((result, i) => result ?? settle(ctx, (wave[i] as PlannedOp).op, seen[i], rows))
+}
+
+interface StoredRows {
+  runs: Map<string, RunRecord>
+  checkpoints: Map<string, CheckpointRecord>
+}
+
+/** The runs of the creates and the checkpoints of the saves among `ops`. */
+async function readStoredRows(
+  ctx: SqlContext,
+  session: SqlSession,
+  ops: readonly StoreOp[],
+): Promise<StoredRows> {
+  const created = ops.flatMap((op) => (op.type === 'createRun' ? [op.run.id] : []))
+  const places = ops.flatMap((op) =>
+    op.type === 'saveCheckpoint' ? [[op.fence.runId, op.checkpoint.seq] as const] : [],
+  )
+  return {
+    runs: created.length > 0 ? await readRuns(ctx, session, created) : new Map(),
+    checkpoints: places.length > 0 ? await readCheckpoints(ctx, session, places) : new Map(),
+  }
+}
+
+/** The result with the stored row filled in; the fence stays the one the op was checked against. */
+function settle(
+  ctx: SqlContext,
+  op: StoreOp,
+  seen: Observation | undefined,
+  rows: StoredRows,
+): OpResult {
+  const fence = seen !== undefined && !seen.applied ? seen.fence : null
+  const run = op.type === 'createRun' ? (rows.runs.get(op.run.id) ?? null) : null
+  const checkpoint =
+    op.type === 'saveCheckpoint'
+      ? (rows.checkpoints.get(checkpointKey(op.fence.runId, op.checkpoint.seq)) ?? null)
+      : null
+  const result = resultOf(op, { applied: false, fence, run, checkpoint })
+  if (result !== null) return result
+  throw new StoreFailureError(
+    `${ctx.dialect.name} store: applyBatch: the stored state does not explain why a ${op.type} of run ${runIdOf(op)} did not apply`,
+    { details: { op: op.type, runId: runIdOf(op) } },
+  )
+}
+
+function earlier(a: number | null, b: number | null): number | null {
+  if (a === null) return b
+  return b === null ? a : Math.min(a, b)
+}

@@ -1,0 +1,64 @@
+/**
+ * The SQL text that differs between servers. Types only. Everything else (op dispatch, batch
+ * planning, result building, row mapping, listing, maintenance, the migration runner) is
+ * written once in this folder against these few pieces.
+ */
+import type { SqlStatement } from './driver.ts'
+import type { Params } from './params.ts'
+
+/** Column types the shared statements bind. */
+export type SqlType = 'text' | 'bigint' | 'int'
+
+export interface SqlDialect {
+  /** For messages and error details: `postgres`, `mysql`. */
+  readonly name: string
+  /**
+   * The placeholder of the n-th bound value (1-based): `$n` or `?`. `type` asks for an explicit
+   * cast where the server cannot infer one (Postgres arrays: `$n::text[]`); `?` ignores it.
+   */
+  placeholder(n: number, type?: string): string
+  /** A quoted identifier: `"name"` or `` `name` ``. */
+  quoteIdent(name: string): string
+  /**
+   * `column` is one of `values` (never empty): Postgres binds the list as one array
+   * (`= ANY($1::text[])`, one statement text for every length); MySQL `IN (?, ?, …)`.
+   */
+  inList(params: Params, column: string, values: readonly unknown[], type: SqlType): string
+  /**
+   * A derived table of `rows` (values in `columns` order) under `alias`, for multi-row
+   * statements: Postgres `unnest($1::int[], $2::text[], …) AS alias(…)` (one array per column,
+   * one statement text for any row count); MySQL a `SELECT ? AS …, … UNION ALL SELECT …`
+   * derived table.
+   */
+  rowSource(
+    params: Params,
+    alias: string,
+    columns: ReadonlyArray<readonly [name: string, type: SqlType]>,
+    rows: readonly (readonly unknown[])[],
+  ): string
+  /**
+   * UPDATE `table` (as `alias`) joined to `source` on `on`: Postgres `UPDATE … SET … FROM …
+   * WHERE …`, MySQL `UPDATE … JOIN … ON … SET …`. `assignments(set)` writes the SET list with
+   * `set` before each assigned column (Postgres assigns bare names, MySQL `alias.name`).
+   */
+  updateFrom(
+    table: string,
+    alias: string,
+    source: string,
+    on: string,
+    assignments: (set: string) => string,
+  ): string
+  /** Clause of a read locking the rows it returns until commit: `FOR NO KEY UPDATE`, `FOR UPDATE`. */
+  readonly lockRows: string
+  /** The same, skipping rows another transaction holds (claims): `… SKIP LOCKED`. */
+  readonly lockRowsSkipLocked: string
+  /** The text of a top-level string field of the JSON held in a TEXT column. */
+  jsonField(column: string, field: string): string
+  /** DDL creating the schema (Postgres) or database (MySQL) if it does not exist. */
+  createSchema(schema: string): string
+  /**
+   * Serializes migrators across processes. `acquire` runs first in the migration session;
+   * `release` (null for a lock that ends with the transaction) runs last, even after a failure.
+   */
+  migrationLock(schema: string): { acquire: SqlStatement; release: SqlStatement | null }
+}

@@ -1,0 +1,50 @@
+/**
+ * listRuns: newest first by (created_at, id), keyset-paginated so a page costs the same at
+ * any depth. Fetches limit + 1 rows to know whether there is a next page. Ids compare by
+ * code point because the id column is stored with a binary collation (Postgres `C`,
+ * MySQL `utf8mb4_bin`): the same order as the memory and SQLite stores and the cursor.
+ */
+import { InvalidArgumentError, decodeCursor, encodeCursor } from '@cairn/core'
+import type { ListRunsQuery, RunPage, RunStatus } from '@cairn/core/contracts'
+import type { SqlContext } from './context.ts'
+import { Params } from './params.ts'
+import { runColumns, toRunRecord } from './row_mapping.ts'
+
+const DEFAULT_LIMIT = 50
+const MAX_LIMIT = 1000
+
+export async function listRuns(ctx: SqlContext, query: ListRunsQuery): Promise<RunPage> {
+  const limit = validLimit(query.limit)
+  const statuses = statusList(query.status)
+  if (statuses?.length === 0) return { runs: [], nextCursor: null }
+  const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
+  const p = new Params(ctx.dialect)
+  const where = [
+    query.workflow === undefined ? null : `r.workflow = ${p.add(query.workflow)}`,
+    statuses === null ? null : ctx.dialect.inList(p, 'r.status', statuses, 'text'),
+    cursor === undefined
+      ? null
+      : `(r.created_at, r.id) < (${p.add(cursor.createdAt)}, ${p.add(cursor.id)})`,
+  ].filter((term) => term !== null)
+  const text = `SELECT ${runColumns('r')} FROM ${ctx.tables.runs} r
+    ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
+    ORDER BY r.created_at DESC, r.id DESC LIMIT ${p.add(limit + 1)}`
+  const { rows } = await ctx.pool.query(p.statement(text))
+  const runs = rows.slice(0, limit).map((row) => toRunRecord(row))
+  const last = runs[runs.length - 1]
+  return { runs, nextCursor: rows.length > limit && last ? encodeCursor(last) : null }
+}
+
+function validLimit(limit: number | undefined): number {
+  if (limit === undefined) return DEFAULT_LIMIT
+  if (Number.isInteger(limit) && limit >= 1 && limit <= MAX_LIMIT) return limit
+  throw new InvalidArgumentError(
+    `listRuns: limit must be an integer in 1..${MAX_LIMIT}, got ${limit}`,
+  )
+}
+
+/** null: no status filter. An empty list matches no run. */
+function statusList(status: ListRunsQuery['status']): readonly RunStatus[] | null {
+  if (status === undefined) return null
+  return typeof status === 'string' ? [status] : status
+}

@@ -1,0 +1,90 @@
+/**
+ * The portable ClaimWriter, in one transaction: a locking read of up to `limit` due runs of the
+ * runnable versions, oldest first, SKIP LOCKED (rows another claim or batch holds are passed
+ * over, never waited for); one UPDATE leasing them by key; the records as stored computed
+ * from what was read (the UPDATE's assignments are fixed, so nothing is read back); then
+ * the earliest `available_at` among the runnable runs not taken. For servers without
+ * UPDATE … RETURNING (MySQL, MariaDB); Postgres claims in one statement (claim_writer.ts).
+ */
+import type { ClaimRequest, ClaimResult, RunRecord } from '@cairn/core/contracts'
+import type { ClaimWriter } from './claim_runs.ts'
+import { keyList, type SqlContext } from './context.ts'
+import type { SqlSession } from './driver.ts'
+import { toSafeInteger, toSafeIntegerOrNull } from './integers.ts'
+import { Params } from './params.ts'
+import { runColumns, toRunRecord } from './row_mapping.ts'
+
+interface Due {
+  key: number
+  run: RunRecord
+}
+
+export const lockedClaims: ClaimWriter = {
+  claim: (ctx: SqlContext, request: ClaimRequest): Promise<ClaimResult> =>
+    ctx.pool.transaction(async (session) => {
+      const due = await lockDue(ctx, session, request)
+      const keys = due.map((d) => d.key)
+      if (keys.length > 0) await lease(ctx, session, keys, request)
+      return {
+        claimed: due.map((d) => leased(d.run, request)),
+        nextAvailableAt: await nextAvailable(ctx, session, keys, request),
+      }
+    }),
+}
+
+async function lockDue(
+  ctx: SqlContext,
+  session: SqlSession,
+  request: ClaimRequest,
+): Promise<Due[]> {
+  const p = new Params(ctx.dialect)
+  const text = `SELECT r.key, ${runColumns('r')} FROM ${ctx.tables.runs} r
+    WHERE r.available_at <= ${p.add(request.now)} AND ${keyList(p, request.runnable)}
+    ORDER BY r.available_at LIMIT ${p.add(request.limit)} ${ctx.dialect.lockRowsSkipLocked}`
+  const { rows } = await session.query(p.statement(text))
+  return rows.map((row) => ({ key: toSafeInteger(row[0], 'key'), run: toRunRecord(row, 1) }))
+}
+
+async function lease(
+  ctx: SqlContext,
+  session: SqlSession,
+  keys: readonly number[],
+  request: ClaimRequest,
+): Promise<void> {
+  const p = new Params(ctx.dialect)
+  // Qualified `r.key`: KEY is a reserved word in MySQL, allowed only after a dot.
+  const text = `UPDATE ${ctx.tables.runs} r SET status = 'running', lease_owner = ${p.add(request.owner)},
+    lease_epoch = lease_epoch + 1, turns = turns + 1,
+    available_at = ${p.add(request.now + request.leaseMs)}, waiting_on = NULL,
+    updated_at = ${p.add(request.now)} WHERE ${ctx.dialect.inList(p, 'r.key', keys, 'bigint')}`
+  await session.query(p.statement(text))
+}
+
+function leased(run: RunRecord, request: ClaimRequest): RunRecord {
+  return {
+    ...run,
+    status: 'running',
+    leaseOwner: request.owner,
+    leaseEpoch: run.leaseEpoch + 1,
+    turns: run.turns + 1,
+    availableAt: request.now + request.leaseMs,
+    waitingOn: null,
+    updatedAt: request.now,
+  }
+}
+
+async function nextAvailable(
+  ctx: SqlContext,
+  session: SqlSession,
+  claimed: readonly number[],
+  request: ClaimRequest,
+): Promise<number | null> {
+  const p = new Params(ctx.dialect)
+  const notClaimed =
+    claimed.length === 0 ? '' : `AND NOT (${ctx.dialect.inList(p, 'r.key', claimed, 'bigint')})`
+  const text = `SELECT r.available_at FROM ${ctx.tables.runs} r
+    WHERE r.available_at IS NOT NULL AND ${keyList(p, request.runnable)} ${notClaimed}
+    ORDER BY r.available_at LIMIT 1`
+  const { rows } = await session.query(p.statement(text))
+  return toSafeIntegerOrNull(rows[0]?.[0] ?? null, 'available_at')
+}

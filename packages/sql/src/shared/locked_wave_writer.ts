@@ -1,0 +1,251 @@
+/**
+ * The portable WaveWriter: lock, decide, write. For servers where one statement cannot both
+ * write many rows and report which rows it wrote (MySQL and MariaDB: no RETURNING on UPDATE,
+ * no data-modifying CTEs), and where a read-then-write without a lock loses updates (MySQL's
+ * REPEATABLE READ). Per wave, inside the batch's transaction:
+ *
+ * 1. one locking read of every run the wave touches (in key order, so two batches' waves
+ *    cannot deadlock on each other), and one of the checkpoints its saves target;
+ * 2. each op is decided in JavaScript against that locked state, by the same rules the
+ *    results are built with (op_results.ts);
+ * 3. only the ops that apply are written, one multi-row statement per kind, each still
+ *    conditioned on the fence. The locks keep every decision true until commit; the one thing a
+ *    lock cannot hold is a row that does not exist yet: a concurrent insert of the same run id
+ *    or checkpoint makes an insert fail on its unique key, a retryable failure, and the whole
+ *    batch is tried again (reading the row the other transaction wrote).
+ *
+ * Cost: two reads and one write per kind per wave, plus BEGIN/COMMIT (the Postgres writer
+ * does a wave in one statement). Runs against Postgres too: the package's tests run the
+ * conformance suite through it.
+ */
+import type { CheckpointRecord, RunStatus, StoreOp } from '@cairn/core/contracts'
+import type { SqlContext } from './context.ts'
+import type { SqlSession } from './driver.ts'
+import { toSafeInteger } from './integers.ts'
+import {
+  OVERWRITABLE_CHECKPOINTS,
+  SOURCE_COLUMNS,
+  TERMINAL_STATUSES,
+  cancelAssignments,
+  kindOf,
+  leaseAssignments,
+  runIdOf,
+  sourceRow,
+  type OpKind,
+} from './op_columns.ts'
+import { resultOf } from './op_results.ts'
+import { Params } from './params.ts'
+import { checkpointKey } from './reads.ts'
+import { CHECKPOINT_COLUMNS, checkpointColumns, toCheckpointRecord } from './row_mapping.ts'
+import type { PlannedOp, Wave } from './wave_plan.ts'
+import type { Observation, WaveWriter } from './wave_writer.ts'
+
+interface LockedRun {
+  key: number
+  status: RunStatus
+  epoch: number
+}
+
+interface LockedState {
+  runs: Map<string, LockedRun>
+  checkpoints: Map<string, CheckpointRecord>
+}
+
+export class LockedWaveWriter implements WaveWriter {
+  readonly selfContained = false
+  readonly #ctx: SqlContext
+
+  constructor(ctx: SqlContext) {
+    this.#ctx = ctx
+  }
+
+  /** Stores using this writer have no push: `wake` is ignored. */
+  async write(session: SqlSession, wave: Wave, now: number): Promise<Observation[]> {
+    const state = await lockState(this.#ctx, session, wave)
+    const seen = wave.map(({ op }) => observed(op, state))
+    const applies = wave.map(({ op }, i) => decide(op, state, seen[i] as Observation))
+    await writeApplying(
+      this.#ctx,
+      session,
+      wave.filter((_, i) => applies[i]),
+      state,
+      now,
+    )
+    return wave.map(({ op }, i) => (applies[i] ? applied(op, state) : (seen[i] as Observation)))
+  }
+}
+
+async function lockState(ctx: SqlContext, session: SqlSession, wave: Wave): Promise<LockedState> {
+  const { dialect, tables } = ctx
+  const p = new Params(dialect)
+  const ids = [...new Set(wave.map(({ op }) => runIdOf(op)))]
+  const text = `SELECT r.key, r.id, r.status, r.lease_epoch FROM ${tables.runs} r
+    WHERE ${dialect.inList(p, 'r.id', ids, 'text')} ORDER BY r.key ${dialect.lockRows}`
+  const { rows } = await session.query(p.statement(text))
+  const runs = new Map(
+    rows.map(([key, id, status, epoch]) => [
+      id as string,
+      {
+        key: toSafeInteger(key, 'key'),
+        status: status as RunStatus,
+        epoch: toSafeInteger(epoch, 'lease_epoch'),
+      },
+    ]),
+  )
+  return { runs, checkpoints: await lockCheckpoints(ctx, session, wave) }
+}
+
+async function lockCheckpoints(
+  ctx: SqlContext,
+  session: SqlSession,
+  wave: Wave,
+): Promise<Map<string, CheckpointRecord>> {
+  const saves = wave.flatMap(({ op }) => (op.type === 'saveCheckpoint' ? [op] : []))
+  if (saves.length === 0) return new Map()
+  const { dialect, tables } = ctx
+  const p = new Params(dialect)
+  const places = saves.map((op) => `(${p.add(op.fence.runId)}, ${p.add(op.checkpoint.seq)})`)
+  const text = `SELECT ${checkpointColumns('r', 'c')} FROM ${tables.runs} r
+    JOIN ${tables.checkpoints} c ON c.run_key = r.key
+    WHERE (r.id, c.seq) IN (${places.join(', ')}) ${dialect.lockRows}`
+  const { rows } = await session.query(p.statement(text))
+  const found = rows.map((row) => toCheckpointRecord(row))
+  return new Map(found.map((cp) => [checkpointKey(cp.runId, cp.seq), cp]))
+}
+
+/** What the op meets: its run's fence and, for a save, the checkpoint at its seq. */
+function observed(op: StoreOp, state: LockedState): Observation {
+  const run = state.runs.get(runIdOf(op))
+  const checkpoint =
+    op.type === 'saveCheckpoint'
+      ? (state.checkpoints.get(checkpointKey(op.fence.runId, op.checkpoint.seq)) ?? null)
+      : null
+  const fence = run === undefined ? null : { status: run.status, epoch: run.epoch }
+  // An existing run is not read whole here: apply_batch reads it when it builds `exists`.
+  return { applied: false, fence, run: null, checkpoint }
+}
+
+/** The op applies when the state it meets does not explain a refusal (op_results.ts). */
+function decide(op: StoreOp, state: LockedState, seen: Observation): boolean {
+  if (op.type === 'createRun') return !state.runs.has(op.run.id)
+  return resultOf(op, seen) === null
+}
+
+function applied(op: StoreOp, state: LockedState): Observation {
+  const run = state.runs.get(runIdOf(op))
+  const epoch = op.type === 'cancelRun' && run !== undefined ? run.epoch + 1 : null
+  return { applied: true, epoch }
+}
+
+/** Saves first (they were decided on the run as it was before this wave's run writes). */
+async function writeApplying(
+  ctx: SqlContext,
+  session: SqlSession,
+  ops: readonly PlannedOp[],
+  state: LockedState,
+  now: number,
+): Promise<void> {
+  const byKind = (kind: OpKind) => ops.filter(({ op }) => kindOf(op) === kind)
+  const saves = byKind('save')
+  const isNew = ({ op }: PlannedOp) =>
+    op.type === 'saveCheckpoint' &&
+    !state.checkpoints.has(checkpointKey(op.fence.runId, op.checkpoint.seq))
+  const statements = [
+    insertCheckpoints(ctx, saves.filter(isNew), state, now),
+    overwriteCheckpoints(
+      ctx,
+      saves.filter((planned) => !isNew(planned)),
+      state,
+      now,
+    ),
+    insertRuns(ctx, byKind('create'), now),
+    updateRuns(ctx, byKind('lease'), state, now, 'lease'),
+    updateRuns(ctx, byKind('cancel'), state, now, 'cancel'),
+  ]
+  for (const statement of statements) if (statement !== null) await session.query(statement)
+}
+
+type Columns = ReadonlyArray<readonly [name: string, type: 'text' | 'bigint' | 'int']>
+
+/** The kind's source rows, with the locked run's key in front. */
+function keyedSource(
+  p: Params,
+  ctx: SqlContext,
+  kind: OpKind,
+  ops: readonly PlannedOp[],
+  state: LockedState,
+  now: number,
+): string {
+  const columns: Columns = [['run_key', 'bigint'], ...SOURCE_COLUMNS[kind]]
+  const rows = ops.map(({ op, index }) => [
+    state.runs.get(runIdOf(op))?.key,
+    ...sourceRow(op, index, now),
+  ])
+  return ctx.dialect.rowSource(p, 'v', columns, rows)
+}
+
+const CHECKPOINT_NAMES = CHECKPOINT_COLUMNS.map(([name]) => name)
+
+function insertCheckpoints(
+  ctx: SqlContext,
+  ops: readonly PlannedOp[],
+  state: LockedState,
+  now: number,
+) {
+  if (ops.length === 0) return null
+  const p = new Params(ctx.dialect)
+  const source = keyedSource(p, ctx, 'save', ops, state, now)
+  const text = `INSERT INTO ${ctx.tables.checkpoints} (run_key, ${CHECKPOINT_NAMES.join(', ')})
+    SELECT v.run_key, ${CHECKPOINT_NAMES.map((name) => `v.${name}`).join(', ')} FROM ${source}`
+  return p.statement(text)
+}
+
+function overwriteCheckpoints(
+  ctx: SqlContext,
+  ops: readonly PlannedOp[],
+  state: LockedState,
+  now: number,
+) {
+  if (ops.length === 0) return null
+  const p = new Params(ctx.dialect)
+  const source = keyedSource(p, ctx, 'save', ops, state, now)
+  const on = `c.run_key = v.run_key AND c.seq = v.seq AND c.status IN ${OVERWRITABLE_CHECKPOINTS}`
+  const assign = (set: string) =>
+    CHECKPOINT_NAMES.slice(1)
+      .map((name) => `${set}${name} = v.${name}`)
+      .join(', ')
+  return p.statement(ctx.dialect.updateFrom(ctx.tables.checkpoints, 'c', source, on, assign))
+}
+
+/** Keys in batch order: a batch's runs sit together in the checkpoint index. */
+function insertRuns(ctx: SqlContext, ops: readonly PlannedOp[], now: number) {
+  if (ops.length === 0) return null
+  const p = new Params(ctx.dialect)
+  const rows = ops.map(({ op, index }) => sourceRow(op, index, now))
+  const source = ctx.dialect.rowSource(p, 'v', SOURCE_COLUMNS.create, rows)
+  const text = `INSERT INTO ${ctx.tables.runs} (id, workflow, version, status, input, created_at,
+      updated_at, available_at, lease_owner, lease_epoch, turns)
+    SELECT v.id, v.workflow, v.version, v.status, v.input, v.created_at, v.created_at,
+      v.available_at, v.lease_owner, v.epoch, v.epoch FROM ${source} ORDER BY v.ord`
+  return p.statement(text)
+}
+
+function updateRuns(
+  ctx: SqlContext,
+  ops: readonly PlannedOp[],
+  state: LockedState,
+  now: number,
+  kind: 'lease' | 'cancel',
+) {
+  if (ops.length === 0) return null
+  const p = new Params(ctx.dialect)
+  const source = keyedSource(p, ctx, kind, ops, state, now)
+  const at = p.add(now)
+  const on =
+    kind === 'lease'
+      ? `r.key = v.run_key AND r.lease_epoch = v.epoch AND r.status = 'running'`
+      : `r.key = v.run_key AND r.status NOT IN ${TERMINAL_STATUSES}`
+  const assign = (set: string) =>
+    kind === 'lease' ? leaseAssignments('v', 'r', set, at) : cancelAssignments('v', 'r', set, at)
+  return p.statement(ctx.dialect.updateFrom(ctx.tables.runs, 'r', source, on, assign))
+}

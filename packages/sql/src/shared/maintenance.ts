@@ -1,0 +1,44 @@
+/** Bulk run moves an engine makes at boot and on registry changes: each one UPDATE. */
+import type { ParkReason, WorkflowKey } from '@cairn/core/contracts'
+import { keyList, type SqlContext } from './context.ts'
+import { Params } from './params.ts'
+
+/** Found through the status index (running runs only), not a table scan. */
+export async function reclaimOwned(ctx: SqlContext, owner: string, now: number): Promise<number> {
+  const p = new Params(ctx.dialect)
+  const text = `UPDATE ${ctx.tables.runs} SET available_at = ${p.add(now)}, updated_at = ${p.add(now)}
+    WHERE status = 'running' AND available_at IS NOT NULL AND lease_owner = ${p.add(owner)}`
+  return (await ctx.pool.query(p.statement(text, true))).affected
+}
+
+/** Claimable since `olderThan` and of no runnable version: parked, off the claim queue. */
+export async function parkUnrunnable(
+  ctx: SqlContext,
+  runnable: readonly WorkflowKey[],
+  olderThan: number,
+  reason: ParkReason,
+  now: number,
+): Promise<number> {
+  const p = new Params(ctx.dialect)
+  const text = `UPDATE ${ctx.tables.runs} SET status = 'parked', park_reason = ${p.add(JSON.stringify(reason))},
+    available_at = NULL, waiting_on = NULL, updated_at = ${p.add(now)}
+    WHERE available_at IS NOT NULL AND available_at <= ${p.add(olderThan)}
+    ${runnable.length === 0 ? '' : `AND ${keyList(p, runnable, true)}`}`
+  return (await ctx.pool.query(p.statement(text, true))).affected
+}
+
+/** Parked runs found through the status index; the reason code is matched inside its JSON. */
+export async function unpark(
+  ctx: SqlContext,
+  keys: readonly WorkflowKey[],
+  reasonCode: string,
+  now: number,
+): Promise<number> {
+  if (keys.length === 0) return 0
+  const p = new Params(ctx.dialect)
+  const code = ctx.dialect.jsonField('park_reason', 'code')
+  const text = `UPDATE ${ctx.tables.runs} SET status = 'pending', available_at = ${p.add(now)},
+    park_reason = NULL, updated_at = ${p.add(now)}
+    WHERE status = 'parked' AND ${code} = ${p.add(reasonCode)} AND ${keyList(p, keys)}`
+  return (await ctx.pool.query(p.statement(text, true))).affected
+}

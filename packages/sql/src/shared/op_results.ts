@@ -1,0 +1,71 @@
+/**
+ * OpResults from observations, written once for every dialect. The conditions mirror the
+ * statements' WHERE clauses: an op that did not apply is explained by the state it met
+ * (fenced, conflict, exists, terminal, not_found). When the observation lacks the stored row a
+ * result must carry (the run a create met, the checkpoint a save met: writers do not return
+ * them), the result is null and apply_batch.ts reads the row. The same function decides ops in
+ * the portable writer: an op whose state explains no refusal applies.
+ */
+import type { OpResult, StoreOp } from '@cairn/core/contracts'
+import type { Observation } from './wave_writer.ts'
+
+const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled'])
+const OVERWRITABLE: ReadonlySet<string> = new Set(['retrying', 'waiting'])
+
+export function resultOf(op: StoreOp, seen: Observation): OpResult | null {
+  if (seen.applied) return appliedResult(op, seen.epoch)
+  switch (op.type) {
+    case 'createRun':
+      return seen.run === null ? null : { status: 'exists', run: seen.run }
+    case 'saveCheckpoint':
+      return saveResult(op.fence.epoch, seen)
+    case 'cancelRun':
+      return cancelResult(seen)
+    default:
+      return leaseResult(op.fence.epoch, seen)
+  }
+}
+
+function appliedResult(op: StoreOp, epoch: number | null): OpResult | null {
+  if (op.type === 'createRun') return { status: 'applied', epoch: op.claim ? 1 : 0 }
+  if (op.type !== 'cancelRun') return { status: 'applied' }
+  return epoch === null ? null : { status: 'applied', epoch }
+}
+
+type NotApplied = Extract<Observation, { applied: false }>
+
+function holdsLease(seen: NotApplied, epoch: number): boolean {
+  return seen.fence !== null && seen.fence.status === 'running' && seen.fence.epoch === epoch
+}
+
+/** Under the lease, only a recorded outcome at that seq keeps a save from applying. */
+function saveResult(epoch: number, seen: NotApplied): OpResult | null {
+  if (!holdsLease(seen, epoch)) return { status: 'fenced', current: seen.fence }
+  const existing = seen.checkpoint
+  if (existing === null || OVERWRITABLE.has(existing.status)) return null
+  return { status: 'conflict', existing }
+}
+
+function leaseResult(epoch: number, seen: NotApplied): OpResult | null {
+  return holdsLease(seen, epoch) ? null : { status: 'fenced', current: seen.fence }
+}
+
+function cancelResult(seen: NotApplied): OpResult | null {
+  if (seen.fence === null) return { status: 'not_found' }
+  return TERMINAL.has(seen.fence.status) ? { status: 'terminal', current: seen.fence } : null
+}
+
+/** The `availableAt` an applied op made claimable by any engine, or null. */
+export function wakeTime(op: StoreOp, result: OpResult): number | null {
+  if (result.status !== 'applied') return null
+  switch (op.type) {
+    case 'createRun':
+      return op.claim ? null : op.run.createdAt
+    case 'releaseRun':
+      return op.availableAt
+    case 'suspendRun':
+      return op.wakeAt
+    default:
+      return null
+  }
+}

@@ -1,0 +1,53 @@
+/** Reads of committed state: one statement each. */
+import type { CheckpointRecord, RunRecord } from '@cairn/core/contracts'
+import type { SqlContext } from './context.ts'
+import type { SqlSession } from './driver.ts'
+import { Params } from './params.ts'
+import { checkpointColumns, runColumns, toCheckpointRecord, toRunRecord } from './row_mapping.ts'
+
+export async function getRun(ctx: SqlContext, runId: string): Promise<RunRecord | null> {
+  const p = new Params(ctx.dialect)
+  const text = `SELECT ${runColumns('r')} FROM ${ctx.tables.runs} r WHERE r.id = ${p.add(runId)}`
+  const { rows } = await ctx.pool.query(p.statement(text))
+  return rows[0] === undefined ? null : toRunRecord(rows[0])
+}
+
+export async function loadCheckpoints(ctx: SqlContext, runId: string): Promise<CheckpointRecord[]> {
+  const p = new Params(ctx.dialect)
+  const text = `SELECT ${checkpointColumns('r', 'c')} FROM ${ctx.tables.runs} r
+    JOIN ${ctx.tables.checkpoints} c ON c.run_key = r.key WHERE r.id = ${p.add(runId)} ORDER BY c.seq`
+  const { rows } = await ctx.pool.query(p.statement(text))
+  return rows.map((row) => toCheckpointRecord(row))
+}
+
+/** The stored runs among `runIds` (not empty), by id. */
+export async function readRuns(
+  ctx: SqlContext,
+  session: SqlSession,
+  runIds: readonly string[],
+): Promise<Map<string, RunRecord>> {
+  const p = new Params(ctx.dialect)
+  const text = `SELECT ${runColumns('r')} FROM ${ctx.tables.runs} r
+    WHERE ${ctx.dialect.inList(p, 'r.id', runIds, 'text')}`
+  const { rows } = await session.query(p.statement(text))
+  return new Map(rows.map((row) => toRunRecord(row)).map((run) => [run.id, run]))
+}
+
+/** The stored checkpoints at the given (run id, seq) places (not empty), by checkpointKey. */
+export async function readCheckpoints(
+  ctx: SqlContext,
+  session: SqlSession,
+  places: ReadonlyArray<readonly [runId: string, seq: number]>,
+): Promise<Map<string, CheckpointRecord>> {
+  const p = new Params(ctx.dialect)
+  const list = places.map(([runId, seq]) => `(${p.add(runId)}, ${p.add(seq)})`).join(', ')
+  const text = `SELECT ${checkpointColumns('r', 'c')} FROM ${ctx.tables.runs} r
+    JOIN ${ctx.tables.checkpoints} c ON c.run_key = r.key WHERE (r.id, c.seq) IN (${list})`
+  const { rows } = await session.query(p.statement(text))
+  const found = rows.map((row) => toCheckpointRecord(row))
+  return new Map(found.map((cp) => [checkpointKey(cp.runId, cp.seq), cp]))
+}
+
+export function checkpointKey(runId: string, seq: number): string {
+  return JSON.stringify([runId, seq])
+}

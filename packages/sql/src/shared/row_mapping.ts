@@ -1,0 +1,112 @@
+/**
+ * Rows as the drivers return them (arrays, in select-list order) ↔ the records the engine
+ * sees. Column lists live here, once; statements select them through `runColumns` and
+ * `checkpointColumns` so the order always matches the mapping.
+ */
+import type {
+  CheckpointKind,
+  CheckpointRecord,
+  CheckpointStatus,
+  ParkReason,
+  RunRecord,
+  RunStatus,
+} from '@cairn/core/contracts'
+import type { SqlType } from './dialect.ts'
+import { toSafeInteger, toSafeIntegerOrNull } from './integers.ts'
+
+/** Run columns, in the order toRunRecord reads them, with their types. */
+export const RUN_COLUMNS: ReadonlyArray<readonly [name: string, type: SqlType]> = [
+  ['id', 'text'],
+  ['workflow', 'text'],
+  ['version', 'text'],
+  ['status', 'text'],
+  ['input', 'text'],
+  ['output', 'text'],
+  ['error', 'text'],
+  ['park_reason', 'text'],
+  ['waiting_on', 'text'],
+  ['created_at', 'bigint'],
+  ['updated_at', 'bigint'],
+  ['finished_at', 'bigint'],
+  ['available_at', 'bigint'],
+  ['lease_owner', 'text'],
+  ['lease_epoch', 'bigint'],
+  ['turns', 'bigint'],
+]
+
+/**
+ * Stored checkpoint columns after the run key, in the order toCheckpointRecord reads them
+ * (after the run id, which is read through the run).
+ */
+export const CHECKPOINT_COLUMNS: ReadonlyArray<readonly [name: string, type: SqlType]> = [
+  ['seq', 'bigint'],
+  ['name', 'text'],
+  ['kind', 'text'],
+  ['status', 'text'],
+  ['attempts', 'bigint'],
+  ['delivery_order', 'bigint'],
+  ['output', 'text'],
+  ['error', 'text'],
+  ['wake_at', 'bigint'],
+  ['started_at', 'bigint'],
+  ['updated_at', 'bigint'],
+]
+
+/** `alias.id, alias.workflow, …` in RUN_COLUMNS order. */
+export function runColumns(alias: string): string {
+  return RUN_COLUMNS.map(([name]) => `${alias}.${name}`).join(', ')
+}
+
+/** A checkpoint as read: the run id (`runAlias.id`), then CHECKPOINT_COLUMNS of `alias`. */
+export function checkpointColumns(runAlias: string, alias: string): string {
+  return [`${runAlias}.id`, ...CHECKPOINT_COLUMNS.map(([name]) => `${alias}.${name}`)].join(', ')
+}
+
+/** The run whose columns start at `at` in `row`. */
+export function toRunRecord(row: readonly unknown[], at = 0): RunRecord {
+  const text = (i: number) => row[at + i] as string
+  const nullableText = (i: number) => row[at + i] as string | null
+  const int = (i: number) => toSafeInteger(row[at + i], RUN_COLUMNS[i]?.[0] ?? '?')
+  const nullableInt = (i: number) => toSafeIntegerOrNull(row[at + i], RUN_COLUMNS[i]?.[0] ?? '?')
+  const parkReason = nullableText(7)
+  return {
+    id: text(0),
+    workflow: text(1),
+    version: text(2),
+    status: text(3) as RunStatus,
+    input: text(4),
+    output: nullableText(5),
+    error: nullableText(6),
+    parkReason: parkReason === null ? null : (JSON.parse(parkReason) as ParkReason),
+    waitingOn: nullableText(8),
+    createdAt: int(9),
+    updatedAt: int(10),
+    finishedAt: nullableInt(11),
+    availableAt: nullableInt(12),
+    leaseOwner: nullableText(13),
+    leaseEpoch: int(14),
+    turns: int(15),
+  }
+}
+
+/** The checkpoint whose columns (run id first) start at `at` in `row`. */
+export function toCheckpointRecord(row: readonly unknown[], at = 0): CheckpointRecord {
+  const nullableText = (i: number) => row[at + i] as string | null
+  const column = (i: number) => CHECKPOINT_COLUMNS[i - 1]?.[0] ?? '?'
+  const int = (i: number) => toSafeInteger(row[at + i], column(i))
+  const nullableInt = (i: number) => toSafeIntegerOrNull(row[at + i], column(i))
+  return {
+    runId: row[at] as string,
+    seq: int(1),
+    name: row[at + 2] as string,
+    kind: row[at + 3] as CheckpointKind,
+    status: row[at + 4] as CheckpointStatus,
+    attempts: int(5),
+    order: nullableInt(6),
+    output: nullableText(7),
+    error: nullableText(8),
+    wakeAt: nullableInt(9),
+    startedAt: int(10),
+    updatedAt: int(11),
+  }
+}

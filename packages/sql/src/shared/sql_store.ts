@@ -1,0 +1,144 @@
+/**
+ * StateStore over a SqlPool, a SqlDialect and the dialect's writers: the whole store, written
+ * once. A dialect's store class supplies the parts (and extras such as Postgres wake-ups).
+ *
+ * Every call runs under a gate so close() waits for it, is retried whole after a failure that
+ * applied nothing (withRetries), and fails as E_STORE_FAILURE naming the operation, with
+ * `details.outcome = 'unknown'` when a lost connection left a write's outcome unknown.
+ */
+import type {
+  CheckpointRecord,
+  ClaimRequest,
+  ClaimResult,
+  ListRunsQuery,
+  OpResult,
+  ParkReason,
+  RunPage,
+  RunRecord,
+  StateStore,
+  StoreOp,
+  WorkflowKey,
+} from '@cairn/core/contracts'
+import { applyBatch, type BatchContext } from './apply_batch.ts'
+import { CallGate } from './call_gate.ts'
+import { claimRuns, type ClaimWriter } from './claim_runs.ts'
+import { closedStoreError, storeFailure } from './failures.ts'
+import { listRuns } from './list_runs.ts'
+import { parkUnrunnable, reclaimOwned, unpark } from './maintenance.ts'
+import { migrate } from './migrate.ts'
+import type { Migration } from './migration.ts'
+import { getRun, loadCheckpoints } from './reads.ts'
+import { withRetries } from './retry.ts'
+
+export interface SqlStoreParts extends BatchContext {
+  /** The store's `kind`, first word of its error messages. */
+  kind: string
+  claims: ClaimWriter
+  migrations: readonly Migration[]
+}
+
+export class SqlStore implements StateStore {
+  readonly kind: string
+  protected readonly parts: SqlStoreParts
+  readonly #gate = new CallGate()
+  #opened = false
+  #opening: Promise<void> | null = null
+  #closing: Promise<void> | null = null
+
+  constructor(parts: SqlStoreParts) {
+    this.kind = parts.kind
+    this.parts = parts
+  }
+
+  open(): Promise<void> {
+    if (this.#closing) return Promise.reject(closedStoreError(this.kind, 'open'))
+    this.#opening ??= this.#open().catch((error: unknown) => {
+      this.#opening = null // a failed open may be retried
+      throw error
+    })
+    return this.#opening
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#close()
+    return this.#closing
+  }
+
+  applyBatch(ops: readonly StoreOp[], now: number): Promise<OpResult[]> {
+    return this.#call('applyBatch', true, () => applyBatch(this.parts, ops, now))
+  }
+
+  claimRuns(request: ClaimRequest): Promise<ClaimResult> {
+    return this.#call('claimRuns', true, () => claimRuns(this.parts, this.parts.claims, request))
+  }
+
+  reclaimOwned(owner: string, now: number): Promise<number> {
+    return this.#call('reclaimOwned', true, () => reclaimOwned(this.parts, owner, now))
+  }
+
+  parkUnrunnable(
+    runnable: readonly WorkflowKey[],
+    olderThan: number,
+    reason: ParkReason,
+    now: number,
+  ): Promise<number> {
+    return this.#call('parkUnrunnable', true, () =>
+      parkUnrunnable(this.parts, runnable, olderThan, reason, now),
+    )
+  }
+
+  unpark(keys: readonly WorkflowKey[], reasonCode: string, now: number): Promise<number> {
+    return this.#call('unpark', true, () => unpark(this.parts, keys, reasonCode, now))
+  }
+
+  getRun(runId: string): Promise<RunRecord | null> {
+    return this.#call('getRun', false, () => getRun(this.parts, runId))
+  }
+
+  loadCheckpoints(runId: string): Promise<CheckpointRecord[]> {
+    return this.#call('loadCheckpoints', false, () => loadCheckpoints(this.parts, runId))
+  }
+
+  listRuns(query: ListRunsQuery): Promise<RunPage> {
+    return this.#call('listRuns', false, () => listRuns(this.parts, query))
+  }
+
+  /** True between a successful open() and close(). */
+  protected get isOpen(): boolean {
+    return this.#opened && !this.#closing
+  }
+
+  /** Called by close() once calls in flight are done, before the pool is closed. */
+  protected async beforeClose(): Promise<void> {}
+
+  async #open(): Promise<void> {
+    const { pool, kind } = this.parts
+    try {
+      await withRetries(pool, () => migrate(this.parts, this.parts.migrations))
+    } catch (error) {
+      throw storeFailure(pool, { store: kind, operation: 'open', writes: true }, error)
+    }
+    this.#opened = true
+  }
+
+  async #close(): Promise<void> {
+    await this.#opening?.catch(() => undefined)
+    await this.#gate.drain()
+    this.#opened = false
+    await this.beforeClose()
+    await this.parts.pool.close()
+  }
+
+  async #call<T>(operation: string, writes: boolean, body: () => Promise<T>): Promise<T> {
+    const { pool, kind } = this.parts
+    if (this.#closing || !this.#opened) throw closedStoreError(kind, operation)
+    this.#gate.enter()
+    try {
+      return await withRetries(pool, body)
+    } catch (error) {
+      throw storeFailure(pool, { store: kind, operation, writes }, error)
+    } finally {
+      this.#gate.leave()
+    }
+  }
+}

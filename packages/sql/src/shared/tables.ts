@@ -1,0 +1,24 @@
+/**
+ * Table names, qualified by the schema (Postgres) or database (MySQL) the store lives in.
+ * Qualified names rather than a connection's search path: a pool handed in by the caller is
+ * used as it is, and two stores on one pool may live in different schemas.
+ */
+import type { SqlDialect } from './dialect.ts'
+
+export interface Tables {
+  schema: string
+  runs: string
+  checkpoints: string
+  /** The one-row schema revision marker. */
+  marker: string
+}
+
+export function qualifiedTables(dialect: SqlDialect, schema: string): Tables {
+  const qualify = (table: string) => `${dialect.quoteIdent(schema)}.${table}`
+  return {
+    schema,
+    runs: qualify('cairn_runs'),
+    checkpoints: qualify('cairn_checkpoints'),
+    marker: qualify('cairn_schema'),
+  }
+}

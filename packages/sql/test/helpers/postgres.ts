@@ -1,0 +1,86 @@
+/**
+ * The Postgres the tests run against (CAIRN_PG_URL, default the local cluster) and
+ * per-test isolation: each test gets a schema of its own, with a random name, dropped
+ * (CASCADE) afterwards, so tests run in parallel on one database without seeing each other.
+ */
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import type { StoreFactory } from '@cairn/conformance'
+import type { StateStore } from '@cairn/core/contracts'
+import { createPostgresStore, type PostgresStore } from '@cairn/sql/postgres'
+import type { PostgresStoreOptions } from '@cairn/sql/postgres'
+import { testsNeeding } from './services.ts'
+
+export const PG_URL = process.env.CAIRN_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+
+/** `test` for tests needing Postgres: one skip (or, in CI, one failure) when it is down. */
+export const pgTest = await testsNeeding({
+  name: 'Postgres',
+  url: PG_URL,
+  start: 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start',
+  probe: async () => {
+    const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3_000 })
+    client.on('error', () => undefined)
+    try {
+      await client.connect()
+      await client.query('SELECT 1')
+    } finally {
+      await client.end().catch(() => undefined)
+    }
+  },
+})
+
+export function randomSchema(): string {
+  return `cairn_test_${randomBytes(6).toString('hex')}`
+}
+
+/** Runs `sql` on a short-lived connection of its own (admin work: drop a schema, kill a backend). */
+export async function adminQuery(sql: string, values: unknown[] = []): Promise<unknown[][]> {
+  const client = new pg.Client({ connectionString: PG_URL })
+  client.on('error', () => undefined)
+  await client.connect()
+  try {
+    return (await client.query({ text: sql, values, rowMode: 'array' })).rows
+  } finally {
+    await client.end()
+  }
+}
+
+export async function dropSchema(schema: string): Promise<void> {
+  await adminQuery(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
+}
+
+type MakeStore<S> = (options: PostgresStoreOptions) => S
+
+/** A store in a fresh schema, and the cleanup dropping it. */
+export function storeInFreshSchema<S = PostgresStore>(
+  options: Partial<PostgresStoreOptions> = {},
+  make: MakeStore<S> = createPostgresStore as MakeStore<S>,
+): {
+  store: S
+  schema: string
+  cleanup(): Promise<void>
+} {
+  const schema = randomSchema()
+  const store = make({
+    ...(options.pool ? {} : { connectionString: PG_URL }),
+    ...options,
+    schema,
+  })
+  return { store, schema, cleanup: () => dropSchema(schema) }
+}
+
+/** The conformance factory: a fresh schema per test. */
+export function conformanceFactory(
+  name: string,
+  options: () => Partial<PostgresStoreOptions> = () => ({}),
+  make: MakeStore<StateStore> = createPostgresStore,
+): StoreFactory {
+  return {
+    name,
+    create: async () => {
+      const { store, cleanup } = storeInFreshSchema(options(), make)
+      return { store, cleanup }
+    },
+  }
+}
