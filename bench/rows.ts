@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path'
 import type { StateStore } from '@cairn/core'
+import { PG_URL, withScratchSchema } from './postgres_service.ts'
 
 export interface Row {
   /**
@@ -30,6 +31,17 @@ export const ROWS: Record<string, Row> = {
   'raw-sqlite-normal': rawRow(async (dir) =>
     (await import('./raw_sqlite.ts')).rawSqlite(join(dir, 'raw.db'), 'NORMAL'),
   ),
+  postgres: {
+    kind: 'engine',
+    service: 'postgres',
+    inDefault: true,
+    measure: () =>
+      withScratchSchema('cairn_bench_pg', async (schema) => {
+        const { PostgresStore } = await import('@cairn/sql/postgres')
+        const { measureEngine } = await import('./engine_row.ts')
+        return measureEngine(new PostgresStore({ connectionString: PG_URL, schema }))
+      }),
+  },
   'raw-postgres': {
     ...rawRow(async () => (await import('./raw_postgres.ts')).rawPostgres('pool')),
     service: 'postgres',
