@@ -1,17 +1,43 @@
 /**
- * A crash-test engine process: drives runs on a SQLite file until it is killed. Restarts use
- * the same instance id, so a restarted process reclaims its runs at once. Configured by env:
- * CRASH_DB, CRASH_LEDGER; failpoints by CAIRN_FAILPOINTS.
+ * A crash-test engine process: drives runs until it is killed. Restarts use the same instance
+ * id, so a restarted process reclaims its runs at once. Configured by env: CRASH_LEDGER,
+ * CRASH_INSTANCE (default `crash-engine`), and the store — CRASH_DB (a SQLite file) or
+ * CRASH_PG_URL + CRASH_PG_SCHEMA (Postgres); CRASH_LOG (a file for warnings); failpoints by
+ * CAIRN_FAILPOINTS.
  */
-import { Engine, silentLogger } from '@cairn/core'
+import { appendFileSync } from 'node:fs'
+import { Engine, silentLogger, type Logger, type StateStore } from '@cairn/core'
 import { SqliteStore } from '@cairn/sql/sqlite'
 import { registerCrashWorkflow } from './crash_workflow.ts'
 
-const store = new SqliteStore({ path: process.env.CRASH_DB as string })
+async function openStore(): Promise<StateStore> {
+  const env = process.env
+  if (env.CRASH_PG_SCHEMA === undefined) return new SqliteStore({ path: env.CRASH_DB as string })
+  const { PostgresStore } = await import('@cairn/sql/postgres')
+  return new PostgresStore({
+    connectionString: env.CRASH_PG_URL as string,
+    schema: env.CRASH_PG_SCHEMA,
+    max: 5,
+  })
+}
+
+// CRASH_LOG: warnings and errors go to that file (one JSON line each, with the instance id), so a
+// test can count what the engine noticed (lost leases, fenced writes).
+function logger(): Logger {
+  const file = process.env.CRASH_LOG
+  if (file === undefined) return silentLogger
+  const write = (level: string) => (obj: Record<string, unknown>, msg: string) =>
+    appendFileSync(
+      file,
+      `${JSON.stringify({ level, msg, instance: process.env.CRASH_INSTANCE, runId: obj.runId, reason: obj.reason })}\n`,
+    )
+  return { ...silentLogger, warn: write('warn'), error: write('error') }
+}
+
 const engine = new Engine({
-  store,
-  logger: silentLogger,
-  instanceId: 'crash-engine',
+  store: await openStore(),
+  logger: logger(),
+  instanceId: process.env.CRASH_INSTANCE ?? 'crash-engine',
   concurrency: 50,
   leaseMs: 2_000,
   holdTimersUpToMs: 100,

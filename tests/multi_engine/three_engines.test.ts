@@ -1,0 +1,187 @@
+/**
+ * Several engines on one server database (F2/F3): three engine processes drive a shared workload
+ * while one is SIGKILLed and restarted under its instance id (it reclaims its runs at once),
+ * another is SIGKILLed for good (the others take its runs over after lease expiry), and a third
+ * is SIGSTOPped past its lease and continued (its late writes change nothing). A client process
+ * keeps starting workflows; an effect ledger outside the engines records every step body.
+ */
+import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { Engine, silentLogger, type RunInfo, type StateStore } from '@cairn/core'
+import { expectedTotal, STEPS, type CrashInput, type StepValue } from '../crash/crash_workflow.ts'
+import { readLedger } from '../crash/ledger.ts'
+import { kill, pause, spawnEngine, type EngineChild } from '../crash/supervisor.ts'
+import { PG_URL, serviceAvailable } from '../helpers/services.ts'
+
+const WAVE = 40
+const WORKFLOWS = WAVE * 4
+const LEASE_MS = 2_000
+
+const postgres = await serviceAvailable('postgres')
+
+void test(
+  'three engines on one Postgres: kill + restart, kill for good, pause past the lease',
+  { skip: !postgres && 'postgres unreachable', timeout: 240_000 },
+  async () => {
+    const schema = `cairn_multi_${randomBytes(5).toString('hex')}`
+    const dir = mkdtempSync(join(tmpdir(), 'cairn-multi-'))
+    const ledger = join(dir, 'ledger.txt')
+    writeFileSync(ledger, '')
+    const { PostgresStore } = await import('@cairn/sql/postgres')
+    const store = new PostgresStore({ connectionString: PG_URL, schema, max: 4 })
+    const client = new Engine({ store, logger: silentLogger, instanceId: 'client' })
+    client.register('crash', 1, async () => 0)
+    const env = (instance: string) => ({
+      CRASH_PG_URL: PG_URL,
+      CRASH_PG_SCHEMA: schema,
+      CRASH_LEDGER: ledger,
+      CRASH_INSTANCE: instance,
+    })
+    const children: EngineChild[] = []
+    const spawn = async (instance: string) => {
+      const child = await spawnEngine(env(instance))
+      children.push(child)
+      return child
+    }
+    try {
+      await startWorkflows(client, 0, WORKFLOWS / 2)
+      const a = await spawn('a')
+      let b = await spawn('b')
+      const c = await spawn('c')
+      await pause(700)
+      await startWorkflows(client, WORKFLOWS / 2, WORKFLOWS)
+
+      // B dies and comes back under the same id: it takes its runs back before their leases expire.
+      const heldByB = await leasedTo(store, 'b')
+      await kill(b)
+      const restartedAt = Date.now()
+      b = await spawn('b')
+      await pause(300)
+      for (const run of heldByB) {
+        const now = await store.getRun(run.id)
+        assert.ok(
+          now !== null && (now.status === 'completed' || now.leaseEpoch > run.leaseEpoch),
+          `run ${run.id} not reclaimed by the restarted b`,
+        )
+      }
+      assert.ok(
+        Date.now() - restartedAt < LEASE_MS,
+        'the reclaim check ran before the old leases expired',
+      )
+
+      // C dies for good: A and B finish its runs after its leases expire.
+      const heldByC = await leasedTo(store, 'c')
+      await kill(c)
+      await pause(LEASE_MS + 1_500)
+      for (const run of heldByC) {
+        const now = await store.getRun(run.id)
+        assert.ok(
+          now !== null && (now.status !== 'running' || now.leaseOwner !== 'c'),
+          `run ${run.id} still held by dead c`,
+        )
+      }
+
+      // A is paused past its lease, then continued: whatever it writes late must change nothing.
+      a.child.kill('SIGSTOP')
+      await pause(LEASE_MS + 1_500)
+      const before = await recordedCheckpoints(store)
+      a.child.kill('SIGCONT')
+
+      await waitUntilAllFinished(client, 120_000)
+      const after = await recordedCheckpoints(store)
+      for (const [key, output] of before)
+        assert.equal(after.get(key), output, `recorded result ${key} changed`)
+      await checkRuns(client, store, ledger)
+      assert.ok(heldByB.length + heldByC.length > 0, 'the kills hit runs that were executing')
+      if (process.env.CAIRN_VERBOSE === '1')
+        console.log({
+          heldByB: heldByB.length,
+          heldByC: heldByC.length,
+          checkpointsBeforePause: before.size,
+        })
+    } finally {
+      for (const child of children) await kill(child).catch(() => {})
+      await client.close(0)
+      await dropSchema(schema)
+      rmSync(dir, { recursive: true, force: true })
+    }
+  },
+)
+
+function input(id: number): CrashInput {
+  return {
+    id,
+    sleepAfter: id % 2 === 0 ? [3] : [],
+    sleepMs: 300 + (id % 3) * 200,
+    stepMs: 5 + (id % 5) * 5,
+  }
+}
+
+async function startWorkflows(client: Engine, from: number, to: number): Promise<void> {
+  const ids = Array.from({ length: to - from }, (_, i) => from + i)
+  await Promise.all(ids.map((id) => client.start('crash', input(id), { runId: `wf-${id}` })))
+}
+
+async function leasedTo(store: StateStore, owner: string) {
+  const page = await store.listRuns({ status: 'running', limit: 1000 })
+  return page.runs.filter((run) => run.leaseOwner === owner)
+}
+
+async function recordedCheckpoints(store: StateStore): Promise<Map<string, string | null>> {
+  const map = new Map<string, string | null>()
+  for (let id = 0; id < WORKFLOWS; id++) {
+    for (const r of await store.loadCheckpoints(`wf-${id}`)) {
+      if (r.status === 'completed' || r.status === 'failed') map.set(`wf-${id}#${r.seq}`, r.output)
+    }
+  }
+  return map
+}
+
+async function waitUntilAllFinished(client: Engine, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const open = await client.listRuns({ status: ['pending', 'running', 'waiting'], limit: 1 })
+    if (open.runs.length === 0) return
+    if (Date.now() > deadline)
+      throw new Error(`runs still open, e.g. ${JSON.stringify(open.runs[0])}`)
+    await pause(100)
+  }
+}
+
+async function checkRuns(client: Engine, store: StateStore, ledger: string): Promise<void> {
+  const execs = new Set(readLedger(ledger).map((e) => e.exec))
+  for (let id = 0; id < WORKFLOWS; id++) {
+    const run = (await client.getRun(`wf-${id}`)) as RunInfo
+    assert.equal(
+      run.status,
+      'completed',
+      `wf-${id}: ${run.status} ${JSON.stringify(run.error ?? run.parkReason)}`,
+    )
+    assert.equal(run.output, expectedTotal())
+    const records = await store.loadCheckpoints(`wf-${id}`)
+    assert.equal(
+      records.length,
+      STEPS + input(id).sleepAfter.length,
+      `wf-${id}: one checkpoint per position`,
+    )
+    records.forEach((r, i) => assert.equal(r.seq, i, `wf-${id}: dense positions`))
+    for (const r of records.filter((x) => x.kind === 'local')) {
+      const value = JSON.parse(r.output as string) as StepValue
+      assert.ok(
+        execs.has(value.exec),
+        `wf-${id}#${r.seq}: recorded result from an execution the ledger never saw`,
+      )
+    }
+  }
+}
+
+async function dropSchema(schema: string): Promise<void> {
+  const { default: pg } = await import('pg')
+  const admin = new pg.Client({ connectionString: PG_URL })
+  await admin.connect()
+  await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).finally(() => admin.end())
+}
