@@ -38,7 +38,7 @@ const engine = new Engine({
   store: await openStore(),
   logger: logger(),
   instanceId: process.env.CRASH_INSTANCE ?? 'crash-engine',
-  concurrency: 50,
+  concurrency: Number(process.env.CRASH_CONCURRENCY ?? 50),
   leaseMs: 2_000,
   holdTimersUpToMs: 100,
   pollIntervalMs: 50,
