@@ -17,7 +17,7 @@ async function openStore(): Promise<StateStore> {
   return new PostgresStore({
     connectionString: env.CRASH_PG_URL as string,
     schema: env.CRASH_PG_SCHEMA,
-    max: 5,
+    max: Number(env.CRASH_POOL_MAX ?? 5),
   })
 }
 
