@@ -2,7 +2,7 @@
  * A crash-test engine process: drives runs until it is killed. Restarts use the same instance
  * id, so a restarted process reclaims its runs at once. Configured by env: CRASH_LEDGER,
  * CRASH_INSTANCE (default `crash-engine`), and the store — CRASH_DB (a SQLite file) or
- * CRASH_PG_URL + CRASH_PG_SCHEMA (Postgres); CRASH_LOG (a file for warnings); failpoints by
+ * CRASH_PG_URL + CRASH_PG_SCHEMA (Postgres) or CRASH_MYSQL_URL + CRASH_MYSQL_DB (MySQL/MariaDB); CRASH_LOG (a file for warnings); failpoints by
  * CAIRN_FAILPOINTS.
  */
 import { appendFileSync } from 'node:fs'
@@ -12,6 +12,11 @@ import { registerCrashWorkflow } from './crash_workflow.ts'
 
 async function openStore(): Promise<StateStore> {
   const env = process.env
+  if (env.CRASH_MYSQL_DB !== undefined) {
+    const { MysqlStore } = await import('@cairn/sql/mysql')
+    const max = Number(env.CRASH_POOL_MAX ?? 5)
+    return new MysqlStore({ uri: env.CRASH_MYSQL_URL as string, database: env.CRASH_MYSQL_DB, max })
+  }
   if (env.CRASH_PG_SCHEMA === undefined) return new SqliteStore({ path: env.CRASH_DB as string })
   const { PostgresStore } = await import('@cairn/sql/postgres')
   return new PostgresStore({

@@ -1,7 +1,7 @@
 /**
- * The stores every engine test runs against. `DB=memory,sqlite,postgres` (default: all of
- * them) selects; each test gets a fresh store — a temporary SQLite file, its own Postgres
- * schema — and removes it afterwards. An unreachable service is skipped with one loud line,
+ * The stores every engine test runs against. `DB=memory,sqlite,postgres,mysql` (default: all
+ * of them) selects; each test gets a fresh store — a temporary SQLite file, its own Postgres
+ * schema, its own MySQL database — and removes it afterwards. An unreachable service is skipped with one loud line,
  * or fails the run under CI=true (tests/helpers/services.ts).
  */
 import { randomBytes } from 'node:crypto'
@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { MemoryStore } from '@cairn/core'
 import type { StateStore } from '@cairn/core/contracts'
 import { SqliteStore } from '@cairn/sql/sqlite'
-import { PG_URL, serviceAvailable } from './services.ts'
+import { MYSQL_URL, PG_URL, serviceAvailable } from './services.ts'
 
 export interface StoreHandle {
   store: StateStore
@@ -62,6 +62,24 @@ const factories: Record<string, Factory> = {
       () => dropPostgresSchema(schema),
     )
   },
+  mysql: async () => {
+    const { MysqlStore } = await import('@cairn/sql/mysql')
+    const database = `cairn_t_${randomBytes(6).toString('hex')}`
+    return handleOf(
+      () => new MysqlStore({ uri: MYSQL_URL, database, max: 4 }),
+      () => dropMysqlDatabase(database),
+    )
+  },
+}
+
+async function dropMysqlDatabase(database: string): Promise<void> {
+  const mysql = await import('mysql2/promise')
+  const connection = await mysql.createConnection({ uri: MYSQL_URL })
+  try {
+    await connection.query(`DROP DATABASE IF EXISTS \`${database}\``)
+  } finally {
+    await connection.end()
+  }
 }
 
 async function dropPostgresSchema(schema: string): Promise<void> {
@@ -75,7 +93,10 @@ async function dropPostgresSchema(schema: string): Promise<void> {
   }
 }
 
-const SERVICE_OF: Record<string, 'postgres' | 'mysql' | undefined> = { postgres: 'postgres' }
+const SERVICE_OF: Record<string, 'postgres' | 'mysql' | undefined> = {
+  postgres: 'postgres',
+  mysql: 'mysql',
+}
 
 /** The stores to run: DB's list (default: every store), minus unreachable services outside CI. */
 export async function selectedStores(): Promise<string[]> {

@@ -1,5 +1,5 @@
 /**
- * Several engines on one server database (F2/F3): three engine processes drive a shared workload
+ * Several engines on one server database (F2/F3), on Postgres and on MariaDB: three engine processes drive a shared workload
  * while one is SIGKILLed and restarted under its instance id (it reclaims its runs at once),
  * another is SIGKILLed for good (the others take its runs over after lease expiry), and a third
  * is SIGSTOPped past its lease and continued (its late writes change nothing). A client process
@@ -15,117 +15,147 @@ import { Engine, silentLogger, type RunInfo, type StateStore } from '@cairn/core
 import { expectedTotal, STEPS, type CrashInput, type StepValue } from '../crash/crash_workflow.ts'
 import { readLedger } from '../crash/ledger.ts'
 import { kill, pause, spawnEngine, type EngineChild } from '../crash/supervisor.ts'
-import { PG_URL, serviceAvailable } from '../helpers/services.ts'
+import { MYSQL_URL, PG_URL, serviceAvailable } from '../helpers/services.ts'
 
 const WAVE = 40
 const WORKFLOWS = WAVE * 4
 const LEASE_MS = 2_000
 
-const postgres = await serviceAvailable('postgres')
+/** One server database per run: where the engines meet, how a child process opens it. */
+interface Target {
+  service: 'postgres' | 'mysql'
+  open(name: string): Promise<StateStore>
+  childEnv(name: string): Record<string, string>
+  drop(name: string): Promise<void>
+}
 
-void test(
-  'three engines on one Postgres: kill + restart, kill for good, pause past the lease',
-  { skip: !postgres && 'postgres unreachable', timeout: 240_000 },
-  async () => {
-    const schema = `cairn_multi_${randomBytes(5).toString('hex')}`
-    const dir = mkdtempSync(join(tmpdir(), 'cairn-multi-'))
-    const ledger = join(dir, 'ledger.txt')
-    const log = join(dir, 'engines.log')
-    writeFileSync(ledger, '')
-    writeFileSync(log, '')
-    const { PostgresStore } = await import('@cairn/sql/postgres')
-    const store = new PostgresStore({ connectionString: PG_URL, schema, max: 4 })
-    const client = new Engine({ store, logger: silentLogger, instanceId: 'client' })
-    client.register('crash', 1, async () => 0)
-    const env = (instance: string) => ({
-      CRASH_PG_URL: PG_URL,
-      CRASH_PG_SCHEMA: schema,
-      CRASH_LEDGER: ledger,
-      CRASH_LOG: log,
-      CRASH_INSTANCE: instance,
-      // No engine can take a whole wave by itself: every engine holds runs when a fault hits it.
-      CRASH_CONCURRENCY: '15',
-    })
-    const children: EngineChild[] = []
-    const spawn = async (instance: string) => {
-      const child = await spawnEngine(env(instance))
-      children.push(child)
-      return child
-    }
-    try {
-      await startWave(client, 0)
-      const a = await spawn('a')
-      let b = await spawn('b')
-      const c = await spawn('c')
-      await pause(500)
-
-      // B dies and comes back under the same id: it takes its runs back before their leases expire.
-      await startWave(client, 1)
-      await pause(300)
-      const heldByB = await leasedTo(store, 'b')
-      await kill(b)
-      const restartedAt = Date.now()
-      b = await spawn('b')
-      await pause(300)
-      for (const run of heldByB) {
-        const now = await store.getRun(run.id)
-        assert.ok(
-          now !== null && (now.status === 'completed' || now.leaseEpoch > run.leaseEpoch),
-          `run ${run.id} not reclaimed by the restarted b`,
-        )
-      }
-      assert.ok(
-        Date.now() - restartedAt < LEASE_MS,
-        'the reclaim check ran before the leases expired',
-      )
-
-      // C dies for good: A and B finish its runs after its leases expire.
-      await startWave(client, 2)
-      await pause(300)
-      const heldByC = await leasedTo(store, 'c')
-      await kill(c)
-      await pause(LEASE_MS + 1_500)
-      for (const run of heldByC) {
-        const now = await store.getRun(run.id)
-        assert.ok(
-          now !== null && (now.status !== 'running' || now.leaseOwner !== 'c'),
-          `run ${run.id} still held by dead c`,
-        )
-      }
-
-      // A is paused past its lease, then continued: whatever it writes late must change nothing.
-      await startWave(client, 3)
-      await pause(300)
-      const heldByA = await leasedTo(store, 'a')
-      a.child.kill('SIGSTOP')
-      await pause(LEASE_MS + 1_500)
-      const before = await recordedCheckpoints(store)
-      a.child.kill('SIGCONT')
-
-      await waitUntilAllFinished(client, 120_000)
-      const after = await recordedCheckpoints(store)
-      for (const [key, output] of before) {
-        assert.equal(after.get(key), output, `recorded result ${key} changed`)
-      }
-      await checkRuns(client, store, ledger)
-      // The faults hit real work: each engine held runs when it was killed or paused, and
-      // those runs completed anyway (taken back, or taken over).
-      assert.ok(heldByB.length > 0, 'b held no run when it was killed')
-      assert.ok(heldByC.length > 0, 'c held no run when it was killed')
-      assert.ok(heldByA.length > 0, 'a held no run when it was paused')
-      // After SIGCONT, a learned from its fenced writes or renewals that its leases were gone.
-      const lost = readFileSync(log, 'utf8')
-        .split('\n')
-        .filter((line) => line.includes('"instance":"a"') && line.includes('lost a run lease'))
-      assert.ok(lost.length > 0, 'the paused engine never noticed it had lost its leases')
-    } finally {
-      for (const child of children) await kill(child).catch(() => {})
-      await client.close(0)
-      await dropSchema(schema)
-      rmSync(dir, { recursive: true, force: true })
-    }
+const TARGETS: Record<string, Target> = {
+  Postgres: {
+    service: 'postgres',
+    open: async (schema) =>
+      new (await import('@cairn/sql/postgres')).PostgresStore({
+        connectionString: PG_URL,
+        schema,
+        max: 4,
+      }),
+    childEnv: (schema) => ({ CRASH_PG_URL: PG_URL, CRASH_PG_SCHEMA: schema }),
+    drop: dropSchema,
   },
-)
+  MariaDB: {
+    service: 'mysql',
+    open: async (database) =>
+      new (await import('@cairn/sql/mysql')).MysqlStore({ uri: MYSQL_URL, database, max: 4 }),
+    childEnv: (database) => ({ CRASH_MYSQL_URL: MYSQL_URL, CRASH_MYSQL_DB: database }),
+    drop: dropDatabase,
+  },
+}
+
+for (const [label, target] of Object.entries(TARGETS)) {
+  const available = await serviceAvailable(target.service)
+  void test(
+    `three engines on one ${label}: kill + restart, kill for good, pause past the lease`,
+    { skip: !available && `${target.service} unreachable`, timeout: 240_000 },
+    () => threeEngines(target),
+  )
+}
+
+async function threeEngines(target: Target): Promise<void> {
+  const schema = `cairn_multi_${randomBytes(5).toString('hex')}`
+  const dir = mkdtempSync(join(tmpdir(), 'cairn-multi-'))
+  const ledger = join(dir, 'ledger.txt')
+  const log = join(dir, 'engines.log')
+  writeFileSync(ledger, '')
+  writeFileSync(log, '')
+  const store = await target.open(schema)
+  const client = new Engine({ store, logger: silentLogger, instanceId: 'client' })
+  client.register('crash', 1, async () => 0)
+  const env = (instance: string) => ({
+    ...target.childEnv(schema),
+    CRASH_LEDGER: ledger,
+    CRASH_LOG: log,
+    CRASH_INSTANCE: instance,
+    // No engine can take a whole wave by itself: every engine holds runs when a fault hits it.
+    CRASH_CONCURRENCY: '15',
+  })
+  const children: EngineChild[] = []
+  const spawn = async (instance: string) => {
+    const child = await spawnEngine(env(instance))
+    children.push(child)
+    return child
+  }
+  try {
+    await startWave(client, 0)
+    const a = await spawn('a')
+    let b = await spawn('b')
+    const c = await spawn('c')
+    await pause(500)
+
+    // B dies and comes back under the same id: it takes its runs back before their leases expire.
+    await startWave(client, 1)
+    await pause(300)
+    const heldByB = await leasedTo(store, 'b')
+    await kill(b)
+    const restartedAt = Date.now()
+    b = await spawn('b')
+    await pause(300)
+    for (const run of heldByB) {
+      const now = await store.getRun(run.id)
+      assert.ok(
+        now !== null && (now.status === 'completed' || now.leaseEpoch > run.leaseEpoch),
+        `run ${run.id} not reclaimed by the restarted b`,
+      )
+    }
+    assert.ok(
+      Date.now() - restartedAt < LEASE_MS,
+      'the reclaim check ran before the leases expired',
+    )
+
+    // C dies for good: A and B finish its runs after its leases expire.
+    await startWave(client, 2)
+    await pause(300)
+    const heldByC = await leasedTo(store, 'c')
+    await kill(c)
+    await pause(LEASE_MS + 1_500)
+    for (const run of heldByC) {
+      const now = await store.getRun(run.id)
+      assert.ok(
+        now !== null && (now.status !== 'running' || now.leaseOwner !== 'c'),
+        `run ${run.id} still held by dead c`,
+      )
+    }
+
+    // A is paused past its lease, then continued: whatever it writes late must change nothing.
+    await startWave(client, 3)
+    await pause(300)
+    const heldByA = await leasedTo(store, 'a')
+    a.child.kill('SIGSTOP')
+    await pause(LEASE_MS + 1_500)
+    const before = await recordedCheckpoints(store)
+    a.child.kill('SIGCONT')
+
+    await waitUntilAllFinished(client, 120_000)
+    const after = await recordedCheckpoints(store)
+    for (const [key, output] of before) {
+      assert.equal(after.get(key), output, `recorded result ${key} changed`)
+    }
+    await checkRuns(client, store, ledger)
+    // The faults hit real work: each engine held runs when it was killed or paused, and
+    // those runs completed anyway (taken back, or taken over).
+    assert.ok(heldByB.length > 0, 'b held no run when it was killed')
+    assert.ok(heldByC.length > 0, 'c held no run when it was killed')
+    assert.ok(heldByA.length > 0, 'a held no run when it was paused')
+    // After SIGCONT, a learned from its fenced writes or renewals that its leases were gone.
+    const lost = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('"instance":"a"') && line.includes('lost a run lease'))
+    assert.ok(lost.length > 0, 'the paused engine never noticed it had lost its leases')
+  } finally {
+    for (const child of children) await kill(child).catch(() => {})
+    await client.close(0)
+    await target.drop(schema)
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
 
 // Steps of 30–70 ms: a run executes for about half a second, so faults land on running work.
 function input(id: number): CrashInput {
@@ -194,6 +224,12 @@ async function checkRuns(client: Engine, store: StateStore, ledger: string): Pro
       )
     }
   }
+}
+
+async function dropDatabase(database: string): Promise<void> {
+  const mysql = await import('mysql2/promise')
+  const connection = await mysql.createConnection({ uri: MYSQL_URL })
+  await connection.query(`DROP DATABASE IF EXISTS \`${database}\``).finally(() => connection.end())
 }
 
 async function dropSchema(schema: string): Promise<void> {

@@ -22,9 +22,11 @@ export async function listRuns(ctx: SqlContext, query: ListRunsQuery): Promise<R
   const where = [
     query.workflow === undefined ? null : `r.workflow = ${p.add(query.workflow)}`,
     statuses === null ? null : ctx.dialect.inList(p, 'r.status', statuses, 'text'),
+    // The bare `created_at <=` is implied by the row comparison; MySQL and MariaDB only turn
+    // it, not a row comparison, into an index range (a page then costs the same at any depth).
     cursor === undefined
       ? null
-      : `(r.created_at, r.id) < (${p.add(cursor.createdAt)}, ${p.add(cursor.id)})`,
+      : `r.created_at <= ${p.add(cursor.createdAt)} AND (r.created_at, r.id) < (${p.add(cursor.createdAt)}, ${p.add(cursor.id)})`,
   ].filter((term) => term !== null)
   const text = `SELECT ${runColumns('r')} FROM ${ctx.tables.runs} r
     ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}

@@ -80,10 +80,12 @@ async function nextAvailable(
   request: ClaimRequest,
 ): Promise<number | null> {
   const p = new Params(ctx.dialect)
+  // Bound in text order: `?` placeholders are positional.
+  const runnable = keyList(p, request.runnable)
   const notClaimed =
     claimed.length === 0 ? '' : `AND NOT (${ctx.dialect.inList(p, 'r.key', claimed, 'bigint')})`
   const text = `SELECT r.available_at FROM ${ctx.tables.runs} r
-    WHERE r.available_at IS NOT NULL AND ${keyList(p, request.runnable)} ${notClaimed}
+    WHERE r.available_at IS NOT NULL AND ${runnable} ${notClaimed}
     ORDER BY r.available_at LIMIT 1`
   const { rows } = await session.query(p.statement(text))
   return toSafeIntegerOrNull(rows[0]?.[0] ?? null, 'available_at')

@@ -240,7 +240,8 @@ function updateRuns(
   if (ops.length === 0) return null
   const p = new Params(ctx.dialect)
   const source = keyedSource(p, ctx, kind, ops, state, now)
-  const at = p.add(now)
+  // One placeholder per use: `?` cannot be repeated (the source's placeholder comes first).
+  const at = () => p.add(now)
   const on =
     kind === 'lease'
       ? `r.key = v.run_key AND r.lease_epoch = v.epoch AND r.status = 'running'`

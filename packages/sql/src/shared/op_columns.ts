@@ -165,11 +165,19 @@ const ASSIGNED_BY: ReadonlyArray<readonly [column: string, opType: StoreOp['type
 ]
 
 /**
+ * The SQL of the batch time in a SET list: a placeholder, or a function giving one per use
+ * where placeholders cannot be repeated (MySQL's `?` binds one value per occurrence).
+ */
+export type NowSql = string | (() => string)
+
+const nowText = (now: NowSql) => (typeof now === 'string' ? now : now())
+
+/**
  * The SET list of the one UPDATE applying every lease write of a wave: `source` is the alias of
  * the op rows, `target` the run row's alias, `set` the prefix of assigned columns (Postgres
  * assigns bare column names, MySQL's multi-table UPDATE qualified ones).
  */
-export function leaseAssignments(source: string, target: string, set: string, now: string): string {
+export function leaseAssignments(source: string, target: string, set: string, now: NowSql): string {
   const keepUnlessOp = ASSIGNED_BY.map(
     ([column, opType]) =>
       `${set}${column} = CASE WHEN ${source}.op = '${opType}' THEN ${source}.${column} ELSE ${target}.${column} END`,
@@ -178,7 +186,7 @@ export function leaseAssignments(source: string, target: string, set: string, no
     `${set}status = ${source}.status`,
     `${set}available_at = ${source}.available_at`,
     ...keepUnlessOp,
-    `${set}updated_at = ${now}`,
+    `${set}updated_at = ${nowText(now)}`,
   ].join(', ')
 }
 
@@ -187,7 +195,7 @@ export function cancelAssignments(
   source: string,
   target: string,
   set: string,
-  now: string,
+  now: NowSql,
 ): string {
   return [
     `${set}status = 'cancelled'`,
@@ -196,8 +204,8 @@ export function cancelAssignments(
     `${set}waiting_on = NULL`,
     `${set}park_reason = NULL`,
     `${set}lease_epoch = ${target}.lease_epoch + 1`,
-    `${set}finished_at = ${now}`,
-    `${set}updated_at = ${now}`,
+    `${set}finished_at = ${nowText(now)}`,
+    `${set}updated_at = ${nowText(now)}`,
   ].join(', ')
 }
 

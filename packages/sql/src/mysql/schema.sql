@@ -1,0 +1,49 @@
+CREATE TABLE `cairn_checkpoints` (
+  `run_key` bigint(20) NOT NULL,
+  `seq` bigint(20) NOT NULL,
+  `name` text NOT NULL,
+  `kind` varchar(16) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+  `status` varchar(16) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+  `attempts` bigint(20) NOT NULL,
+  `delivery_order` bigint(20) DEFAULT NULL,
+  `output` longtext DEFAULT NULL,
+  `error` longtext DEFAULT NULL,
+  `wake_at` bigint(20) DEFAULT NULL,
+  `started_at` bigint(20) NOT NULL,
+  `updated_at` bigint(20) NOT NULL,
+  PRIMARY KEY (`run_key`,`seq`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+CREATE TABLE `cairn_runs` (
+  `key` bigint(20) NOT NULL AUTO_INCREMENT,
+  `id` varbinary(1020) NOT NULL,
+  `workflow` varbinary(1020) NOT NULL,
+  `version` varbinary(1020) NOT NULL,
+  `status` varchar(16) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+  `input` longtext NOT NULL,
+  `output` longtext DEFAULT NULL,
+  `error` longtext DEFAULT NULL,
+  `park_reason` longtext DEFAULT NULL,
+  `waiting_on` text DEFAULT NULL,
+  `created_at` bigint(20) NOT NULL,
+  `updated_at` bigint(20) NOT NULL,
+  `finished_at` bigint(20) DEFAULT NULL,
+  `available_at` bigint(20) DEFAULT NULL,
+  `lease_owner` varbinary(1020) DEFAULT NULL,
+  `lease_epoch` bigint(20) NOT NULL,
+  `turns` bigint(20) NOT NULL,
+  PRIMARY KEY (`key`),
+  UNIQUE KEY `cairn_runs_id` (`id`),
+  KEY `cairn_runs_claimable` (`available_at`,`workflow`,`version`),
+  KEY `cairn_runs_created` (`created_at` DESC,`id` DESC),
+  KEY `cairn_runs_workflow_created` (`workflow`,`created_at` DESC,`id` DESC),
+  KEY `cairn_runs_status_created` (`status`,`created_at` DESC,`id` DESC),
+  CONSTRAINT `cairn_runs_claimable_status` CHECK (`available_at` is null or `status` in ('pending','running','waiting')),
+  CONSTRAINT `cairn_runs_running_leased` CHECK (`status` <> 'running' or `available_at` is not null)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+CREATE TABLE `cairn_schema` (
+  `id` int(11) NOT NULL CHECK (`id` = 1),
+  `revision` int(11) NOT NULL,
+  PRIMARY KEY (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;

@@ -1,0 +1,492 @@
+/**
+ * applyBatch and claimRuns on MySQL/MariaDB beyond the conformance suite: the statements
+ * (round trips) a batch costs, per-run order across waves, mixed outcomes in one wave,
+ * fencing against a concurrent cancel, a create racing an insert, concurrent claims and
+ * creates from several connections (at REPEATABLE READ too), and connections lost before,
+ * during and after commit.
+ */
+import assert from 'node:assert/strict'
+import mysql from 'mysql2/promise'
+import type {
+  CheckpointRecord,
+  OpResult,
+  RunRecord,
+  StateStore,
+  StoreOp,
+} from '@cairn/core/contracts'
+import { createMysqlStore, type MysqlStoreOptions } from '@cairn/sql/mysql'
+import { poolOfStore } from '../src/mysql/debug_access.ts'
+import type { SqlPool } from '../src/shared/driver.ts'
+import { MYSQL_URL, adminQuery, mysqlTest, storeInFreshDatabase } from './helpers/mysql.ts'
+import { MysqlProxy } from './helpers/mysql_proxy.ts'
+
+const T0 = 2_200_000_000_000
+const LEASE = { owner: 'engine-a', leaseMs: 30_000 }
+const KEY = { workflow: 'w', version: 'v1' }
+
+const create = (id: string, claim = true): StoreOp => ({
+  type: 'createRun',
+  run: { id, workflow: 'w', version: 'v1', input: '{}', createdAt: T0 },
+  ...(claim ? { claim: LEASE } : {}),
+})
+
+function checkpoint(runId: string, seq: number, changes: Partial<CheckpointRecord> = {}) {
+  return {
+    runId,
+    seq,
+    name: `step-${seq}`,
+    kind: 'local' as const,
+    status: 'completed' as const,
+    attempts: 1,
+    order: seq + 1,
+    output: JSON.stringify({ seq }),
+    error: null,
+    wakeAt: null,
+    startedAt: T0,
+    updatedAt: T0,
+    ...changes,
+  }
+}
+
+const save = (runId: string, seq: number, epoch = 1, changes = {}): StoreOp => ({
+  type: 'saveCheckpoint',
+  fence: { runId, epoch },
+  checkpoint: checkpoint(runId, seq, changes),
+})
+
+const finish = (runId: string, epoch = 1): StoreOp => ({
+  type: 'finishRun',
+  fence: { runId, epoch },
+  status: 'completed',
+  output: '"done"',
+  error: null,
+})
+
+function statements(store: object): number {
+  return (poolOfStore.get(store) as SqlPool).statementCount
+}
+
+/** Opens a store in a fresh database, runs `body`, closes and drops. */
+async function withStore(
+  body: (store: StateStore, database: string) => Promise<void>,
+  options: Partial<MysqlStoreOptions> = {},
+): Promise<void> {
+  const { store, database, cleanup } = storeInFreshDatabase(options)
+  try {
+    await store.open()
+    await body(store, database)
+  } finally {
+    await store.close()
+    await cleanup()
+  }
+}
+
+mysqlTest(
+  'a typical engine batch of 75 ops is 7 statements; a two-wave batch is 8 (printed)',
+  async () => {
+    await withStore(async (store) => {
+      const ids = Array.from({ length: 50 }, (_, i) => `run-${String(i).padStart(2, '0')}`)
+      await store.applyBatch(
+        ids.map((id) => create(id)),
+        T0,
+      )
+      const typical = [
+        ...ids.map((id) => save(id, 0)),
+        ...ids.slice(0, 10).map((id) => finish(id)),
+        ...Array.from({ length: 10 }, (_, i) => create(`new-${i}`)),
+        ...Array.from({ length: 5 }, (_, i) => create(`queued-${i}`, false)),
+      ]
+      let before = statements(store)
+      const results = await store.applyBatch(typical, T0 + 1)
+      const one = statements(store) - before
+      assert.ok(results.every((r) => r.status === 'applied'))
+      // START, lock runs, lock checkpoints, insert checkpoints, insert runs, update runs, COMMIT.
+      assert.equal(one, 7, 'statements for one wave')
+      before = statements(store)
+      const twoWaves = ids
+        .slice(10)
+        .flatMap((id) => [
+          save(id, 1, 1, { status: 'retrying', order: null, output: null, wakeAt: T0 + 5 }),
+          save(id, 1),
+        ])
+      const second = await store.applyBatch(twoWaves, T0 + 2)
+      const two = statements(store) - before
+      assert.ok(second.every((r) => r.status === 'applied'))
+      // START, (lock runs, lock checkpoints, insert | overwrite) per wave, COMMIT.
+      assert.equal(two, 8, 'statements for two waves')
+      assert.equal((await store.loadCheckpoints('run-49'))[1]?.status, 'completed')
+      before = statements(store)
+      await store.claimRuns({ owner: 'x', now: T0 + 3, leaseMs: 1, limit: 10, runnable: [KEY] })
+      const claim = statements(store) - before
+      // START, locking read, UPDATE by key, next available_at, COMMIT.
+      assert.equal(claim, 5, 'statements for a claim')
+      console.log(
+        `statements: one-wave batch (75 ops) ${one}, two-wave batch (80 ops) ${two}, claim ${claim}`,
+      )
+    })
+  },
+)
+
+mysqlTest('interleaved runs in one batch keep each run in order across waves', async () => {
+  await withStore(async (store) => {
+    const ops: StoreOp[] = [
+      create('a'),
+      create('b'),
+      save('a', 0),
+      save('b', 0),
+      finish('a'),
+      save('b', 1),
+      save('a', 1),
+      { type: 'cancelRun', runId: 'b', error: '"stop"' },
+      save('b', 2),
+      { type: 'renewLease', fence: { runId: 'a', epoch: 1 }, leaseMs: 1_000 },
+      create('a'),
+    ]
+    const results = await store.applyBatch(ops, T0)
+    const summary = results.map((r: OpResult) =>
+      r.status === 'fenced' ? `fenced:${r.current?.status}/${r.current?.epoch}` : r.status,
+    )
+    assert.deepEqual(summary, [
+      'applied',
+      'applied',
+      'applied',
+      'applied',
+      'applied',
+      'applied',
+      'fenced:completed/1',
+      'applied',
+      'fenced:cancelled/2',
+      'fenced:completed/1',
+      'exists',
+    ])
+    assert.deepEqual(results[7], { status: 'applied', epoch: 2 })
+    assert.deepEqual(
+      (await store.loadCheckpoints('a')).map((c) => c.seq),
+      [0],
+    )
+    assert.deepEqual(
+      (await store.loadCheckpoints('b')).map((c) => c.seq),
+      [0, 1],
+    )
+    const exists = results[10]
+    assert.equal(exists?.status === 'exists' && exists.run.status, 'completed')
+  })
+})
+
+mysqlTest('applied, fenced, conflict, exists, terminal and not_found in one wave', async () => {
+  await withStore(async (store) => {
+    await store.applyBatch([create('a'), create('b'), create('c'), create('e'), save('a', 0)], T0)
+    await store.applyBatch([finish('b'), { type: 'cancelRun', runId: 'c', error: '"x"' }], T0 + 1)
+    const results = await store.applyBatch(
+      [
+        save('a', 0, 1, { output: '"second"' }),
+        save('a', 1),
+        save('a', 2, 2),
+        { type: 'suspendRun', fence: { runId: 'a', epoch: 1 }, wakeAt: T0 + 9, waitingOn: 'x' },
+        save('b', 0),
+        { type: 'cancelRun', runId: 'b', error: '"x"' },
+        { type: 'releaseRun', fence: { runId: 'c', epoch: 1 }, availableAt: T0 },
+        create('e'),
+        create('d'),
+        { type: 'cancelRun', runId: 'nope', error: '"x"' },
+      ],
+      T0 + 2,
+    )
+    assert.deepEqual(results[0], { status: 'conflict', existing: checkpoint('a', 0) })
+    assert.deepEqual(results[1], { status: 'applied' })
+    assert.deepEqual(results[2], { status: 'fenced', current: { status: 'running', epoch: 1 } })
+    assert.deepEqual(results[3], { status: 'applied' })
+    assert.deepEqual(results[4], { status: 'fenced', current: { status: 'completed', epoch: 1 } })
+    assert.deepEqual(results[5], {
+      status: 'terminal',
+      current: { status: 'completed', epoch: 1 },
+    })
+    assert.deepEqual(results[6], { status: 'fenced', current: { status: 'cancelled', epoch: 2 } })
+    assert.equal(results[7]?.status === 'exists' && results[7].run.id, 'e')
+    assert.deepEqual(results[8], { status: 'applied', epoch: 1 })
+    assert.deepEqual(results[9], { status: 'not_found' })
+    const a = await store.getRun('a')
+    assert.deepEqual([a?.status, a?.availableAt, a?.waitingOn], ['waiting', T0 + 9, 'x'])
+  })
+})
+
+mysqlTest('a batch retried after an unknown outcome gets exists, conflict and fenced', async () => {
+  await withStore(async (store) => {
+    const first = [create('a'), save('a', 0)]
+    assert.deepEqual(
+      (await store.applyBatch(first, T0)).map((r) => r.status),
+      ['applied', 'applied'],
+    )
+    assert.deepEqual(
+      (await store.applyBatch(first, T0)).map((r) => r.status),
+      ['exists', 'conflict'],
+    )
+    const second = [save('a', 1), finish('a')]
+    assert.deepEqual(
+      (await store.applyBatch(second, T0)).map((r) => r.status),
+      ['applied', 'applied'],
+    )
+    assert.deepEqual(
+      (await store.applyBatch(second, T0)).map((r) => r.status),
+      ['fenced', 'fenced'],
+    )
+  })
+})
+
+mysqlTest(
+  'a save waiting on a concurrent cancel is fenced by it, not written beside it',
+  async () => {
+    await withStore(async (store, database) => {
+      await store.applyBatch([create('a')], T0)
+      const admin = await mysql.createConnection({ uri: MYSQL_URL })
+      try {
+        await admin.query('START TRANSACTION')
+        await admin.query(`SELECT 1 FROM \`${database}\`.cairn_runs WHERE id = 'a' FOR UPDATE`)
+        const saving = store.applyBatch([save('a', 0)], T0 + 1)
+        await new Promise((resolve) => setTimeout(resolve, 200))
+        await admin.query(
+          `UPDATE \`${database}\`.cairn_runs SET status = 'cancelled', lease_epoch = 2, available_at = NULL WHERE id = 'a'`,
+        )
+        await admin.query('COMMIT')
+        assert.deepEqual(await saving, [
+          { status: 'fenced', current: { status: 'cancelled', epoch: 2 } },
+        ])
+        assert.deepEqual(await store.loadCheckpoints('a'), [])
+      } finally {
+        await admin.end()
+      }
+    })
+  },
+)
+
+mysqlTest('a create racing a concurrent insert of the same id reports exists', async () => {
+  await withStore(async (store, database) => {
+    const admin = await mysql.createConnection({ uri: MYSQL_URL })
+    try {
+      await admin.query('START TRANSACTION')
+      await admin.query(`INSERT INTO \`${database}\`.cairn_runs (id, workflow, version, status, input,
+        created_at, updated_at, available_at, lease_epoch, turns)
+        VALUES ('a', 'other', 'v9', 'pending', '"theirs"', 1, 1, 1, 0, 0)`)
+      const creating = store.applyBatch([create('a'), create('b')], T0)
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      await admin.query('COMMIT')
+      const [a, b] = await creating
+      assert.equal(a?.status === 'exists' && a.run.input, '"theirs"')
+      assert.deepEqual(b, { status: 'applied', epoch: 1 })
+    } finally {
+      await admin.end()
+    }
+  })
+})
+
+/** Claims from `claimers` in parallel, rounds until nothing is left; every claimed run by id. */
+async function claimAll(
+  claimers: readonly StateStore[],
+  parallel: number,
+  now: number,
+): Promise<string[]> {
+  const claimed: string[] = []
+  for (let round = 0; round < 100; round++) {
+    const results = await Promise.all(
+      Array.from({ length: parallel }, (_, i) =>
+        (claimers[i % claimers.length] as StateStore).claimRuns({
+          owner: `engine-${i}`,
+          now,
+          leaseMs: 60_000,
+          limit: 7,
+          runnable: [KEY],
+        }),
+      ),
+    )
+    const ids = results.flatMap((r) => r.claimed.map((run: RunRecord) => run.id))
+    if (ids.length === 0 && results.every((r) => r.nextAvailableAt !== null)) return claimed
+    claimed.push(...ids)
+  }
+  assert.fail('claims did not drain the queue in 100 rounds')
+}
+
+function assertEachOnce(claimed: string[], count: number): void {
+  const twice = claimed.filter((id, i) => claimed.indexOf(id) !== i)
+  assert.deepEqual(twice, [], 'runs claimed twice')
+  assert.equal(claimed.length, count, 'every run claimed once')
+}
+
+mysqlTest(
+  'concurrent claims from 8 connections at REPEATABLE READ never return a run twice',
+  async () => {
+    // A pool handed in: its sessions keep the server default, REPEATABLE READ.
+    const pool = mysql.createPool({ uri: MYSQL_URL, connectionLimit: 8 })
+    try {
+      await withStore(
+        async (store) => {
+          const [[isolation]] = (await pool.query({
+            sql: 'SELECT @@SESSION.tx_isolation',
+            rowsAsArray: true,
+          })) as unknown as [[[string]]]
+          assert.equal(isolation[0], 'REPEATABLE-READ')
+          const count = 300
+          for (let from = 0; from < count; from += 100) {
+            await store.applyBatch(
+              Array.from({ length: 100 }, (_, i) => create(`run-${from + i}`, false)),
+              T0,
+            )
+          }
+          assertEachOnce(await claimAll([store], 8, T0 + 1), count)
+        },
+        { pool },
+      )
+    } finally {
+      await pool.end()
+    }
+  },
+)
+
+mysqlTest(
+  'concurrent claims from 4 stores (own pools, READ COMMITTED) never return a run twice',
+  async () => {
+    await withStore(async (store, database) => {
+      const others = Array.from({ length: 3 }, () =>
+        createMysqlStore({ uri: MYSQL_URL, database, max: 2 }),
+      )
+      try {
+        await Promise.all(others.map((other) => other.open()))
+        const count = 300
+        for (let from = 0; from < count; from += 100) {
+          await store.applyBatch(
+            Array.from({ length: 100 }, (_, i) => create(`run-${from + i}`, false)),
+            T0,
+          )
+        }
+        assertEachOnce(await claimAll([store, ...others], 8, T0 + 1), count)
+      } finally {
+        await Promise.all(others.map((other) => other.close()))
+      }
+    })
+  },
+)
+
+mysqlTest('4 stores creating time-ordered runs at once never deadlock beyond retries', async () => {
+  await withStore(async (_, database) => {
+    const stores = Array.from({ length: 4 }, () =>
+      createMysqlStore({ uri: MYSQL_URL, database, max: 2 }),
+    )
+    try {
+      await Promise.all(stores.map((store) => store.open()))
+      // Ids sorting after every existing one, as UUIDv7 run ids do: the same gap of the index.
+      await Promise.all(
+        stores.map(async (store, s) => {
+          for (let b = 0; b < 25; b++) {
+            const ids = Array.from({ length: 10 }, (_, i) => `${T0 + b}-${s}-${i}`)
+            const results = await store.applyBatch(
+              ids.flatMap((id) => [create(id), save(id, 0)]),
+              T0 + b,
+            )
+            assert.ok(results.every((r) => r.status === 'applied'))
+          }
+        }),
+      )
+      const [[runs]] = (await adminQuery(`SELECT COUNT(*) FROM \`${database}\`.cairn_runs`)) as [
+        [number],
+      ]
+      assert.equal(runs, 1_000)
+    } finally {
+      await Promise.all(stores.map((store) => store.close()))
+    }
+  })
+})
+
+async function expectOutcomeUnknown(call: Promise<unknown>): Promise<void> {
+  await assert.rejects(call, (err: { code?: string; details?: Record<string, unknown> }) => {
+    assert.equal(err.code, 'E_STORE_FAILURE')
+    assert.equal(err.details?.outcome, 'unknown')
+    return true
+  })
+}
+
+/** A store reaching the server through a proxy that can cut its connection at a statement. */
+async function withProxiedStore(
+  body: (store: StateStore, proxy: MysqlProxy) => Promise<void>,
+): Promise<void> {
+  const proxy = await MysqlProxy.start()
+  try {
+    await withStore((store) => body(store, proxy), { uri: proxy.url })
+  } finally {
+    await proxy.close()
+  }
+}
+
+mysqlTest(
+  'a connection lost during COMMIT rejects with outcome unknown; retrying the same ops is safe',
+  async () => {
+    await withProxiedStore(async (store, proxy) => {
+      await store.applyBatch([create('a')], T0)
+      const ops = [save('a', 0), create('b')]
+      // The server commits; the answer never arrives.
+      const cut = proxy.cutNext(/^COMMIT/, 'after')
+      await expectOutcomeUnknown(store.applyBatch(ops, T0 + 1))
+      await cut
+      assert.deepEqual(
+        (await store.applyBatch(ops, T0 + 1)).map((r) => r.status),
+        ['conflict', 'exists'],
+      )
+      // The connection drops before the server reads COMMIT: nothing was applied.
+      const next = [save('a', 1), create('c')]
+      const cutBefore = proxy.cutNext(/^COMMIT/, 'before')
+      await expectOutcomeUnknown(store.applyBatch(next, T0 + 2))
+      await cutBefore
+      assert.deepEqual(
+        (await store.applyBatch(next, T0 + 2)).map((r) => r.status),
+        ['applied', 'applied'],
+      )
+    })
+  },
+)
+
+mysqlTest(
+  'a connection lost during an autocommitted write rejects with outcome unknown',
+  async () => {
+    await withProxiedStore(async (store, proxy) => {
+      await store.applyBatch([create('a')], T0)
+      const cut = proxy.cutNext(/^UPDATE/, 'after')
+      await expectOutcomeUnknown(store.reclaimOwned(LEASE.owner, T0 + 1))
+      await cut
+      assert.equal((await store.getRun('a'))?.availableAt, T0 + 1, 'the update did commit')
+      assert.equal(await store.reclaimOwned(LEASE.owner, T0 + 1), 1, 'and is safe to repeat')
+    })
+  },
+)
+
+mysqlTest(
+  'a connection lost inside a transaction before COMMIT is retried: nothing was applied',
+  async () => {
+    await withProxiedStore(async (store, proxy) => {
+      await store.applyBatch([create('a')], T0)
+      const cut = proxy.cutNext(/^INSERT/, 'after')
+      const results = await store.applyBatch([save('a', 0), create('b')], T0 + 1)
+      await cut
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['applied', 'applied'],
+      )
+      assert.equal((await store.loadCheckpoints('a')).length, 1)
+    })
+  },
+)
+
+mysqlTest('a pooled connection killed while idle is replaced; the process survives', async () => {
+  await withStore(
+    async (store) => {
+      await store.applyBatch([create('a')], T0)
+      // One connection in the pool: the one this returns is the one the next call would use.
+      const pool = poolOfStore.get(store) as SqlPool
+      const id = (await pool.query({ text: 'SELECT CONNECTION_ID()', values: [] })).rows[0]?.[0]
+      await adminQuery(`KILL ${Number(id)}`)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      assert.equal((await store.getRun('a'))?.id, 'a')
+      assert.deepEqual(await store.applyBatch([finish('a')], T0 + 1), [{ status: 'applied' }])
+      const next = (await pool.query({ text: 'SELECT CONNECTION_ID()', values: [] })).rows[0]?.[0]
+      assert.notEqual(next, id, 'a new connection')
+    },
+    { max: 1 },
+  )
+})
