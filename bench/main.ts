@@ -6,6 +6,7 @@
  */
 import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { mysqlAvailable } from './mysql_service.ts'
 import { postgresAvailable } from './postgres_service.ts'
 import { ROWS } from './rows.ts'
 
@@ -45,9 +46,16 @@ async function selectRows(arg: string | undefined): Promise<string[]> {
     if (ROWS[s] === undefined)
       throw new Error(`--store ${s}: unknown (known: ${Object.keys(ROWS).join(', ')})`)
   const wanted = named ?? Object.keys(ROWS).filter((s) => ROWS[s]?.inDefault)
-  const needsPostgres = wanted.some((s) => ROWS[s]?.service === 'postgres')
-  if (!needsPostgres || (await postgresAvailable(named !== undefined))) return wanted
-  return wanted.filter((s) => ROWS[s]?.service !== 'postgres')
+  let rows = wanted
+  for (const [service, available] of [
+    ['postgres', postgresAvailable],
+    ['mysql', mysqlAvailable],
+  ] as const) {
+    const needed = rows.some((s) => ROWS[s]?.service === service)
+    if (needed && !(await available(named !== undefined)))
+      rows = rows.filter((s) => ROWS[s]?.service !== service)
+  }
+  return rows
 }
 
 // vs_raw: the share of this machine's group-commit limit the engine reaches, same durability.

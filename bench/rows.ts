@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path'
 import type { StateStore } from '@cairn/core'
+import { MYSQL_URL, withScratchDatabase } from './mysql_service.ts'
 import { PG_URL, withScratchSchema } from './postgres_service.ts'
 
 export interface Row {
@@ -14,7 +15,7 @@ export interface Row {
    */
   kind: 'engine' | 'raw' | 'other'
   /** A service the row needs: when it is down, the row leaves the default set. */
-  service?: 'postgres'
+  service?: 'postgres' | 'mysql'
   /** Part of `npm run bench` without --store. */
   inDefault: boolean
   /** Runs in the row's own process; `dir` is a scratch directory removed afterwards. */
@@ -40,6 +41,17 @@ export const ROWS: Record<string, Row> = {
         const { PostgresStore } = await import('@cairn/sql/postgres')
         const { measureEngine } = await import('./engine_row.ts')
         return measureEngine(new PostgresStore({ connectionString: PG_URL, schema }))
+      }),
+  },
+  mysql: {
+    kind: 'engine',
+    service: 'mysql',
+    inDefault: true,
+    measure: () =>
+      withScratchDatabase('cairn_bench_my', async (database) => {
+        const { MysqlStore } = await import('@cairn/sql/mysql')
+        const { measureEngine } = await import('./engine_row.ts')
+        return measureEngine(new MysqlStore({ uri: MYSQL_URL, database }))
       }),
   },
   'raw-postgres': {
