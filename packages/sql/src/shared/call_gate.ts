@@ -1,6 +1,7 @@
 /**
- * Counts calls in flight so close() can wait for them: ending the pool under a running
- * transaction would turn a clean answer into a connection error.
+ * Counts calls in flight so close() can wait for them: ending a pool under a running
+ * transaction, or closing SQLite between two busy retries of a call, would turn a clean answer
+ * into a connection error or a crash. Used by every SQL store.
  */
 export class CallGate {
   #inFlight = 0

@@ -20,7 +20,7 @@ import type {
   WorkflowKey,
 } from '@cairn/core/contracts'
 import { retryWhileBusy, withBusyRetry, type RetryBound } from './busy_retry.ts'
-import { CallGate } from './call_gate.ts'
+import { CallGate } from '../shared/call_gate.ts'
 import { connectionOfStore } from './debug_access.ts'
 import { claimRuns } from './claim_runs.ts'
 import { enableWal, openConnection } from './connection.ts'
