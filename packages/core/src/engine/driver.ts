@@ -218,7 +218,7 @@ export class Driver {
     failpoint('P3')
     for (const run of result.claimed) void this.runClaimed(run)
     if (result.claimed.length === free) return this.polls.whenCapacity()
-    this.polls.afterPoll(result.nextAvailableAt)
+    this.polls.afterPoll(result.nextAvailableAt, result.claimed.length)
   }
 
   private async runClaimed(run: RunRecord, reserved = false): Promise<void> {

@@ -1,6 +1,7 @@
 /**
  * When the driver polls the store next: as soon as capacity frees after a full claim, at the
- * earliest known due time, and at the latest every `intervalMs` as a safety net for work
+ * earliest known due time, soon again after a poll that found work (backing off while polls
+ * find none), and at the latest every `intervalMs` as a safety net for work
  * started by other processes. One poll runs at a time; requests during a poll coalesce.
  */
 import type { Clock, TimerHandle } from '../contracts/clock.ts'
@@ -9,6 +10,9 @@ function immediate(fn: () => void): TimerHandle {
   const handle = setImmediate(fn)
   return { cancel: () => clearImmediate(handle) }
 }
+
+/** The shortest gap between two polls that find nothing (right after one that found work). */
+const MIN_IDLE_DELAY_MS = 25
 
 export class PollSchedule {
   private timer: TimerHandle | null = null
@@ -20,11 +24,13 @@ export class PollSchedule {
   private immediatePending = false
   private readonly clock: Clock
   private readonly intervalMs: number
+  private idleDelayMs: number
   private readonly poll: () => Promise<void>
 
   constructor(clock: Clock, intervalMs: number, poll: () => Promise<void>) {
     this.clock = clock
     this.intervalMs = intervalMs
+    this.idleDelayMs = Math.min(MIN_IDLE_DELAY_MS, intervalMs)
     this.poll = poll
   }
 
@@ -50,8 +56,13 @@ export class PollSchedule {
   }
 
   /** After a poll that left work unclaimed: next at `nextAvailableAt`, or the safety-net interval. */
-  afterPoll(nextAvailableAt: number | null): void {
-    const fallback = this.clock.now() + this.intervalMs
+  afterPoll(nextAvailableAt: number | null, claimed: number): void {
+    // Adaptive back-off for work started by other processes without a push hint (MySQL, SQLite
+    // across processes): soon after a poll that found work, doubling while polls find none,
+    // up to the safety-net interval.
+    this.idleDelayMs =
+      claimed > 0 ? MIN_IDLE_DELAY_MS : Math.min(this.idleDelayMs * 2, this.intervalMs)
+    const fallback = this.clock.now() + this.idleDelayMs
     this.at(nextAvailableAt === null ? fallback : Math.min(nextAvailableAt, fallback))
   }
 
