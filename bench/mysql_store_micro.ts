@@ -15,11 +15,11 @@ import { createMysqlStore } from '@cairn/sql/mysql'
 import { poolOfStore } from '../packages/sql/src/mysql/debug_access.ts'
 import type { SqlPool } from '../packages/sql/src/shared/driver.ts'
 import { measureEngine } from './engine_row.ts'
+import { BODY, microOps } from './micro_ops.ts'
 
 const MYSQL_URL = process.env.CAIRN_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test'
 const BATCH = 50
 const batches = Number(process.argv[2] ?? 500)
-const BODY = '{"i":1,"ok":true,"v":1}'
 
 interface Shape {
   name: string
@@ -30,36 +30,7 @@ interface Shape {
 /** Time-ordered like the engine's UUIDv7 run ids. */
 const runId = (i: number) => `${String(i).padStart(10, '0')}-run`
 
-function save(run: number, seq: number, status: 'completed' | 'retrying' = 'completed'): StoreOp {
-  const now = Date.now()
-  const id = runId(run)
-  return {
-    type: 'saveCheckpoint',
-    fence: { runId: id, epoch: 1 },
-    checkpoint: {
-      runId: id,
-      seq,
-      name: `step-${seq}`,
-      kind: 'local',
-      status,
-      attempts: 1,
-      order: status === 'completed' ? seq + 1 : null,
-      output: status === 'completed' ? BODY : null,
-      error: null,
-      wakeAt: status === 'completed' ? null : now + 1000,
-      startedAt: now,
-      updatedAt: now,
-    },
-  }
-}
-
-function create(run: number): StoreOp {
-  return {
-    type: 'createRun',
-    run: { id: runId(run), workflow: 'bench', version: 'v1', input: BODY, createdAt: Date.now() },
-    claim: { owner: 'bench', leaseMs: 3_600_000 },
-  }
-}
+const { save, create } = microOps(runId)
 
 const SHAPES: Shape[] = [
   {

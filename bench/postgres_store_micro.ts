@@ -16,11 +16,11 @@ import { createPostgresStore } from '@cairn/sql/postgres'
 import { poolOfStore } from '../packages/sql/src/postgres/debug_access.ts'
 import { PortablePostgresStore } from '../packages/sql/src/postgres/portable_store.ts'
 import type { SqlPool } from '../packages/sql/src/shared/driver.ts'
+import { BODY, microOps } from './micro_ops.ts'
 
 const PG_URL = process.env.CAIRN_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const BATCH = 50
 const batches = Number(process.argv[2] ?? 500)
-const BODY = '{"i":1,"ok":true,"v":1}'
 
 interface Shape {
   name: string
@@ -32,36 +32,7 @@ interface Shape {
 const runId = (i: number) =>
   `${((i * 2_654_435_761) % 2 ** 32).toString(16).padStart(8, '0')}-run-${i}`
 
-function save(run: number, seq: number, status: 'completed' | 'retrying' = 'completed'): StoreOp {
-  const now = Date.now()
-  const id = runId(run)
-  return {
-    type: 'saveCheckpoint',
-    fence: { runId: id, epoch: 1 },
-    checkpoint: {
-      runId: id,
-      seq,
-      name: `step-${seq}`,
-      kind: 'local',
-      status,
-      attempts: 1,
-      order: status === 'completed' ? seq + 1 : null,
-      output: status === 'completed' ? BODY : null,
-      error: null,
-      wakeAt: status === 'completed' ? null : now + 1000,
-      startedAt: now,
-      updatedAt: now,
-    },
-  }
-}
-
-function create(run: number): StoreOp {
-  return {
-    type: 'createRun',
-    run: { id: runId(run), workflow: 'bench', version: 'v1', input: BODY, createdAt: Date.now() },
-    claim: { owner: 'bench', leaseMs: 3_600_000 },
-  }
-}
+const { save, create } = microOps(runId)
 
 const SHAPES: Shape[] = [
   {
