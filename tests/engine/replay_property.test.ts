@@ -103,8 +103,22 @@ async function execute(storeName: string, program: Op[], holdTimersUpToMs: numbe
     const outcome = await engine.waitForRun(runId, { timeoutMs: 10_000 })
     return { outcome: { ...outcome, runId: null }, executions, suspensions }
   } finally {
-    await engine.close(100)
-    await handle.cleanup()
+    // Once (under the full suite's load, SQLite) this test ended with the event loop empty and a
+    // promise pending, i.e. something here never settled; fail loudly naming the stage instead.
+    await within(30_000, 'engine.close()', engine.close(100))
+    await within(30_000, 'store cleanup', handle.cleanup())
+  }
+}
+
+async function within<T>(ms: number, stage: string, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${stage} did not settle within ${ms} ms`)), ms)
+  })
+  try {
+    return await Promise.race([promise, timeout])
+  } finally {
+    clearTimeout(timer)
   }
 }
 
