@@ -12,8 +12,9 @@ import { DatabaseSync } from 'node:sqlite'
 import { test } from 'node:test'
 import { Engine, silentLogger } from '@cairn/core'
 import { SqliteStore } from '@cairn/sql/sqlite'
-import { expectedTotal, STEPS, type CrashInput, type StepValue } from './crash_workflow.ts'
-import { byStep, readLedger } from './ledger.ts'
+import { STEPS, type CrashInput } from './crash_workflow.ts'
+import { readLedger } from './ledger.ts'
+import { checkRuns, openRuns, waitUntilAllFinished } from './run_checks.ts'
 import { kill, pause, spawnEngine } from './supervisor.ts'
 
 const LONG = process.env.CAIRN_CRASH_LONG === '1'
@@ -104,11 +105,6 @@ function crashInput(id: number): CrashInput {
   return { id, sleepAfter, sleepMs: 150 + (id % 5) * 100, stepMs: 2 + (id % 4) }
 }
 
-async function openRuns(client: Engine): Promise<number> {
-  const page = await client.listRuns({ status: ['pending', 'running', 'waiting'], limit: 1 })
-  return page.runs.length
-}
-
 async function failpointRounds(
   env: Record<string, string>,
   startBatch: (n: number) => Promise<void>,
@@ -130,59 +126,23 @@ async function failpointRounds(
   return deaths
 }
 
-async function waitUntilAllFinished(client: Engine, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while ((await openRuns(client)) > 0) {
-    if (Date.now() > deadline) throw new Error('runs did not finish after the last restart')
-    await pause(100)
-  }
-}
-
 async function checkInvariants(
   client: Engine,
   execs: ReturnType<typeof readLedger>,
   dbPath: string,
 ): Promise<void> {
-  const steps = byStep(execs)
+  const ids = Array.from({ length: WORKFLOWS }, (_, id) => id)
+  await checkRuns(client, { ids, input: crashInput, execs, lastExecutionRecorded: true })
   let sleeps = 0
   let firedAfterDowntime = 0
-  for (let id = 0; id < WORKFLOWS; id++) {
+  for (const id of ids) {
     const runId = `wf-${id}`
-    const run = await client.getRun(runId)
-    assert.equal(
-      run?.status,
-      'completed',
-      `${runId} is ${run?.status}: ${JSON.stringify(run?.error ?? run?.parkReason)}`,
-    )
-    assert.equal(run?.output, expectedTotal(), `${runId} output`)
-    const records = await client.store.loadCheckpoints(runId)
-    const input = crashInput(id)
-    assert.equal(
-      records.length,
-      STEPS + input.sleepAfter.length,
-      `${runId}: one checkpoint per position`,
-    )
-    records.forEach((r, i) => assert.equal(r.seq, i, `${runId}: positions dense`))
-    for (const r of records) {
+    for (const r of await client.store.loadCheckpoints(runId)) {
+      if (r.kind !== 'sleep') continue
+      sleeps++
       assert.equal(r.status, 'completed', `${runId}#${r.seq} ${r.status}`)
-      if (r.kind === 'sleep') {
-        sleeps++
-        assert.ok(r.updatedAt >= (r.wakeAt as number), `${runId}#${r.seq}: timer fired early`)
-        if (r.updatedAt - (r.wakeAt as number) >= 300) firedAfterDowntime++
-        continue
-      }
-      const recorded = JSON.parse(r.output as string) as StepValue
-      const ran = steps.get(`${runId}/${recorded.i}`) ?? []
-      assert.ok(
-        ran.length > 0,
-        `${runId} step ${recorded.i} has a result but no execution in the ledger`,
-      )
-      const last = ran.at(-1)
-      assert.equal(
-        last?.exec,
-        recorded.exec,
-        `${runId} step ${recorded.i}: a body ran after its checkpoint was committed`,
-      )
+      assert.ok(r.updatedAt >= (r.wakeAt as number), `${runId}#${r.seq}: timer fired early`)
+      if (r.updatedAt - (r.wakeAt as number) >= 300) firedAfterDowntime++
     }
   }
   assert.ok(sleeps > 0)

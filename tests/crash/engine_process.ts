@@ -2,11 +2,18 @@
  * A crash-test engine process: drives runs until it is killed. Restarts use the same instance
  * id, so a restarted process reclaims its runs at once. Configured by env: CRASH_LEDGER,
  * CRASH_INSTANCE (default `crash-engine`), and the store — CRASH_DB (a SQLite file) or
- * CRASH_PG_URL + CRASH_PG_SCHEMA (Postgres) or CRASH_MYSQL_URL + CRASH_MYSQL_DB (MySQL/MariaDB); CRASH_LOG (a file for warnings); failpoints by
+ * CRASH_PG_URL + CRASH_PG_SCHEMA (Postgres) or CRASH_MYSQL_URL + CRASH_MYSQL_DB (MySQL/MariaDB);
+ * CRASH_LOG (a file for warnings), CRASH_TRACE (a file for lifecycle events); failpoints by
  * CAIRN_FAILPOINTS.
  */
 import { appendFileSync } from 'node:fs'
-import { Engine, silentLogger, type Logger, type StateStore } from '@cairn/core'
+import {
+  Engine,
+  silentLogger,
+  type EngineEventName,
+  type Logger,
+  type StateStore,
+} from '@cairn/core'
 import { SqliteStore } from '@cairn/sql/sqlite'
 import { registerCrashWorkflow } from './crash_workflow.ts'
 
@@ -28,13 +35,19 @@ async function openStore(): Promise<StateStore> {
 
 // CRASH_LOG: warnings and errors go to that file (one JSON line each, with the instance id), so a
 // test can count what the engine noticed (lost leases, fenced writes).
+function errorText(err: unknown): string | undefined {
+  if (err === undefined) return undefined
+  const { code, message } = err as { code?: unknown; message?: unknown }
+  return `${String(code ?? '')} ${String(message ?? err)}`.slice(0, 300)
+}
+
 function logger(): Logger {
   const file = process.env.CRASH_LOG
   if (file === undefined) return silentLogger
   const write = (level: string) => (obj: Record<string, unknown>, msg: string) =>
     appendFileSync(
       file,
-      `${JSON.stringify({ level, msg, instance: process.env.CRASH_INSTANCE, runId: obj.runId, reason: obj.reason })}\n`,
+      `${JSON.stringify({ level, msg, instance: process.env.CRASH_INSTANCE, runId: obj.runId, reason: obj.reason, err: errorText(obj.err) })}\n`,
     )
   return { ...silentLogger, warn: write('warn'), error: write('error') }
 }
@@ -49,6 +62,30 @@ const engine = new Engine({
   pollIntervalMs: 50,
 })
 registerCrashWorkflow(engine, process.env.CRASH_LEDGER as string)
+traceEvents(engine, process.env.CRASH_TRACE)
 await engine.startDriving()
 process.stdout.write('ready\n')
 setInterval(() => {}, 1_000) // stay alive until killed
+
+// CRASH_TRACE: every lifecycle event, one line each, so a test that finds a run stuck can show
+// the last thing that happened to it.
+function traceEvents(engine: Engine, file: string | undefined): void {
+  if (file === undefined) return
+  const names: EngineEventName[] = [
+    'run:started',
+    'run:completed',
+    'run:failed',
+    'run:suspended',
+    'run:parked',
+    'step:started',
+    'step:completed',
+    'step:failed',
+    'step:retried',
+  ]
+  for (const name of names) {
+    engine.on(name, (event) => {
+      const { runId, seq } = event as { runId: string; seq?: number }
+      appendFileSync(file, `${Date.now()} ${runId} ${name}${seq === undefined ? '' : ` #${seq}`}\n`)
+    })
+  }
+}

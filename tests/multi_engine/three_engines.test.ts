@@ -6,71 +6,45 @@
  * keeps starting workflows; an effect ledger outside the engines records every step body.
  */
 import assert from 'node:assert/strict'
-import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { Engine, silentLogger, type RunInfo, type StateStore } from '@cairn/core'
-import { expectedTotal, STEPS, type CrashInput, type StepValue } from '../crash/crash_workflow.ts'
+import { Engine, silentLogger, type StateStore } from '@cairn/core'
+import type { CrashInput } from '../crash/crash_workflow.ts'
 import { readLedger } from '../crash/ledger.ts'
 import { kill, pause, spawnEngine, type EngineChild } from '../crash/supervisor.ts'
-import { MYSQL_URL, PG_URL, serviceAvailable } from '../helpers/services.ts'
+import { checkRuns, waitUntilAllFinished } from '../crash/run_checks.ts'
+import { createSite, type ServerKind } from '../crash/server_sites.ts'
+import { serviceAvailable } from '../helpers/services.ts'
 
 const WAVE = 40
 const WORKFLOWS = WAVE * 4
 const LEASE_MS = 2_000
 
-/** One server database per run: where the engines meet, how a child process opens it. */
-interface Target {
-  service: 'postgres' | 'mysql'
-  open(name: string): Promise<StateStore>
-  childEnv(name: string): Record<string, string>
-  drop(name: string): Promise<void>
-}
+const TARGETS: Record<string, ServerKind> = { Postgres: 'postgres', MariaDB: 'mysql' }
 
-const TARGETS: Record<string, Target> = {
-  Postgres: {
-    service: 'postgres',
-    open: async (schema) =>
-      new (await import('@cairn/sql/postgres')).PostgresStore({
-        connectionString: PG_URL,
-        schema,
-        max: 4,
-      }),
-    childEnv: (schema) => ({ CRASH_PG_URL: PG_URL, CRASH_PG_SCHEMA: schema }),
-    drop: dropSchema,
-  },
-  MariaDB: {
-    service: 'mysql',
-    open: async (database) =>
-      new (await import('@cairn/sql/mysql')).MysqlStore({ uri: MYSQL_URL, database, max: 4 }),
-    childEnv: (database) => ({ CRASH_MYSQL_URL: MYSQL_URL, CRASH_MYSQL_DB: database }),
-    drop: dropDatabase,
-  },
-}
-
-for (const [label, target] of Object.entries(TARGETS)) {
-  const available = await serviceAvailable(target.service)
+for (const [label, kind] of Object.entries(TARGETS)) {
+  const available = await serviceAvailable(kind)
   void test(
     `three engines on one ${label}: kill + restart, kill for good, pause past the lease`,
-    { skip: !available && `${target.service} unreachable`, timeout: 240_000 },
-    () => threeEngines(target),
+    { skip: !available && `${kind} unreachable`, timeout: 240_000 },
+    () => threeEngines(kind),
   )
 }
 
-async function threeEngines(target: Target): Promise<void> {
-  const schema = `cairn_multi_${randomBytes(5).toString('hex')}`
+async function threeEngines(kind: ServerKind): Promise<void> {
+  const site = await createSite(kind, 'cairn_multi')
   const dir = mkdtempSync(join(tmpdir(), 'cairn-multi-'))
   const ledger = join(dir, 'ledger.txt')
   const log = join(dir, 'engines.log')
   writeFileSync(ledger, '')
   writeFileSync(log, '')
-  const store = await target.open(schema)
+  const store = await site.openStore(4)
   const client = new Engine({ store, logger: silentLogger, instanceId: 'client' })
   client.register('crash', 1, async () => 0)
   const env = (instance: string) => ({
-    ...target.childEnv(schema),
+    ...site.childEnv(),
     CRASH_LEDGER: ledger,
     CRASH_LOG: log,
     CRASH_INSTANCE: instance,
@@ -138,7 +112,12 @@ async function threeEngines(target: Target): Promise<void> {
     for (const [key, output] of before) {
       assert.equal(after.get(key), output, `recorded result ${key} changed`)
     }
-    await checkRuns(client, store, ledger)
+    await checkRuns(client, {
+      ids: Array.from({ length: WORKFLOWS }, (_, id) => id),
+      input,
+      execs: readLedger(ledger),
+      lastExecutionRecorded: false,
+    })
     // The faults hit real work: each engine held runs when it was killed or paused, and
     // those runs completed anyway (taken back, or taken over).
     assert.ok(heldByB.length > 0, 'b held no run when it was killed')
@@ -152,7 +131,7 @@ async function threeEngines(target: Target): Promise<void> {
   } finally {
     for (const child of children) await kill(child).catch(() => {})
     await client.close(0)
-    await target.drop(schema)
+    await site.drop()
     rmSync(dir, { recursive: true, force: true })
   }
 }
@@ -186,55 +165,4 @@ async function recordedCheckpoints(store: StateStore): Promise<Map<string, strin
     }
   }
   return map
-}
-
-async function waitUntilAllFinished(client: Engine, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const open = await client.listRuns({ status: ['pending', 'running', 'waiting'], limit: 1 })
-    if (open.runs.length === 0) return
-    if (Date.now() > deadline)
-      throw new Error(`runs still open, e.g. ${JSON.stringify(open.runs[0])}`)
-    await pause(100)
-  }
-}
-
-async function checkRuns(client: Engine, store: StateStore, ledger: string): Promise<void> {
-  const execs = new Set(readLedger(ledger).map((e) => e.exec))
-  for (let id = 0; id < WORKFLOWS; id++) {
-    const run = (await client.getRun(`wf-${id}`)) as RunInfo
-    assert.equal(
-      run.status,
-      'completed',
-      `wf-${id}: ${run.status} ${JSON.stringify(run.error ?? run.parkReason)}`,
-    )
-    assert.equal(run.output, expectedTotal())
-    const records = await store.loadCheckpoints(`wf-${id}`)
-    assert.equal(
-      records.length,
-      STEPS + input(id).sleepAfter.length,
-      `wf-${id}: one checkpoint per position`,
-    )
-    records.forEach((r, i) => assert.equal(r.seq, i, `wf-${id}: dense positions`))
-    for (const r of records.filter((x) => x.kind === 'local')) {
-      const value = JSON.parse(r.output as string) as StepValue
-      assert.ok(
-        execs.has(value.exec),
-        `wf-${id}#${r.seq}: recorded result from an execution the ledger never saw`,
-      )
-    }
-  }
-}
-
-async function dropDatabase(database: string): Promise<void> {
-  const mysql = await import('mysql2/promise')
-  const connection = await mysql.createConnection({ uri: MYSQL_URL })
-  await connection.query(`DROP DATABASE IF EXISTS \`${database}\``).finally(() => connection.end())
-}
-
-async function dropSchema(schema: string): Promise<void> {
-  const { default: pg } = await import('pg')
-  const admin = new pg.Client({ connectionString: PG_URL })
-  await admin.connect()
-  await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).finally(() => admin.end())
 }
