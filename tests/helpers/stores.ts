@@ -1,6 +1,6 @@
 /**
- * The stores every engine test runs against. `DB=memory,sqlite,postgres,mysql` (default: all
- * of them) selects; each test gets a fresh store — a temporary SQLite file, its own Postgres
+ * The stores every engine test runs against. `DB=memory,sqlite,postgres,mysql,knex-sqlite,
+ * knex-postgres,knex-mysql` (default: all of them) selects; each test gets a fresh store — a temporary SQLite file, its own Postgres
  * schema, its own MySQL database — and removes it afterwards. An unreachable service is skipped with one loud line,
  * or fails the run under CI=true (tests/helpers/services.ts).
  */
@@ -70,6 +70,46 @@ const factories: Record<string, Factory> = {
       () => dropMysqlDatabase(database),
     )
   },
+  'knex-sqlite': async () => {
+    const { default: knex } = await import('knex')
+    const { KnexStore } = await import('@cairn/sql/knex')
+    const dir = mkdtempSync(join(tmpdir(), 'cairn-test-'))
+    const connection = { filename: join(dir, 'cairn.db') }
+    const app = knex({ client: 'better-sqlite3', connection, useNullAsDefault: true })
+    return handleOf(
+      () => new KnexStore(app),
+      async () => {
+        await app.destroy()
+        rmSync(dir, { recursive: true, force: true })
+      },
+    )
+  },
+  'knex-postgres': async () => {
+    const { default: knex } = await import('knex')
+    const { KnexStore } = await import('@cairn/sql/knex')
+    const schema = `cairn_t_${randomBytes(6).toString('hex')}`
+    const app = knex({ client: 'pg', connection: PG_URL, pool: { min: 0, max: 8 } })
+    return handleOf(
+      () => new KnexStore(app, { schema }),
+      async () => {
+        await app.destroy()
+        await dropPostgresSchema(schema)
+      },
+    )
+  },
+  'knex-mysql': async () => {
+    const { default: knex } = await import('knex')
+    const { KnexStore } = await import('@cairn/sql/knex')
+    const database = `cairn_t_${randomBytes(6).toString('hex')}`
+    const app = knex({ client: 'mysql2', connection: MYSQL_URL, pool: { min: 0, max: 8 } })
+    return handleOf(
+      () => new KnexStore(app, { database }),
+      async () => {
+        await app.destroy()
+        await dropMysqlDatabase(database)
+      },
+    )
+  },
 }
 
 async function dropMysqlDatabase(database: string): Promise<void> {
@@ -96,6 +136,8 @@ async function dropPostgresSchema(schema: string): Promise<void> {
 const SERVICE_OF: Record<string, 'postgres' | 'mysql' | undefined> = {
   postgres: 'postgres',
   mysql: 'mysql',
+  'knex-postgres': 'postgres',
+  'knex-mysql': 'mysql',
 }
 
 /** The stores to run: DB's list (default: every store), minus unreachable services outside CI. */

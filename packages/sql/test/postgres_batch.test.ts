@@ -12,7 +12,13 @@ import { poolOfStore } from '../src/postgres/debug_access.ts'
 import { PortablePostgresStore } from '../src/postgres/portable_store.ts'
 import type { SqlPool } from '../src/shared/driver.ts'
 import { planWaves } from '../src/shared/wave_plan.ts'
-import { PG_URL, adminQuery, pgTest, storeInFreshSchema } from './helpers/postgres.ts'
+import {
+  PG_URL,
+  adminQuery,
+  pgTest,
+  storeInFreshSchema,
+  terminateWhen,
+} from './helpers/postgres.ts'
 
 const T0 = 2_200_000_000_000
 const LEASE = { owner: 'engine-a', leaseMs: 30_000 }
@@ -334,19 +340,6 @@ function taggedPool(): { pool: pg.Pool; tag: string } {
   const pool = new pg.Pool({ connectionString: PG_URL, max: 2, application_name: tag })
   pool.on('error', () => undefined)
   return { pool, tag }
-}
-
-/** Terminates the backend of `tag` once it matches `condition` (SQL over pg_stat_activity). */
-async function terminateWhen(tag: string, condition: string): Promise<void> {
-  for (let tries = 0; tries < 250; tries++) {
-    const rows = await adminQuery(
-      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND ${condition}`,
-      [tag],
-    )
-    if (rows.length > 0) return
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-  throw new Error(`no backend of ${tag} matched ${condition}`)
 }
 
 async function expectOutcomeUnknown(call: Promise<unknown>): Promise<void> {

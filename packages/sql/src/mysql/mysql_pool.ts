@@ -5,7 +5,7 @@
  * and binary strings (the VARBINARY id columns) as text. mysql2 does not pipeline: every
  * statement is one round trip, counted in `statementCount`.
  */
-import type { Pool, PoolConnection, QueryOptions, TypeCast } from 'mysql2/promise'
+import type { FieldPacket, QueryOptions, QueryResult, TypeCast } from 'mysql2/promise'
 import type { FailureKind, SqlPool, SqlResult, SqlSession, SqlStatement } from '../shared/driver.ts'
 import { OutcomeUnknown } from '../shared/failures.ts'
 import {
@@ -18,7 +18,48 @@ import {
 import type { SessionSetup } from './session_setup.ts'
 import { StatementTooLarge, statementText } from './statement_text.ts'
 
+/**
+ * What MysqlPool uses of a mysql2/promise pool (which is one). knex/knex_mysql_pool.ts offers
+ * the same over the connections of a Knex instance, so both run this one driver.
+ */
+export interface MysqlConnectionPool {
+  getConnection(): Promise<MysqlPooledConnection>
+  end(): Promise<void>
+}
+
+/** A connection checked out of a MysqlConnectionPool: the part of a PoolConnection MysqlPool uses. */
+export interface MysqlPooledConnection {
+  /** The object emitting 'error' when the connection fails (mysql2's core connection). */
+  readonly connection: ErrorEmitter
+  query(options: QueryOptions): Promise<[QueryResult, FieldPacket[]]>
+  release(): void
+  /** Closes the connection instead of handing it to the next caller; `reason`: its failure. */
+  destroy(reason: Error): void
+}
+
+export interface ErrorEmitter {
+  on(event: 'error', listener: (error: Error) => void): unknown
+  removeListener(event: 'error', listener: (error: Error) => void): unknown
+}
+
+export interface MysqlPoolOptions {
+  /** close() ends the pool; a pool handed in by the caller is left to the caller. */
+  owned: boolean
+  /** Settings each new connection gets before its first statement (the store's own pool). */
+  session: SessionSetup | null
+  /**
+   * Each transaction runs at READ COMMITTED, set by SET TRANSACTION just before it (one more
+   * statement; the session's own level is left alone): for connections the store borrows.
+   */
+  readCommittedTransactions: boolean
+}
+
 const START: SqlStatement = { text: 'START TRANSACTION', values: [] }
+/** Applies to the next transaction only (MySQL and MariaDB alike). */
+const READ_COMMITTED_NEXT: SqlStatement = {
+  text: 'SET TRANSACTION ISOLATION LEVEL READ COMMITTED',
+  values: [],
+}
 const COMMIT: SqlStatement = { text: 'COMMIT', values: [] }
 const ROLLBACK: SqlStatement = { text: 'ROLLBACK', values: [] }
 const MAX_PACKET: SqlStatement = { text: 'SELECT @@max_allowed_packet', values: [] }
@@ -39,20 +80,18 @@ const QUERY_OPTIONS = {
 } satisfies Omit<QueryOptions, 'sql'>
 
 export class MysqlPool implements SqlPool {
-  readonly #pool: Pool
+  readonly #pool: MysqlConnectionPool
   readonly #owned: boolean
   readonly #session: SessionSetup | null
+  readonly #start: readonly SqlStatement[]
   #statements = 0
   #maxPacket: number | null = null
 
-  /**
-   * `owned`: close() ends the pool; a pool handed in by the caller is left to the caller.
-   * `session`: settings each new connection gets before its first statement (own pool only).
-   */
-  constructor(pool: Pool, owned: boolean, session: SessionSetup | null) {
+  constructor(pool: MysqlConnectionPool, options: MysqlPoolOptions) {
     this.#pool = pool
-    this.#owned = owned
-    this.#session = session
+    this.#owned = options.owned
+    this.#session = options.session
+    this.#start = options.readCommittedTransactions ? [READ_COMMITTED_NEXT, START] : [START]
   }
 
   get statementCount(): number {
@@ -74,7 +113,7 @@ export class MysqlPool implements SqlPool {
   async transaction<T>(body: (session: SqlSession) => Promise<T>): Promise<T> {
     const checkout = await this.#checkout()
     try {
-      await this.#run(checkout, START)
+      for (const statement of this.#start) await this.#run(checkout, statement)
       const result = await body({ query: (statement) => this.#run(checkout, statement) })
       await this.#commit(checkout)
       return result
@@ -170,13 +209,13 @@ export class MysqlPool implements SqlPool {
  * on release, not handed to the next caller.
  */
 class Checkout {
-  readonly connection: PoolConnection
+  readonly connection: MysqlPooledConnection
   broken: Error | null = null
   readonly #onError = (error: Error) => {
     this.broken ??= error
   }
 
-  constructor(connection: PoolConnection) {
+  constructor(connection: MysqlPooledConnection) {
     this.connection = connection
     connection.connection.on('error', this.#onError)
   }
@@ -184,6 +223,6 @@ class Checkout {
   release(): void {
     this.connection.connection.removeListener('error', this.#onError)
     if (this.broken === null) this.connection.release()
-    else this.connection.destroy()
+    else this.connection.destroy(this.broken)
   }
 }

@@ -67,7 +67,7 @@ function serverUri(options: MysqlStoreOptions): string | undefined {
   return given
 }
 
-function uriDatabase(uri: string): string | undefined {
+export function uriDatabase(uri: string): string | undefined {
   const name = decodeURIComponent(new URL(uri).pathname.slice(1))
   return name === '' ? undefined : name
 }
@@ -92,7 +92,7 @@ function poolDatabase(pool: Pool | undefined): string | undefined {
 }
 
 /** Any name MySQL and MariaDB keep whole: 1 to 64 characters, no NUL, no trailing space. */
-function validateDatabase(database: unknown): asserts database is string {
+export function validateDatabase(database: unknown): asserts database is string {
   if (
     typeof database !== 'string' ||
     database === '' ||

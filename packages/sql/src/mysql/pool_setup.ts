@@ -10,7 +10,13 @@ const CONNECT_TIMEOUT_MS = 10_000
 const KEEPALIVE_DELAY_MS = 10_000
 
 export function setUpPool(options: ResolvedMysqlOptions): MysqlPool {
-  if (options.pool !== null) return new MysqlPool(options.pool, false, null)
+  if (options.pool !== null) {
+    return new MysqlPool(options.pool, {
+      owned: false,
+      session: null,
+      readCommittedTransactions: false,
+    })
+  }
   const pool = mysql.createPool({
     uri: options.uri ?? undefined,
     connectionLimit: options.max,
@@ -28,5 +34,9 @@ export function setUpPool(options: ResolvedMysqlOptions): MysqlPool {
   pool.on('connection', (connection: { on(event: 'error', listener: () => void): unknown }) => {
     connection.on('error', () => undefined)
   })
-  return new MysqlPool(pool, true, new SessionSetup())
+  return new MysqlPool(pool, {
+    owned: true,
+    session: new SessionSetup(),
+    readCommittedTransactions: false,
+  })
 }

@@ -11,8 +11,8 @@
  * - A fixed sql_mode: strict (a value that does not fit is an error, never truncated) and
  *   without NO_BACKSLASH_ESCAPES, which the client-side escaping relies on.
  */
-import type { PoolConnection } from 'mysql2/promise'
 import type { SqlResult, SqlStatement } from '../shared/driver.ts'
+import type { MysqlPooledConnection } from './mysql_pool.ts'
 
 const SQL_MODE = 'STRICT_ALL_TABLES,NO_ENGINE_SUBSTITUTION'
 
@@ -32,13 +32,13 @@ export class SessionSetup {
   readonly #ready = new WeakSet<object>()
   #variant = 0
 
-  isReady(connection: PoolConnection): boolean {
+  isReady(connection: MysqlPooledConnection): boolean {
     return this.#ready.has(connection.connection)
   }
 
   /** Applies the settings through `run` (the driver, so the statement is counted). */
   async prepare(
-    connection: PoolConnection,
+    connection: MysqlPooledConnection,
     run: (statement: SqlStatement) => Promise<SqlResult>,
   ): Promise<void> {
     for (;;) {

@@ -1,23 +1,29 @@
-/** Everything a MySQL/MariaDB store is made of, from its options. */
+/** Everything a MySQL/MariaDB store is made of, from its options or from a pool set up elsewhere. */
 import { lockedClaims } from '../shared/locked_claims.ts'
 import { LockedWaveWriter } from '../shared/locked_wave_writer.ts'
 import type { SqlStoreParts } from '../shared/sql_store.ts'
 import { qualifiedTables } from '../shared/tables.ts'
 import { mysqlDialect } from './dialect.ts'
 import { migrations } from './migrations/index.ts'
+import type { MysqlPool } from './mysql_pool.ts'
 import { resolveOptions, type MysqlStoreOptions } from './options.ts'
 import { setUpPool } from './pool_setup.ts'
+
+export function mysqlSetup(options: MysqlStoreOptions): SqlStoreParts {
+  const resolved = resolveOptions(options)
+  return mysqlOnPool(setUpPool(resolved), resolved.database)
+}
 
 /**
  * The portable writers of shared/: MySQL has no RETURNING on UPDATE and no data-modifying
  * CTEs, so a wave is a locking read of its runs and checkpoints, decisions in JavaScript, and
  * one fenced multi-row write per kind (locked_wave_writer.ts); a claim is a SKIP LOCKED
  * locking read and an UPDATE by key (locked_claims.ts).
+ *
+ * Over a driver already set up; `database` must be valid (options.ts).
  */
-export function mysqlSetup(options: MysqlStoreOptions): SqlStoreParts {
-  const resolved = resolveOptions(options)
-  const pool = setUpPool(resolved)
-  const tables = qualifiedTables(mysqlDialect, resolved.database)
+export function mysqlOnPool(pool: MysqlPool, database: string): SqlStoreParts {
+  const tables = qualifiedTables(mysqlDialect, database)
   const context = { pool, dialect: mysqlDialect, tables }
   return {
     ...context,

@@ -54,7 +54,7 @@ export function resolveOptions(options: PostgresStoreOptions): ResolvedPostgresO
 }
 
 /** Any identifier Postgres keeps whole: not empty, no NUL, at most 63 bytes. */
-function validateSchema(schema: unknown): void {
+export function validateSchema(schema: unknown): void {
   if (
     typeof schema !== 'string' ||
     schema === '' ||

@@ -11,18 +11,36 @@ import { classifyPgError, describePgError, isConnectionLoss, isMissingTable } fr
 import { PG_TYPES } from './pg_types.ts'
 import { StatementNames } from './statement_names.ts'
 
+/**
+ * What PgPool uses of a pg.Pool (which is one). knex/knex_pg_pool.ts offers the same over the
+ * connections of a Knex instance, so both run this one driver.
+ */
+export interface PgClientPool {
+  connect(): Promise<PgPooledClient>
+  end(): Promise<void>
+}
+
+/** A client checked out of a PgClientPool: the part of pg.PoolClient PgPool uses. */
+export interface PgPooledClient {
+  query(config: pg.QueryArrayConfig): Promise<pg.QueryArrayResult>
+  on(event: 'error', listener: (error: Error) => void): unknown
+  removeListener(event: 'error', listener: (error: Error) => void): unknown
+  /** With an error: the connection failed, and is destroyed instead of reused. */
+  release(error?: Error): void
+}
+
 const BEGIN: SqlStatement = { text: 'BEGIN', values: [] }
 const COMMIT: SqlStatement = { text: 'COMMIT', values: [] }
 const ROLLBACK: SqlStatement = { text: 'ROLLBACK', values: [] }
 
 export class PgPool implements SqlPool {
-  readonly #pool: pg.Pool
+  readonly #pool: PgClientPool
   readonly #owned: boolean
   readonly #names = new StatementNames()
   #statements = 0
 
   /** `owned`: close() ends the pool; a pool handed in by the caller is left to the caller. */
-  constructor(pool: pg.Pool, owned: boolean) {
+  constructor(pool: PgClientPool, owned: boolean) {
     this.#pool = pool
     this.#owned = owned
   }
@@ -122,13 +140,13 @@ export class PgPool implements SqlPool {
  * duration, and a client whose connection failed is destroyed on release, not reused.
  */
 class Checkout {
-  readonly client: pg.PoolClient
+  readonly client: PgPooledClient
   broken: Error | null = null
   readonly #onError = (error: Error) => {
     this.broken ??= error
   }
 
-  constructor(client: pg.PoolClient) {
+  constructor(client: PgPooledClient) {
     this.client = client
     client.on('error', this.#onError)
   }

@@ -8,21 +8,24 @@ import { closedStoreError } from '../shared/failures.ts'
 import { SqlStore } from '../shared/sql_store.ts'
 import { poolOfStore } from './debug_access.ts'
 import type { PostgresStoreOptions } from './options.ts'
-import { postgresSetup } from './store_setup.ts'
+import { postgresSetup, type PostgresSetup } from './store_setup.ts'
 import { startWakeListener } from './wake_listener.ts'
 
-export class PostgresStore extends SqlStore {
+/**
+ * The Postgres store over a setup: PostgresStore builds one from its options, and
+ * `@cairn/sql/knex` from the connections of a Knex instance.
+ */
+export class PostgresSqlStore extends SqlStore {
   declare readonly kind: 'postgres'
-  readonly #clientConfig: ClientConfig
+  readonly #listenerConfig: () => ClientConfig
   readonly #channel: string
   readonly #watchers = new Set<() => Promise<void>>()
 
-  constructor(options: PostgresStoreOptions) {
-    const { parts, clientConfig, channel } = postgresSetup(options)
-    super(parts)
-    this.#clientConfig = clientConfig
-    this.#channel = channel
-    poolOfStore.set(this, parts.pool)
+  constructor(setup: PostgresSetup) {
+    super(setup.parts)
+    this.#listenerConfig = setup.listenerConfig
+    this.#channel = setup.channel
+    poolOfStore.set(this, setup.parts.pool)
   }
 
   /**
@@ -32,7 +35,7 @@ export class PostgresStore extends SqlStore {
   async watchClaimable(onWake: (at: number) => void): Promise<() => Promise<void>> {
     if (!this.isOpen) throw closedStoreError(this.kind, 'watchClaimable')
     const stop = await startWakeListener({
-      config: this.#clientConfig,
+      config: this.#listenerConfig(),
       channel: this.#channel,
       onWake,
     })
@@ -45,6 +48,12 @@ export class PostgresStore extends SqlStore {
 
   protected override async beforeClose(): Promise<void> {
     await Promise.all([...this.#watchers].map((stop) => stop()))
+  }
+}
+
+export class PostgresStore extends PostgresSqlStore {
+  constructor(options: PostgresStoreOptions) {
+    super(postgresSetup(options))
   }
 }
 

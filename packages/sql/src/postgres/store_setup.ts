@@ -1,4 +1,4 @@
-/** Everything a Postgres store is made of, from its options. */
+/** Everything a Postgres store is made of, from its options or from a pool set up elsewhere. */
 import type { ClientConfig } from 'pg'
 import type { SqlStoreParts } from '../shared/sql_store.ts'
 import { qualifiedTables } from '../shared/tables.ts'
@@ -6,22 +6,35 @@ import { postgresClaims } from './claim_writer.ts'
 import { postgresDialect } from './dialect.ts'
 import { migrations } from './migrations/index.ts'
 import { resolveOptions, type PostgresStoreOptions } from './options.ts'
+import type { PgPool } from './pg_pool.ts'
 import { setUpPool } from './pool_setup.ts'
 import { wakeChannel } from './wake_channel.ts'
 import { PostgresWaveWriter } from './wave_writer.ts'
 
 export interface PostgresSetup {
   parts: SqlStoreParts
-  /** Settings for the wake-up listener's own connection. */
-  clientConfig: ClientConfig
+  /**
+   * Settings for the wake-up listener's own connection, read each time a watcher starts (a
+   * Knex instance may only know them once it has connected).
+   */
+  listenerConfig: () => ClientConfig
   channel: string
 }
 
 export function postgresSetup(options: PostgresStoreOptions): PostgresSetup {
   const resolved = resolveOptions(options)
   const { pool, clientConfig } = setUpPool(resolved)
-  const tables = qualifiedTables(postgresDialect, resolved.schema)
-  const channel = wakeChannel(resolved.schema)
+  return postgresOnPool(pool, resolved.schema, () => clientConfig)
+}
+
+/** The store's parts over a driver already set up; `schema` must be valid (options.ts). */
+export function postgresOnPool(
+  pool: PgPool,
+  schema: string,
+  listenerConfig: () => ClientConfig,
+): PostgresSetup {
+  const tables = qualifiedTables(postgresDialect, schema)
+  const channel = wakeChannel(schema)
   const parts: SqlStoreParts = {
     kind: 'postgres',
     pool,
@@ -31,5 +44,5 @@ export function postgresSetup(options: PostgresStoreOptions): PostgresSetup {
     claims: postgresClaims,
     migrations,
   }
-  return { parts, clientConfig, channel }
+  return { parts, listenerConfig, channel }
 }

@@ -1,6 +1,7 @@
 /** Opening the connection and setting the PRAGMAs every connection needs (they are per connection). */
 import { DatabaseSync } from 'node:sqlite'
 import { StoreFailureError } from '@cairn/core'
+import type { SqliteDatabase } from './database.ts'
 import { BUSY_SLICE_MS } from './busy_retry.ts'
 import type { ResolvedSqliteOptions } from './options.ts'
 
@@ -24,7 +25,7 @@ export function openConnection(options: ResolvedSqliteOptions): DatabaseSync {
  * databases stay in 'memory' mode. Anything else (a file system without shared memory)
  * is refused: the durability and concurrency promises in docs/sqlite.md assume WAL.
  */
-export function enableWal(db: DatabaseSync, path: string): void {
+export function enableWal(db: SqliteDatabase, path: string): void {
   const row = db.prepare('PRAGMA journal_mode = WAL').get() as { journal_mode: string } | undefined
   const mode = row?.journal_mode
   if (mode === 'wal' || (path === ':memory:' && mode === 'memory')) return

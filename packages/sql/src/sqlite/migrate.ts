@@ -4,7 +4,7 @@
  * written in one BEGIN IMMEDIATE transaction, re-reading the revision under the write lock,
  * so several processes opening a fresh file at once each either migrate it or find it done.
  */
-import type { DatabaseSync } from 'node:sqlite'
+import type { SqliteDatabase } from './database.ts'
 import { MigrationFailedError } from '@cairn/core'
 import { latestRevision, migrations, type Migration } from './migrations/index.ts'
 import { inImmediateTransaction, type TransactionStatements } from './transaction.ts'
@@ -16,7 +16,7 @@ const MARKER_TABLE = `CREATE TABLE IF NOT EXISTS cairn_schema (
 ) STRICT`
 
 /** Brings the schema to the latest revision. Throws SQLITE_BUSY as is (the caller retries). */
-export function migrate(db: DatabaseSync, tx: TransactionStatements): void {
+export function migrate(db: SqliteDatabase, tx: TransactionStatements): void {
   if (readRevision(db) === latestRevision) return
   inImmediateTransaction(db, tx, () => {
     db.exec(MARKER_TABLE)
@@ -27,7 +27,7 @@ export function migrate(db: DatabaseSync, tx: TransactionStatements): void {
 }
 
 /** The applied revision; 0 for a database Cairn never touched. */
-function readRevision(db: DatabaseSync): number {
+function readRevision(db: SqliteDatabase): number {
   let row: { revision: number } | undefined
   try {
     row = db.prepare('SELECT revision FROM cairn_schema WHERE id = 1').get() as typeof row
@@ -49,7 +49,7 @@ function isMissingMarker(err: unknown): boolean {
   return err instanceof Error && !isBusy(err) && /no such table: cairn_schema/.test(err.message)
 }
 
-function apply(db: DatabaseSync, migration: Migration): void {
+function apply(db: SqliteDatabase, migration: Migration): void {
   try {
     db.exec(migration.sql)
   } catch (err) {
@@ -61,7 +61,7 @@ function apply(db: DatabaseSync, migration: Migration): void {
   }
 }
 
-function writeRevision(db: DatabaseSync, revision: number): void {
+function writeRevision(db: SqliteDatabase, revision: number): void {
   db.prepare(
     'INSERT INTO cairn_schema (id, revision) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET revision = excluded.revision',
   ).run(revision)

@@ -21,7 +21,7 @@ export interface ResolvedSqliteOptions {
 const DEFAULT_BUSY_TIMEOUT_MS = 5000
 
 export function resolveOptions(options: SqliteStoreOptions): ResolvedSqliteOptions {
-  const { path, synchronous = 'full', busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS } = options
+  const { path, synchronous = 'full' } = options
   if (typeof path !== 'string' || path === '') {
     throw new InvalidArgumentError('sqlite store: path must be a non-empty string')
   }
@@ -30,10 +30,15 @@ export function resolveOptions(options: SqliteStoreOptions): ResolvedSqliteOptio
       `sqlite store: synchronous must be 'full' or 'normal', got ${String(synchronous)}`,
     )
   }
-  if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
+  return { path, synchronous, busyTimeoutMs: resolveBusyTimeout(options.busyTimeoutMs) }
+}
+
+/** `busyTimeoutMs`, checked; the default when not given. */
+export function resolveBusyTimeout(busyTimeoutMs: unknown = DEFAULT_BUSY_TIMEOUT_MS): number {
+  if (!Number.isSafeInteger(busyTimeoutMs) || (busyTimeoutMs as number) < 0) {
     throw new InvalidArgumentError(
-      `sqlite store: busyTimeoutMs must be an integer >= 0, got ${busyTimeoutMs}`,
+      `sqlite store: busyTimeoutMs must be an integer >= 0, got ${String(busyTimeoutMs)}`,
     )
   }
-  return { path, synchronous, busyTimeoutMs }
+  return busyTimeoutMs as number
 }

@@ -103,10 +103,9 @@ export function toCheckpointRecord(row: CheckpointRow): CheckpointRecord {
   }
 }
 
-/** Bind values of a checkpoint: the run id (looked up for its key), then CHECKPOINT_COLUMNS. */
+/** Bind values of a checkpoint: CHECKPOINT_COLUMNS (the run id is bound apart, for its key). */
 export function checkpointValues(cp: CheckpointRecord) {
   return [
-    cp.runId,
     cp.seq,
     cp.name,
     cp.kind,

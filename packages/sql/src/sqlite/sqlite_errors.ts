@@ -1,6 +1,8 @@
 /**
- * Reading node:sqlite errors and turning them into Cairn's store errors. node:sqlite throws
- * plain Errors with `code: 'ERR_SQLITE_ERROR'` and the extended result code in `errcode`.
+ * Reading SQLite errors and turning them into Cairn's store errors. node:sqlite throws plain
+ * Errors with `code: 'ERR_SQLITE_ERROR'` and the extended result code in `errcode`;
+ * better-sqlite3 (knex/) throws SqliteErrors whose `code` is the result code's name
+ * (`SQLITE_BUSY`, `SQLITE_BUSY_SNAPSHOT`).
  */
 import { CairnError, StoreFailureError } from '@cairn/core'
 
@@ -8,11 +10,47 @@ const SQLITE_BUSY = 5
 const SQLITE_LOCKED = 6
 const SQLITE_FULL = 13
 
+/** Primary result codes by number: `SQLITE_<name>`. */
+const PRIMARY_NAMES = [
+  'OK',
+  'ERROR',
+  'INTERNAL',
+  'PERM',
+  'ABORT',
+  'BUSY',
+  'LOCKED',
+  'NOMEM',
+  'READONLY',
+  'INTERRUPT',
+  'IOERR',
+  'CORRUPT',
+  'NOTFOUND',
+  'FULL',
+  'CANTOPEN',
+  'PROTOCOL',
+  'EMPTY',
+  'SCHEMA',
+  'TOOBIG',
+  'CONSTRAINT',
+  'MISMATCH',
+  'MISUSE',
+  'NOLFS',
+  'AUTH',
+  'FORMAT',
+  'RANGE',
+  'NOTADB',
+  'NOTICE',
+  'WARNING',
+]
+
 /** The primary SQLite result code of a thrown error, or null if it is not a SQLite error. */
 export function sqliteCode(err: unknown): number | null {
   if (typeof err !== 'object' || err === null) return null
-  const errcode = (err as { errcode?: unknown }).errcode
-  return typeof errcode === 'number' ? errcode & 0xff : null
+  const { errcode, code } = err as { errcode?: unknown; code?: unknown }
+  if (typeof errcode === 'number') return errcode & 0xff
+  const name = typeof code === 'string' ? /^SQLITE_([A-Z]+)/.exec(code)?.[1] : undefined
+  const primary = name === undefined ? -1 : PRIMARY_NAMES.indexOf(name)
+  return primary === -1 ? null : primary
 }
 
 /** Another connection holds the lock we need: worth waiting and retrying. */

@@ -3,20 +3,20 @@
  * prepared on first use and kept. Shapes repeat (an engine's runnable set rarely changes),
  * so the cache stays small; the bound only guards against unusual callers.
  */
-import type { DatabaseSync, StatementSync } from 'node:sqlite'
+import type { SqliteDatabase, SqliteStatement } from './database.ts'
 
 const MAX_ENTRIES = 64
 
 export class StatementCache {
-  readonly #db: DatabaseSync
-  readonly #entries = new Map<string, StatementSync>()
+  readonly #db: SqliteDatabase
+  readonly #entries = new Map<string, SqliteStatement>()
 
-  constructor(db: DatabaseSync) {
+  constructor(db: SqliteDatabase) {
     this.#db = db
   }
 
   /** The statement for `key`, built by `sql()` the first time; `arrays`: rows as arrays. */
-  get(key: string, sql: () => string, arrays = false): StatementSync {
+  get(key: string, sql: () => string, arrays = false): SqliteStatement {
     const hit = this.#entries.get(key)
     if (hit !== undefined) return hit
     const statement = this.#db.prepare(sql())

@@ -3,7 +3,7 @@
  * statements: the fence (epoch and `running`) sits in the WHERE clause, so `changes` tells
  * applied from not applied without a read on the success path.
  */
-import type { DatabaseSync, StatementSync } from 'node:sqlite'
+import type { SqliteDatabase, SqliteStatement } from './database.ts'
 import { CHECKPOINT_COLUMNS, CHECKPOINT_SELECT, RUN_COLUMNS } from './row_mapping.ts'
 import type { TransactionStatements } from './transaction.ts'
 
@@ -16,12 +16,13 @@ const SQL = {
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
   selectRun: `SELECT ${RUN_COLUMNS} FROM cairn_runs WHERE id = ?`,
   selectFence: `SELECT status, lease_epoch FROM cairn_runs WHERE id = ?`,
-  // ?1 the run id, ?2..?12 the row, ?13 the fence epoch. The run row, read for its key, is
-  // the fence: no row comes out of the SELECT unless the run is running at that epoch. Only
-  // a retrying or waiting checkpoint is overwritten: a recorded outcome never changes (I1).
+  // The row (CHECKPOINT_COLUMNS), then the run id and the fence epoch. The run row, read for
+  // its key, is the fence: no row comes out of the SELECT unless the run is running at that
+  // epoch. Only a retrying or waiting checkpoint is overwritten: a recorded outcome never
+  // changes (I1). Plain `?`s, no `?NNN`: better-sqlite3 (knex/) binds only those positionally.
   saveCheckpoint: `INSERT INTO cairn_checkpoints (run_key, ${CHECKPOINT_COLUMNS})
-    SELECT key, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12 FROM cairn_runs
-    WHERE id = ?1 AND lease_epoch = ?13 AND status = 'running'
+    SELECT key, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM cairn_runs
+    WHERE id = ? AND lease_epoch = ? AND status = 'running'
     ON CONFLICT (run_key, seq) DO UPDATE SET name = excluded.name, kind = excluded.kind,
       status = excluded.status, attempts = excluded.attempts, delivery_order = excluded.delivery_order,
       output = excluded.output, error = excluded.error, wake_at = excluded.wake_at,
@@ -48,7 +49,7 @@ const SQL = {
     WHERE available_at IS NOT NULL AND status = 'running' AND lease_owner = ?`,
 } as const
 
-export type Statements = { readonly [K in keyof typeof SQL]: StatementSync } & {
+export type Statements = { readonly [K in keyof typeof SQL]: SqliteStatement } & {
   tx: TransactionStatements
 }
 
@@ -60,7 +61,7 @@ const ARRAY_ROWS: ReadonlySet<string> = new Set([
   'loadCheckpoints',
 ])
 
-export function prepareStatements(db: DatabaseSync, tx: TransactionStatements): Statements {
+export function prepareStatements(db: SqliteDatabase, tx: TransactionStatements): Statements {
   const prepared = Object.fromEntries(
     Object.entries(SQL).map(([key, sql]) => {
       const statement = db.prepare(sql)
@@ -68,5 +69,5 @@ export function prepareStatements(db: DatabaseSync, tx: TransactionStatements): 
       return [key, statement]
     }),
   )
-  return { ...(prepared as { [K in keyof typeof SQL]: StatementSync }), tx }
+  return { ...(prepared as { [K in keyof typeof SQL]: SqliteStatement }), tx }
 }

@@ -2,17 +2,17 @@
  * BEGIN IMMEDIATE … COMMIT around a synchronous body. IMMEDIATE takes the write lock up
  * front, so a read-then-write inside the body (claims, migrations) cannot be raced by another
  * process, and a busy database fails at BEGIN, where nothing has happened yet and a retry is
- * safe. node:sqlite is synchronous: nothing else in this process runs inside the body.
+ * safe. SQLite calls are synchronous: nothing else in this process runs inside the body.
  */
-import type { DatabaseSync, StatementSync } from 'node:sqlite'
+import type { SqliteDatabase, SqliteStatement } from './database.ts'
 
 export interface TransactionStatements {
-  begin: StatementSync
-  commit: StatementSync
-  rollback: StatementSync
+  begin: SqliteStatement
+  commit: SqliteStatement
+  rollback: SqliteStatement
 }
 
-export function prepareTransactionStatements(db: DatabaseSync): TransactionStatements {
+export function prepareTransactionStatements(db: SqliteDatabase): TransactionStatements {
   return {
     begin: db.prepare('BEGIN IMMEDIATE'),
     commit: db.prepare('COMMIT'),
@@ -22,7 +22,7 @@ export function prepareTransactionStatements(db: DatabaseSync): TransactionState
 
 /** Runs `body` in one write transaction; on any error it is rolled back and the error rethrown. */
 export function inImmediateTransaction<T>(
-  db: DatabaseSync,
+  db: SqliteDatabase,
   tx: TransactionStatements,
   body: () => T,
 ): T {
@@ -41,7 +41,7 @@ export function inImmediateTransaction<T>(
  * SQLite rolls some failures back by itself (SQLITE_FULL, SQLITE_IOERR during commit), so
  * only roll back what is still open; a failing ROLLBACK must not hide the original error.
  */
-function rollbackQuietly(db: DatabaseSync, tx: TransactionStatements): void {
+function rollbackQuietly(db: SqliteDatabase, tx: TransactionStatements): void {
   if (!db.isTransaction) return
   try {
     tx.rollback.run()

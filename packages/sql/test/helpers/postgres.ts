@@ -46,6 +46,19 @@ export async function adminQuery(sql: string, values: unknown[] = []): Promise<u
   }
 }
 
+/** Terminates the backend of `tag` (its application_name) once it matches `condition` (SQL over pg_stat_activity). */
+export async function terminateWhen(tag: string, condition: string): Promise<void> {
+  for (let tries = 0; tries < 250; tries++) {
+    const rows = await adminQuery(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND ${condition}`,
+      [tag],
+    )
+    if (rows.length > 0) return
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  throw new Error(`no backend of ${tag} matched ${condition}`)
+}
+
 export async function dropSchema(schema: string): Promise<void> {
   await adminQuery(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
 }

@@ -17,7 +17,11 @@ export function saveCheckpoint(s: Statements, op: SaveCheckpointOp): OpResult {
       { details: { runId: checkpoint.runId, fenceRunId: fence.runId } },
     )
   }
-  const { changes } = s.saveCheckpoint.run(...checkpointValues(checkpoint), fence.epoch)
+  const { changes } = s.saveCheckpoint.run(
+    ...checkpointValues(checkpoint),
+    checkpoint.runId,
+    fence.epoch,
+  )
   if (Number(changes) > 0) return { status: 'applied' }
   const fenced = fencedResult(s, fence.runId)
   if (fenced.status === 'fenced' && isStillLeased(fenced.current, fence.epoch)) {

@@ -1,0 +1,115 @@
+/**
+ * A StateStore on a Knex instance: which store it is follows Knex's client (dialect.ts), and
+ * that store is built when open() is first called, loading only its own dialect's modules (an
+ * application on SQLite needs neither `pg` nor `mysql2` installed). Every call goes to it as it
+ * is; before open() a call rejects as on any store that was never opened.
+ */
+import type { StateStore } from '@cairn/core/contracts'
+import type { Knex } from 'knex'
+import { closedStoreError } from '../shared/failures.ts'
+import { knexTarget, type KnexDialect, type KnexTarget } from './dialect.ts'
+import { checkOptionsFor, type KnexStoreOptions } from './options.ts'
+
+export class KnexStore implements StateStore {
+  readonly kind: KnexDialect
+  /**
+   * Postgres only (LISTEN/NOTIFY), set by the constructor: stores without push leave it out
+   * (`declare`: no property at all), and engines poll.
+   */
+  declare readonly watchClaimable?: StateStore['watchClaimable']
+  readonly #target: KnexTarget
+  readonly #options: KnexStoreOptions
+  #store: StateStore | null = null
+  #loading: Promise<StateStore> | null = null
+  #closed = false
+
+  /**
+   * Throws E_INVALID_ARGUMENT for a client other than pg, mysql2 or better-sqlite3, a
+   * transaction instead of the instance, or an option that is invalid or of another dialect.
+   */
+  constructor(knex: Knex, options: KnexStoreOptions = {}) {
+    this.#target = knexTarget(knex)
+    checkOptionsFor(this.#target, options)
+    this.#options = { ...options }
+    this.kind = this.#target.dialect
+    if (this.kind === 'postgres') {
+      this.watchClaimable = (onWake) => this.#opened('watchClaimable').watchClaimable!(onWake)
+    }
+  }
+
+  /** Builds the dialect's store (once), then opens it: migrates, as every store's open() does. */
+  async open(): Promise<void> {
+    if (this.#closed) throw closedStoreError(this.kind, 'open')
+    this.#loading ??= this.#load().catch((error: unknown) => {
+      this.#loading = null // a failed load may be retried
+      throw error
+    })
+    await (await this.#loading).open()
+  }
+
+  /** Closes the dialect's store; the Knex instance stays open (it is the application's). */
+  async close(): Promise<void> {
+    this.#closed = true
+    await (await this.#loading?.catch(() => null))?.close()
+  }
+
+  readonly applyBatch: StateStore['applyBatch'] = (ops, now) =>
+    this.#opened('applyBatch').applyBatch(ops, now)
+  readonly claimRuns: StateStore['claimRuns'] = (request) =>
+    this.#opened('claimRuns').claimRuns(request)
+  readonly reclaimOwned: StateStore['reclaimOwned'] = (owner, now) =>
+    this.#opened('reclaimOwned').reclaimOwned(owner, now)
+  readonly parkUnrunnable: StateStore['parkUnrunnable'] = (runnable, olderThan, reason, now) =>
+    this.#opened('parkUnrunnable').parkUnrunnable(runnable, olderThan, reason, now)
+  readonly unpark: StateStore['unpark'] = (keys, reasonCode, now) =>
+    this.#opened('unpark').unpark(keys, reasonCode, now)
+  readonly getRun: StateStore['getRun'] = (runId) => this.#opened('getRun').getRun(runId)
+  readonly loadCheckpoints: StateStore['loadCheckpoints'] = (runId) =>
+    this.#opened('loadCheckpoints').loadCheckpoints(runId)
+  readonly listRuns: StateStore['listRuns'] = (query) => this.#opened('listRuns').listRuns(query)
+
+  /** The dialect's store (which rejects calls once closed), or one rejecting every call. */
+  #opened(operation: string): Required<StateStore> {
+    return (this.#store ?? neverOpened(this.kind, operation)) as Required<StateStore>
+  }
+
+  async #load(): Promise<StateStore> {
+    const { client, dialect } = this.#target
+    const options = this.#options
+    switch (dialect) {
+      case 'postgres':
+        this.#store = (await import('./postgres_store.ts')).knexPostgresStore(client, options)
+        break
+      case 'mysql':
+        this.#store = (await import('./mysql_store.ts')).knexMysqlStore(client, options)
+        break
+      case 'sqlite':
+        this.#store = (await import('./sqlite_store.ts')).knexSqliteStore(client, options)
+        break
+    }
+    return this.#store
+  }
+}
+
+export function createKnexStore(knex: Knex, options?: KnexStoreOptions): KnexStore {
+  return new KnexStore(knex, options)
+}
+
+/** Stands in for the dialect's store before open(): every call rejects. */
+function neverOpened(kind: string, operation: string): Required<StateStore> {
+  const reject = () => Promise.reject(closedStoreError(kind, operation))
+  return {
+    kind,
+    open: reject,
+    close: reject,
+    applyBatch: reject,
+    claimRuns: reject,
+    reclaimOwned: reject,
+    parkUnrunnable: reject,
+    unpark: reject,
+    getRun: reject,
+    loadCheckpoints: reject,
+    listRuns: reject,
+    watchClaimable: reject,
+  }
+}

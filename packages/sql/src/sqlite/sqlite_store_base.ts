@@ -1,0 +1,136 @@
+/**
+ * The SQLite StateStore's calls, written once over a PreparedConnection: writes in BEGIN
+ * IMMEDIATE transactions, reads on prepared statements. Where the connection comes from is a
+ * subclass's business: SqliteStore opens its own (node:sqlite) and keeps it; the store on a
+ * Knex instance (knex/) borrows Knex's better-sqlite3 connection for each call.
+ */
+import { StoreFailureError } from '@cairn/core'
+import type {
+  CheckpointRecord,
+  ClaimRequest,
+  ClaimResult,
+  ListRunsQuery,
+  OpResult,
+  ParkReason,
+  RunPage,
+  RunRecord,
+  StateStore,
+  StoreOp,
+  WorkflowKey,
+} from '@cairn/core/contracts'
+import { CallGate } from '../shared/call_gate.ts'
+import { claimRuns } from './claim_runs.ts'
+import { listRuns } from './list_runs.ts'
+import { parkUnrunnable, reclaimOwned, unpark } from './maintenance.ts'
+import { applyOp } from './ops/apply_op.ts'
+import type { PreparedConnection } from './prepared_connection.ts'
+import { toCheckpointRecord, toRunRecord, type CheckpointRow, type RunRow } from './row_mapping.ts'
+import { inImmediateTransaction } from './transaction.ts'
+
+export abstract class SqliteStoreBase implements StateStore {
+  readonly kind = 'sqlite'
+  /** Calls that may outlive a synchronous step: close() waits for them. */
+  protected readonly gate = new CallGate()
+  #opening: Promise<void> | null = null
+  #closing: Promise<void> | null = null
+
+  open(): Promise<void> {
+    if (this.#closing) return Promise.reject(closedError('open'))
+    this.#opening ??= this.connect().catch((err: unknown) => {
+      this.#opening = null // a failed open may be retried
+      throw err
+    })
+    return this.#opening
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#close()
+    return this.#closing
+  }
+
+  applyBatch(ops: readonly StoreOp[], now: number): Promise<OpResult[]> {
+    return this.call('applyBatch', (c) =>
+      ops.length === 0 ? [] : inTransaction(c, () => ops.map((op) => applyOp(c.s, op, now))),
+    )
+  }
+
+  claimRuns(request: ClaimRequest): Promise<ClaimResult> {
+    return this.#write('claimRuns', ({ s, cache }) => claimRuns(s, cache, request))
+  }
+
+  reclaimOwned(owner: string, now: number): Promise<number> {
+    return this.#write('reclaimOwned', ({ s }) => reclaimOwned(s, owner, now))
+  }
+
+  parkUnrunnable(
+    runnable: readonly WorkflowKey[],
+    olderThan: number,
+    reason: ParkReason,
+    now: number,
+  ): Promise<number> {
+    return this.#write('parkUnrunnable', ({ cache }) =>
+      parkUnrunnable(cache, runnable, olderThan, reason, now),
+    )
+  }
+
+  unpark(keys: readonly WorkflowKey[], reasonCode: string, now: number): Promise<number> {
+    return this.#write('unpark', ({ cache }) => unpark(cache, keys, reasonCode, now))
+  }
+
+  getRun(runId: string): Promise<RunRecord | null> {
+    return this.call('getRun', ({ s }) => {
+      const row = s.selectRun.get(runId) as unknown as RunRow | undefined
+      return row === undefined ? null : toRunRecord(row)
+    })
+  }
+
+  loadCheckpoints(runId: string): Promise<CheckpointRecord[]> {
+    return this.call('loadCheckpoints', ({ s }) =>
+      (s.loadCheckpoints.all(runId) as unknown as CheckpointRow[]).map(toCheckpointRecord),
+    )
+  }
+
+  listRuns(query: ListRunsQuery): Promise<RunPage> {
+    return this.call('listRuns', ({ cache }) => listRuns(cache, query))
+  }
+
+  /** close() has been called. */
+  protected get closing(): boolean {
+    return this.#closing !== null
+  }
+
+  /** Gets the connection ready (schema migrated, statements prepared); open() calls it once. */
+  protected abstract connect(): Promise<void>
+
+  /** Lets go of the connection; close() calls it once calls in flight are done. */
+  protected abstract disconnect(): Promise<void>
+
+  /**
+   * Runs the synchronous `body` on a prepared connection, waiting out other connections'
+   * locks (SQLITE_BUSY) up to the store's bound; any failure becomes E_STORE_FAILURE naming
+   * `operation`, and a closed store rejects.
+   */
+  protected abstract call<T>(operation: string, body: (c: PreparedConnection) => T): Promise<T>
+
+  async #close(): Promise<void> {
+    await this.#opening?.catch(() => undefined)
+    await this.gate.drain()
+    await this.disconnect()
+  }
+
+  /** One write transaction (BEGIN IMMEDIATE … COMMIT); nothing applied if it rejects. */
+  #write<T>(operation: string, body: (c: PreparedConnection) => T): Promise<T> {
+    return this.call(operation, (c) => inTransaction(c, () => body(c)))
+  }
+}
+
+function inTransaction<T>(c: PreparedConnection, body: () => T): T {
+  return inImmediateTransaction(c.db, c.s.tx, body)
+}
+
+export function closedError(operation: string): StoreFailureError {
+  const state = 'the store is closed or was never opened'
+  return new StoreFailureError(`sqlite store: ${operation} rejected: ${state}`, {
+    details: { operation },
+  })
+}
