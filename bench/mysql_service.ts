@@ -1,34 +1,21 @@
 /**
- * The MySQL/MariaDB server the mysql row measures against: the URL from CAIRN_MYSQL_URL, a
- * probe with the same rules as Postgres (skipped loudly when down, an error under CI), and a
- * scratch database per run, dropped afterwards.
+ * The MySQL/MariaDB server the mysql row measures against, on the repository's one set of
+ * service facts (tests/helpers/services.ts), skipped loudly when down (an error under CI or
+ * when asked for by name), and a scratch database per run, dropped afterwards.
  */
 import mysql from 'mysql2/promise'
+import { MYSQL_URL, probe, servicesRequired, START_COMMANDS } from '../tests/helpers/services.ts'
 
-export const MYSQL_URL = process.env.CAIRN_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test'
-
-const START = 'start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd'
+export { MYSQL_URL }
 
 /** Whether MySQL answers; throws when `required` or under CI, else prints one loud line. */
 export async function mysqlAvailable(required: boolean): Promise<boolean> {
-  const problem = await probe()
+  const problem = await probe('mysql')
   if (problem === null) return true
-  const message = `mysql at ${MYSQL_URL} is unreachable (${problem}); start it with: ${START}`
-  const ci = process.env.CI === 'true' || process.env.CAIRN_REQUIRE_SERVICES === '1'
-  if (required || ci) throw new Error(message)
+  const message = `mysql at ${MYSQL_URL} is unreachable (${problem}); start it with: ${START_COMMANDS.mysql}`
+  if (required || servicesRequired()) throw new Error(message)
   console.warn(`\n!!! SKIPPING MYSQL BENCH ROWS: ${message}\n`)
   return false
-}
-
-async function probe(): Promise<string | null> {
-  try {
-    const connection = await mysql.createConnection({ uri: MYSQL_URL, connectTimeout: 2_000 })
-    await connection.query('SELECT 1')
-    await connection.end()
-    return null
-  } catch (error) {
-    return String(error)
-  }
 }
 
 /** Runs `fn` with a fresh database named after `prefix`, dropped afterwards. */

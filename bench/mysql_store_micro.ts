@@ -15,9 +15,9 @@ import { createMysqlStore } from '@cairn/sql/mysql'
 import { poolOfStore } from '../packages/sql/src/mysql/debug_access.ts'
 import type { SqlPool } from '../packages/sql/src/shared/driver.ts'
 import { measureEngine } from './engine_row.ts'
+import { MYSQL_URL } from './mysql_service.ts'
 import { BODY, microOps } from './micro_ops.ts'
 
-const MYSQL_URL = process.env.CAIRN_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test'
 const BATCH = 50
 const batches = Number(process.argv[2] ?? 500)
 

@@ -1,14 +1,13 @@
 /**
- * The Postgres server the Postgres rows measure against, with the tests' rules: the URL from
- * CAIRN_PG_URL, and an unreachable server is skipped loudly — or an error under CI=true /
- * CAIRN_REQUIRE_SERVICES=1. (Self-contained rather than importing tests/helpers: bench must
- * not break when test helpers move.)
+ * The Postgres server the Postgres rows measure against, on the repository's one set of
+ * service facts (tests/helpers/services.ts: URL from CAIRN_PG_URL, start command, probe): an
+ * unreachable server is skipped loudly — or an error when the rows were asked for by name, or
+ * under CI=true / CAIRN_REQUIRE_SERVICES=1.
  */
 import pg from 'pg'
+import { PG_URL, probe, servicesRequired, START_COMMANDS } from '../tests/helpers/services.ts'
 
-export const PG_URL = process.env.CAIRN_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
-
-const START = 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start'
+export { PG_URL }
 
 /** The URL of database `name` on the same server as PG_URL. */
 export function databaseUrl(name: string): string {
@@ -17,32 +16,14 @@ export function databaseUrl(name: string): string {
   return url.toString()
 }
 
-/**
- * Whether Postgres answers. If not: throws when `required` (rows asked for by name) or under
- * CI, else prints one loud line naming the service and returns false.
- */
+/** Whether Postgres answers; throws when `required` or under CI, else prints one loud line. */
 export async function postgresAvailable(required: boolean): Promise<boolean> {
-  const problem = await probe()
+  const problem = await probe('postgres')
   if (problem === null) return true
-  const message = `postgres at ${PG_URL} is unreachable (${problem}); start it with: ${START}`
-  const ci = process.env.CI === 'true' || process.env.CAIRN_REQUIRE_SERVICES === '1'
-  if (required || ci) throw new Error(message)
+  const message = `postgres at ${PG_URL} is unreachable (${problem}); start it with: ${START_COMMANDS.postgres}`
+  if (required || servicesRequired()) throw new Error(message)
   console.warn(`\n!!! SKIPPING POSTGRES BENCH ROWS: ${message}\n`)
   return false
-}
-
-/** null when reachable, else why not. */
-async function probe(): Promise<string | null> {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2_000 })
-  try {
-    await client.connect()
-    await client.query('SELECT 1')
-    return null
-  } catch (error) {
-    return String(error)
-  } finally {
-    await client.end().catch(() => {})
-  }
 }
 
 /** Runs `fn` with one short-lived connection to the server's PG_URL database. */

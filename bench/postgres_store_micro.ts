@@ -17,8 +17,8 @@ import { poolOfStore } from '../packages/sql/src/postgres/debug_access.ts'
 import { PortablePostgresStore } from '../packages/sql/src/postgres/portable_store.ts'
 import type { SqlPool } from '../packages/sql/src/shared/driver.ts'
 import { BODY, microOps } from './micro_ops.ts'
+import { PG_URL } from './postgres_service.ts'
 
-const PG_URL = process.env.CAIRN_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const BATCH = 50
 const batches = Number(process.argv[2] ?? 500)
 

@@ -1,12 +1,16 @@
 /**
- * Real services for tests (Postgres, MariaDB): connection URLs from the environment, a probe,
- * and the rule for when one is down — skip with one loud line naming the service and how to
- * start it, except under CI=true or CAIRN_REQUIRE_SERVICES=1, where a missing service fails.
+ * Real services for tests and benchmarks (Postgres, MariaDB), in one place: connection URLs
+ * from the environment, the command that starts each, a probe, and the rule for when one is
+ * down — skip with one loud line naming the service and how to start it, except under CI=true
+ * or CAIRN_REQUIRE_SERVICES=1, where a missing service fails. packages/sql's tests and bench/
+ * use the same facts with their own reporting.
  */
 export const PG_URL = process.env.CAIRN_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 export const MYSQL_URL = process.env.CAIRN_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test'
 
-const START: Record<string, string> = {
+export type Service = 'postgres' | 'mysql'
+
+export const START_COMMANDS: Record<Service, string> = {
   postgres: 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start',
   mysql: 'start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd',
 }
@@ -18,7 +22,7 @@ export function servicesRequired(): boolean {
 const probes = new Map<string, Promise<string | null>>()
 
 /** null when reachable, else why not. Probed once per process. */
-export function probe(service: 'postgres' | 'mysql'): Promise<string | null> {
+export function probe(service: Service): Promise<string | null> {
   let result = probes.get(service)
   if (result === undefined)
     probes.set(service, (result = service === 'postgres' ? probePostgres() : probeMysql()))
@@ -52,10 +56,10 @@ async function probeMysql(): Promise<string | null> {
 }
 
 /** Whether tests of `service` should run; prints the loud skip line (or throws under CI). */
-export async function serviceAvailable(service: 'postgres' | 'mysql'): Promise<boolean> {
+export async function serviceAvailable(service: Service): Promise<boolean> {
   const problem = await probe(service)
   if (problem === null) return true
-  const message = `${service} is unreachable (${problem}); start it with: ${START[service]}`
+  const message = `${service} is unreachable (${problem}); start it with: ${START_COMMANDS[service]}`
   if (servicesRequired())
     throw new Error(`${message} — required under CI=true / CAIRN_REQUIRE_SERVICES=1`)
   console.warn(`\n!!! SKIPPING ${service.toUpperCase()} TESTS: ${message}\n`)

@@ -8,24 +8,13 @@ import mysql from 'mysql2/promise'
 import type { StoreFactory } from '@cairn/conformance'
 import type { StateStore } from '@cairn/core/contracts'
 import { createMysqlStore, type MysqlStore, type MysqlStoreOptions } from '@cairn/sql/mysql'
+import { MYSQL_URL } from '../../../../tests/helpers/services.ts'
 import { testsNeeding } from './services.ts'
 
-export const MYSQL_URL = process.env.CAIRN_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test'
+export { MYSQL_URL }
 
 /** `test` for tests needing MySQL/MariaDB: one skip (or, in CI, one failure) when it is down. */
-export const mysqlTest = await testsNeeding({
-  name: 'MySQL/MariaDB',
-  url: MYSQL_URL,
-  start: 'start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd',
-  probe: async () => {
-    const connection = await mysql.createConnection({ uri: MYSQL_URL, connectTimeout: 3_000 })
-    try {
-      await connection.query('SELECT 1')
-    } finally {
-      await connection.end().catch(() => undefined)
-    }
-  },
-})
+export const mysqlTest = await testsNeeding('mysql', 'MySQL/MariaDB', MYSQL_URL)
 
 export function randomDatabase(): string {
   return `cairn_test_${randomBytes(6).toString('hex')}`

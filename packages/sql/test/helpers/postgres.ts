@@ -9,26 +9,13 @@ import type { StoreFactory } from '@cairn/conformance'
 import type { StateStore } from '@cairn/core/contracts'
 import { createPostgresStore, type PostgresStore } from '@cairn/sql/postgres'
 import type { PostgresStoreOptions } from '@cairn/sql/postgres'
+import { PG_URL } from '../../../../tests/helpers/services.ts'
 import { testsNeeding } from './services.ts'
 
-export const PG_URL = process.env.CAIRN_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+export { PG_URL }
 
 /** `test` for tests needing Postgres: one skip (or, in CI, one failure) when it is down. */
-export const pgTest = await testsNeeding({
-  name: 'Postgres',
-  url: PG_URL,
-  start: 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start',
-  probe: async () => {
-    const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3_000 })
-    client.on('error', () => undefined)
-    try {
-      await client.connect()
-      await client.query('SELECT 1')
-    } finally {
-      await client.end().catch(() => undefined)
-    }
-  },
-})
+export const pgTest = await testsNeeding('postgres', 'Postgres', PG_URL)
 
 export function randomSchema(): string {
   return `cairn_test_${randomBytes(6).toString('hex')}`
