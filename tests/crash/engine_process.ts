@@ -8,6 +8,7 @@
  */
 import { appendFileSync } from 'node:fs'
 import {
+  channels,
   Engine,
   silentLogger,
   type EngineEventName,
@@ -71,17 +72,7 @@ setInterval(() => {}, 1_000) // stay alive until killed
 // the last thing that happened to it.
 function traceEvents(engine: Engine, file: string | undefined): void {
   if (file === undefined) return
-  const names: EngineEventName[] = [
-    'run:started',
-    'run:completed',
-    'run:failed',
-    'run:suspended',
-    'run:parked',
-    'step:started',
-    'step:completed',
-    'step:failed',
-    'step:retried',
-  ]
+  const names = Object.keys(channels) as EngineEventName[]
   for (const name of names) {
     engine.on(name, (event) => {
       const { runId, seq } = event as { runId: string; seq?: number }
