@@ -60,5 +60,6 @@ export class FlakyStore implements StateStore {
   unpark: StateStore['unpark'] = (k, c, n) => this.inner.unpark(k, c, n)
   getRun: StateStore['getRun'] = (id) => this.inner.getRun(id)
   loadCheckpoints: StateStore['loadCheckpoints'] = (id) => this.inner.loadCheckpoints(id)
+  loadInbox: StateStore['loadInbox'] = (id) => this.inner.loadInbox(id)
   listRuns: StateStore['listRuns'] = (q) => this.inner.listRuns(q)
 }

@@ -54,6 +54,7 @@ export function createdRecord(
     leaseOwner: claim ? claim.owner : null,
     leaseEpoch: claim ? 1 : 0,
     turns: claim ? 1 : 0,
+    inboxSeq: 0,
   }
 }
 
@@ -111,6 +112,7 @@ export const FENCED_OPS: ReadonlyArray<{
       fence: { runId, epoch },
       wakeAt: T0 + 5_000,
       waitingOn: 'sleep',
+      inboxSeen: 0,
     }),
   },
   {

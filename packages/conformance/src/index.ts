@@ -11,6 +11,7 @@ import { cancelTests } from './cancel.ts'
 import { checkpointTests } from './checkpoints.ts'
 import { claimTests } from './claims_leases.ts'
 import { definer, type StoreFactory, type TestFn } from './harness.ts'
+import { inboxTests } from './inbox.ts'
 import { listRunsTests } from './list_runs.ts'
 import { parkTests } from './park_unpark.ts'
 import { payloadTests } from './payloads.ts'
@@ -26,6 +27,7 @@ export function storeConformance(test: TestFn, factory: StoreFactory): void {
   claimTests(definer(test, factory, 'claims and leases'))
   transitionTests(definer(test, factory, 'suspend, release, finish, park'))
   cancelTests(definer(test, factory, 'cancelRun'))
+  inboxTests(definer(test, factory, 'inbox (signals)'))
   parkTests(definer(test, factory, 'parkUnrunnable and unpark'))
   listRunsTests(definer(test, factory, 'listRuns'))
   badInputTests(definer(test, factory, 'bad inputs'))

@@ -46,7 +46,11 @@ export function payloadTests(define: Define): void {
     const cp = checkpoint(EMOJI_ID, 0, { name: 'charge-\u{1F4B3}', output: '"\u{1F9FE}"' })
     await save(store, fence, cp, T0 + 1)
     const waitingOn = 'signal \u{1F514}'
-    await apply(store, [{ type: 'suspendRun', fence, wakeAt: T0 + 2, waitingOn }], T0 + 1)
+    await apply(
+      store,
+      [{ type: 'suspendRun', fence, wakeAt: T0 + 2, waitingOn, inboxSeen: 0 }],
+      T0 + 1,
+    )
     const stored = await mustGetRun(store, EMOJI_ID)
     same(
       stored,
@@ -161,7 +165,11 @@ export function payloadTests(define: Define): void {
       T0 + 7,
     )
     expectApplied(
-      await applyOne(store, { type: 'suspendRun', fence, wakeAt: far, waitingOn: 'sleep' }, T0 + 7),
+      await applyOne(
+        store,
+        { type: 'suspendRun', fence, wakeAt: far, waitingOn: 'sleep', inboxSeen: 0 },
+        T0 + 7,
+      ),
       'suspendRun',
     )
     const run = await mustGetRun(store, 'run-1')

@@ -8,7 +8,7 @@ import type { CheckpointRecord, RunRecord } from '@cairn/core/contracts'
 
 const RUN_STATUSES = ['pending', 'running', 'waiting', 'completed', 'failed', 'cancelled', 'parked']
 const CHECKPOINT_STATUSES = ['completed', 'failed', 'retrying', 'waiting']
-const CHECKPOINT_KINDS = ['local', 'sleep', 'side_effect', 'patch']
+const CHECKPOINT_KINDS = ['local', 'sleep', 'side_effect', 'patch', 'signal']
 
 type Check = (value: unknown) => boolean
 
@@ -43,6 +43,7 @@ const RUN_FIELDS: Record<keyof RunRecord, Check> = {
   leaseOwner: textOrNull,
   leaseEpoch: integer,
   turns: integer,
+  inboxSeq: integer,
 }
 
 const CHECKPOINT_FIELDS: Record<keyof CheckpointRecord, Check> = {

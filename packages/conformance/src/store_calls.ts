@@ -93,7 +93,7 @@ export async function suspend(
   wakeAt: number | null,
   now: number,
 ): Promise<void> {
-  const op: StoreOp = { type: 'suspendRun', fence, wakeAt, waitingOn: 'sleep' }
+  const op: StoreOp = { type: 'suspendRun', fence, wakeAt, waitingOn: 'sleep', inboxSeen: 0 }
   expectApplied(await applyOne(store, op, now), `suspendRun ${fence.runId}`)
 }
 

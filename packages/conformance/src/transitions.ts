@@ -41,6 +41,7 @@ export function transitionTests(define: Define): void {
         fence,
         wakeAt: T0 + 60_000,
         waitingOn: 'sleep until 12:00',
+        inboxSeen: 0,
       }
       expectApplied(await applyOne(store, op, T0 + 10), 'suspendRun')
       same(

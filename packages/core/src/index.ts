@@ -2,7 +2,7 @@
  * @cairn/core — durable workflows for TypeScript.
  *
  * A workflow is plain async code that receives a `ctx`. Every `ctx` primitive (local step,
- * sleep, side effect, patch marker) takes a position when called and checkpoints its outcome
+ * sleep, side effect, patch marker, signal wait) takes a position when called and checkpoints its outcome
  * in a StateStore before the workflow sees it. After a crash, deploy or restart, the run is
  * replayed: recorded outcomes are returned in their original order without running anything
  * again, and execution continues from the first position with no record.
@@ -14,6 +14,7 @@
 export { Engine, type WaitOptions, type CancelOptions, type RunList } from './engine/engine.ts'
 export type { EngineOptions, ResolvedEngineOptions } from './engine/options.ts'
 export type { StartOptions, StartedRun } from './engine/run_starter.ts'
+export type { SignalToken, SignalOptions, SignalReceipt } from './engine/signal_sender.ts'
 export type { RunInfo, StepInfo, RunOutcome } from './engine/views.ts'
 export {
   channels,

@@ -65,14 +65,41 @@ export interface RunRecord {
   leaseEpoch: number
   /** Number of claims so far (turns started). */
   turns: number
+  /**
+   * Messages (signals) accepted for this run so far: the inbox sequence of the latest one,
+   * 0 if none. A suspend names the highest it has seen, so a message that lands while the run
+   * is executing wakes it at once (no lost wake-up).
+   */
+  inboxSeq: number
 }
 
-export type CheckpointKind = 'local' | 'sleep' | 'side_effect' | 'patch'
+export type MessageKind = 'signal'
+
+/**
+ * A message accepted into a run's inbox (a signal), kept until a wait consumes it. Messages of
+ * one run are numbered 1, 2, … in acceptance order; waits consume them in that order.
+ */
+export interface InboxMessage {
+  runId: string
+  /** Acceptance order within the run (1, 2, …). */
+  seq: number
+  kind: MessageKind
+  /** The signal name the message is addressed to. */
+  name: string
+  /** Caller's id for deduplication (a resend with the same id is accepted once), or null. */
+  dedupeId: string | null
+  /** Encoded payload (codec output). */
+  payload: string
+  acceptedAt: number
+}
+
+export type CheckpointKind = 'local' | 'sleep' | 'side_effect' | 'patch' | 'signal'
 
 /**
  * `completed` / `failed`: an outcome delivered to the workflow; never changes again (I1).
  * `retrying`: a local step failed an attempt and retries at `wakeAt`.
- * `waiting`: a durable wait (sleep) not yet due; fires at `wakeAt`.
+ * `waiting`: a durable wait not yet over: a sleep due at `wakeAt`, or a signal wait whose
+ *   timeout falls at `wakeAt` (null: no timeout).
  */
 export type CheckpointStatus = 'completed' | 'failed' | 'retrying' | 'waiting'
 

@@ -16,12 +16,17 @@
  * - A write that changes a run sets its `updatedAt` to `now`; checkpoint writes leave the
  *   run row as it is.
  *
- * Not in this contract (on purpose): signals, events, children, schedules, retention and
- * remote-step queues arrive with their own issues as new method groups; the batch op union
- * grows with them.
+ * Messages: a run has an inbox (signals). `deliverMessage` accepts a message for a run that
+ * is not terminal, numbered in acceptance order; a wait consumes one by recording its
+ * checkpoint with `consumes` in the same transaction; `loadInbox` reads what is left.
+ *
+ * Not in this contract (on purpose): events, children, schedules, retention and remote-step
+ * queues arrive with their own issues as new method groups; the batch op union grows with them.
  */
 import type {
   CheckpointRecord,
+  InboxMessage,
+  MessageKind,
   ParkReason,
   RunRecord,
   RunStatus,
@@ -73,17 +78,49 @@ export interface SaveCheckpointOp {
   type: 'saveCheckpoint'
   fence: Fence
   checkpoint: CheckpointRecord
+  /**
+   * Inbox seq of the message this checkpoint consumes (a signal wait that received it). When
+   * the checkpoint applies, that message is marked consumed in the same transaction, so it
+   * is delivered to exactly one wait, once. Ignored when the op does not apply.
+   */
+  consumes?: number
 }
 
 /**
- * Suspend a running run: status `waiting`, lease released, `availableAt = wakeAt` (null: no
- * timer; something else must wake it), `waitingOn` set for operators. Fenced.
+ * Suspend a running run: status `waiting`, lease released, `waitingOn` set for operators.
+ * `availableAt = wakeAt` (null: no timer; a message must wake it) — except when the run's
+ * `inboxSeq` is above `inboxSeen` (a message arrived after the turn read the inbox): then
+ * `availableAt = now`, so the run is claimable at once. One conditional write: a message
+ * accepted concurrently is either seen here or wakes the waiting run itself. Fenced.
+ * Result: `applied` with the `availableAt` it stored (so the engine knows when to look again).
  */
 export interface SuspendRunOp {
   type: 'suspendRun'
   fence: Fence
   wakeAt: number | null
   waitingOn: string
+  /** The highest inbox seq the turn has read (0: none). */
+  inboxSeen: number
+}
+
+/**
+ * Accept a message into a run's inbox. The run must exist and not be terminal. With a
+ * `dedupeId` already accepted for this run, nothing changes and the first acceptance is
+ * reported (`duplicate: true`). Otherwise the run's `inboxSeq` is incremented, the message
+ * stored under it, and a `waiting` run becomes claimable now (`availableAt = min(availableAt,
+ * now)`); a pending, running or parked run keeps its `availableAt` (a running one sees the
+ * message at its next suspend, a parked one when unparked). Not fenced: callers send it.
+ * Results: `delivered` (with `seq`, `duplicate`), `terminal`, `not_found`.
+ */
+export interface DeliverMessageOp {
+  type: 'deliverMessage'
+  message: {
+    runId: string
+    kind: MessageKind
+    name: string
+    dedupeId: string | null
+    payload: string
+  }
 }
 
 /** Hand a running run back: status `pending`, lease released, claimable at `availableAt`. Fenced. */
@@ -140,6 +177,7 @@ export type StoreOp =
   | ParkRunOp
   | RenewLeaseOp
   | CancelRunOp
+  | DeliverMessageOp
 
 /** The state a fenced op found, so the caller knows why (null: the run does not exist). */
 export interface FenceState {
@@ -148,12 +186,13 @@ export interface FenceState {
 }
 
 export type OpResult =
-  | { status: 'applied'; epoch?: number }
+  | { status: 'applied'; epoch?: number; availableAt?: number | null }
   | { status: 'fenced'; current: FenceState | null }
   | { status: 'conflict'; existing: CheckpointRecord }
   | { status: 'exists'; run: RunRecord }
   | { status: 'terminal'; current: FenceState }
   | { status: 'not_found' }
+  | { status: 'delivered'; seq: number; duplicate: boolean }
 
 export interface ClaimRequest {
   /** Instance id of the claiming engine; becomes `leaseOwner`. */
@@ -257,6 +296,9 @@ export interface StateStore {
 
   /** Every checkpoint of the run in `seq` order ([] for an unknown run). */
   loadCheckpoints(runId: string): Promise<CheckpointRecord[]>
+
+  /** The run's messages not yet consumed, in `seq` (acceptance) order ([] for an unknown run). */
+  loadInbox(runId: string): Promise<InboxMessage[]>
 
   /**
    * OPTIONAL. Push a hint whenever a committed write made a run claimable (a run created

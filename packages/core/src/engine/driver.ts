@@ -8,6 +8,7 @@ import type { RunRecord } from '../contracts/records.ts'
 import { ErrorCodes } from '../errors/index.ts'
 import type { Deliverer } from '../execution/deliverer.ts'
 import { History } from '../execution/history.ts'
+import { Inbox } from '../execution/inbox.ts'
 import { TurnContext } from '../execution/context.ts'
 import { Turn, type TurnDeps, type TurnRun } from '../execution/turn.ts'
 import type { TurnEnd } from '../execution/turn_end.ts'
@@ -143,7 +144,7 @@ export class Driver {
   /** Run a run this process just created already leased (no history to load). */
   runReserved(run: TurnRun): void {
     this.reserved -= 1
-    this.runTurn(run, History.empty)
+    this.runTurn(run, History.empty, Inbox.empty(run.inboxSeq))
   }
 
   /**
@@ -224,9 +225,15 @@ export class Driver {
   private async runClaimed(run: RunRecord, reserved = false): Promise<void> {
     if (!reserved) this.reserved += 1
     try {
-      const records = run.turns > 1 ? await this.deps.options.store.loadCheckpoints(run.id) : []
+      const store = this.deps.options.store
+      // A fresh run has no history; a run never signalled has no inbox: no read for either.
+      const [records, messages] = await Promise.all([
+        run.turns > 1 ? store.loadCheckpoints(run.id) : [],
+        run.inboxSeq > 0 ? store.loadInbox(run.id) : [],
+      ])
       this.reserved -= 1
-      this.runTurn({ ...run, epoch: run.leaseEpoch }, new History(records))
+      const inbox = new Inbox(messages, run.inboxSeq)
+      this.runTurn({ ...run, epoch: run.leaseEpoch }, new History(records), inbox)
     } catch (error) {
       this.reserved -= 1
       this.deps.options.logger.error(
@@ -236,9 +243,9 @@ export class Driver {
     }
   }
 
-  private runTurn(run: TurnRun & { input?: string }, history: History): void {
+  private runTurn(run: TurnRun & { input?: string }, history: History, inbox: Inbox): void {
     const workflow = this.deps.registry.find(run.workflow, run.version)
-    const turn = new Turn(this.turnDeps, run, history, workflow?.options.retry)
+    const turn = new Turn(this.turnDeps, run, history, workflow?.options.retry, inbox)
     this.turns.set(run.id, turn)
     if (workflow === undefined) return void turn.release()
     let input: unknown

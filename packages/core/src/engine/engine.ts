@@ -31,6 +31,12 @@ import { WorkflowRegistry } from './registry.ts'
 import { startRun, type StartedRun, type StartOptions } from './run_starter.ts'
 import { RunWaiters } from './run_waiters.ts'
 import {
+  sendSignal,
+  type SignalOptions,
+  type SignalReceipt,
+  type SignalToken,
+} from './signal_sender.ts'
+import {
   terminalOutcome,
   toOutcome,
   toRunInfo,
@@ -113,6 +119,45 @@ export class Engine {
   async start<I>(name: string, input: I, options?: StartOptions): Promise<StartedRun> {
     await this.open()
     return startRun(this.starterDeps(), name, input, options)
+  }
+
+  /**
+   * Send a signal to a run: `ctx.waitForSignal(token.name)` in that run receives `payload` —
+   * at once if it waits, when it gets there otherwise. E_RUN_NOT_FOUND / E_RUN_TERMINAL for a
+   * run that does not exist or has finished. Retries are safe with `options.signalId`.
+   */
+  async signal(
+    token: SignalToken,
+    payload?: unknown,
+    options?: SignalOptions,
+  ): Promise<SignalReceipt> {
+    await this.open()
+    return sendSignal(this.signalDeps(), token, payload, options)
+  }
+
+  /**
+   * Start the run if it does not exist yet (idempotent by `options.runId`, which is required),
+   * then send it the signal. For "create or update" flows: the first event starts the run,
+   * every event reaches it.
+   */
+  async signalWithStart<I>(
+    name: string,
+    input: I,
+    options: StartOptions & { runId: string },
+    signal: { name: string; payload?: unknown; signalId?: string },
+  ): Promise<StartedRun & { signal: SignalReceipt }> {
+    if (typeof options?.runId !== 'string')
+      throw new InvalidArgumentError(
+        'signalWithStart needs options.runId: the run to start or signal',
+      )
+    const started = await this.start(name, input, options)
+    const receipt = await sendSignal(
+      this.signalDeps(),
+      { runId: started.runId, name: signal.name },
+      signal.payload,
+      { signalId: signal.signalId },
+    )
+    return { ...started, signal: receipt }
   }
 
   /** Begin executing runs in this process: pending work, due timers, expired leases. */
@@ -258,6 +303,10 @@ export class Engine {
     const run = await this.options.store.getRun(runId)
     if (run !== null)
       this.events.emit('run:cancelled', { runId, workflow: run.workflow, version: run.version })
+  }
+
+  private signalDeps() {
+    return { options: this.options, committer: this.committer, driver: this.driver }
   }
 
   private starterDeps() {

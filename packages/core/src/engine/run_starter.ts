@@ -73,7 +73,7 @@ export async function startRun(
   if (deps.events.wants('run:started')) {
     deps.events.emit('run:started', { runId, workflow: workflow.name, version: workflow.version })
   }
-  if (claimed) deps.driver.runReserved({ ...run, epoch: 1 })
+  if (claimed) deps.driver.runReserved({ ...run, epoch: 1, inboxSeq: 0 })
   else deps.driver.wake(createdAt)
   return { runId, existing: false }
 }

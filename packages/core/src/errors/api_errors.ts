@@ -24,6 +24,8 @@ export class WorkflowNotRegisteredError extends defineError(ErrorCodes.WORKFLOW_
 export class DuplicateWorkflowError extends defineError(ErrorCodes.DUPLICATE_WORKFLOW) {}
 /** No run has this id. */
 export class RunNotFoundError extends defineError(ErrorCodes.RUN_NOT_FOUND) {}
+/** The run has finished (completed, failed or cancelled): it accepts no more signals. */
+export class RunTerminalError extends defineError(ErrorCodes.RUN_TERMINAL) {}
 /** A run with this id exists with a different workflow or input. */
 export class RunIdConflictError extends defineError(ErrorCodes.RUN_ID_CONFLICT) {}
 /** `waitForRun` gave up before the run reached a terminal status (the run goes on). */

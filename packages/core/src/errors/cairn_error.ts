@@ -32,7 +32,13 @@ export class CairnError extends Error {
   }
 }
 
-/** Builds the cross-realm `is` guard of one error class, keyed by its code. */
+/**
+ * Builds the cross-realm `is` guard of one error class, keyed by its code. An error a
+ * workflow receives from its history (a recorded step failure, a signal timeout) is rebuilt
+ * from its recorded form and carries the code but not the class: it matches too.
+ */
 export function guardFor<T extends CairnError>(code: string) {
-  return (err: unknown): err is T => CairnError.isCairnError(err) && err.code === code
+  return (err: unknown): err is T =>
+    (CairnError.isCairnError(err) || err instanceof Error) &&
+    (err as { code?: unknown }).code === code
 }

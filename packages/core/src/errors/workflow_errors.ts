@@ -67,3 +67,14 @@ export class CancelledError extends CairnError {
     super(ErrorCodes.RUN_CANCELLED, message, options)
   }
 }
+
+/** `ctx.waitForSignal` saw no signal before its `timeoutMs` ran out. */
+export class SignalTimeoutError extends CairnError {
+  static readonly code = ErrorCodes.SIGNAL_TIMEOUT
+  static is = guardFor<SignalTimeoutError>(ErrorCodes.SIGNAL_TIMEOUT)
+  constructor(name: string, timeoutMs: number) {
+    super(ErrorCodes.SIGNAL_TIMEOUT, `no signal "${name}" arrived within ${timeoutMs} ms`, {
+      details: { signal: name, timeoutMs },
+    })
+  }
+}

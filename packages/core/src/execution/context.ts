@@ -7,9 +7,10 @@ import type { Duration } from '../util/duration.ts'
 import { localStep } from './local_step.ts'
 import { patched } from './patched.ts'
 import { sideEffect } from './side_effect.ts'
+import { waitForSignal } from './signal_wait.ts'
 import { sleep, sleepUntil } from './sleep.ts'
 import type { Turn } from './turn.ts'
-import type { LocalStepOptions, StepFn, WorkflowContext } from './types.ts'
+import type { LocalStepOptions, SignalWaitOptions, StepFn, WorkflowContext } from './types.ts'
 
 export class TurnContext implements WorkflowContext {
   readonly #turn: Turn
@@ -52,5 +53,9 @@ export class TurnContext implements WorkflowContext {
 
   sleepUntil(until: Date | number): Promise<void> {
     return sleepUntil(this.#turn, until)
+  }
+
+  waitForSignal<T = unknown>(name: string, options?: SignalWaitOptions): Promise<T> {
+    return waitForSignal<T>(this.#turn, name, options)
   }
 }

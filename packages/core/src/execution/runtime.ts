@@ -5,7 +5,7 @@
  */
 import type { Clock } from '../contracts/clock.ts'
 import type { Codec } from '../contracts/codec.ts'
-import type { CheckpointKind, CheckpointRecord } from '../contracts/records.ts'
+import type { CheckpointKind, CheckpointRecord, InboxMessage } from '../contracts/records.ts'
 import type { EventHub } from '../engine/events.ts'
 import type { RetryPolicy } from './retry_policy.ts'
 import type { RetryOptions } from './types.ts'
@@ -52,8 +52,11 @@ export interface TurnRuntime {
   recordAt(seq: number): CheckpointRecord | undefined
   /** The promise the body awaits for `seq`; settled by a delivery. */
   awaitOutcome<T>(seq: number): Promise<T>
-  /** Record the final outcome of `seq` (durably, group-committed) and then deliver it. */
-  complete(step: StepRecordInput, outcome: EncodedOutcome): void
+  /**
+   * Record the final outcome of `seq` (durably, group-committed) and then deliver it.
+   * `consumes`: the inbox message this outcome received, consumed in the same write.
+   */
+  complete(step: StepRecordInput, outcome: EncodedOutcome, consumes?: number): void
   /** Durably record a failed attempt that will be retried at `wakeAt`. Resolves false if the turn was lost. */
   saveRetrying(step: StepRecordInput, error: string, wakeAt: number): Promise<boolean>
   /** Record a marker (patch) with no delivery; it lands before any later write of this run. */
@@ -72,6 +75,21 @@ export interface TurnRuntime {
     pending: CheckpointRecord | null,
     onDue: () => void,
   ): boolean
+  /**
+   * Take the oldest message addressed to signal `name` that no other position of this turn
+   * took, or null. Taking is final for the turn; it becomes durable with `complete(…, seq)`.
+   */
+  takeMessage(name: string): InboxMessage | null
+  /**
+   * A durable wait that never holds the lease: the run suspends (when nothing else runs)
+   * until `wakeAt` (null: until a message arrives), and the next turn re-evaluates it.
+   */
+  waitDurably(
+    seq: number,
+    wakeAt: number | null,
+    label: string,
+    pending: CheckpointRecord | null,
+  ): void
   /** Count work in progress (keeps the turn from suspending while > 0). */
   beginWork(): void
   endWork(): void

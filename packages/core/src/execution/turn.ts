@@ -7,7 +7,12 @@
  */
 import type { Clock, TimerHandle } from '../contracts/clock.ts'
 import type { Codec } from '../contracts/codec.ts'
-import type { CheckpointKind, CheckpointRecord, ParkReason } from '../contracts/records.ts'
+import type {
+  CheckpointKind,
+  CheckpointRecord,
+  InboxMessage,
+  ParkReason,
+} from '../contracts/records.ts'
 import type { Fence, OpResult, StoreOp } from '../contracts/state_store.ts'
 import type { Committer } from '../engine/committer.ts'
 import type { EventHub } from '../engine/events.ts'
@@ -15,6 +20,7 @@ import { NonDeterminismError, type StepIdentity } from '../errors/index.ts'
 import { failpoint } from '../util/failpoints.ts'
 import type { Deliverer, DeliveryTarget } from './deliverer.ts'
 import type { History } from './history.ts'
+import { Inbox } from './inbox.ts'
 import { decodeOutcome } from './outcome.ts'
 import type { EncodedOutcome, StepRecordInput, TurnRuntime } from './runtime.ts'
 import { resolveRetryPolicy, type RetryPolicy } from './retry_policy.ts'
@@ -38,6 +44,8 @@ export interface TurnRun {
   version: string
   epoch: number
   createdAt: number
+  /** The run's inbox seq when it was claimed (0 for a run this engine just created). */
+  inboxSeq: number
 }
 
 interface Call {
@@ -46,7 +54,8 @@ interface Call {
 }
 
 interface DurableWait {
-  wakeAt: number
+  /** Null: no timer (a signal wait without timeout). */
+  wakeAt: number | null
   label: string
   pending: CheckpointRecord | null
 }
@@ -81,15 +90,18 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   private engineWork = 0
   private readonly deps: TurnDeps
   private readonly history: History
+  private readonly inbox: Inbox
 
   constructor(
     deps: TurnDeps,
     run: TurnRun,
     history: History,
     retryDefaults: RetryOptions | undefined,
+    inbox: Inbox = Inbox.empty(run.inboxSeq),
   ) {
     this.deps = deps
     this.history = history
+    this.inbox = inbox
     this.runId = run.id
     this.workflow = run.workflow
     this.version = run.version
@@ -178,13 +190,15 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     return promise
   }
 
-  complete(step: StepRecordInput, outcome: EncodedOutcome): void {
+  complete(step: StepRecordInput, outcome: EncodedOutcome, consumes?: number): void {
     if (!this.live) return
     const record = this.buildRecord(step, outcome.ok ? 'completed' : 'failed', this.nextOrder++)
     if (outcome.ok) record.output = outcome.output
     else record.error = outcome.error
     failpoint('P5')
-    this.write({ type: 'saveCheckpoint', fence: this.fence, checkpoint: record }, (result) => {
+    const op: StoreOp = { type: 'saveCheckpoint', fence: this.fence, checkpoint: record }
+    if (consumes !== undefined) op.consumes = consumes
+    this.write(op, (result) => {
       failpoint('P6')
       const delivered = result.status === 'conflict' ? result.existing : record
       this.active += 1 // the delivery is work until the body has seen it
@@ -232,6 +246,24 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     })
     this.timers.add(timer)
     return true
+  }
+
+  takeMessage(name: string): InboxMessage | null {
+    return this.inbox.take(name)
+  }
+
+  waitDurably(
+    seq: number,
+    wakeAt: number | null,
+    label: string,
+    pending: CheckpointRecord | null,
+  ): void {
+    this.waits.set(seq, { wakeAt, label, pending })
+  }
+
+  /** The highest inbox seq this turn has read: a suspend that missed a later one wakes at once. */
+  get inboxSeen(): number {
+    return this.inbox.seen
   }
 
   beginWork(): void {

@@ -21,7 +21,7 @@ export type TurnEnd =
   | { kind: 'lost'; reason: string }
 
 interface WaitInfo {
-  wakeAt: number
+  wakeAt: number | null
   label: string
   pending: CheckpointRecord | null
 }
@@ -52,8 +52,7 @@ export class TurnEnding {
       output: encoded.ok ? encoded.output : null,
       error: encoded.ok ? null : encoded.error,
     }
-    const applied = await this.commit([op])
-    if (!applied) return
+    if ((await this.commit([op])) === null) return
     this.emitTerminal(status, op.error)
     this.end({ kind: status, output: op.output, error: op.error })
   }
@@ -62,7 +61,7 @@ export class TurnEnding {
     if (waits.size === 0) return this.park(waitingOnNothing(this.turn.workflow))
     const list = [...waits.values()] // copied first: ending the turn clears its waits
     if (!this.begin('run suspended')) return
-    const wakeAt = Math.min(...list.map((w) => w.wakeAt))
+    const wakeAt = earliest(list)
     const waitingOn = describeWaits(list)
     const ops: StoreOp[] = list
       .filter((w) => w.pending !== null)
@@ -70,18 +69,24 @@ export class TurnEnding {
         (w) =>
           ({ type: 'saveCheckpoint', fence: this.turn.fence, checkpoint: w.pending! }) as StoreOp,
       )
-    ops.push({ type: 'suspendRun', fence: this.turn.fence, wakeAt, waitingOn })
-    if (!(await this.commit(ops))) return
+    const inboxSeen = this.turn.inboxSeen
+    ops.push({ type: 'suspendRun', fence: this.turn.fence, wakeAt, waitingOn, inboxSeen })
+    const results = await this.commit(ops)
+    if (results === null) return
+    // The store may have woken the run at once (a signal landed during the turn).
+    const stored = results.at(-1)
+    const availableAt =
+      stored?.status === 'applied' && stored.availableAt !== undefined ? stored.availableAt : wakeAt
     failpoint('P7') // suspended with a timer: a crash test keeps every engine down past it
     if (this.deps.events.wants('run:suspended')) {
       this.deps.events.emit('run:suspended', { ...this.ref(), wakeAt, waitingOn })
     }
-    this.end({ kind: 'suspended', wakeAt })
+    this.end({ kind: 'suspended', wakeAt: availableAt })
   }
 
   async park(reason: ParkReason): Promise<void> {
     if (!this.begin(reason.message)) return
-    if (!(await this.commit([{ type: 'parkRun', fence: this.turn.fence, reason }]))) return
+    if ((await this.commit([{ type: 'parkRun', fence: this.turn.fence, reason }])) === null) return
     this.deps.events.emit('run:parked', { ...this.ref(), reason })
     this.end({ kind: 'parked', reason })
   }
@@ -93,7 +98,7 @@ export class TurnEnding {
       fence: this.turn.fence,
       availableAt: this.deps.clock.now(),
     }
-    if (!(await this.commit([op]))) return
+    if ((await this.commit([op])) === null) return
     this.end({ kind: 'released' })
   }
 
@@ -112,18 +117,19 @@ export class TurnEnding {
     return true
   }
 
-  private async commit(ops: StoreOp[]): Promise<boolean> {
+  /** The results, or null when the turn was lost (write failed or fenced). */
+  private async commit(ops: StoreOp[]): Promise<OpResult[] | null> {
     let results: OpResult[]
     try {
       results = await Promise.all(ops.map((op) => this.deps.committer.enqueue(op)))
     } catch (error) {
       this.end({ kind: 'lost', reason: `write failed: ${String(error)}` })
-      return false
+      return null
     }
     const fenced = results.find((r) => r.status === 'fenced')
-    if (fenced === undefined) return true
+    if (fenced === undefined) return results
     this.end({ kind: 'lost', reason: 'lease fenced while ending the turn' })
-    return false
+    return null
   }
 
   private end(end: TurnEnd): void {
@@ -153,7 +159,19 @@ function waitingOnNothing(workflow: string): ParkReason {
   }
 }
 
+/** The earliest timer among the waits, or null when none has one (only a message wakes it). */
+function earliest(waits: WaitInfo[]): number | null {
+  let min: number | null = null
+  for (const { wakeAt } of waits)
+    if (wakeAt !== null && (min === null || wakeAt < min)) min = wakeAt
+  return min
+}
+
 function describeWaits(waits: WaitInfo[]): string {
-  const shown = waits.slice(0, 3).map((w) => `${w.label} until ${new Date(w.wakeAt).toISOString()}`)
+  const shown = waits
+    .slice(0, 3)
+    .map((w) =>
+      w.wakeAt === null ? w.label : `${w.label} until ${new Date(w.wakeAt).toISOString()}`,
+    )
   return waits.length > 3 ? `${shown.join('; ')}; and ${waits.length - 3} more` : shown.join('; ')
 }

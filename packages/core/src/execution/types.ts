@@ -65,6 +65,18 @@ export interface WorkflowContext {
   sleep(duration: Duration): Promise<void>
   /** Durable sleep until a point in time. */
   sleepUntil(until: Date | number): Promise<void>
+  /**
+   * Wait for the oldest signal sent to this run under `name` (`engine.signal({ runId, name },
+   * payload)`) and return its payload. A signal sent earlier is kept until a wait takes it;
+   * each signal is received by one wait, once, in the order signals were accepted. With
+   * `timeoutMs`, throws SignalTimeoutError when none arrives in time.
+   */
+  waitForSignal<T = unknown>(name: string, options?: SignalWaitOptions): Promise<T>
+}
+
+export interface SignalWaitOptions {
+  /** Give up after this long (engine clock), throwing SignalTimeoutError. Default: wait forever. */
+  timeoutMs?: number
 }
 
 export type WorkflowBody<I = unknown, O = unknown> = (ctx: WorkflowContext, input: I) => Promise<O>

@@ -2,6 +2,7 @@ import type { OpResult, StoreOp } from '../../contracts/index.ts'
 import { InvalidArgumentError } from '../../errors/index.ts'
 import { saveCheckpoint } from './checkpoint_ops.ts'
 import { finishRun, parkRun, releaseRun, renewLease, suspendRun } from './lease_ops.ts'
+import { deliverMessage } from './message_ops.ts'
 import { cancelRun, createRun } from './run_ops.ts'
 import type { StoreState } from './store_state.ts'
 
@@ -35,6 +36,8 @@ function applyOp(store: StoreState, op: StoreOp, now: number): OpResult {
       return renewLease(store, op, now)
     case 'cancelRun':
       return cancelRun(store, op, now)
+    case 'deliverMessage':
+      return deliverMessage(store, op, now)
   }
 }
 
@@ -60,4 +63,5 @@ const KNOWN_OPS: ReadonlySet<string> = new Set<StoreOp['type']>([
   'parkRun',
   'renewLease',
   'cancelRun',
+  'deliverMessage',
 ])

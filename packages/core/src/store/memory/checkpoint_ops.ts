@@ -14,6 +14,7 @@ export function saveCheckpoint(store: StoreState, op: SaveCheckpointOp): OpResul
     return { status: 'conflict', existing: copyCheckpoint(existing) }
   }
   state.checkpoints.set(seq, copyCheckpoint(op.checkpoint))
+  if (op.consumes !== undefined) state.inbox = state.inbox.filter((m) => m.seq !== op.consumes)
   return APPLIED
 }
 

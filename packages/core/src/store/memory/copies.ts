@@ -4,10 +4,19 @@
  * back. Records are flat, so a copy is one small object; a park reason is frozen once and
  * shared instead.
  */
-import type { CheckpointRecord, ParkReason, RunRecord } from '../../contracts/index.ts'
+import type {
+  CheckpointRecord,
+  InboxMessage,
+  ParkReason,
+  RunRecord,
+} from '../../contracts/index.ts'
 
 export function copyRun(run: RunRecord): RunRecord {
   return { ...run }
+}
+
+export function copyMessage(message: InboxMessage): InboxMessage {
+  return { ...message }
 }
 
 /** Field by field, so a caller's extra properties are not kept (a SQL store would drop them). */

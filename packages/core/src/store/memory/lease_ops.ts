@@ -16,22 +16,29 @@ import type { StoreState } from './store_state.ts'
 function fencedChange(
   store: StoreState,
   fence: Fence,
-  changes: () => Partial<RunRecord>,
+  changes: (run: RunRecord) => Partial<RunRecord>,
   now: number,
 ): OpResult {
   const state = store.runs.get(fence.runId)
   if (!holdsLease(state, fence)) return fencedResult(state)
-  store.change(state, changes(), now)
+  store.change(state, changes(state.run), now)
   return APPLIED
 }
 
 export function suspendRun(store: StoreState, op: SuspendRunOp, now: number): OpResult {
-  return fencedChange(
+  const result = fencedChange(
     store,
     op.fence,
-    () => ({ status: 'waiting', availableAt: op.wakeAt, waitingOn: op.waitingOn }),
+    (run) => ({
+      status: 'waiting',
+      // A message accepted after the turn read the inbox: claimable at once (no lost wake-up).
+      availableAt: run.inboxSeq > op.inboxSeen ? now : op.wakeAt,
+      waitingOn: op.waitingOn,
+    }),
     now,
   )
+  if (result.status !== 'applied') return result
+  return { status: 'applied', availableAt: store.runs.get(op.fence.runId)?.run.availableAt ?? null }
 }
 
 export function releaseRun(store: StoreState, op: ReleaseRunOp, now: number): OpResult {

@@ -11,6 +11,7 @@
 import type {
   CheckpointRecord,
   ClaimRequest,
+  InboxMessage,
   ClaimResult,
   ListRunsQuery,
   OpResult,
@@ -24,7 +25,7 @@ import type {
 import { applyBatch } from './apply_batch.ts'
 import { claimRuns, reclaimOwned } from './claims.ts'
 import { parkUnrunnable, unpark } from './parking.ts'
-import { getRun, listRuns, loadCheckpoints } from './queries.ts'
+import { getRun, listRuns, loadCheckpoints, loadInbox } from './queries.ts'
 import { StoreState } from './store_state.ts'
 
 export class MemoryStore implements StateStore {
@@ -66,6 +67,10 @@ export class MemoryStore implements StateStore {
 
   async loadCheckpoints(runId: string): Promise<CheckpointRecord[]> {
     return loadCheckpoints(this.#state, runId)
+  }
+
+  async loadInbox(runId: string): Promise<InboxMessage[]> {
+    return loadInbox(this.#state, runId)
   }
 
   async listRuns(query: ListRunsQuery): Promise<RunPage> {

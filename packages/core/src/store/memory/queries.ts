@@ -1,13 +1,14 @@
 /** Reads: getRun, loadCheckpoints, listRuns. */
 import type {
   CheckpointRecord,
+  InboxMessage,
   ListRunsQuery,
   RunPage,
   RunRecord,
   RunStatus,
 } from '../../contracts/index.ts'
 import { InvalidArgumentError } from '../../errors/index.ts'
-import { copyCheckpoint, copyRun } from './copies.ts'
+import { copyCheckpoint, copyMessage, copyRun } from './copies.ts'
 import { decodeCursor, encodeCursor } from '../run_cursor.ts'
 import type { StoreState } from './store_state.ts'
 
@@ -20,6 +21,10 @@ export function loadCheckpoints(store: StoreState, runId: string): CheckpointRec
   const checkpoints = store.runs.get(runId)?.checkpoints
   if (checkpoints === undefined) return []
   return [...checkpoints.values()].sort((a, b) => a.seq - b.seq).map(copyCheckpoint)
+}
+
+export function loadInbox(store: StoreState, runId: string): InboxMessage[] {
+  return store.runs.get(runId)?.inbox.map(copyMessage) ?? []
 }
 
 const DEFAULT_LIMIT = 50

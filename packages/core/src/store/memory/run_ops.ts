@@ -33,6 +33,7 @@ function newRunRecord(op: CreateRunOp, now: number): RunRecord {
     leaseOwner: claim ? claim.owner : null,
     leaseEpoch: claim ? 1 : 0,
     turns: claim ? 1 : 0,
+    inboxSeq: 0,
   }
 }
 

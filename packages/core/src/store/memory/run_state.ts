@@ -1,4 +1,4 @@
-import type { CheckpointRecord, RunRecord, RunStatus } from '../../contracts/index.ts'
+import type { CheckpointRecord, InboxMessage, RunRecord, RunStatus } from '../../contracts/index.ts'
 
 /**
  * One run as the memory store holds it. `run` never leaves the store: it is changed in
@@ -8,6 +8,10 @@ export interface RunState {
   run: RunRecord
   /** The run's checkpoints by seq. */
   checkpoints: Map<number, CheckpointRecord>
+  /** Messages accepted and not yet consumed, in seq order. */
+  inbox: InboxMessage[]
+  /** Dedupe ids accepted so far, with the seq each got (consumed messages included). */
+  dedupeIds: Map<string, number>
   /** Bumped whenever the run is re-indexed for claims: index entries with an older token are stale. */
   claimToken: number
   /** True while the run has a live entry in the claim index. */
@@ -28,5 +32,12 @@ export function claimableAt(run: RunRecord): number | null {
 }
 
 export function newRunState(run: RunRecord): RunState {
-  return { run, checkpoints: new Map(), claimToken: 0, indexed: false }
+  return {
+    run,
+    checkpoints: new Map(),
+    inbox: [],
+    dedupeIds: new Map(),
+    claimToken: 0,
+    indexed: false,
+  }
 }

@@ -1,0 +1,347 @@
+/**
+ * The run inbox (signals): deliverMessage numbers messages in acceptance order, deduplicates
+ * by id, wakes a waiting run, refuses terminal and unknown runs; a suspend that has not seen
+ * the latest message leaves the run claimable at once; a checkpoint consumes a message
+ * atomically, once.
+ */
+import assert from 'node:assert/strict'
+import type {
+  CheckpointRecord,
+  DeliverMessageOp,
+  Fence,
+  InboxMessage,
+  StateStore,
+} from '@cairn/core/contracts'
+import { LEASE_MS, NOT_REGISTERED, T0, checkpoint } from './fixtures.ts'
+import { same, type Define } from './harness.ts'
+import {
+  applyOne,
+  claim,
+  createPending,
+  expectApplied,
+  finish,
+  mustGetRun,
+  park,
+  startRun,
+  suspend,
+} from './store_calls.ts'
+
+function message(
+  runId: string,
+  name = 'approval',
+  options: { dedupeId?: string | null; payload?: string } = {},
+): DeliverMessageOp {
+  return {
+    type: 'deliverMessage',
+    message: {
+      runId,
+      kind: 'signal',
+      name,
+      dedupeId: options.dedupeId ?? null,
+      payload: options.payload ?? JSON.stringify({ approved: true }),
+    },
+  }
+}
+
+async function inbox(store: StateStore, runId: string): Promise<InboxMessage[]> {
+  const rows = await store.loadInbox(runId)
+  assert.ok(Array.isArray(rows), 'loadInbox must resolve to an array')
+  for (const [i, row] of rows.entries()) {
+    assert.ok(Number.isSafeInteger(row.seq), `loadInbox()[${i}].seq must be an integer`)
+    assert.ok(
+      Number.isSafeInteger(row.acceptedAt),
+      `loadInbox()[${i}].acceptedAt must be an integer`,
+    )
+  }
+  return rows
+}
+
+/** A signal wait at `seq` that received message `seq` of the inbox. */
+function received(runId: string, seq: number, payload: string): CheckpointRecord {
+  return checkpoint(runId, seq, { name: 'approval', kind: 'signal', output: payload })
+}
+
+async function suspendSeen(
+  store: StateStore,
+  fence: Fence,
+  inboxSeen: number,
+  now: number,
+  expectedAvailableAt: number,
+) {
+  const op = {
+    type: 'suspendRun' as const,
+    fence,
+    wakeAt: T0 + 60_000,
+    waitingOn: 'signal',
+    inboxSeen,
+  }
+  const result = await applyOne(store, op, now)
+  expectApplied(result, 'suspendRun')
+  assert.equal(
+    result.status === 'applied' ? result.availableAt : undefined,
+    expectedAvailableAt,
+    'suspendRun reports the availableAt it stored',
+  )
+}
+
+export function inboxTests(define: Define): void {
+  define(
+    'deliverMessage stores the message under the next seq, in acceptance order',
+    async (store) => {
+      await createPending(store, 'run-1', T0)
+      same(
+        await applyOne(store, message('run-1'), T0 + 1),
+        { status: 'delivered', seq: 1, duplicate: false },
+        'first message',
+      )
+      const second = message('run-1', 'shipped', {
+        dedupeId: 'sig-2',
+        payload: '"\u{1F4E6} 9007199254740993"',
+      })
+      same(
+        await applyOne(store, second, T0 + 2),
+        { status: 'delivered', seq: 2, duplicate: false },
+        'second message',
+      )
+      same(
+        await inbox(store, 'run-1'),
+        [
+          {
+            runId: 'run-1',
+            seq: 1,
+            kind: 'signal',
+            name: 'approval',
+            dedupeId: null,
+            payload: '{"approved":true}',
+            acceptedAt: T0 + 1,
+          },
+          {
+            runId: 'run-1',
+            seq: 2,
+            kind: 'signal',
+            name: 'shipped',
+            dedupeId: 'sig-2',
+            payload: '"\u{1F4E6} 9007199254740993"',
+            acceptedAt: T0 + 2,
+          },
+        ],
+        'loadInbox',
+      )
+      const run = await mustGetRun(store, 'run-1')
+      assert.equal(run.inboxSeq, 2, 'inboxSeq counts accepted messages')
+      assert.equal(run.updatedAt, T0 + 2, 'accepting a message stamps updatedAt')
+      assert.equal(run.availableAt, T0, 'a pending run keeps its availableAt')
+    },
+  )
+
+  define(
+    'a resend with the same dedupeId is accepted once; null ids never deduplicate',
+    async (store) => {
+      await createPending(store, 'run-1', T0)
+      await applyOne(store, message('run-1', 'approval', { dedupeId: 'once' }), T0 + 1)
+      same(
+        await applyOne(
+          store,
+          message('run-1', 'approval', { dedupeId: 'once', payload: '"other"' }),
+          T0 + 2,
+        ),
+        { status: 'delivered', seq: 1, duplicate: true },
+        'the resend',
+      )
+      await applyOne(store, message('run-1'), T0 + 3)
+      await applyOne(store, message('run-1'), T0 + 4)
+      const rows = await inbox(store, 'run-1')
+      assert.deepEqual(
+        rows.map((m) => m.seq),
+        [1, 2, 3],
+      )
+      assert.equal(rows[0]?.payload, '{"approved":true}', 'the first payload is kept')
+      assert.equal((await mustGetRun(store, 'run-1')).inboxSeq, 3)
+    },
+  )
+
+  define('dedupe ids are per run, and remembered after the message is consumed', async (store) => {
+    const fence = await startRun(store, 'run-1', T0)
+    await createPending(store, 'run-2', T0)
+    await applyOne(store, message('run-1', 'approval', { dedupeId: 'same-id' }), T0 + 1)
+    same(
+      await applyOne(store, message('run-2', 'approval', { dedupeId: 'same-id' }), T0 + 1),
+      { status: 'delivered', seq: 1, duplicate: false },
+      'same id, other run',
+    )
+    const op = {
+      type: 'saveCheckpoint' as const,
+      fence,
+      checkpoint: received('run-1', 0, '{"approved":true}'),
+      consumes: 1,
+    }
+    expectApplied(await applyOne(store, op, T0 + 2), 'saveCheckpoint consuming message 1')
+    same(
+      await applyOne(store, message('run-1', 'approval', { dedupeId: 'same-id' }), T0 + 3),
+      { status: 'delivered', seq: 1, duplicate: true },
+      'resend after consumption',
+    )
+    same(await inbox(store, 'run-1'), [], 'the inbox after consumption')
+  })
+
+  define('a message to a terminal or unknown run is refused and stored nowhere', async (store) => {
+    const fence = await startRun(store, 'run-1', T0)
+    await finish(store, fence, T0 + 1)
+    const result = await applyOne(store, message('run-1'), T0 + 2)
+    same(
+      result,
+      { status: 'terminal', current: { status: 'completed', epoch: 1 } },
+      'to a completed run',
+    )
+    same(
+      await applyOne(store, message('ghost'), T0 + 2),
+      { status: 'not_found' },
+      'to an unknown run',
+    )
+    same(await inbox(store, 'run-1'), [], 'inbox of the completed run')
+    same(await inbox(store, 'ghost'), [], 'inbox of an unknown run')
+    assert.equal((await mustGetRun(store, 'run-1')).inboxSeq, 0)
+  })
+
+  define('a message wakes a waiting run now; an earlier due time is kept', async (store) => {
+    const a = await startRun(store, 'run-a', T0)
+    await suspend(store, a, T0 + 60_000, T0 + 1)
+    await applyOne(store, message('run-a'), T0 + 10)
+    assert.equal((await mustGetRun(store, 'run-a')).availableAt, T0 + 10, 'timer run woken now')
+    const b = await startRun(store, 'run-b', T0)
+    await suspend(store, b, null, T0 + 1)
+    await applyOne(store, message('run-b'), T0 + 10)
+    const woken = await mustGetRun(store, 'run-b')
+    assert.equal(woken.availableAt, T0 + 10, 'a run with no timer is woken now')
+    assert.equal(woken.status, 'waiting', 'waking does not change the status')
+    const c = await startRun(store, 'run-c', T0)
+    await suspend(store, c, T0 + 5, T0 + 1)
+    await applyOne(store, message('run-c'), T0 + 10)
+    assert.equal(
+      (await mustGetRun(store, 'run-c')).availableAt,
+      T0 + 5,
+      'an overdue run keeps its due time',
+    )
+    const claimed = await claim(store, { now: T0 + 10 })
+    assert.deepEqual(claimed.claimed.map((r) => r.id).sort(), ['run-a', 'run-b', 'run-c'])
+    assert.ok(
+      claimed.claimed.every((r) => r.inboxSeq === 1),
+      'claimRuns returns inboxSeq',
+    )
+  })
+
+  define(
+    'a running run keeps its lease; a suspend that missed a message leaves it claimable now',
+    async (store) => {
+      const fence = await startRun(store, 'run-1', T0)
+      await applyOne(store, message('run-1'), T0 + 5)
+      const running = await mustGetRun(store, 'run-1')
+      assert.equal(running.status, 'running')
+      assert.equal(running.availableAt, T0 + LEASE_MS, 'the lease expiry is untouched')
+      await suspendSeen(store, fence, 0, T0 + 7, T0 + 7)
+      const suspended = await mustGetRun(store, 'run-1')
+      assert.equal(suspended.status, 'waiting')
+      assert.equal(suspended.availableAt, T0 + 7, 'claimable at once: the turn never saw message 1')
+    },
+  )
+
+  define(
+    'a suspend that has seen every message waits for its timer (or for the next message)',
+    async (store) => {
+      const fence = await startRun(store, 'run-1', T0)
+      await applyOne(store, message('run-1'), T0 + 5)
+      await suspendSeen(store, fence, 1, T0 + 7, T0 + 60_000)
+      assert.equal((await mustGetRun(store, 'run-1')).availableAt, T0 + 60_000)
+      const none = await startRun(store, 'run-2', T0)
+      const op = {
+        type: 'suspendRun' as const,
+        fence: none,
+        wakeAt: null,
+        waitingOn: 'signal',
+        inboxSeen: 0,
+      }
+      expectApplied(await applyOne(store, op, T0 + 7), 'suspendRun without a timer')
+      assert.equal(
+        (await mustGetRun(store, 'run-2')).availableAt,
+        null,
+        'nothing wakes it but a message',
+      )
+    },
+  )
+
+  define('a checkpoint consumes its message only when it applies', async (store) => {
+    const fence = await startRun(store, 'run-1', T0)
+    await applyOne(store, message('run-1'), T0 + 1)
+    await applyOne(store, message('run-1', 'approval', { payload: '"second"' }), T0 + 1)
+    const stale = {
+      type: 'saveCheckpoint' as const,
+      fence: { runId: 'run-1', epoch: 7 },
+      checkpoint: received('run-1', 0, '"x"'),
+      consumes: 1,
+    }
+    const fenced = await applyOne(store, stale, T0 + 2)
+    assert.equal(fenced.status, 'fenced', 'a stale holder is fenced')
+    assert.deepEqual(
+      (await inbox(store, 'run-1')).map((m) => m.seq),
+      [1, 2],
+      'nothing consumed by a fenced write',
+    )
+    const first = {
+      type: 'saveCheckpoint' as const,
+      fence,
+      checkpoint: received('run-1', 0, '{"approved":true}'),
+      consumes: 1,
+    }
+    expectApplied(await applyOne(store, first, T0 + 3), 'consuming message 1')
+    assert.deepEqual(
+      (await inbox(store, 'run-1')).map((m) => m.seq),
+      [2],
+    )
+    const again = { ...first, consumes: 2 }
+    const conflict = await applyOne(store, again, T0 + 4)
+    assert.equal(conflict.status, 'conflict', 'the position is already recorded')
+    assert.deepEqual(
+      (await inbox(store, 'run-1')).map((m) => m.seq),
+      [2],
+      'a conflicting write consumes nothing',
+    )
+    assert.equal(
+      (await mustGetRun(store, 'run-1')).inboxSeq,
+      2,
+      'consumption leaves inboxSeq alone',
+    )
+  })
+
+  define('consume and suspend in one batch; a parked run keeps its messages', async (store) => {
+    const fence = await startRun(store, 'run-1', T0)
+    await applyOne(store, message('run-1'), T0 + 1)
+    await applyOne(store, message('run-1'), T0 + 1)
+    const results = await store.applyBatch(
+      [
+        {
+          type: 'saveCheckpoint',
+          fence,
+          checkpoint: received('run-1', 0, '{"approved":true}'),
+          consumes: 1,
+        },
+        { type: 'suspendRun', fence, wakeAt: null, waitingOn: 'signal', inboxSeen: 2 },
+      ],
+      T0 + 2,
+    )
+    results.forEach((r, i) => expectApplied(r, `op ${i}`))
+    assert.deepEqual(
+      (await inbox(store, 'run-1')).map((m) => m.seq),
+      [2],
+    )
+    const p = await startRun(store, 'run-p', T0)
+    await park(store, p, NOT_REGISTERED, T0 + 1)
+    same(
+      await applyOne(store, message('run-p'), T0 + 2),
+      { status: 'delivered', seq: 1, duplicate: false },
+      'to a parked run',
+    )
+    const parked = await mustGetRun(store, 'run-p')
+    assert.equal(parked.status, 'parked')
+    assert.equal(parked.availableAt, null, 'a parked run is not woken by a message')
+  })
+}

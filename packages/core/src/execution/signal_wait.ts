@@ -1,0 +1,93 @@
+/**
+ * `ctx.waitForSignal(name, { timeoutMs })`: receive the oldest signal sent to this run under
+ * `name`, or fail with SignalTimeoutError once `timeoutMs` has passed. A signal sent before
+ * the wait exists is kept in the run's inbox and received at once. The received payload is
+ * recorded at the wait's position (consuming the message in the same write), so replay gives
+ * the same value and no signal is received twice. Signal waits never hold the lease: with no
+ * signal at hand the run suspends, and a signal (or the timeout) wakes it.
+ */
+import type { CheckpointRecord } from '../contracts/records.ts'
+import { InvalidArgumentError, SignalTimeoutError } from '../errors/index.ts'
+import { encodeError } from './outcome.ts'
+import type { TurnRuntime } from './runtime.ts'
+import type { SignalWaitOptions } from './types.ts'
+
+export function waitForSignal<T>(
+  rt: TurnRuntime,
+  name: string,
+  options: SignalWaitOptions = {},
+): Promise<T> {
+  checkSignalName(name)
+  const timeoutMs = checkTimeout(options.timeoutMs)
+  if (!rt.live) return rt.never()
+  const seq = rt.takeSeq()
+  const record = rt.recorded(seq, name, 'signal')
+  if (record === null) return rt.never()
+  const outcome = rt.awaitOutcome<T>(seq)
+  if (record?.status === 'completed' || record?.status === 'failed') return outcome
+  const startedAt = record?.startedAt ?? rt.clock.now()
+  const deadline = record?.wakeAt ?? (timeoutMs === null ? null : startedAt + timeoutMs)
+  const step = { seq, name, kind: 'signal' as const, attempts: 1, startedAt, wakeAt: deadline }
+  const message = rt.takeMessage(name)
+  if (message !== null) {
+    rt.complete(step, { ok: true, output: message.payload }, message.seq)
+  } else if (deadline !== null && deadline <= rt.clock.now()) {
+    const error = new SignalTimeoutError(name, timeoutMs ?? deadline - startedAt)
+    rt.complete(step, { ok: false, error: encodeError(error, rt.codec) })
+  } else {
+    // A deadline is fixed at the first call and recorded, so a restart never moves it.
+    const pending =
+      record === undefined && deadline !== null ? waiting(rt, seq, name, deadline, startedAt) : null
+    rt.waitDurably(seq, deadline, `signal "${name}"`, pending)
+  }
+  return outcome
+}
+
+function waiting(
+  rt: TurnRuntime,
+  seq: number,
+  name: string,
+  wakeAt: number,
+  startedAt: number,
+): CheckpointRecord {
+  return {
+    runId: rt.runId,
+    seq,
+    name,
+    kind: 'signal',
+    status: 'waiting',
+    attempts: 1,
+    order: null,
+    output: null,
+    error: null,
+    wakeAt,
+    startedAt,
+    updatedAt: startedAt,
+  }
+}
+
+const MAX_NAME_LENGTH = 200
+
+/** Signal names are part of the run's history and of a sender's address: plain, short text. */
+export function checkSignalName(name: unknown): asserts name is string {
+  if (
+    typeof name !== 'string' ||
+    name === '' ||
+    name.length > MAX_NAME_LENGTH ||
+    !/^[\x21-\x7e]+$/.test(name)
+  ) {
+    throw new InvalidArgumentError(
+      `a signal name must be 1 to ${MAX_NAME_LENGTH} printable ASCII characters without spaces, got ${JSON.stringify(name)}`,
+    )
+  }
+}
+
+function checkTimeout(timeoutMs: unknown): number | null {
+  if (timeoutMs === undefined) return null
+  if (!Number.isSafeInteger(timeoutMs) || (timeoutMs as number) < 0) {
+    throw new InvalidArgumentError(
+      `waitForSignal timeoutMs must be an integer >= 0, got ${String(timeoutMs)}`,
+    )
+  }
+  return timeoutMs as number
+}

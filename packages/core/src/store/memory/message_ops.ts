@@ -1,0 +1,23 @@
+/** deliverMessage: accept a message into a run's inbox (signals). */
+import type { DeliverMessageOp, OpResult } from '../../contracts/index.ts'
+import { isTerminal } from './run_state.ts'
+import type { StoreState } from './store_state.ts'
+
+export function deliverMessage(store: StoreState, op: DeliverMessageOp, now: number): OpResult {
+  const { runId, kind, name, dedupeId, payload } = op.message
+  const state = store.runs.get(runId)
+  if (state === undefined) return { status: 'not_found' }
+  const run = state.run
+  if (isTerminal(run.status)) {
+    return { status: 'terminal', current: { status: run.status, epoch: run.leaseEpoch } }
+  }
+  const earlier = dedupeId === null ? undefined : state.dedupeIds.get(dedupeId)
+  if (earlier !== undefined) return { status: 'delivered', seq: earlier, duplicate: true }
+  const seq = run.inboxSeq + 1
+  state.inbox.push({ runId, seq, kind, name, dedupeId, payload, acceptedAt: now })
+  if (dedupeId !== null) state.dedupeIds.set(dedupeId, seq)
+  // Only a waiting run is woken here; a running one sees the message when it suspends.
+  const wake = run.status === 'waiting' && (run.availableAt === null || run.availableAt > now)
+  store.change(state, wake ? { inboxSeq: seq, availableAt: now } : { inboxSeq: seq }, now)
+  return { status: 'delivered', seq, duplicate: false }
+}
