@@ -17,7 +17,7 @@ import type { Committer } from './committer.ts'
 import type { EventHub } from './events.ts'
 import type { ResolvedEngineOptions } from './options.ts'
 import type { WorkflowRegistry } from './registry.ts'
-import type { RunWaiters } from './run_waiters.ts'
+import type { RunWaiters, TerminalOutcome } from './run_waiters.ts'
 import { LeaseKeeper } from './lease_keeper.ts'
 import { ParkSweeper } from './park_sweeper.ts'
 import { PollSchedule } from './poll_schedule.ts'
@@ -245,7 +245,10 @@ export class Driver {
 
   private runTurn(run: TurnRun & { input?: string }, history: History, inbox: Inbox): void {
     const workflow = this.deps.registry.find(run.workflow, run.version)
-    const turn = new Turn(this.turnDeps, run, history, workflow?.options.retry, inbox)
+    const timeoutMs = workflow?.options.executionTimeoutMs
+    const limit =
+      timeoutMs === undefined ? null : { timeoutMs, deadline: run.createdAt + timeoutMs }
+    const turn = new Turn(this.turnDeps, run, history, workflow?.options.retry, inbox, limit)
     this.turns.set(run.id, turn)
     if (workflow === undefined) return void turn.release()
     let input: unknown
@@ -263,11 +266,7 @@ export class Driver {
 
   private onTurnEnded(turn: Turn, end: TurnEnd): void {
     if (this.turns.get(turn.runId) === turn) this.turns.delete(turn.runId)
-    const finished = end.kind === 'completed' || end.kind === 'failed'
-    this.deps.waiters.notify(
-      turn.runId,
-      finished ? { status: end.kind, output: end.output, error: end.error } : null,
-    )
+    this.deps.waiters.notify(turn.runId, outcomeOf(end))
     if (end.kind === 'suspended' && end.wakeAt !== null) this.wake(end.wakeAt)
     if (end.kind === 'lost')
       this.deps.options.logger.warn(
@@ -276,6 +275,15 @@ export class Driver {
       )
     this.polls.capacityFreed()
   }
+}
+
+/** What a waiter may learn without a store read: the outcome, when this turn wrote it. */
+function outcomeOf(end: TurnEnd): TerminalOutcome | null {
+  if (end.kind === 'completed' || end.kind === 'failed')
+    return { status: end.kind, output: end.output, error: end.error }
+  if (end.kind === 'cancelled' && end.error !== undefined)
+    return { status: 'cancelled', output: null, error: end.error }
+  return null
 }
 
 function delay(ms: number): Promise<void> {

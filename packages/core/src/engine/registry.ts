@@ -36,6 +36,7 @@ export class WorkflowRegistry {
     const versions = this.byName.get(name) ?? new Map<string, RegisteredWorkflow>()
     if (versions.has(v))
       throw new DuplicateWorkflowError(`workflow "${name}" version "${v}" is already registered`)
+    checkExecutionTimeout(name, options.executionTimeoutMs)
     const entry: RegisteredWorkflow = { name, version: v, body, options }
     versions.set(v, entry)
     this.byName.set(name, versions)
@@ -84,4 +85,13 @@ function newest(entries: RegisteredWorkflow[]): RegisteredWorkflow {
 
 function compareVersions(a: string, b: string): number {
   return a.localeCompare(b, 'en', { numeric: true })
+}
+
+function checkExecutionTimeout(name: string, timeoutMs: unknown): void {
+  if (timeoutMs === undefined) return
+  if (!Number.isSafeInteger(timeoutMs) || (timeoutMs as number) < 1) {
+    throw new InvalidArgumentError(
+      `workflow "${name}": executionTimeoutMs must be an integer >= 1, got ${String(timeoutMs)}`,
+    )
+  }
 }

@@ -78,3 +78,16 @@ export class SignalTimeoutError extends CairnError {
     })
   }
 }
+
+/** The run outlived its workflow's `executionTimeoutMs`: it was cancelled with this error. */
+export class WorkflowTimeoutError extends CairnError {
+  static readonly code = ErrorCodes.WORKFLOW_TIMEOUT
+  static is = guardFor<WorkflowTimeoutError>(ErrorCodes.WORKFLOW_TIMEOUT)
+  constructor(workflow: string, timeoutMs: number) {
+    super(
+      ErrorCodes.WORKFLOW_TIMEOUT,
+      `workflow "${workflow}" ran out of its execution timeout (${timeoutMs} ms)`,
+      { details: { workflow, timeoutMs } },
+    )
+  }
+}

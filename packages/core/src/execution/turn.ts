@@ -48,6 +48,12 @@ export interface TurnRun {
   inboxSeq: number
 }
 
+/** A workflow's execution timeout, anchored at the run's creation. */
+export interface ExecutionLimit {
+  timeoutMs: number
+  deadline: number
+}
+
 interface Call {
   resolve(value: unknown): void
   reject(error: unknown): void
@@ -91,6 +97,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   private readonly deps: TurnDeps
   private readonly history: History
   private readonly inbox: Inbox
+  private readonly limit: ExecutionLimit | null
 
   constructor(
     deps: TurnDeps,
@@ -98,10 +105,12 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     history: History,
     retryDefaults: RetryOptions | undefined,
     inbox: Inbox = Inbox.empty(run.inboxSeq),
+    limit: ExecutionLimit | null = null,
   ) {
     this.deps = deps
     this.history = history
     this.inbox = inbox
+    this.limit = limit
     this.runId = run.id
     this.workflow = run.workflow
     this.version = run.version
@@ -141,6 +150,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
 
   /** Start the body; recorded outcomes are then delivered one per macrotask, in order. */
   begin(body: () => Promise<unknown>): void {
+    if (this.limit !== null && !this.armDeadline(this.limit)) return
     this.deps.deliverer.hold(this)
     for (const record of this.history.deliveries) {
       this.active += 1
@@ -158,6 +168,24 @@ export class Turn implements TurnRuntime, DeliveryTarget {
       (error: unknown) => this.onBodySettled({ ok: false, error }),
     )
     this.checkIdleSoon()
+  }
+
+  /**
+   * Cancel the run when its execution deadline comes, during this turn or already past.
+   * Not counted as work: a turn with nothing else to do suspends, waking at the deadline.
+   */
+  private armDeadline(limit: ExecutionLimit): boolean {
+    const left = limit.deadline - this.clock.now()
+    if (left <= 0) {
+      void this.ending.timeOut(limit.timeoutMs)
+      return false
+    }
+    const timer = this.clock.setTimer(left, () => {
+      this.timers.delete(timer)
+      void this.ending.timeOut(limit.timeoutMs)
+    })
+    this.timers.add(timer)
+    return true
   }
 
   /** Deterministic time for `ctx.now()`. */
@@ -425,7 +453,8 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     this.idleCheckScheduled = true
     setImmediate(() => {
       this.idleCheckScheduled = false
-      if (this.active === 0 && this.live) void this.ending.suspend(this.waits)
+      if (this.active === 0 && this.live)
+        void this.ending.suspend(this.waits, this.limit?.deadline ?? null)
     })
   }
 

@@ -7,7 +7,7 @@
 import type { SerializedError } from '../contracts/codec.ts'
 import type { CheckpointRecord, ParkReason, TerminalStatus } from '../contracts/records.ts'
 import type { OpResult, StoreOp } from '../contracts/state_store.ts'
-import { ErrorCodes } from '../errors/index.ts'
+import { ErrorCodes, WorkflowTimeoutError } from '../errors/index.ts'
 import { failpoint } from '../util/failpoints.ts'
 import { encodeError, encodeValue } from './outcome.ts'
 import type { Turn, TurnDeps } from './turn.ts'
@@ -17,7 +17,7 @@ export type TurnEnd =
   | { kind: 'suspended'; wakeAt: number | null }
   | { kind: 'parked'; reason: ParkReason }
   | { kind: 'released' }
-  | { kind: 'cancelled' }
+  | { kind: 'cancelled'; error?: string }
   | { kind: 'lost'; reason: string }
 
 interface WaitInfo {
@@ -57,11 +57,31 @@ export class TurnEnding {
     this.end({ kind: status, output: op.output, error: op.error })
   }
 
-  async suspend(waits: ReadonlyMap<number, WaitInfo>): Promise<void> {
+  /** The run outlived its execution timeout: cancel it (fenced) with E_WORKFLOW_TIMEOUT. */
+  async timeOut(timeoutMs: number): Promise<void> {
+    if (!this.begin('workflow execution timed out')) return
+    const error = encodeError(
+      new WorkflowTimeoutError(this.turn.workflow, timeoutMs),
+      this.deps.codec,
+    )
+    const op: StoreOp = {
+      type: 'finishRun',
+      fence: this.turn.fence,
+      status: 'cancelled',
+      output: null,
+      error,
+    }
+    if ((await this.commit([op])) === null) return
+    this.deps.events.emit('run:cancelled', this.ref())
+    this.end({ kind: 'cancelled', error })
+  }
+
+  async suspend(waits: ReadonlyMap<number, WaitInfo>, deadline: number | null): Promise<void> {
     if (waits.size === 0) return this.park(waitingOnNothing(this.turn.workflow))
     const list = [...waits.values()] // copied first: ending the turn clears its waits
     if (!this.begin('run suspended')) return
-    const wakeAt = earliest(list)
+    // An execution deadline wakes the run too, so it is cancelled on time while it waits.
+    const wakeAt = minOf(earliest(list), deadline)
     const waitingOn = describeWaits(list)
     const ops: StoreOp[] = list
       .filter((w) => w.pending !== null)
@@ -157,6 +177,10 @@ function waitingOnNothing(workflow: string): ParkReason {
     code: ErrorCodes.NOT_A_PRIMITIVE_WAIT,
     message: `workflow "${workflow}" awaits something that is not a Cairn primitive (a plain promise or timer); it can never wake. Await only ctx.* calls in a workflow body.`,
   }
+}
+
+function minOf(a: number | null, b: number | null): number | null {
+  return a === null ? b : b === null ? a : Math.min(a, b)
 }
 
 /** The earliest timer among the waits, or null when none has one (only a message wakes it). */

@@ -84,4 +84,10 @@ export type WorkflowBody<I = unknown, O = unknown> = (ctx: WorkflowContext, inpu
 export interface WorkflowOptions {
   /** Default retry policy for this workflow's local steps. */
   retry?: RetryOptions
+  /**
+   * Longest a run may live, from its creation (engine clock). When it runs out the run is
+   * cancelled with E_WORKFLOW_TIMEOUT — while it executes (its steps' signals are aborted),
+   * while it waits (it wakes for it), or when it is next claimed. Default: no limit.
+   */
+  executionTimeoutMs?: number
 }
