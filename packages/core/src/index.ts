@@ -15,6 +15,7 @@ export { Engine, type WaitOptions, type CancelOptions, type RunList } from './en
 export type { EngineOptions, ResolvedEngineOptions } from './engine/options.ts'
 export type { StartOptions, StartedRun } from './engine/run_starter.ts'
 export type { SignalToken, SignalOptions, SignalReceipt } from './engine/signal_sender.ts'
+export type { ContinueOptions } from './engine/breakpoint_continuer.ts'
 export type { RunInfo, StepInfo, RunOutcome } from './engine/views.ts'
 export {
   channels,

@@ -93,7 +93,7 @@ export interface InboxMessage {
   acceptedAt: number
 }
 
-export type CheckpointKind = 'local' | 'sleep' | 'side_effect' | 'patch' | 'signal'
+export type CheckpointKind = 'local' | 'sleep' | 'side_effect' | 'patch' | 'signal' | 'breakpoint'
 
 /**
  * `completed` / `failed`: an outcome delivered to the workflow; never changes again (I1).

@@ -29,6 +29,7 @@ import { EventHub, type EngineEventName, type Listener } from './events.ts'
 import { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } from './options.ts'
 import { WorkflowRegistry } from './registry.ts'
 import { startRun, type StartedRun, type StartOptions } from './run_starter.ts'
+import { continueRun, type ContinueOptions } from './breakpoint_continuer.ts'
 import { RunWaiters } from './run_waiters.ts'
 import {
   sendSignal,
@@ -158,6 +159,19 @@ export class Engine {
       { signalId: signal.signalId },
     )
     return { ...started, signal: receipt }
+  }
+
+  /**
+   * Resume a run stopped at `ctx.breakpoint` (the earliest, or the one named `options.label`);
+   * `options.note` becomes the breakpoint's result. Idempotent per breakpoint.
+   * E_NOT_AT_BREAKPOINT when the run waits at no such breakpoint.
+   */
+  async continue(
+    runId: string,
+    options?: ContinueOptions,
+  ): Promise<SignalReceipt & { label: string }> {
+    await this.open()
+    return continueRun(this.signalDeps(), runId, options)
   }
 
   /** Begin executing runs in this process: pending work, due timers, expired leases. */

@@ -6,7 +6,7 @@
  */
 import type { OpResult } from '../contracts/state_store.ts'
 import { InvalidArgumentError, RunNotFoundError, RunTerminalError } from '../errors/index.ts'
-import { checkSignalName } from '../execution/signal_wait.ts'
+import { checkSignalName } from '../execution/wait_names.ts'
 import { assertIdentifier } from '../util/validate.ts'
 import type { Committer } from './committer.ts'
 import type { Driver } from './driver.ts'
@@ -49,6 +49,16 @@ export async function sendSignal(
   const { runId, name } = checkToken(token)
   const dedupeId = options.signalId ?? null
   if (dedupeId !== null) assertIdentifier(dedupeId, 'signalId')
+  return deliverSignal(deps, { runId, name }, payload, dedupeId)
+}
+
+/** Deliver a signal whose token is already checked (Cairn's own names included). */
+export async function deliverSignal(
+  deps: SignalSenderDeps,
+  { runId, name }: SignalToken,
+  payload: unknown,
+  dedupeId: string | null,
+): Promise<SignalReceipt> {
   const encoded = deps.options.codec.encode(payload, `payload of signal "${name}"`)
   const message = { runId, kind: 'signal' as const, name, dedupeId, payload: encoded }
   const result = await deps.committer.enqueue({ type: 'deliverMessage', message }, true)

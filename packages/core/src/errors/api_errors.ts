@@ -26,6 +26,8 @@ export class DuplicateWorkflowError extends defineError(ErrorCodes.DUPLICATE_WOR
 export class RunNotFoundError extends defineError(ErrorCodes.RUN_NOT_FOUND) {}
 /** The run has finished (completed, failed or cancelled): it accepts no more signals. */
 export class RunTerminalError extends defineError(ErrorCodes.RUN_TERMINAL) {}
+/** `engine.continue` found no breakpoint the run waits at. */
+export class NotAtBreakpointError extends defineError(ErrorCodes.NOT_AT_BREAKPOINT) {}
 /** A run with this id exists with a different workflow or input. */
 export class RunIdConflictError extends defineError(ErrorCodes.RUN_ID_CONFLICT) {}
 /** `waitForRun` gave up before the run reached a terminal status (the run goes on). */

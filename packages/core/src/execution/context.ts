@@ -4,6 +4,7 @@
  * numbers its branches the same way on every replay.
  */
 import type { Duration } from '../util/duration.ts'
+import { breakpoint } from './breakpoint.ts'
 import { localStep } from './local_step.ts'
 import { patched } from './patched.ts'
 import { sideEffect } from './side_effect.ts'
@@ -57,5 +58,9 @@ export class TurnContext implements WorkflowContext {
 
   waitForSignal<T = unknown>(name: string, options?: SignalWaitOptions): Promise<T> {
     return waitForSignal<T>(this.#turn, name, options)
+  }
+
+  breakpoint<T = unknown>(label: string): Promise<T | undefined> {
+    return breakpoint<T>(this.#turn, label)
   }
 }

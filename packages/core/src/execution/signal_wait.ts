@@ -10,6 +10,7 @@ import type { CheckpointRecord } from '../contracts/records.ts'
 import { InvalidArgumentError, SignalTimeoutError } from '../errors/index.ts'
 import { encodeError } from './outcome.ts'
 import type { TurnRuntime } from './runtime.ts'
+import { checkSignalName } from './wait_names.ts'
 import type { SignalWaitOptions } from './types.ts'
 
 export function waitForSignal<T>(
@@ -63,22 +64,6 @@ function waiting(
     wakeAt,
     startedAt,
     updatedAt: startedAt,
-  }
-}
-
-const MAX_NAME_LENGTH = 200
-
-/** Signal names are part of the run's history and of a sender's address: plain, short text. */
-export function checkSignalName(name: unknown): asserts name is string {
-  if (
-    typeof name !== 'string' ||
-    name === '' ||
-    name.length > MAX_NAME_LENGTH ||
-    !/^[\x21-\x7e]+$/.test(name)
-  ) {
-    throw new InvalidArgumentError(
-      `a signal name must be 1 to ${MAX_NAME_LENGTH} printable ASCII characters without spaces, got ${JSON.stringify(name)}`,
-    )
   }
 }
 

@@ -72,6 +72,11 @@ export interface WorkflowContext {
    * `timeoutMs`, throws SignalTimeoutError when none arrives in time.
    */
   waitForSignal<T = unknown>(name: string, options?: SignalWaitOptions): Promise<T>
+  /**
+   * Human in the loop: stop here (waiting, no lease held) until an operator calls
+   * `engine.continue(runId)`; resolves with the operator's note, if any.
+   */
+  breakpoint<T = unknown>(label: string): Promise<T | undefined>
 }
 
 export interface SignalWaitOptions {
