@@ -8,7 +8,15 @@ import type { CheckpointRecord, RunRecord } from '@cairn/core/contracts'
 
 const RUN_STATUSES = ['pending', 'running', 'waiting', 'completed', 'failed', 'cancelled', 'parked']
 const CHECKPOINT_STATUSES = ['completed', 'failed', 'retrying', 'waiting']
-const CHECKPOINT_KINDS = ['local', 'sleep', 'side_effect', 'patch', 'signal', 'breakpoint']
+const CHECKPOINT_KINDS = [
+  'local',
+  'sleep',
+  'side_effect',
+  'patch',
+  'signal',
+  'breakpoint',
+  'set_event',
+]
 
 type Check = (value: unknown) => boolean
 

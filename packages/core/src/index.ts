@@ -16,6 +16,7 @@ export type { EngineOptions, ResolvedEngineOptions } from './engine/options.ts'
 export type { StartOptions, StartedRun } from './engine/run_starter.ts'
 export type { SignalToken, SignalOptions, SignalReceipt } from './engine/signal_sender.ts'
 export type { ContinueOptions } from './engine/breakpoint_continuer.ts'
+export type { GetEventOptions } from './engine/event_reader.ts'
 export type { RunInfo, StepInfo, RunOutcome } from './engine/views.ts'
 export {
   channels,

@@ -93,7 +93,8 @@ export interface InboxMessage {
   acceptedAt: number
 }
 
-export type CheckpointKind = 'local' | 'sleep' | 'side_effect' | 'patch' | 'signal' | 'breakpoint'
+export type CheckpointKind =
+  'local' | 'sleep' | 'side_effect' | 'patch' | 'signal' | 'breakpoint' | 'set_event'
 
 /**
  * `completed` / `failed`: an outcome delivered to the workflow; never changes again (I1).

@@ -30,6 +30,7 @@ import { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } 
 import { WorkflowRegistry } from './registry.ts'
 import { startRun, type StartedRun, type StartOptions } from './run_starter.ts'
 import { continueRun, type ContinueOptions } from './breakpoint_continuer.ts'
+import { readEvent, type GetEventOptions } from './event_reader.ts'
 import { RunWaiters } from './run_waiters.ts'
 import {
   sendSignal,
@@ -172,6 +173,19 @@ export class Engine {
   ): Promise<SignalReceipt & { label: string }> {
     await this.open()
     return continueRun(this.signalDeps(), runId, options)
+  }
+
+  /**
+   * The latest value run `runId` published with `ctx.setEvent(key, …)`, or undefined; with
+   * `timeoutMs`, waits that long for a first one. E_RUN_NOT_FOUND for an unknown run.
+   */
+  async getEvent<T = unknown>(
+    runId: string,
+    key: string,
+    options?: GetEventOptions,
+  ): Promise<T | undefined> {
+    await this.open()
+    return readEvent<T>(this.options, runId, key, options)
   }
 
   /** Begin executing runs in this process: pending work, due timers, expired leases. */

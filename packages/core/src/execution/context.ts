@@ -7,6 +7,7 @@ import type { Duration } from '../util/duration.ts'
 import { breakpoint } from './breakpoint.ts'
 import { localStep } from './local_step.ts'
 import { patched } from './patched.ts'
+import { setEvent } from './set_event.ts'
 import { sideEffect } from './side_effect.ts'
 import { waitForSignal } from './signal_wait.ts'
 import { sleep, sleepUntil } from './sleep.ts'
@@ -62,5 +63,9 @@ export class TurnContext implements WorkflowContext {
 
   breakpoint<T = unknown>(label: string): Promise<T | undefined> {
     return breakpoint<T>(this.#turn, label)
+  }
+
+  setEvent(key: string, value: unknown): Promise<void> {
+    return setEvent(this.#turn, key, value)
   }
 }

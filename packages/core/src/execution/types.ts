@@ -77,6 +77,11 @@ export interface WorkflowContext {
    * `engine.continue(runId)`; resolves with the operator's note, if any.
    */
   breakpoint<T = unknown>(label: string): Promise<T | undefined>
+  /**
+   * Publish a value under `key` for `engine.getEvent(runId, key)` to read: progress, a link,
+   * the current stage. Recorded at its position; the latest call wins.
+   */
+  setEvent(key: string, value: unknown): Promise<void>
 }
 
 export interface SignalWaitOptions {
