@@ -33,7 +33,7 @@ export class TurnContext implements WorkflowContext {
     return this.#turn.version
   }
 
-  localStep<T>(name: string, fn: StepFn<T>, options?: LocalStepOptions): Promise<T> {
+  localStep<T>(name: string, fn: StepFn<T>, options?: LocalStepOptions<T>): Promise<T> {
     return localStep(this.#turn, name, fn, options)
   }
 

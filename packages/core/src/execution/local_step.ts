@@ -18,7 +18,24 @@ export function localStep<T>(
   rt: TurnRuntime,
   name: string,
   fn: StepFn<T>,
-  options?: LocalStepOptions,
+  options?: LocalStepOptions<T>,
+): Promise<T> {
+  const compensate = options?.compensate
+  if (compensate === undefined) return runLocalStep(rt, name, fn, options)
+  if (typeof compensate !== 'function')
+    throw new InvalidArgumentError(`step "${name}": compensate must be a function`)
+  // Registered as the result is delivered (live or replayed: the same order every time).
+  return runLocalStep(rt, name, fn, options).then((value) => {
+    rt.registerCompensation(name, () => compensate(value))
+    return value
+  })
+}
+
+function runLocalStep<T>(
+  rt: TurnRuntime,
+  name: string,
+  fn: StepFn<T>,
+  options?: LocalStepOptions<T>,
 ): Promise<T> {
   if (typeof name !== 'string' || name.length === 0)
     throw new InvalidArgumentError('step name must be a non-empty string')

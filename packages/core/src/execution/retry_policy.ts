@@ -34,7 +34,7 @@ const DEFAULTS: RetryPolicy = {
 
 /** The step's own options over the workflow's defaults over Cairn's. Validates every field. */
 export function resolveRetryPolicy(
-  step: LocalStepOptions = {},
+  step: Omit<LocalStepOptions, 'compensate'> = {},
   workflow: RetryOptions = {},
 ): RetryPolicy {
   const backoff = { ...workflow.backoff, ...step.backoff }

@@ -90,6 +90,8 @@ export interface TurnRuntime {
     label: string,
     pending: CheckpointRecord | null,
   ): void
+  /** Saga: remember how to undo a completed step, in the order results were delivered. */
+  registerCompensation(stepName: string, undo: () => unknown): void
   /** Count work in progress (keeps the turn from suspending while > 0). */
   beginWork(): void
   endWork(): void

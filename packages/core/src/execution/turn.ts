@@ -21,6 +21,7 @@ import { failpoint } from '../util/failpoints.ts'
 import type { Deliverer, DeliveryTarget } from './deliverer.ts'
 import type { History } from './history.ts'
 import { Inbox } from './inbox.ts'
+import { localStep } from './local_step.ts'
 import { decodeOutcome } from './outcome.ts'
 import type { EncodedOutcome, StepRecordInput, TurnRuntime } from './runtime.ts'
 import { resolveRetryPolicy, type RetryPolicy } from './retry_policy.ts'
@@ -57,6 +58,13 @@ export interface ExecutionLimit {
 interface Call {
   resolve(value: unknown): void
   reject(error: unknown): void
+}
+
+type BodyResult = { ok: true; value: unknown } | { ok: false; error: unknown }
+
+interface Compensation {
+  stepName: string
+  undo: () => unknown
 }
 
 interface DurableWait {
@@ -98,6 +106,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   private readonly history: History
   private readonly inbox: Inbox
   private readonly limit: ExecutionLimit | null
+  private readonly compensations: Compensation[] = []
 
   constructor(
     deps: TurnDeps,
@@ -276,6 +285,10 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     return true
   }
 
+  registerCompensation(stepName: string, undo: () => unknown): void {
+    this.compensations.push({ stepName, undo })
+  }
+
   takeMessage(name: string): InboxMessage | null {
     return this.inbox.take(name)
   }
@@ -436,10 +449,24 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     if (this.active === 0 && this.live) this.checkIdleSoon()
   }
 
-  private onBodySettled(
-    result: { ok: true; value: unknown } | { ok: false; error: unknown },
-  ): void {
+  private onBodySettled(result: BodyResult): void {
     if (!this.live) return
+    // Saga: a failed run first undoes its completed steps, newest first, each one recorded.
+    if (!result.ok && this.compensations.length > 0) return void this.unwind(result)
+    this.finishBody(result)
+  }
+
+  private async unwind(result: BodyResult): Promise<void> {
+    const undo = this.compensations.splice(0).reverse()
+    for (const { stepName, undo: fn } of undo) {
+      if (!this.live) return
+      // A failed compensation is recorded (failed checkpoint) and the others still run.
+      await localStep(this, `compensate:${stepName}`, fn).catch(() => undefined)
+    }
+    if (this.live) this.finishBody(result)
+  }
+
+  private finishBody(result: BodyResult): void {
     if (this.recordedLeft > 0) {
       const next = this.history.deliveries[this.history.deliveries.length - this.recordedLeft]
       this.nonDeterminism(next === undefined ? null : identity(next), null)

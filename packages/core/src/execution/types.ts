@@ -35,9 +35,16 @@ export interface RetryOptions {
   backoff?: BackoffOptions
 }
 
-export interface LocalStepOptions extends RetryOptions {
+export interface LocalStepOptions<T = unknown> extends RetryOptions {
   /** Per-attempt time limit; the attempt's signal is aborted and it counts as a failure. */
   timeoutMs?: number
+  /**
+   * Saga: how to undo this step once it has succeeded. If the workflow later fails, the
+   * compensations of its completed steps run in reverse order of completion, each a recorded
+   * step (`compensate:<name>`, retried like any step), so a crash while unwinding never runs a
+   * finished compensation again. Receives the step's result.
+   */
+  compensate?: (result: T) => unknown
 }
 
 export interface WorkflowContext {
@@ -48,7 +55,7 @@ export interface WorkflowContext {
    * Run `fn` in this process and checkpoint its result; replay returns the recorded result
    * without running `fn` again. Retried per `options` unless it throws `FatalError`.
    */
-  localStep<T>(name: string, fn: StepFn<T>, options?: LocalStepOptions): Promise<T>
+  localStep<T>(name: string, fn: StepFn<T>, options?: LocalStepOptions<T>): Promise<T>
   /**
    * Deterministic current time: the time at which the latest result this workflow received
    * was recorded (the run's creation time before any). Synchronous; `await` works too.

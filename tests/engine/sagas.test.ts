@@ -1,0 +1,143 @@
+import assert from 'node:assert/strict'
+import { FatalError, type WorkflowContext } from '@cairn/core'
+import { eachStore } from '../helpers/harness.ts'
+
+/** A checkout: reserve, charge, ship — each undone by its compensation if a later step fails. */
+function checkout(log: string[], options: { failShipping: boolean; sleepBetween?: boolean }) {
+  return async (ctx: WorkflowContext) => {
+    const stock = await ctx.localStep('reserve', () => 'stock-1', {
+      compensate: (id) => log.push(`release ${id}`),
+    })
+    const charge = await ctx.localStep('charge', () => 'ch-9', {
+      compensate: (id) => log.push(`refund ${id}`),
+    })
+    if (options.sleepBetween) await ctx.sleep('1h')
+    await ctx.localStep(
+      'ship',
+      () => {
+        if (options.failShipping) throw new FatalError('carrier down')
+        return 'shipped'
+      },
+      { compensate: () => log.push('recall') },
+    )
+    return [stock, charge]
+  }
+}
+
+eachStore('sagas', (test) => {
+  test('a failed run undoes its completed steps in reverse order, then fails with the original error', async (env) => {
+    const engine = await env.engine()
+    const log: string[] = []
+    engine.register('checkout', 1, checkout(log, { failShipping: true }))
+    const { runId } = await engine.start('checkout', null)
+    const outcome = await engine.waitForRun(runId, { timeoutMs: 5_000 })
+    assert.equal(outcome.status, 'failed')
+    assert.match(JSON.stringify(outcome), /carrier down/)
+    assert.deepEqual(log, ['refund ch-9', 'release stock-1'])
+    const steps = (await engine.getSteps(runId)).map((s) => `${s.name}:${s.status}`)
+    assert.deepEqual(steps, [
+      'reserve:completed',
+      'charge:completed',
+      'ship:failed',
+      'compensate:charge:completed',
+      'compensate:reserve:completed',
+    ])
+  })
+
+  test('a run that succeeds runs no compensation', async (env) => {
+    const engine = await env.engine()
+    const log: string[] = []
+    engine.register('checkout', 1, checkout(log, { failShipping: false }))
+    const { runId } = await engine.start('checkout', null)
+    assert.equal((await engine.waitForRun(runId, { timeoutMs: 5_000 })).status, 'completed')
+    assert.deepEqual(log, [])
+  })
+
+  test('a crash while unwinding never re-runs a finished compensation', async (env) => {
+    const log: string[] = []
+    let refundRuns = 0
+    const body = async (ctx: WorkflowContext) => {
+      await ctx.localStep('reserve', () => 'stock-1', {
+        compensate: (id) => log.push(`release ${id}`),
+      })
+      await ctx.localStep('charge', () => 'ch-9', {
+        compensate: async (id) => {
+          refundRuns++
+          log.push(`refund ${id}`)
+        },
+      })
+      await ctx.localStep('ship', () => {
+        throw new FatalError('carrier down')
+      })
+    }
+    const first = await env.engine({ instanceId: 'first' })
+    let releaseCalls = 0
+    first.register('checkout', 1, async (ctx) => {
+      // The first engine dies (its release never returns) after the refund was recorded.
+      await ctx.localStep('reserve', () => 'stock-1', {
+        compensate: () => {
+          releaseCalls++
+          return new Promise(() => {})
+        },
+      })
+      await ctx.localStep('charge', () => 'ch-9', {
+        compensate: async (id) => {
+          refundRuns++
+          log.push(`refund ${id}`)
+        },
+      })
+      await ctx.localStep('ship', () => {
+        throw new FatalError('carrier down')
+      })
+    })
+    const { runId } = await first.start('checkout', null)
+    for (let i = 0; i < 50 && releaseCalls === 0; i++) await env.settle()
+    assert.equal(releaseCalls, 1, 'the first engine got as far as the release')
+    await first.close(0)
+    const second = await env.engine({ instanceId: 'second', leaseMs: 30_000 })
+    second.register('checkout', 1, body)
+    await env.skip(31_000) // the first engine's lease expires
+    const outcome = await second.waitForRun(runId, { timeoutMs: 5_000 })
+    assert.equal(outcome.status, 'failed')
+    assert.equal(refundRuns, 1, 'the recorded refund was not run again')
+    assert.deepEqual(log, ['refund ch-9', 'release stock-1'])
+  })
+
+  test('compensations registered across a suspension replay in order', async (env) => {
+    const engine = await env.engine()
+    const log: string[] = []
+    engine.register('checkout', 1, checkout(log, { failShipping: true, sleepBetween: true }))
+    const { runId } = await engine.start('checkout', null)
+    await env.settle()
+    assert.equal((await engine.getRun(runId))?.status, 'waiting')
+    await env.skip(3_600_000)
+    assert.equal((await engine.waitForRun(runId, { timeoutMs: 5_000 })).status, 'failed')
+    assert.deepEqual(log, ['refund ch-9', 'release stock-1'])
+  })
+
+  test('a failing compensation is recorded and the others still run', async (env) => {
+    const engine = await env.engine()
+    const log: string[] = []
+    engine.register('checkout', 1, async (ctx) => {
+      await ctx.localStep('a', () => 1, { compensate: () => log.push('undo a') })
+      await ctx.localStep('b', () => 2, {
+        compensate: () => {
+          throw new FatalError('cannot undo b')
+        },
+      })
+      throw new FatalError('boom')
+    })
+    const { runId } = await engine.start('checkout', null)
+    const outcome = await engine.waitForRun(runId, { timeoutMs: 5_000 })
+    assert.equal(outcome.status, 'failed')
+    assert.match(JSON.stringify(outcome), /boom/)
+    assert.deepEqual(log, ['undo a'])
+    const steps = (await engine.getSteps(runId)).map((s) => `${s.name}:${s.status}`)
+    assert.deepEqual(steps, [
+      'a:completed',
+      'b:completed',
+      'compensate:b:failed',
+      'compensate:a:completed',
+    ])
+  })
+})
