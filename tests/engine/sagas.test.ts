@@ -56,12 +56,18 @@ eachStore('sagas', (test) => {
   test('a crash while unwinding never re-runs a finished compensation', async (env) => {
     const log: string[] = []
     let refundRuns = 0
-    const body = async (ctx: WorkflowContext) => {
+    let releaseCalls = 0
+    // `hangRelease`: the first engine's release never returns — it "dies" mid-unwinding,
+    // after the refund was recorded.
+    const body = (hangRelease: boolean) => async (ctx: WorkflowContext) => {
       await ctx.localStep('reserve', () => 'stock-1', {
-        compensate: (id) => log.push(`release ${id}`),
+        compensate: (id) => {
+          releaseCalls++
+          return hangRelease ? new Promise(() => {}) : log.push(`release ${id}`)
+        },
       })
       await ctx.localStep('charge', () => 'ch-9', {
-        compensate: async (id) => {
+        compensate: (id) => {
           refundRuns++
           log.push(`refund ${id}`)
         },
@@ -71,35 +77,18 @@ eachStore('sagas', (test) => {
       })
     }
     const first = await env.engine({ instanceId: 'first' })
-    let releaseCalls = 0
-    first.register('checkout', 1, async (ctx) => {
-      // The first engine dies (its release never returns) after the refund was recorded.
-      await ctx.localStep('reserve', () => 'stock-1', {
-        compensate: () => {
-          releaseCalls++
-          return new Promise(() => {})
-        },
-      })
-      await ctx.localStep('charge', () => 'ch-9', {
-        compensate: async (id) => {
-          refundRuns++
-          log.push(`refund ${id}`)
-        },
-      })
-      await ctx.localStep('ship', () => {
-        throw new FatalError('carrier down')
-      })
-    })
+    first.register('checkout', 1, body(true))
     const { runId } = await first.start('checkout', null)
     for (let i = 0; i < 50 && releaseCalls === 0; i++) await env.settle()
     assert.equal(releaseCalls, 1, 'the first engine got as far as the release')
     await first.close(0)
-    const second = await env.engine({ instanceId: 'second', leaseMs: 30_000 })
-    second.register('checkout', 1, body)
-    await env.skip(31_000) // the first engine's lease expires
+    const second = await env.engine({ instanceId: 'second' })
+    second.register('checkout', 1, body(false))
+    await env.skip(60_000) // the first engine's lease is gone: the second takes the run
     const outcome = await second.waitForRun(runId, { timeoutMs: 5_000 })
     assert.equal(outcome.status, 'failed')
     assert.equal(refundRuns, 1, 'the recorded refund was not run again')
+    assert.equal(releaseCalls, 2, 'the interrupted release ran again (at-least-once)')
     assert.deepEqual(log, ['refund ch-9', 'release stock-1'])
   })
 

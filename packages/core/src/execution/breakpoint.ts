@@ -5,9 +5,9 @@
  * very breakpoint: a double click continues it once, and a continue can never leak to a later
  * breakpoint.
  */
-import type { CheckpointRecord } from '../contracts/records.ts'
 import type { TurnRuntime } from './runtime.ts'
 import { checkSignalName, continueSignalName } from './wait_names.ts'
+import { waitingRecord } from './waiting_record.ts'
 
 export function breakpoint<T = unknown>(rt: TurnRuntime, label: string): Promise<T | undefined> {
   checkSignalName(label, 'a breakpoint label')
@@ -24,25 +24,18 @@ export function breakpoint<T = unknown>(rt: TurnRuntime, label: string): Promise
     rt.complete(step, { ok: true, output: message.payload }, message.seq)
   } else {
     // Recorded as waiting when the run suspends: that is what engine.continue looks for.
-    const pending = record === undefined ? waiting(rt, seq, label, startedAt) : null
+    const pending =
+      record === undefined
+        ? waitingRecord({
+            runId: rt.runId,
+            seq,
+            name: label,
+            kind: 'breakpoint',
+            wakeAt: null,
+            startedAt,
+          })
+        : null
     rt.waitDurably(seq, null, `breakpoint "${label}"`, pending)
   }
   return outcome
-}
-
-function waiting(rt: TurnRuntime, seq: number, label: string, startedAt: number): CheckpointRecord {
-  return {
-    runId: rt.runId,
-    seq,
-    name: label,
-    kind: 'breakpoint',
-    status: 'waiting',
-    attempts: 1,
-    order: null,
-    output: null,
-    error: null,
-    wakeAt: null,
-    startedAt,
-    updatedAt: startedAt,
-  }
 }

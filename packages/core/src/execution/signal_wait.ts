@@ -6,12 +6,12 @@
  * the same value and no signal is received twice. Signal waits never hold the lease: with no
  * signal at hand the run suspends, and a signal (or the timeout) wakes it.
  */
-import type { CheckpointRecord } from '../contracts/records.ts'
 import { InvalidArgumentError, SignalTimeoutError } from '../errors/index.ts'
 import { encodeError } from './outcome.ts'
 import type { TurnRuntime } from './runtime.ts'
 import { checkSignalName } from './wait_names.ts'
 import type { SignalWaitOptions } from './types.ts'
+import { waitingRecord } from './waiting_record.ts'
 
 export function waitForSignal<T>(
   rt: TurnRuntime,
@@ -38,33 +38,12 @@ export function waitForSignal<T>(
   } else {
     // A deadline is fixed at the first call and recorded, so a restart never moves it.
     const pending =
-      record === undefined && deadline !== null ? waiting(rt, seq, name, deadline, startedAt) : null
+      record === undefined && deadline !== null
+        ? waitingRecord({ runId: rt.runId, seq, name, kind: 'signal', wakeAt: deadline, startedAt })
+        : null
     rt.waitDurably(seq, deadline, `signal "${name}"`, pending)
   }
   return outcome
-}
-
-function waiting(
-  rt: TurnRuntime,
-  seq: number,
-  name: string,
-  wakeAt: number,
-  startedAt: number,
-): CheckpointRecord {
-  return {
-    runId: rt.runId,
-    seq,
-    name,
-    kind: 'signal',
-    status: 'waiting',
-    attempts: 1,
-    order: null,
-    output: null,
-    error: null,
-    wakeAt,
-    startedAt,
-    updatedAt: startedAt,
-  }
 }
 
 function checkTimeout(timeoutMs: unknown): number | null {

@@ -3,10 +3,10 @@
  * and recorded before the run suspends, so a restart never moves it earlier (or later); the
  * firing is recorded as an outcome, so the sleep fires once and replays in order.
  */
-import type { CheckpointRecord } from '../contracts/records.ts'
 import { InvalidArgumentError } from '../errors/index.ts'
 import { toMilliseconds, type Duration } from '../util/duration.ts'
 import type { TurnRuntime } from './runtime.ts'
+import { waitingRecord } from './waiting_record.ts'
 
 export function sleep(rt: TurnRuntime, duration: Duration): Promise<void> {
   const ms = toMilliseconds(duration, 'sleep duration')
@@ -38,7 +38,10 @@ function sleepUntilTime(rt: TurnRuntime, requestedWakeAt: number, label: string)
   if (record?.status === 'completed') return outcome
   const wakeAt = record?.wakeAt ?? requestedWakeAt
   const startedAt = record?.startedAt ?? rt.clock.now()
-  const pending = record === undefined ? waitingRecord(rt, seq, wakeAt, startedAt) : null
+  const pending =
+    record === undefined
+      ? waitingRecord({ runId: rt.runId, seq, name, kind: 'sleep', wakeAt, startedAt })
+      : null
   const fire = () =>
     rt.complete(
       { seq, name, kind: 'sleep', attempts: 1, startedAt, wakeAt },
@@ -47,26 +50,4 @@ function sleepUntilTime(rt: TurnRuntime, requestedWakeAt: number, label: string)
   if (wakeAt <= rt.clock.now()) fire()
   else rt.waitUntil(seq, wakeAt, label, pending, fire)
   return outcome
-}
-
-function waitingRecord(
-  rt: TurnRuntime,
-  seq: number,
-  wakeAt: number,
-  startedAt: number,
-): CheckpointRecord {
-  return {
-    runId: rt.runId,
-    seq,
-    name,
-    kind: 'sleep',
-    status: 'waiting',
-    attempts: 1,
-    order: null,
-    output: null,
-    error: null,
-    wakeAt,
-    startedAt,
-    updatedAt: startedAt,
-  }
 }
