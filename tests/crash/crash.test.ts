@@ -50,11 +50,14 @@ void test(
     client.register('crash', 1, async () => 0) // the client only starts runs; it never drives
     try {
       let started = 0
+      const signals = new SignalSender(client)
       const startBatch = async (n: number) => {
         const batch = Array.from({ length: Math.min(n, WORKFLOWS - started) }, () => started++)
         await Promise.all(
           batch.map((id) => client.start('crash', crashInput(id), { runId: `wf-${id}` })),
         )
+        // Half of the signalled runs get theirs at once, before they reach the wait.
+        await signals.send(batch.filter((id) => id % 4 === 0))
       }
       let randomKills = 0
       let killedWithWorkInFlight = 0
@@ -68,6 +71,10 @@ void test(
       }
       const failpointDeaths = await failpointRounds(env, startBatch)
       await startBatch(WORKFLOWS)
+      // The other half get theirs at the end: most are waiting for them by now.
+      await signals.send(
+        Array.from({ length: WORKFLOWS }, (_, id) => id).filter((id) => id % 4 === 2),
+      )
       const final = await spawnEngine(env)
       await waitUntilAllFinished(client, LONG ? 1_800_000 : 120_000)
       await kill(final)
@@ -88,6 +95,10 @@ void test(
           `failpoint ${point} never fired (deaths: ${JSON.stringify(failpointDeaths)})`,
         )
       }
+      // Every signal was acknowledged once and its resend recognised as a duplicate; the
+      // workflows themselves fail unless each arrived exactly once, in order (checkRuns).
+      assert.equal(signals.accepted, signals.expected, 'signals acknowledged')
+      assert.equal(signals.duplicates, signals.expected, 'resends recognised')
       const reRuns = execs.length - WORKFLOWS * STEPS
       assert.ok(
         reRuns > 0,
@@ -102,7 +113,36 @@ void test(
 
 function crashInput(id: number): CrashInput {
   const sleepAfter = id % 3 === 0 ? [] : id % 3 === 1 ? [2] : [1, 6]
-  return { id, sleepAfter, sleepMs: 150 + (id % 5) * 100, stepMs: 2 + (id % 4) }
+  const signals = id % 2 === 0 ? SIGNALS_PER_RUN : 0
+  return { id, sleepAfter, sleepMs: 150 + (id % 5) * 100, stepMs: 2 + (id % 4), signals }
+}
+
+const SIGNALS_PER_RUN = 2
+
+/** Sends each signalled run its signals 0, 1, … with signal ids, each twice (a client retry). */
+class SignalSender {
+  accepted = 0
+  duplicates = 0
+  expected = 0
+  readonly #client: Engine
+
+  constructor(client: Engine) {
+    this.#client = client
+  }
+
+  async send(ids: readonly number[]): Promise<void> {
+    for (const id of ids) {
+      for (let n = 0; n < SIGNALS_PER_RUN; n++) {
+        this.expected++
+        for (let attempt = 0; attempt < 2; attempt++) {
+          const token = { runId: `wf-${id}`, name: 'go' }
+          const receipt = await this.#client.signal(token, n, { signalId: `wf-${id}-go-${n}` })
+          if (receipt.duplicate) this.duplicates++
+          else this.accepted++
+        }
+      }
+    }
+  }
 }
 
 async function failpointRounds(

@@ -6,7 +6,7 @@
  */
 import { appendFileSync } from 'node:fs'
 import { randomUUID } from 'node:crypto'
-import type { Engine } from '@cairn/core'
+import { FatalError, type Engine, type WorkflowContext } from '@cairn/core'
 
 export const STEPS = 10
 
@@ -17,7 +17,14 @@ export interface CrashInput {
   sleepMs: number
   /** Real time each step body takes. */
   stepMs: number
+  /**
+   * Signals "go" the run waits for after step SIGNALS_AFTER; a client sends payloads 0, 1, …
+   * (with signal ids, resent). The run fails unless it receives each exactly once, in order.
+   */
+  signals?: number
 }
+
+export const SIGNALS_AFTER = 4
 
 export interface StepValue {
   i: number
@@ -36,9 +43,22 @@ export function registerCrashWorkflow(engine: Engine, ledger: string): void {
       })
       total += value.i
       if (input.sleepAfter.includes(i)) await ctx.sleep(input.sleepMs)
+      if (i === SIGNALS_AFTER) await receiveSignals(ctx, input.signals ?? 0)
     }
     return total
   })
+}
+
+async function receiveSignals(ctx: WorkflowContext, count: number): Promise<void> {
+  const got: unknown[] = []
+  for (let n = 0; n < count; n++) got.push(await ctx.waitForSignal('go'))
+  if (got.some((payload, n) => payload !== n))
+    throw new FatalError(`signals arrived as ${JSON.stringify(got)}, not once each in order`)
+}
+
+/** Positions a run of `input` records: its steps, its sleeps, its signal waits. */
+export function expectedPositions(input: CrashInput): number {
+  return STEPS + input.sleepAfter.length + (input.signals ?? 0)
 }
 
 export function expectedTotal(): number {

@@ -5,7 +5,12 @@
  */
 import assert from 'node:assert/strict'
 import type { Engine, RunInfo } from '@cairn/core'
-import { expectedTotal, STEPS, type CrashInput, type StepValue } from './crash_workflow.ts'
+import {
+  expectedPositions,
+  expectedTotal,
+  type CrashInput,
+  type StepValue,
+} from './crash_workflow.ts'
 import { byStep, type Exec } from './ledger.ts'
 import { pause } from './supervisor.ts'
 
@@ -50,7 +55,7 @@ export async function checkRuns(client: Engine, options: RunCheckOptions): Promi
     )
     assert.equal(run?.output, expectedTotal(), `${runId} output`)
     const records = await client.store.loadCheckpoints(runId)
-    const expected = STEPS + options.input(id).sleepAfter.length
+    const expected = expectedPositions(options.input(id))
     assert.equal(records.length, expected, `${runId}: one checkpoint per position`)
     records.forEach((r, i) => assert.equal(r.seq, i, `${runId}: dense positions`))
     for (const r of records.filter((x) => x.kind === 'local')) {
