@@ -1,9 +1,9 @@
 /**
  * applyBatch and claimRuns on MySQL/MariaDB beyond the conformance suite: the statements
  * (round trips) a batch costs, per-run order across waves, mixed outcomes in one wave,
- * fencing against a concurrent cancel, a create racing an insert, concurrent claims and
- * creates from several connections (at REPEATABLE READ too), and connections lost before,
- * during and after commit.
+ * fencing against a concurrent cancel, a create racing an insert, the inbox against a
+ * concurrent delivery, concurrent claims and creates from several connections (at
+ * REPEATABLE READ too), and connections lost before, during and after commit.
  */
 import assert from 'node:assert/strict'
 import mysql from 'mysql2/promise'
@@ -17,6 +17,12 @@ import type {
 import { createMysqlStore, type MysqlStoreOptions } from '@cairn/sql/mysql'
 import { poolOfStore } from '../src/mysql/debug_access.ts'
 import type { SqlPool } from '../src/shared/driver.ts'
+import {
+  RACES,
+  deliver,
+  suspendAndDeliveryInOneBatch,
+  type AdminSession,
+} from './helpers/inbox_races.ts'
 import { MYSQL_URL, adminQuery, mysqlTest, storeInFreshDatabase } from './helpers/mysql.ts'
 import { MysqlProxy } from './helpers/mysql_proxy.ts'
 
@@ -120,6 +126,11 @@ mysqlTest(
       const claim = statements(store) - before
       // START, locking read, UPDATE by key, next available_at, COMMIT.
       assert.equal(claim, 5, 'statements for a claim')
+      before = statements(store)
+      const [delivered] = await store.applyBatch([deliver('run-49', 'sig-1')], T0 + 4)
+      assert.deepEqual(delivered, { status: 'delivered', seq: 1, duplicate: false })
+      // START, lock runs, lock dedupe ids, update runs, insert messages, COMMIT.
+      assert.equal(statements(store) - before, 6, 'statements for a delivery')
       console.log(
         `statements: one-wave batch (75 ops) ${one}, two-wave batch (80 ops) ${two}, claim ${claim}`,
       )
@@ -182,7 +193,13 @@ mysqlTest('applied, fenced, conflict, exists, terminal and not_found in one wave
         save('a', 0, 1, { output: '"second"' }),
         save('a', 1),
         save('a', 2, 2),
-        { type: 'suspendRun', fence: { runId: 'a', epoch: 1 }, wakeAt: T0 + 9, waitingOn: 'x' },
+        {
+          type: 'suspendRun',
+          fence: { runId: 'a', epoch: 1 },
+          wakeAt: T0 + 9,
+          waitingOn: 'x',
+          inboxSeen: 0,
+        },
         save('b', 0),
         { type: 'cancelRun', runId: 'b', error: '"x"' },
         { type: 'releaseRun', fence: { runId: 'c', epoch: 1 }, availableAt: T0 },
@@ -195,7 +212,7 @@ mysqlTest('applied, fenced, conflict, exists, terminal and not_found in one wave
     assert.deepEqual(results[0], { status: 'conflict', existing: checkpoint('a', 0) })
     assert.deepEqual(results[1], { status: 'applied' })
     assert.deepEqual(results[2], { status: 'fenced', current: { status: 'running', epoch: 1 } })
-    assert.deepEqual(results[3], { status: 'applied' })
+    assert.deepEqual(results[3], { status: 'applied', availableAt: T0 + 9 })
     assert.deepEqual(results[4], { status: 'fenced', current: { status: 'completed', epoch: 1 } })
     assert.deepEqual(results[5], {
       status: 'terminal',
@@ -278,6 +295,31 @@ mysqlTest('a create racing a concurrent insert of the same id reports exists', a
     }
   })
 })
+
+for (const [title, race] of RACES) {
+  mysqlTest(title, async () => {
+    await withStore((store, database) =>
+      withAdmin((admin) => race(store, admin, raceTables(database))),
+    )
+  })
+}
+
+mysqlTest('a suspend and a delivery of one run keep batch order', async () => {
+  await withStore(suspendAndDeliveryInOneBatch)
+})
+
+function raceTables(database: string) {
+  return { runs: `\`${database}\`.cairn_runs`, messages: `\`${database}\`.cairn_messages` }
+}
+
+async function withAdmin(body: (admin: AdminSession) => Promise<void>): Promise<void> {
+  const admin = await mysql.createConnection({ uri: MYSQL_URL })
+  try {
+    await body(admin)
+  } finally {
+    await admin.end()
+  }
+}
 
 /** Claims from `claimers` in parallel, rounds until nothing is left; every claimed run by id. */
 async function claimAll(

@@ -10,9 +10,12 @@ import { createMysqlStore } from '@cairn/sql/mysql'
 import { poolOfStore } from '../src/mysql/debug_access.ts'
 import { migrationLockName } from '../src/mysql/dialect.ts'
 import { initial } from '../src/mysql/migrations/001_initial.ts'
+import { inbox } from '../src/mysql/migrations/002_inbox.ts'
 import { latestRevision } from '../src/mysql/migrations/index.ts'
 import { dumpSchema } from '../src/mysql/schema_dump.ts'
+import { mysqlSetup } from '../src/mysql/store_setup.ts'
 import type { SqlPool } from '../src/shared/driver.ts'
+import { SqlStore } from '../src/shared/sql_store.ts'
 import { qualifiedTables } from '../src/shared/tables.ts'
 import { mysqlDialect } from '../src/mysql/dialect.ts'
 import { startChild } from './helpers/child_process.ts'
@@ -24,6 +27,7 @@ import {
   randomDatabase,
   storeInFreshDatabase,
 } from './helpers/mysql.ts'
+import { OLD_RUN, checkUpgradedRun } from './helpers/upgrade.ts'
 
 const SCHEMA_FILE = new URL('../src/mysql/schema.sql', import.meta.url)
 const BOOTERS = 8
@@ -186,6 +190,67 @@ mysqlTest(
       assert.deepEqual(await adminQuery(`SELECT revision FROM \`${database}\`.cairn_schema`), [
         [latestRevision],
       ])
+    } finally {
+      await dropDatabase(database)
+    }
+  },
+)
+
+/** A database as a release before inboxes left it (revision 1), holding one run. */
+async function revisionOne(database: string): Promise<void> {
+  const old = new SqlStore({ ...mysqlSetup({ uri: MYSQL_URL, database }), migrations: [initial] })
+  await old.open()
+  await old.close()
+  await adminQuery(`INSERT INTO \`${database}\`.cairn_runs (id, workflow, version, status, input,
+    created_at, updated_at, available_at, lease_epoch, turns)
+    VALUES ('${OLD_RUN}', 'w', 'v1', 'pending', '{}', 1000, 1000, 1000, 0, 0)`)
+}
+
+/** Opens a current store on `database`: upgraded in place, the same schema as a fresh one. */
+async function checkUpgrade(database: string): Promise<void> {
+  const store = createMysqlStore({ uri: MYSQL_URL, database })
+  await store.open()
+  try {
+    await checkUpgradedRun(store)
+    const upgraded = await dumpSchema(poolOf(store), database)
+    assert.equal(upgraded, await readFile(SCHEMA_FILE, 'utf8'), 'the same schema as a fresh one')
+  } finally {
+    await store.close()
+  }
+  assert.deepEqual(await adminQuery(`SELECT revision FROM \`${database}\`.cairn_schema`), [
+    [latestRevision],
+  ])
+}
+
+mysqlTest(
+  'a database of revision 1 (before inboxes) upgrades in place, keeping its runs',
+  async () => {
+    const database = randomDatabase()
+    try {
+      await revisionOne(database)
+      await checkUpgrade(database)
+    } finally {
+      await dropDatabase(database)
+    }
+  },
+)
+
+mysqlTest(
+  'migration 2 cut short (its ALTER committed, no marker) completes on the next open',
+  async () => {
+    const database = randomDatabase()
+    try {
+      await revisionOne(database)
+      // The column is added by a prepared statement: its four statements, on one session, as a
+      // crash after them (before the table and the marker) left the database.
+      const session = await mysql.createConnection({ uri: MYSQL_URL })
+      try {
+        const statements = inbox.statements(qualifiedTables(mysqlDialect, database))
+        for (const statement of statements.slice(0, 4)) await session.query(statement)
+      } finally {
+        await session.end()
+      }
+      await checkUpgrade(database)
     } finally {
       await dropDatabase(database)
     }

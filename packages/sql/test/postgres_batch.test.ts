@@ -12,6 +12,7 @@ import { poolOfStore } from '../src/postgres/debug_access.ts'
 import { PortablePostgresStore } from '../src/postgres/portable_store.ts'
 import type { SqlPool } from '../src/shared/driver.ts'
 import { planWaves } from '../src/shared/wave_plan.ts'
+import { RACES, deliver, suspendAndDeliveryInOneBatch } from './helpers/inbox_races.ts'
 import {
   PG_URL,
   adminQuery,
@@ -64,7 +65,7 @@ const finish = (runId: string, epoch = 1): StoreOp => ({
 const label = (op: StoreOp) =>
   op.type === 'saveCheckpoint'
     ? `${op.fence.runId}#${op.checkpoint.seq}`
-    : `${op.type}:${'runId' in op ? op.runId : 'run' in op ? op.run.id : op.fence.runId}`
+    : `${op.type}:${'runId' in op ? op.runId : 'run' in op ? op.run.id : 'message' in op ? op.message.runId : op.fence.runId}`
 
 function statements(store: object): number {
   return (poolOfStore.get(store) as SqlPool).statementCount
@@ -225,6 +226,7 @@ for (const [variant, make] of VARIANTS) {
                 fence: { runId: 'a', epoch: 1 },
                 wakeAt: T0 + 9,
                 waitingOn: 'x',
+                inboxSeen: 0,
               },
               save('b', 0),
               { type: 'cancelRun', runId: 'b', error: '"x"' },
@@ -244,7 +246,7 @@ for (const [variant, make] of VARIANTS) {
             status: 'fenced',
             current: { status: 'running', epoch: 1 },
           })
-          assert.deepEqual(results[3], { status: 'applied' })
+          assert.deepEqual(results[3], { status: 'applied', availableAt: T0 + 9 })
           assert.deepEqual(results[4], {
             status: 'fenced',
             current: { status: 'completed', epoch: 1 },
@@ -332,6 +334,70 @@ for (const [variant, make] of VARIANTS) {
       )
     },
   )
+}
+
+pgTest('deliveries and saves consuming messages ride in the one statement of a wave', async () => {
+  await withStore(async (store) => {
+    const ids = Array.from({ length: 20 }, (_, i) => `run-${String(i).padStart(2, '0')}`)
+    await store.applyBatch(
+      ids.map((id) => create(id)),
+      T0,
+    )
+    await store.applyBatch(
+      ids.map((id) => deliver(id, `sig-${id}`)),
+      T0 + 1,
+    )
+    const consuming = (id: string): StoreOp => ({
+      type: 'saveCheckpoint',
+      fence: { runId: id, epoch: 1 },
+      checkpoint: checkpoint(id, 0, { name: 'go', kind: 'signal', output: '"ours"' }),
+      consumes: 1,
+    })
+    const batch = [
+      ...ids.slice(0, 10).map(consuming),
+      ...ids.slice(10).map((id) => save(id, 0)),
+      ...ids.slice(10, 15).map((id) => finish(id)),
+      ...ids.slice(15).map((id) => deliver(id, `sig-${id}`)),
+      create('new-0', false),
+    ]
+    const before = statements(store)
+    const results = await store.applyBatch(batch, T0 + 2)
+    assert.equal(statements(store) - before, 1, 'statements for one wave (autocommit)')
+    assert.deepEqual(
+      results.slice(25, 30).map((r) => r.status === 'delivered' && r.duplicate),
+      [true, true, true, true, true],
+    )
+    assert.deepEqual(await store.loadInbox('run-00'), [])
+    assert.equal((await store.loadInbox('run-10')).length, 1)
+  })
+})
+
+for (const [variant, make] of VARIANTS) {
+  for (const [title, race] of RACES) {
+    pgTest(`${title} (${variant})`, async () => {
+      const body = (store: StateStore, schema: string) =>
+        withAdmin((admin) => race(store, admin, raceTables(schema)))
+      await withStore(body, undefined, make)
+    })
+  }
+
+  pgTest(`a suspend and a delivery of one run keep batch order (${variant})`, async () => {
+    await withStore(suspendAndDeliveryInOneBatch, undefined, make)
+  })
+}
+
+function raceTables(schema: string) {
+  return { runs: `"${schema}".cairn_runs`, messages: `"${schema}".cairn_messages` }
+}
+
+async function withAdmin(body: (admin: pg.Client) => Promise<void>): Promise<void> {
+  const admin = new pg.Client({ connectionString: PG_URL })
+  await admin.connect()
+  try {
+    await body(admin)
+  } finally {
+    await admin.end()
+  }
 }
 
 /** A pool of its own with a unique application_name, so a test can find its backend. */

@@ -1,12 +1,14 @@
 /**
  * watchClaimable on Postgres: LISTEN/NOTIFY wake-ups published by applyBatch in the batch's
- * transaction, one per batch, the earliest availableAt as payload; a stopped watcher gets
- * nothing; the listener reconnects after its connection is killed.
+ * transaction, one per batch, the earliest availableAt as payload (messages waking runs
+ * included); a stopped watcher gets nothing; the listener reconnects after its connection is
+ * killed.
  */
 import assert from 'node:assert/strict'
 import type { StateStore, StoreOp } from '@cairn/core/contracts'
 import type { PostgresStore } from '@cairn/sql/postgres'
 import { wakeChannel } from '../src/postgres/wake_channel.ts'
+import { deliver, suspendForSignal } from './helpers/inbox_races.ts'
 import { adminQuery, pgTest, storeInFreshSchema } from './helpers/postgres.ts'
 
 const T0 = 2_200_000_000_000
@@ -86,6 +88,7 @@ pgTest(
             fence: { runId: 'a', epoch: 1 },
             wakeAt: T0 + 70,
             waitingOn: 'sleep',
+            inboxSeen: 0,
           },
           { type: 'releaseRun', fence: { runId: 'b', epoch: 1 }, availableAt: T0 + 50 },
           create('c', T0 + 60),
@@ -106,6 +109,7 @@ pgTest(
             fence: { runId: 'd', epoch: 1 },
             wakeAt: null,
             waitingOn: 'signal',
+            inboxSeen: 0,
           },
         ],
         T0 + 2,
@@ -118,6 +122,26 @@ pgTest(
       assert.deepEqual(await hints.next(2, 1_000), [T0 + 50, T0 + 30])
       await sleep(100)
       assert.deepEqual(hints.received, [T0 + 50, T0 + 30])
+      await stop()
+    })
+  },
+)
+
+pgTest(
+  'a delivery waking a waiting run, and a suspend that missed a message, publish a hint at now',
+  async () => {
+    await withOpenStore(async (store) => {
+      await store.applyBatch([create('a', T0, true), create('b', T0, true)], T0)
+      const hints = new Hints()
+      const stop = await store.watchClaimable(hints.onWake)
+      // Nothing claimable: a timer-less suspend that saw every message, a message to a running run.
+      await store.applyBatch([suspendForSignal('a', null)], T0 + 1)
+      await store.applyBatch([deliver('b', null)], T0 + 2)
+      await store.applyBatch([deliver('a', null)], T0 + 3)
+      await store.applyBatch([suspendForSignal('b', null)], T0 + 4)
+      assert.deepEqual(await hints.next(2, 1_000), [T0 + 3, T0 + 4])
+      await sleep(100)
+      assert.deepEqual(hints.received, [T0 + 3, T0 + 4])
       await stop()
     })
   },

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { createSqliteStore } from '@cairn/sql/sqlite'
+import { latestRevision } from '../src/sqlite/migrations/index.ts'
 import { startChild } from './helpers/child_process.ts'
 import { makeTempDir } from './helpers/temp_dir.ts'
 
@@ -18,7 +19,7 @@ void test('several processes opening one fresh file at once all succeed, migrate
     children.forEach((child, i) => {
       assert.deepEqual(exits[i], { code: 0, signal: null }, `child ${i} failed: ${child.stderr()}`)
       assert.ok(
-        child.lines.includes('opened revision=1'),
+        child.lines.includes(`opened revision=${latestRevision}`),
         `child ${i} output: ${child.lines.join(' | ')}`,
       )
     })

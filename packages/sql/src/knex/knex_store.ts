@@ -66,6 +66,8 @@ export class KnexStore implements StateStore {
   readonly getRun: StateStore['getRun'] = (runId) => this.#opened('getRun').getRun(runId)
   readonly loadCheckpoints: StateStore['loadCheckpoints'] = (runId) =>
     this.#opened('loadCheckpoints').loadCheckpoints(runId)
+  readonly loadInbox: StateStore['loadInbox'] = (runId) =>
+    this.#opened('loadInbox').loadInbox(runId)
   readonly listRuns: StateStore['listRuns'] = (query) => this.#opened('listRuns').listRuns(query)
 
   /** The dialect's store (which rejects calls once closed), or one rejecting every call. */
@@ -109,6 +111,7 @@ function neverOpened(kind: string, operation: string): Required<StateStore> {
     unpark: reject,
     getRun: reject,
     loadCheckpoints: reject,
+    loadInbox: reject,
     listRuns: reject,
     watchClaimable: reject,
   }

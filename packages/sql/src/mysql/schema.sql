@@ -14,6 +14,19 @@ CREATE TABLE `cairn_checkpoints` (
   PRIMARY KEY (`run_key`,`seq`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
+CREATE TABLE `cairn_messages` (
+  `run_key` bigint(20) NOT NULL,
+  `seq` bigint(20) NOT NULL,
+  `kind` varchar(16) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+  `name` varbinary(1020) NOT NULL,
+  `dedupe_id` varbinary(1020) DEFAULT NULL,
+  `payload` longtext NOT NULL,
+  `accepted_at` bigint(20) NOT NULL,
+  `consumed_at` bigint(20) DEFAULT NULL,
+  PRIMARY KEY (`run_key`,`seq`),
+  UNIQUE KEY `cairn_messages_dedupe` (`run_key`,`dedupe_id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
 CREATE TABLE `cairn_runs` (
   `key` bigint(20) NOT NULL AUTO_INCREMENT,
   `id` varbinary(1020) NOT NULL,
@@ -32,6 +45,7 @@ CREATE TABLE `cairn_runs` (
   `lease_owner` varbinary(1020) DEFAULT NULL,
   `lease_epoch` bigint(20) NOT NULL,
   `turns` bigint(20) NOT NULL,
+  `inbox_seq` bigint(20) NOT NULL DEFAULT 0,
   PRIMARY KEY (`key`),
   UNIQUE KEY `cairn_runs_id` (`id`),
   KEY `cairn_runs_claimable` (`available_at`,`workflow`,`version`),

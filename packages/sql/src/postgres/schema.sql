@@ -13,6 +13,17 @@ CREATE TABLE cairn_checkpoints (
   updated_at bigint NOT NULL
 );
 
+CREATE TABLE cairn_messages (
+  run_key bigint NOT NULL,
+  seq bigint NOT NULL,
+  kind text NOT NULL,
+  name text COLLATE "C" NOT NULL,
+  dedupe_id text COLLATE "C",
+  payload text NOT NULL,
+  accepted_at bigint NOT NULL,
+  consumed_at bigint
+);
+
 CREATE TABLE cairn_runs (
   key bigint GENERATED ALWAYS AS IDENTITY NOT NULL,
   id text COLLATE "C" NOT NULL,
@@ -30,7 +41,8 @@ CREATE TABLE cairn_runs (
   available_at bigint,
   lease_owner text,
   lease_epoch bigint NOT NULL,
-  turns bigint NOT NULL
+  turns bigint NOT NULL,
+  inbox_seq bigint NOT NULL DEFAULT 0
 );
 
 CREATE TABLE cairn_schema (
@@ -39,6 +51,8 @@ CREATE TABLE cairn_schema (
 );
 
 ALTER TABLE cairn_checkpoints ADD CONSTRAINT cairn_checkpoints_pkey PRIMARY KEY (run_key, seq);
+
+ALTER TABLE cairn_messages ADD CONSTRAINT cairn_messages_pkey PRIMARY KEY (run_key, seq);
 
 ALTER TABLE cairn_runs ADD CONSTRAINT cairn_runs_claimable_status CHECK (((available_at IS NULL) OR (status = ANY (ARRAY['pending'::text, 'running'::text, 'waiting'::text]))));
 
@@ -51,6 +65,8 @@ ALTER TABLE cairn_runs ADD CONSTRAINT cairn_runs_running_leased CHECK (((status 
 ALTER TABLE cairn_schema ADD CONSTRAINT cairn_schema_id_check CHECK ((id = 1));
 
 ALTER TABLE cairn_schema ADD CONSTRAINT cairn_schema_pkey PRIMARY KEY (id);
+
+CREATE UNIQUE INDEX cairn_messages_dedupe ON cairn_messages USING btree (run_key, dedupe_id);
 
 CREATE INDEX cairn_runs_claimable ON cairn_runs USING btree (available_at, workflow, version) WHERE (available_at IS NOT NULL);
 

@@ -14,19 +14,24 @@
  * run-writing CTE per wave (wave_plan.ts), and its saves read `lk`, the state before that write,
  * which is what they would have seen in order.
  *
- * The text depends only on which kinds of write the wave holds (and whether it publishes a
- * wake-up), so it is built once per shape and prepared once per connection; each call only
- * binds values. The output is four narrow columns (node-postgres builds a parser per column of
- * every result); the rare op that met a stored row it must report (`exists`, `conflict`) is
- * left to apply_batch.ts, which reads that row.
+ * The text depends only on which kinds of write the wave holds (and whether its saves consume
+ * messages, and whether it publishes a wake-up), so it is built once per shape and prepared
+ * once per connection; each call only binds values. The output is four narrow columns
+ * (node-postgres builds a parser per column of every result); the rare op that met a stored
+ * row it must report (`exists`, `conflict`) is left to apply_batch.ts, which reads that row.
+ * Besides refusals, it returns what a result must carry that the op does not say: a delivered
+ * message's seq, and the `availableAt` of a suspend that found a message it had not seen.
  */
 import type { SqlStatement } from '../shared/driver.ts'
 import {
+  CONSUME_COLUMNS,
   OP_KINDS,
   OVERWRITABLE_CHECKPOINTS,
   SOURCE_COLUMNS,
   TERMINAL_STATUSES,
   cancelAssignments,
+  consumeRows,
+  deliverAssignments,
   leaseAssignments,
   runIdOf,
   sourceRow,
@@ -48,7 +53,7 @@ export interface WaveNotify {
 }
 
 /** What each placeholder of a wave statement binds, in order. */
-type Slot = 'now' | 'locked' | OpKind | 'channel' | 'earliest'
+type Slot = 'now' | 'locked' | OpKind | 'consumed' | 'channel' | 'earliest'
 
 interface WaveText {
   text: string
@@ -68,27 +73,32 @@ export class WaveStatements {
 
   statement(groups: WaveGroups, now: number, notify: WaveNotify | null): SqlStatement {
     const present = OP_KINDS.filter((kind) => groups[kind].length > 0)
-    const key = `${present.join(',')}${notify === null ? '' : '+notify'}`
+    const consumes = groups.save.some(
+      ({ op }) => op.type === 'saveCheckpoint' && op.consumes !== undefined,
+    )
+    const key = `${present.join(',')}${consumes ? '+consume' : ''}${notify === null ? '' : '+notify'}`
     let wave = this.#texts.get(key)
     if (wave === undefined) {
-      wave = this.#build(present, notify !== null)
+      wave = this.#build(present, consumes, notify !== null)
       this.#texts.set(key, wave)
     }
     const values = wave.slots.map((slot) => bind(slot, groups, now, notify))
     return { text: wave.text, values, writes: true, name: wave.name }
   }
 
-  #build(present: readonly OpKind[], notify: boolean): WaveText {
+  #build(present: readonly OpKind[], consumes: boolean, notify: boolean): WaveText {
     const slots = new SlotList()
+    const now = () => slots.once('now', 'bigint')
     const ctes: string[] = []
     const outputs: string[] = []
     if (present.some((kind) => kind !== 'create')) ctes.push(lockCte(this.#tables, slots))
     for (const kind of present) {
       const source = recordsetSql(slots.add(kind, 'json'), 't', SOURCE_COLUMNS[kind])
       ctes.push(`${SOURCE_NAMES[kind]} AS (SELECT * FROM ${source})`)
-      ctes.push(WRITES[kind](this.#tables, () => slots.once('now', 'bigint')))
+      ctes.push(WRITES[kind](this.#tables, now))
       outputs.push(EXCEPTIONS[kind])
     }
+    if (consumes) ctes.push(consumeCte(this.#tables, slots.add('consumed', 'json'), now))
     if (notify) {
       ctes.push(wakeCte(present, slots.add('earliest', 'bigint')))
       outputs.push(`SELECT -1, 'n', pg_notify(${slots.add('channel', 'text')}, wk.at::text)::text,
@@ -122,9 +132,13 @@ function bind(slot: Slot, groups: WaveGroups, now: number, notify: WaveNotify | 
     case 'locked':
       return [
         ...new Set(
-          [...groups.save, ...groups.lease, ...groups.cancel].map(({ op }) => runIdOf(op)),
+          [...groups.save, ...groups.lease, ...groups.cancel, ...groups.deliver].map(({ op }) =>
+            runIdOf(op),
+          ),
         ),
       ]
+    case 'consumed':
+      return recordsetJson(CONSUME_COLUMNS, consumeRows(groups.save.map(({ op }) => op)))
     case 'channel':
       return notify?.channel
     case 'earliest':
@@ -146,6 +160,7 @@ const SOURCE_NAMES: Readonly<Record<OpKind, string>> = {
   save: 'sv',
   lease: 'lv',
   cancel: 'xv',
+  deliver: 'dv',
 }
 
 const CHECKPOINT_NAMES = CHECKPOINT_COLUMNS.map(([name]) => name)
@@ -172,7 +187,8 @@ const WRITES: Readonly<Record<OpKind, (tables: Tables, now: () => string) => str
   ) => `lu AS (UPDATE ${tables.runs} r SET ${leaseAssignments('lv', 'r', '', now())}
     FROM lv JOIN lk ON lk.id = lv.run_id
     WHERE r.key = lk.key AND lk.lease_epoch = lv.epoch AND lk.status = 'running'
-    RETURNING lv.ord, CASE WHEN lv.op IN ('suspendRun', 'releaseRun') THEN lv.available_at END AS wake_at)`,
+    RETURNING lv.ord, CASE WHEN lv.op IN ('suspendRun', 'releaseRun') THEN r.available_at END AS wake_at,
+      r.available_at IS DISTINCT FROM lv.available_at AS woken)`,
   cancel: (
     tables,
     now,
@@ -180,11 +196,39 @@ const WRITES: Readonly<Record<OpKind, (tables: Tables, now: () => string) => str
     FROM xv JOIN lk ON lk.id = xv.run_id
     WHERE r.key = lk.key AND lk.status NOT IN ${TERMINAL_STATUSES}
     RETURNING xv.ord, r.lease_epoch)`,
+  // `dd`: deliveries whose dedupe id the run already accepted (they change nothing). The
+  // message table is read at the statement's snapshot: a message of the same id committed by
+  // a delivery this one waited for (on lk's lock) is not seen, and the insert then fails on
+  // the unique (run_key, dedupe_id), a retryable failure; the retry reports the duplicate.
+  deliver: (tables, now) => `dd AS (SELECT dv.ord, m.seq FROM dv
+      JOIN lk ON lk.id = dv.run_id AND lk.status NOT IN ${TERMINAL_STATUSES}
+      JOIN ${tables.messages} m ON m.run_key = lk.key AND m.dedupe_id = dv.dedupe_id),
+du AS (UPDATE ${tables.runs} r SET ${deliverAssignments('r', '', now())}
+    FROM dv JOIN lk ON lk.id = dv.run_id
+    WHERE r.key = lk.key AND lk.status NOT IN ${TERMINAL_STATUSES}
+      AND NOT EXISTS (SELECT 1 FROM dd WHERE dd.ord = dv.ord)
+    RETURNING dv.ord, r.key, r.inbox_seq, CASE WHEN r.status = 'waiting' THEN r.available_at END AS wake_at),
+mi AS (INSERT INTO ${tables.messages} (run_key, seq, kind, name, dedupe_id, payload, accepted_at)
+    SELECT du.key, du.inbox_seq, dv.kind, dv.name, dv.dedupe_id, dv.payload, ${now()}
+    FROM du JOIN dv ON dv.ord = du.ord)`,
+}
+
+/**
+ * Messages consumed by the wave's saves: only those whose checkpoint was written (`si`), so a
+ * fenced or conflicting save consumes nothing.
+ */
+function consumeCte(tables: Tables, consumed: string, now: () => string): string {
+  return `mc AS (UPDATE ${tables.messages} m SET consumed_at = ${now()}
+    FROM ${recordsetSql(consumed, 'q', CONSUME_COLUMNS)}
+    JOIN lk ON lk.id = q.run_id JOIN si ON si.run_key = lk.key AND si.seq = q.seq
+    WHERE m.run_key = lk.key AND m.seq = q.message AND m.consumed_at IS NULL)`
 }
 
 /**
  * Per kind: (ord, tag, fence status, fence epoch) of each op that did not apply ('x'; a create
  * reports nothing of the run it met), and of each applied cancel ('a', with its new epoch).
+ * A suspend left claimable now by a message it had not seen is 'w' with that time; a delivery
+ * is 'd' with its seq, or 'u' with the seq its dedupe id was first accepted under.
  */
 const EXCEPTIONS: Readonly<Record<OpKind, string>> = {
   create: `SELECT cv.ord, 'x', NULL::text, NULL::bigint FROM cv
@@ -192,10 +236,16 @@ const EXCEPTIONS: Readonly<Record<OpKind, string>> = {
   save: `SELECT sv.ord, 'x', lk.status, lk.lease_epoch FROM sv LEFT JOIN lk ON lk.id = sv.run_id
     WHERE NOT EXISTS (SELECT 1 FROM si WHERE si.run_key = lk.key AND si.seq = sv.seq)`,
   lease: `SELECT lv.ord, 'x', lk.status, lk.lease_epoch FROM lv LEFT JOIN lk ON lk.id = lv.run_id
-    WHERE NOT EXISTS (SELECT 1 FROM lu WHERE lu.ord = lv.ord)`,
+    WHERE NOT EXISTS (SELECT 1 FROM lu WHERE lu.ord = lv.ord)
+    UNION ALL SELECT lu.ord, 'w', NULL::text, lu.wake_at FROM lu WHERE lu.woken`,
   cancel: `SELECT xv.ord, 'x', lk.status, lk.lease_epoch FROM xv LEFT JOIN lk ON lk.id = xv.run_id
     WHERE NOT EXISTS (SELECT 1 FROM xu WHERE xu.ord = xv.ord)
     UNION ALL SELECT xu.ord, 'a', NULL::text, xu.lease_epoch FROM xu`,
+  deliver: `SELECT dv.ord, 'x', lk.status, lk.lease_epoch FROM dv LEFT JOIN lk ON lk.id = dv.run_id
+    WHERE NOT EXISTS (SELECT 1 FROM du WHERE du.ord = dv.ord)
+      AND NOT EXISTS (SELECT 1 FROM dd WHERE dd.ord = dv.ord)
+    UNION ALL SELECT du.ord, 'd', NULL::text, du.inbox_seq FROM du
+    UNION ALL SELECT dd.ord, 'u', NULL::text, dd.seq FROM dd`,
 }
 
 /** The earliest availableAt this batch made claimable: earlier waves' and this wave's applied ones. */
@@ -205,6 +255,7 @@ function wakeCte(present: readonly OpKind[], earliest: string): string {
       ? `SELECT cv.available_at FROM cv JOIN ci ON ci.id = cv.id WHERE cv.status = 'pending'`
       : null,
     present.includes('lease') ? 'SELECT wake_at FROM lu' : null,
+    present.includes('deliver') ? 'SELECT wake_at FROM du' : null,
   ].filter((source) => source !== null)
   const applied =
     sources.length > 0 ? sources.join(' UNION ALL ') : 'SELECT NULL::bigint WHERE false'

@@ -41,28 +41,55 @@ export class PostgresWaveWriter implements WaveWriter {
 }
 
 function groupByKind(wave: Wave): WaveGroups {
-  const groups: Record<OpKind, PlannedOp[]> = { create: [], save: [], lease: [], cancel: [] }
+  const groups: Record<OpKind, PlannedOp[]> = {
+    create: [],
+    save: [],
+    lease: [],
+    cancel: [],
+    deliver: [],
+  }
   for (const planned of wave) groups[kindOf(planned.op)].push(planned)
   return groups
 }
 
-/** Would make a run claimable by any engine if it applied. */
+/**
+ * May make a run claimable by any engine if it applied. A suspend without a timer may too: a
+ * message it had not seen leaves the run claimable now. The statement publishes only what
+ * its writes did make claimable (nothing, for a suspend that waits for a message).
+ */
 function wakes(op: StoreOp): boolean {
   if (op.type === 'createRun') return op.claim === undefined
-  if (op.type === 'suspendRun') return op.wakeAt !== null
-  return op.type === 'releaseRun'
+  return op.type === 'suspendRun' || op.type === 'releaseRun' || op.type === 'deliverMessage'
 }
 
+/** Observations from the exception rows (wave_statement.ts); an op without one applied. */
 function observe(wave: Wave, rows: readonly unknown[][]): Observation[] {
   const byOrd = new Map<number, readonly unknown[]>()
   for (const row of rows) if (row[1] !== 'n') byOrd.set(row[0] as number, row)
   return wave.map(({ index }) => {
     const row = byOrd.get(index)
     if (row === undefined) return { applied: true, epoch: null }
-    const epoch = row[3] === null ? null : toSafeInteger(row[3], 'lease_epoch')
-    if (row[1] === 'a') return { applied: true, epoch }
-    const status = row[2] as RunStatus | null
-    const fence = status === null || epoch === null ? null : { status, epoch }
-    return { applied: false, fence, run: null, checkpoint: null }
+    const value = (column: string) => (row[3] === null ? null : toSafeInteger(row[3], column))
+    switch (row[1]) {
+      case 'a':
+        return { applied: true, epoch: value('lease_epoch') }
+      case 'w':
+        return { applied: true, epoch: null, availableAt: value('available_at') }
+      case 'd':
+      case 'u':
+        return delivered(value('seq'), row[1] === 'u')
+      default: {
+        const status = row[2] as RunStatus | null
+        const epoch = value('lease_epoch')
+        const fence = status === null || epoch === null ? null : { status, epoch }
+        return { applied: false, fence, run: null, checkpoint: null }
+      }
+    }
   })
+}
+
+function delivered(seq: number | null, duplicate: boolean): Observation {
+  return seq === null
+    ? { applied: true, epoch: null }
+    : { applied: true, epoch: null, delivered: { seq, duplicate } }
 }

@@ -52,7 +52,7 @@ async function writeWaves(
     built.forEach((result, i) => {
       const { index, op } = wave[i] as PlannedOp
       results[index] = result
-      earliest = earlier(earliest, wakeTime(op, result))
+      earliest = earlier(earliest, wakeTime(op, result, now))
     })
   }
   return results
@@ -113,7 +113,8 @@ function settle(
     op.type === 'saveCheckpoint'
       ? (rows.checkpoints.get(checkpointKey(op.fence.runId, op.checkpoint.seq)) ?? null)
       : null
-  const result = resultOf(op, { applied: false, fence, run, checkpoint })
+  // An applied op whose observation lacks what its result reports is a writer's bug: loud.
+  const result = seen?.applied ? null : resultOf(op, { applied: false, fence, run, checkpoint })
   if (result !== null) return result
   throw new StoreFailureError(
     `${ctx.dialect.name} store: applyBatch: the stored state does not explain why a ${op.type} of run ${runIdOf(op)} did not apply`,

@@ -5,7 +5,8 @@
  * REPEATABLE READ). Per wave, inside the batch's transaction:
  *
  * 1. one locking read of every run the wave touches (in key order, so two batches' waves
- *    cannot deadlock on each other), and one of the checkpoints its saves target;
+ *    cannot deadlock on each other), one of the checkpoints its saves target, and (when it
+ *    delivers messages with dedupe ids) one of the messages holding those ids;
  * 2. each op is decided in JavaScript against that locked state, by the same rules the
  *    results are built with (op_results.ts);
  * 3. only the ops that apply are written, one multi-row statement per kind, each still
@@ -17,16 +18,23 @@
  * Cost: two reads and one write per kind per wave, plus BEGIN/COMMIT (the Postgres writer
  * does a wave in one statement). Runs against Postgres too: the package's tests run the
  * conformance suite through it.
+ *
+ * A suspend's `available_at` is decided in its UPDATE (leaseAssignments: the run's inbox_seq
+ * against what the turn saw); the result repeats that decision from the locked row, which
+ * the lock keeps true until commit.
  */
-import type { CheckpointRecord, RunStatus, StoreOp } from '@cairn/core/contracts'
+import type { CheckpointRecord, DeliverMessageOp, RunStatus, StoreOp } from '@cairn/core/contracts'
 import type { SqlContext } from './context.ts'
 import type { SqlSession } from './driver.ts'
 import { toSafeInteger } from './integers.ts'
 import {
+  CONSUME_COLUMNS,
   OVERWRITABLE_CHECKPOINTS,
   SOURCE_COLUMNS,
   TERMINAL_STATUSES,
   cancelAssignments,
+  consumeRows,
+  deliverAssignments,
   kindOf,
   leaseAssignments,
   runIdOf,
@@ -44,11 +52,14 @@ interface LockedRun {
   key: number
   status: RunStatus
   epoch: number
+  inboxSeq: number
 }
 
 interface LockedState {
   runs: Map<string, LockedRun>
   checkpoints: Map<string, CheckpointRecord>
+  /** Seqs of the messages holding the wave's dedupe ids, by dedupeKey. */
+  dedupes: Map<string, number>
 }
 
 export class LockedWaveWriter implements WaveWriter {
@@ -71,7 +82,9 @@ export class LockedWaveWriter implements WaveWriter {
       state,
       now,
     )
-    return wave.map(({ op }, i) => (applies[i] ? applied(op, state) : (seen[i] as Observation)))
+    return wave.map(({ op }, i) =>
+      applies[i] ? applied(op, state, now) : (seen[i] as Observation),
+    )
   }
 }
 
@@ -79,20 +92,25 @@ async function lockState(ctx: SqlContext, session: SqlSession, wave: Wave): Prom
   const { dialect, tables } = ctx
   const p = new Params(dialect)
   const ids = [...new Set(wave.map(({ op }) => runIdOf(op)))]
-  const text = `SELECT r.key, r.id, r.status, r.lease_epoch FROM ${tables.runs} r
+  const text = `SELECT r.key, r.id, r.status, r.lease_epoch, r.inbox_seq FROM ${tables.runs} r
     WHERE ${dialect.inList(p, 'r.id', ids, 'text')} ORDER BY r.key ${dialect.lockRows}`
   const { rows } = await session.query(p.statement(text))
   const runs = new Map(
-    rows.map(([key, id, status, epoch]) => [
+    rows.map(([key, id, status, epoch, inboxSeq]) => [
       id as string,
       {
         key: toSafeInteger(key, 'key'),
         status: status as RunStatus,
         epoch: toSafeInteger(epoch, 'lease_epoch'),
+        inboxSeq: toSafeInteger(inboxSeq, 'inbox_seq'),
       },
     ]),
   )
-  return { runs, checkpoints: await lockCheckpoints(ctx, session, wave) }
+  return {
+    runs,
+    checkpoints: await lockCheckpoints(ctx, session, wave),
+    dedupes: await lockDedupes(ctx, session, wave, runs),
+  }
 }
 
 async function lockCheckpoints(
@@ -113,8 +131,52 @@ async function lockCheckpoints(
   return new Map(found.map((cp) => [checkpointKey(cp.runId, cp.seq), cp]))
 }
 
-/** What the op meets: its run's fence and, for a save, the checkpoint at its seq. */
+function dedupeKey(runKey: number, dedupeId: string): string {
+  return JSON.stringify([runKey, dedupeId])
+}
+
+/**
+ * The messages already holding the dedupe ids the wave's deliveries carry. Read after the
+ * runs are locked: every delivery locks its run first, so no other one can add such a
+ * message until this transaction ends, and this read (a statement of its own) sees every one
+ * committed before.
+ */
+async function lockDedupes(
+  ctx: SqlContext,
+  session: SqlSession,
+  wave: Wave,
+  runs: ReadonlyMap<string, LockedRun>,
+): Promise<Map<string, number>> {
+  const p = new Params(ctx.dialect)
+  const places = wave.flatMap(({ op }) => {
+    const key = op.type === 'deliverMessage' ? runs.get(op.message.runId)?.key : undefined
+    if (key === undefined || op.type !== 'deliverMessage' || op.message.dedupeId === null) return []
+    return [`(${p.add(key)}, ${p.add(op.message.dedupeId)})`]
+  })
+  if (places.length === 0) return new Map()
+  const text = `SELECT m.run_key, m.dedupe_id, m.seq FROM ${ctx.tables.messages} m
+    WHERE (m.run_key, m.dedupe_id) IN (${places.join(', ')}) ${ctx.dialect.lockRows}`
+  const { rows } = await session.query(p.statement(text))
+  return new Map(
+    rows.map(([key, dedupeId, seq]) => [
+      dedupeKey(toSafeInteger(key, 'run_key'), dedupeId as string),
+      toSafeInteger(seq, 'seq'),
+    ]),
+  )
+}
+
+/**
+ * What the op meets: its run's fence and, for a save, the checkpoint at its seq. A delivery
+ * whose dedupe id the run already accepted is settled here: it changes nothing.
+ */
 function observed(op: StoreOp, state: LockedState): Observation {
+  const seen = fenceObserved(op, state)
+  const earlier = op.type === 'deliverMessage' ? duplicateOf(op, seen, state) : null
+  if (earlier === null) return seen
+  return { applied: true, epoch: null, delivered: { seq: earlier, duplicate: true } }
+}
+
+function fenceObserved(op: StoreOp, state: LockedState): Observation {
   const run = state.runs.get(runIdOf(op))
   const checkpoint =
     op.type === 'saveCheckpoint'
@@ -131,10 +193,32 @@ function decide(op: StoreOp, state: LockedState, seen: Observation): boolean {
   return resultOf(op, seen) === null
 }
 
-function applied(op: StoreOp, state: LockedState): Observation {
+/** The seq the run accepted the delivery's dedupe id under, unless the run refuses it anyway. */
+function duplicateOf(op: DeliverMessageOp, seen: Observation, state: LockedState): number | null {
+  const { runId, dedupeId } = op.message
+  const run = state.runs.get(runId)
+  if (dedupeId === null || run === undefined || resultOf(op, seen) !== null) return null
+  return state.dedupes.get(dedupeKey(run.key, dedupeId)) ?? null
+}
+
+/** What an applying op did, as the statements below write it to the locked run. */
+function applied(op: StoreOp, state: LockedState, now: number): Observation {
   const run = state.runs.get(runIdOf(op))
-  const epoch = op.type === 'cancelRun' && run !== undefined ? run.epoch + 1 : null
-  return { applied: true, epoch }
+  if (run === undefined) return { applied: true, epoch: null }
+  switch (op.type) {
+    case 'cancelRun':
+      return { applied: true, epoch: run.epoch + 1 }
+    case 'suspendRun':
+      return {
+        applied: true,
+        epoch: null,
+        availableAt: run.inboxSeq > op.inboxSeen ? now : op.wakeAt,
+      }
+    case 'deliverMessage':
+      return { applied: true, epoch: null, delivered: { seq: run.inboxSeq + 1, duplicate: false } }
+    default:
+      return { applied: true, epoch: null }
+  }
 }
 
 /** Saves first (they were decided on the run as it was before this wave's run writes). */
@@ -150,6 +234,7 @@ async function writeApplying(
   const isNew = ({ op }: PlannedOp) =>
     op.type === 'saveCheckpoint' &&
     !state.checkpoints.has(checkpointKey(op.fence.runId, op.checkpoint.seq))
+  const delivers = byKind('deliver')
   const statements = [
     insertCheckpoints(ctx, saves.filter(isNew), state, now),
     overwriteCheckpoints(
@@ -158,9 +243,12 @@ async function writeApplying(
       state,
       now,
     ),
+    consumeMessages(ctx, saves, state, now),
     insertRuns(ctx, byKind('create'), now),
     updateRuns(ctx, byKind('lease'), state, now, 'lease'),
     updateRuns(ctx, byKind('cancel'), state, now, 'cancel'),
+    updateRuns(ctx, delivers, state, now, 'deliver'),
+    insertMessages(ctx, delivers, state, now),
   ]
   for (const statement of statements) if (statement !== null) await session.query(statement)
 }
@@ -235,7 +323,7 @@ function updateRuns(
   ops: readonly PlannedOp[],
   state: LockedState,
   now: number,
-  kind: 'lease' | 'cancel',
+  kind: 'lease' | 'cancel' | 'deliver',
 ) {
   if (ops.length === 0) return null
   const p = new Params(ctx.dialect)
@@ -246,7 +334,50 @@ function updateRuns(
     kind === 'lease'
       ? `r.key = v.run_key AND r.lease_epoch = v.epoch AND r.status = 'running'`
       : `r.key = v.run_key AND r.status NOT IN ${TERMINAL_STATUSES}`
-  const assign = (set: string) =>
-    kind === 'lease' ? leaseAssignments('v', 'r', set, at) : cancelAssignments('v', 'r', set, at)
+  const assign = (set: string) => {
+    if (kind === 'lease') return leaseAssignments('v', 'r', set, at)
+    return kind === 'cancel'
+      ? cancelAssignments('v', 'r', set, at)
+      : deliverAssignments('r', set, at)
+  }
   return p.statement(ctx.dialect.updateFrom(ctx.tables.runs, 'r', source, on, assign))
+}
+
+/** The delivered messages, under the seqs decided on the locked runs (inbox_seq + 1). */
+function insertMessages(
+  ctx: SqlContext,
+  ops: readonly PlannedOp[],
+  state: LockedState,
+  now: number,
+) {
+  if (ops.length === 0) return null
+  const p = new Params(ctx.dialect)
+  const acceptedAt = p.add(now) // bound first: it comes first in the text (`?` is positional)
+  const columns: Columns = [['run_key', 'bigint'], ['seq', 'bigint'], ...SOURCE_COLUMNS.deliver]
+  const rows = ops.map(({ op, index }) => {
+    const run = state.runs.get(runIdOf(op))
+    return [run?.key, (run?.inboxSeq ?? 0) + 1, ...sourceRow(op, index, now)]
+  })
+  const source = ctx.dialect.rowSource(p, 'v', columns, rows)
+  const text = `INSERT INTO ${ctx.tables.messages} (run_key, seq, kind, name, dedupe_id, payload, accepted_at)
+    SELECT v.run_key, v.seq, v.kind, v.name, v.dedupe_id, v.payload, ${acceptedAt} FROM ${source}`
+  return p.statement(text)
+}
+
+/** Messages consumed by the applying saves (those with `consumes`); written after them. */
+function consumeMessages(
+  ctx: SqlContext,
+  saves: readonly PlannedOp[],
+  state: LockedState,
+  now: number,
+) {
+  const rows = consumeRows(saves.map(({ op }) => op))
+  if (rows.length === 0) return null
+  const p = new Params(ctx.dialect)
+  const columns: Columns = [['run_key', 'bigint'], ...CONSUME_COLUMNS]
+  const keyed = rows.map((row) => [state.runs.get(row[0] as string)?.key, ...row])
+  const source = ctx.dialect.rowSource(p, 'v', columns, keyed)
+  const on = 'm.run_key = v.run_key AND m.seq = v.message AND m.consumed_at IS NULL'
+  const assign = (set: string) => `${set}consumed_at = ${p.add(now)}`
+  return p.statement(ctx.dialect.updateFrom(ctx.tables.messages, 'm', source, on, assign))
 }

@@ -10,10 +10,11 @@ import type { SqlType } from './dialect.ts'
 /**
  * The statement an op belongs to. `lease` covers every fenced write to the run row made by
  * the lease holder (suspend, release, finish, park, renew): one UPDATE assigns all of them.
+ * `deliver` accepts a message: the run row's inbox counter and a message row.
  */
-export type OpKind = 'create' | 'save' | 'lease' | 'cancel'
+export type OpKind = 'create' | 'save' | 'lease' | 'cancel' | 'deliver'
 
-export const OP_KINDS: readonly OpKind[] = ['create', 'save', 'lease', 'cancel']
+export const OP_KINDS: readonly OpKind[] = ['create', 'save', 'lease', 'cancel', 'deliver']
 
 export function kindOf(op: StoreOp): OpKind {
   switch (op.type) {
@@ -23,6 +24,8 @@ export function kindOf(op: StoreOp): OpKind {
       return 'save'
     case 'cancelRun':
       return 'cancel'
+    case 'deliverMessage':
+      return 'deliver'
     default:
       return 'lease'
   }
@@ -35,6 +38,8 @@ export function runIdOf(op: StoreOp): string {
       return op.run.id
     case 'cancelRun':
       return op.runId
+    case 'deliverMessage':
+      return op.message.runId
     default:
       return op.fence.runId
   }
@@ -84,12 +89,42 @@ export const SOURCE_COLUMNS: Readonly<Record<OpKind, Columns>> = {
     ['error', 'text'],
     ['park_reason', 'text'],
     ['finished_at', 'bigint'],
+    // A suspend's inboxSeen (null for the other lease writes): see leaseAssignments.
+    ['inbox_seen', 'bigint'],
   ],
   cancel: [
     ['ord', 'int'],
     ['run_id', 'text'],
     ['error', 'text'],
   ],
+  deliver: [
+    ['ord', 'int'],
+    ['run_id', 'text'],
+    ['kind', 'text'],
+    ['name', 'text'],
+    ['dedupe_id', 'text'],
+    ['payload', 'text'],
+  ],
+}
+
+/**
+ * Source columns of the messages the wave's saves consume: the checkpoint (run and seq) and
+ * the inbox seq it consumes. Apart from the save rows, so a wave without `consumes` (every
+ * engine batch but a signal wait's) binds and runs exactly what it did before inboxes.
+ */
+export const CONSUME_COLUMNS: Columns = [
+  ['run_id', 'text'],
+  ['seq', 'bigint'],
+  ['message', 'bigint'],
+]
+
+/** CONSUME_COLUMNS rows of the saves among `ops` that consume a message. */
+export function consumeRows(ops: readonly StoreOp[]): unknown[][] {
+  return ops.flatMap((op) =>
+    op.type === 'saveCheckpoint' && op.consumes !== undefined
+      ? [[op.fence.runId, op.checkpoint.seq, op.consumes]]
+      : [],
+  )
 }
 
 /** The values of `op` (at batch index `ord`) in SOURCE_COLUMNS order of its kind. */
@@ -132,26 +167,36 @@ export function sourceRow(op: StoreOp, ord: number, now: number): unknown[] {
     }
     case 'cancelRun':
       return [ord, op.runId, op.error]
+    case 'deliverMessage': {
+      const { runId, kind, name, dedupeId, payload } = op.message
+      return [ord, runId, kind, name, dedupeId, payload]
+    }
     default:
       return [ord, op.fence.runId, op.fence.epoch, op.type, ...leaseTarget(op, now)]
   }
 }
 
-type LeaseOp = Exclude<StoreOp, { type: 'createRun' | 'saveCheckpoint' | 'cancelRun' }>
+type LeaseOp = Exclude<
+  StoreOp,
+  { type: 'createRun' | 'saveCheckpoint' | 'cancelRun' | 'deliverMessage' }
+>
 
-/** status, available_at, waiting_on, output, error, park_reason, finished_at of a lease write. */
+/**
+ * status, available_at, waiting_on, output, error, park_reason, finished_at, inbox_seen of a
+ * lease write.
+ */
 function leaseTarget(op: LeaseOp, now: number): unknown[] {
   switch (op.type) {
     case 'suspendRun':
-      return ['waiting', op.wakeAt, op.waitingOn, null, null, null, null]
+      return ['waiting', op.wakeAt, op.waitingOn, null, null, null, null, op.inboxSeen]
     case 'releaseRun':
-      return ['pending', op.availableAt, null, null, null, null, null]
+      return ['pending', op.availableAt, null, null, null, null, null, null]
     case 'finishRun':
-      return [op.status, null, null, op.output, op.error, null, now]
+      return [op.status, null, null, op.output, op.error, null, now, null]
     case 'parkRun':
-      return ['parked', null, null, null, null, JSON.stringify(op.reason), null]
+      return ['parked', null, null, null, null, JSON.stringify(op.reason), null, null]
     case 'renewLease':
-      return ['running', now + op.leaseMs, null, null, null, null, null]
+      return ['running', now + op.leaseMs, null, null, null, null, null, null]
   }
 }
 
@@ -184,8 +229,27 @@ export function leaseAssignments(source: string, target: string, set: string, no
   )
   return [
     `${set}status = ${source}.status`,
-    `${set}available_at = ${source}.available_at`,
+    // A suspend whose turn has not seen the run's latest message leaves it claimable now,
+    // decided here, on the locked row, in the write itself: a message accepted concurrently
+    // either committed first (counted in inbox_seq) or waits for this row and then wakes the
+    // waiting run (no lost wake-up). Other lease writes have a NULL inbox_seen: never true.
+    `${set}available_at = CASE WHEN ${target}.inbox_seq > ${source}.inbox_seen THEN ${nowText(now)} ELSE ${source}.available_at END`,
     ...keepUnlessOp,
+    `${set}updated_at = ${nowText(now)}`,
+  ].join(', ')
+}
+
+/**
+ * The SET list of a delivery: the next inbox seq, and a waiting run claimable now unless it
+ * already is sooner (`available_at = min(available_at, now)`, NULL counting as never); a
+ * pending, running or parked run keeps its `available_at`. Reads only columns it does not
+ * assign, or its own, so MySQL's left-to-right SET gives the same as Postgres.
+ */
+export function deliverAssignments(target: string, set: string, now: NowSql): string {
+  const wakes = `${target}.status = 'waiting' AND (${target}.available_at IS NULL OR ${target}.available_at > ${nowText(now)})`
+  return [
+    `${set}inbox_seq = ${target}.inbox_seq + 1`,
+    `${set}available_at = CASE WHEN ${wakes} THEN ${nowText(now)} ELSE ${target}.available_at END`,
     `${set}updated_at = ${nowText(now)}`,
   ].join(', ')
 }

@@ -13,23 +13,38 @@ const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled
 const OVERWRITABLE: ReadonlySet<string> = new Set(['retrying', 'waiting'])
 
 export function resultOf(op: StoreOp, seen: Observation): OpResult | null {
-  if (seen.applied) return appliedResult(op, seen.epoch)
+  if (seen.applied) return appliedResult(op, seen)
   switch (op.type) {
     case 'createRun':
       return seen.run === null ? null : { status: 'exists', run: seen.run }
     case 'saveCheckpoint':
       return saveResult(op.fence.epoch, seen)
     case 'cancelRun':
-      return cancelResult(seen)
+    case 'deliverMessage':
+      return refusedUnlessLive(seen)
     default:
       return leaseResult(op.fence.epoch, seen)
   }
 }
 
-function appliedResult(op: StoreOp, epoch: number | null): OpResult | null {
-  if (op.type === 'createRun') return { status: 'applied', epoch: op.claim ? 1 : 0 }
-  if (op.type !== 'cancelRun') return { status: 'applied' }
-  return epoch === null ? null : { status: 'applied', epoch }
+type Applied = Extract<Observation, { applied: true }>
+
+function appliedResult(op: StoreOp, seen: Applied): OpResult | null {
+  switch (op.type) {
+    case 'createRun':
+      return { status: 'applied', epoch: op.claim ? 1 : 0 }
+    case 'cancelRun':
+      return seen.epoch === null ? null : { status: 'applied', epoch: seen.epoch }
+    case 'suspendRun':
+      return {
+        status: 'applied',
+        availableAt: seen.availableAt === undefined ? op.wakeAt : seen.availableAt,
+      }
+    case 'deliverMessage':
+      return seen.delivered === undefined ? null : { status: 'delivered', ...seen.delivered }
+    default:
+      return { status: 'applied' }
+  }
 }
 
 type NotApplied = Extract<Observation, { applied: false }>
@@ -50,13 +65,17 @@ function leaseResult(epoch: number, seen: NotApplied): OpResult | null {
   return holdsLease(seen, epoch) ? null : { status: 'fenced', current: seen.fence }
 }
 
-function cancelResult(seen: NotApplied): OpResult | null {
+/** A cancel or a delivery needs a run that is not terminal; nothing else stops it. */
+function refusedUnlessLive(seen: NotApplied): OpResult | null {
   if (seen.fence === null) return { status: 'not_found' }
   return TERMINAL.has(seen.fence.status) ? { status: 'terminal', current: seen.fence } : null
 }
 
 /** The `availableAt` an applied op made claimable by any engine, or null. */
-export function wakeTime(op: StoreOp, result: OpResult): number | null {
+export function wakeTime(op: StoreOp, result: OpResult, now: number): number | null {
+  // A new message may have woken a waiting run (now); results do not say whether the run was
+  // waiting, and a hint that wakes nobody costs a poll.
+  if (result.status === 'delivered') return result.duplicate ? null : now
   if (result.status !== 'applied') return null
   switch (op.type) {
     case 'createRun':
@@ -64,7 +83,7 @@ export function wakeTime(op: StoreOp, result: OpResult): number | null {
     case 'releaseRun':
       return op.availableAt
     case 'suspendRun':
-      return op.wakeAt
+      return result.availableAt ?? null
     default:
       return null
   }

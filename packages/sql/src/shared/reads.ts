@@ -1,9 +1,16 @@
 /** Reads of committed state: one statement each. */
-import type { CheckpointRecord, RunRecord } from '@cairn/core/contracts'
+import type { CheckpointRecord, InboxMessage, RunRecord } from '@cairn/core/contracts'
 import type { SqlContext } from './context.ts'
 import type { SqlSession } from './driver.ts'
 import { Params } from './params.ts'
-import { checkpointColumns, runColumns, toCheckpointRecord, toRunRecord } from './row_mapping.ts'
+import {
+  checkpointColumns,
+  messageColumns,
+  runColumns,
+  toCheckpointRecord,
+  toInboxMessage,
+  toRunRecord,
+} from './row_mapping.ts'
 
 export async function getRun(ctx: SqlContext, runId: string): Promise<RunRecord | null> {
   const p = new Params(ctx.dialect)
@@ -18,6 +25,20 @@ export async function loadCheckpoints(ctx: SqlContext, runId: string): Promise<C
     JOIN ${ctx.tables.checkpoints} c ON c.run_key = r.key WHERE r.id = ${p.add(runId)} ORDER BY c.seq`
   const { rows } = await ctx.pool.query(p.statement(text))
   return rows.map((row) => toCheckpointRecord(row))
+}
+
+/**
+ * The run's unconsumed messages in seq order: one range of the (run_key, seq) primary key.
+ * Consumed rows in that range are skipped, not indexed apart: a turn reads the run's whole
+ * history anyway (loadCheckpoints), of which each consumed message is one checkpoint.
+ */
+export async function loadInbox(ctx: SqlContext, runId: string): Promise<InboxMessage[]> {
+  const p = new Params(ctx.dialect)
+  const text = `SELECT ${messageColumns('r', 'm')} FROM ${ctx.tables.runs} r
+    JOIN ${ctx.tables.messages} m ON m.run_key = r.key
+    WHERE r.id = ${p.add(runId)} AND m.consumed_at IS NULL ORDER BY m.seq`
+  const { rows } = await ctx.pool.query(p.statement(text))
+  return rows.map((row) => toInboxMessage(row))
 }
 
 /** The stored runs among `runIds` (not empty), by id. */

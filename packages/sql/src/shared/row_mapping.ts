@@ -7,6 +7,8 @@ import type {
   CheckpointKind,
   CheckpointRecord,
   CheckpointStatus,
+  InboxMessage,
+  MessageKind,
   ParkReason,
   RunRecord,
   RunStatus,
@@ -32,6 +34,7 @@ export const RUN_COLUMNS: ReadonlyArray<readonly [name: string, type: SqlType]> 
   ['lease_owner', 'text'],
   ['lease_epoch', 'bigint'],
   ['turns', 'bigint'],
+  ['inbox_seq', 'bigint'],
 ]
 
 /**
@@ -52,6 +55,9 @@ export const CHECKPOINT_COLUMNS: ReadonlyArray<readonly [name: string, type: Sql
   ['updated_at', 'bigint'],
 ]
 
+/** Stored message columns read back, after the run id (read through the run), in toInboxMessage order. */
+const MESSAGE_COLUMNS = ['seq', 'kind', 'name', 'dedupe_id', 'payload', 'accepted_at'] as const
+
 /** `alias.id, alias.workflow, …` in RUN_COLUMNS order. */
 export function runColumns(alias: string): string {
   return RUN_COLUMNS.map(([name]) => `${alias}.${name}`).join(', ')
@@ -60,6 +66,11 @@ export function runColumns(alias: string): string {
 /** A checkpoint as read: the run id (`runAlias.id`), then CHECKPOINT_COLUMNS of `alias`. */
 export function checkpointColumns(runAlias: string, alias: string): string {
   return [`${runAlias}.id`, ...CHECKPOINT_COLUMNS.map(([name]) => `${alias}.${name}`)].join(', ')
+}
+
+/** A message as read: the run id (`runAlias.id`), then MESSAGE_COLUMNS of `alias`. */
+export function messageColumns(runAlias: string, alias: string): string {
+  return [`${runAlias}.id`, ...MESSAGE_COLUMNS.map((name) => `${alias}.${name}`)].join(', ')
 }
 
 /** The run whose columns start at `at` in `row`. */
@@ -86,6 +97,7 @@ export function toRunRecord(row: readonly unknown[], at = 0): RunRecord {
     leaseOwner: nullableText(13),
     leaseEpoch: int(14),
     turns: int(15),
+    inboxSeq: int(16),
   }
 }
 
@@ -108,5 +120,18 @@ export function toCheckpointRecord(row: readonly unknown[], at = 0): CheckpointR
     wakeAt: nullableInt(9),
     startedAt: int(10),
     updatedAt: int(11),
+  }
+}
+
+/** A message row read with messageColumns. */
+export function toInboxMessage(row: readonly unknown[]): InboxMessage {
+  return {
+    runId: row[0] as string,
+    seq: toSafeInteger(row[1], 'seq'),
+    kind: row[2] as MessageKind,
+    name: row[3] as string,
+    dedupeId: row[4] as string | null,
+    payload: row[5] as string,
+    acceptedAt: toSafeInteger(row[6], 'accepted_at'),
   }
 }

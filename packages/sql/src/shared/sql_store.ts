@@ -10,6 +10,7 @@ import type {
   CheckpointRecord,
   ClaimRequest,
   ClaimResult,
+  InboxMessage,
   ListRunsQuery,
   OpResult,
   ParkReason,
@@ -27,7 +28,7 @@ import { listRuns } from './list_runs.ts'
 import { parkUnrunnable, reclaimOwned, unpark } from './maintenance.ts'
 import { migrate } from './migrate.ts'
 import type { Migration } from './migration.ts'
-import { getRun, loadCheckpoints } from './reads.ts'
+import { getRun, loadCheckpoints, loadInbox } from './reads.ts'
 import { withRetries } from './retry.ts'
 
 export interface SqlStoreParts extends BatchContext {
@@ -97,6 +98,10 @@ export class SqlStore implements StateStore {
 
   loadCheckpoints(runId: string): Promise<CheckpointRecord[]> {
     return this.#call('loadCheckpoints', false, () => loadCheckpoints(this.parts, runId))
+  }
+
+  loadInbox(runId: string): Promise<InboxMessage[]> {
+    return this.#call('loadInbox', false, () => loadInbox(this.parts, runId))
   }
 
   listRuns(query: ListRunsQuery): Promise<RunPage> {

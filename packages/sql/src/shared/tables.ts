@@ -9,6 +9,8 @@ export interface Tables {
   schema: string
   runs: string
   checkpoints: string
+  /** Run inboxes: messages (signals) accepted for a run, kept after consumption for dedupe. */
+  messages: string
   /** The one-row schema revision marker. */
   marker: string
 }
@@ -19,6 +21,7 @@ export function qualifiedTables(dialect: SqlDialect, schema: string): Tables {
     schema,
     runs: qualify('cairn_runs'),
     checkpoints: qualify('cairn_checkpoints'),
+    messages: qualify('cairn_messages'),
     marker: qualify('cairn_schema'),
   }
 }

@@ -14,6 +14,7 @@ const OP_TYPES: ReadonlySet<string> = new Set([
   'parkRun',
   'renewLease',
   'cancelRun',
+  'deliverMessage',
 ])
 
 export function validateOps(ops: readonly StoreOp[]): void {

@@ -13,6 +13,10 @@ export type Observation =
       applied: true
       /** The epoch after a cancel (incremented); null for other ops. */
       epoch: number | null
+      /** What a suspend stored as `availableAt`; absent: its `wakeAt` (the run was not woken). */
+      availableAt?: number | null
+      /** A delivery: the message's seq, and whether its dedupe id was accepted before. */
+      delivered?: { seq: number; duplicate: boolean }
     }
   | {
       applied: false

@@ -10,7 +10,7 @@ import { latestRevision, migrations, type Migration } from './migrations/index.t
 import { inImmediateTransaction, type TransactionStatements } from './transaction.ts'
 import { isBusy } from './sqlite_errors.ts'
 
-const MARKER_TABLE = `CREATE TABLE IF NOT EXISTS cairn_schema (
+export const MARKER_TABLE = `CREATE TABLE IF NOT EXISTS cairn_schema (
   id INTEGER PRIMARY KEY CHECK (id = 1),
   revision INTEGER NOT NULL
 ) STRICT`

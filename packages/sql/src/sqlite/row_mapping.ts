@@ -8,6 +8,8 @@ import type {
   CheckpointRecord,
   CheckpointKind,
   CheckpointStatus,
+  InboxMessage,
+  MessageKind,
   ParkReason,
   RunRecord,
   RunStatus,
@@ -16,7 +18,7 @@ import type {
 /** Run columns, in RunRow order. */
 export const RUN_COLUMNS =
   'id, workflow, version, status, input, output, error, park_reason, waiting_on, created_at, ' +
-  'updated_at, finished_at, available_at, lease_owner, lease_epoch, turns'
+  'updated_at, finished_at, available_at, lease_owner, lease_epoch, turns, inbox_seq'
 
 /** Stored checkpoint columns after the run key, in the order of checkpointValues. */
 export const CHECKPOINT_COLUMNS =
@@ -44,6 +46,20 @@ export type RunRow = [
   leaseOwner: string | null,
   leaseEpoch: number,
   turns: number,
+  inboxSeq: number,
+]
+
+/** A message as read: `m` joined to its run `r` for the run's id, in MessageRow order. */
+export const MESSAGE_SELECT = 'r.id, m.seq, m.kind, m.name, m.dedupe_id, m.payload, m.accepted_at'
+
+export type MessageRow = [
+  runId: string,
+  seq: number,
+  kind: string,
+  name: string,
+  dedupeId: string | null,
+  payload: string,
+  acceptedAt: number,
 ]
 
 export type CheckpointRow = [
@@ -63,7 +79,8 @@ export type CheckpointRow = [
 
 export function toRunRecord(row: RunRow): RunRecord {
   const [id, workflow, version, status, input, output, error, parkReason, waitingOn, ...rest] = row
-  const [createdAt, updatedAt, finishedAt, availableAt, leaseOwner, leaseEpoch, turns] = rest
+  const [createdAt, updatedAt, finishedAt, availableAt, leaseOwner, leaseEpoch, turns, inboxSeq] =
+    rest
   return {
     id,
     workflow,
@@ -81,6 +98,7 @@ export function toRunRecord(row: RunRow): RunRecord {
     leaseOwner,
     leaseEpoch,
     turns,
+    inboxSeq,
   }
 }
 
@@ -118,4 +136,9 @@ export function checkpointValues(cp: CheckpointRecord) {
     cp.startedAt,
     cp.updatedAt,
   ] as const
+}
+
+export function toInboxMessage(row: MessageRow): InboxMessage {
+  const [runId, seq, kind, name, dedupeId, payload, acceptedAt] = row
+  return { runId, seq, kind: kind as MessageKind, name, dedupeId, payload, acceptedAt }
 }

@@ -14,6 +14,18 @@ CREATE TABLE cairn_checkpoints (
   PRIMARY KEY (run_key, seq)
 ) STRICT;
 
+CREATE TABLE cairn_messages (
+  run_key INTEGER NOT NULL REFERENCES cairn_runs (key) ON DELETE CASCADE,
+  seq INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  name TEXT NOT NULL,
+  dedupe_id TEXT,
+  payload TEXT NOT NULL,
+  accepted_at INTEGER NOT NULL,
+  consumed_at INTEGER,
+  PRIMARY KEY (run_key, seq)
+) STRICT;
+
 CREATE TABLE cairn_runs (
   key INTEGER PRIMARY KEY,
   id TEXT NOT NULL UNIQUE,
@@ -31,7 +43,7 @@ CREATE TABLE cairn_runs (
   available_at INTEGER,
   lease_owner TEXT,
   lease_epoch INTEGER NOT NULL,
-  turns INTEGER NOT NULL,
+  turns INTEGER NOT NULL, inbox_seq INTEGER NOT NULL DEFAULT 0,
   CHECK (available_at IS NULL OR status IN ('pending', 'running', 'waiting')),
   CHECK (status <> 'running' OR available_at IS NOT NULL)
 ) STRICT;
@@ -40,6 +52,8 @@ CREATE TABLE cairn_schema (
   id INTEGER PRIMARY KEY CHECK (id = 1),
   revision INTEGER NOT NULL
 ) STRICT;
+
+CREATE UNIQUE INDEX cairn_messages_dedupe ON cairn_messages (run_key, dedupe_id);
 
 CREATE INDEX cairn_runs_claimable ON cairn_runs (available_at, workflow, version)
   WHERE available_at IS NOT NULL;

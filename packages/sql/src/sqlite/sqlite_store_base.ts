@@ -9,6 +9,7 @@ import type {
   CheckpointRecord,
   ClaimRequest,
   ClaimResult,
+  InboxMessage,
   ListRunsQuery,
   OpResult,
   ParkReason,
@@ -24,7 +25,14 @@ import { listRuns } from './list_runs.ts'
 import { parkUnrunnable, reclaimOwned, unpark } from './maintenance.ts'
 import { applyOp } from './ops/apply_op.ts'
 import type { PreparedConnection } from './prepared_connection.ts'
-import { toCheckpointRecord, toRunRecord, type CheckpointRow, type RunRow } from './row_mapping.ts'
+import {
+  toCheckpointRecord,
+  toInboxMessage,
+  toRunRecord,
+  type CheckpointRow,
+  type MessageRow,
+  type RunRow,
+} from './row_mapping.ts'
 import { inImmediateTransaction } from './transaction.ts'
 
 export abstract class SqliteStoreBase implements StateStore {
@@ -87,6 +95,12 @@ export abstract class SqliteStoreBase implements StateStore {
   loadCheckpoints(runId: string): Promise<CheckpointRecord[]> {
     return this.call('loadCheckpoints', ({ s }) =>
       (s.loadCheckpoints.all(runId) as unknown as CheckpointRow[]).map(toCheckpointRecord),
+    )
+  }
+
+  loadInbox(runId: string): Promise<InboxMessage[]> {
+    return this.call('loadInbox', ({ s }) =>
+      (s.loadInbox.all(runId) as unknown as MessageRow[]).map(toInboxMessage),
     )
   }
 

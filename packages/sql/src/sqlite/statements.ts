@@ -4,7 +4,12 @@
  * applied from not applied without a read on the success path.
  */
 import type { SqliteDatabase, SqliteStatement } from './database.ts'
-import { CHECKPOINT_COLUMNS, CHECKPOINT_SELECT, RUN_COLUMNS } from './row_mapping.ts'
+import {
+  CHECKPOINT_COLUMNS,
+  CHECKPOINT_SELECT,
+  MESSAGE_SELECT,
+  RUN_COLUMNS,
+} from './row_mapping.ts'
 import type { TransactionStatements } from './transaction.ts'
 
 /** Appended to a run UPDATE: the write applies only under the current lease. */
@@ -32,7 +37,11 @@ const SQL = {
     WHERE r.id = ? AND c.seq = ?`,
   loadCheckpoints: `SELECT ${CHECKPOINT_SELECT} FROM cairn_runs r JOIN cairn_checkpoints c ON c.run_key = r.key
     WHERE r.id = ? ORDER BY c.seq`,
-  suspendRun: `UPDATE cairn_runs SET status = 'waiting', available_at = ?, waiting_on = ?, updated_at = ? ${FENCED}`,
+  // inboxSeen, now, wakeAt, … A message accepted after the turn read the inbox leaves the run
+  // claimable now: decided in the write itself, on the row the message counter lives on.
+  suspendRun: `UPDATE cairn_runs SET status = 'waiting',
+    available_at = CASE WHEN inbox_seq > ? THEN ? ELSE ? END, waiting_on = ?, updated_at = ?
+    ${FENCED} RETURNING available_at`,
   releaseRun: `UPDATE cairn_runs SET status = 'pending', available_at = ?, updated_at = ? ${FENCED}`,
   finishRun: `UPDATE cairn_runs SET status = ?, output = ?, error = ?, available_at = NULL,
     finished_at = ?, updated_at = ? ${FENCED}`,
@@ -44,6 +53,20 @@ const SQL = {
     WHERE id = ? AND status NOT IN ('completed', 'failed', 'cancelled') RETURNING lease_epoch`,
   claimRun: `UPDATE cairn_runs SET status = 'running', lease_owner = ?, lease_epoch = lease_epoch + 1,
     turns = turns + 1, available_at = ?, waiting_on = NULL, updated_at = ? WHERE id = ? RETURNING ${RUN_COLUMNS}`,
+  // The run a delivery goes to, and the seq its dedupe id was accepted under (NULL: new).
+  selectDelivery: `SELECT r.key, r.status, r.lease_epoch, m.seq FROM cairn_runs r
+    LEFT JOIN cairn_messages m ON m.run_key = r.key AND m.dedupe_id = ? WHERE r.id = ?`,
+  // now ×3, run key: the next seq; a waiting run claimable now unless due sooner.
+  countMessage: `UPDATE cairn_runs SET inbox_seq = inbox_seq + 1,
+    available_at = CASE WHEN status = 'waiting' AND (available_at IS NULL OR available_at > ?)
+      THEN ? ELSE available_at END, updated_at = ?
+    WHERE key = ? RETURNING inbox_seq`,
+  insertMessage: `INSERT INTO cairn_messages (run_key, seq, kind, name, dedupe_id, payload, accepted_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  consumeMessage: `UPDATE cairn_messages SET consumed_at = ?
+    WHERE run_key = (SELECT key FROM cairn_runs WHERE id = ?) AND seq = ? AND consumed_at IS NULL`,
+  loadInbox: `SELECT ${MESSAGE_SELECT} FROM cairn_runs r JOIN cairn_messages m ON m.run_key = r.key
+    WHERE r.id = ? AND m.consumed_at IS NULL ORDER BY m.seq`,
   // Found through the status index (running runs only), not a table scan.
   reclaimOwned: `UPDATE cairn_runs SET available_at = ?, updated_at = ?
     WHERE available_at IS NOT NULL AND status = 'running' AND lease_owner = ?`,
@@ -59,6 +82,7 @@ const ARRAY_ROWS: ReadonlySet<string> = new Set([
   'claimRun',
   'selectCheckpoint',
   'loadCheckpoints',
+  'loadInbox',
 ])
 
 export function prepareStatements(db: SqliteDatabase, tx: TransactionStatements): Statements {

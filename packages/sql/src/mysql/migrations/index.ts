@@ -1,7 +1,8 @@
 import type { Migration } from '../../shared/migration.ts'
 import { initial } from './001_initial.ts'
+import { inbox } from './002_inbox.ts'
 
 /** Every MySQL/MariaDB migration, in revision order. Append only; each statement idempotent. */
-export const migrations: readonly Migration[] = [initial]
+export const migrations: readonly Migration[] = [initial, inbox]
 
 export const latestRevision = migrations.length

@@ -1,7 +1,8 @@
 import type { Migration } from '../../shared/migration.ts'
 import { initial } from './001_initial.ts'
+import { inbox } from './002_inbox.ts'
 
 /** Every Postgres migration, in revision order. Append only. */
-export const migrations: readonly Migration[] = [initial]
+export const migrations: readonly Migration[] = [initial, inbox]
 
 export const latestRevision = migrations.length

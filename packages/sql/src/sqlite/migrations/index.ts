@@ -1,9 +1,10 @@
 import { initial } from './001_initial.ts'
+import { inbox } from './002_inbox.ts'
 import type { Migration } from './migration.ts'
 
 export type { Migration } from './migration.ts'
 
 /** Every migration, in revision order. Append only. */
-export const migrations: readonly Migration[] = [initial]
+export const migrations: readonly Migration[] = [initial, inbox]
 
 export const latestRevision = migrations.length

@@ -3,6 +3,7 @@ import type { OpResult, StoreOp } from '@cairn/core/contracts'
 import type { Statements } from '../statements.ts'
 import { cancelRun } from './cancel_run.ts'
 import { createRun } from './create_run.ts'
+import { deliverMessage } from './deliver_message.ts'
 import { finishRun, parkRun, releaseRun, renewLease, suspendRun } from './lease_ops.ts'
 import { saveCheckpoint } from './save_checkpoint.ts'
 
@@ -12,7 +13,7 @@ export function applyOp(s: Statements, op: StoreOp, now: number): OpResult {
     case 'createRun':
       return createRun(s, op, now)
     case 'saveCheckpoint':
-      return saveCheckpoint(s, op)
+      return saveCheckpoint(s, op, now)
     case 'suspendRun':
       return suspendRun(s, op, now)
     case 'releaseRun':
@@ -25,6 +26,8 @@ export function applyOp(s: Statements, op: StoreOp, now: number): OpResult {
       return renewLease(s, op, now)
     case 'cancelRun':
       return cancelRun(s, op, now)
+    case 'deliverMessage':
+      return deliverMessage(s, op, now)
     default:
       throw new InvalidArgumentError(
         `applyBatch: unknown op type ${String((op as { type?: unknown }).type)}`,

@@ -8,12 +8,22 @@ import type {
   SuspendRunOp,
 } from '@cairn/core/contracts'
 import type { Statements } from '../statements.ts'
-import { fencedWrite } from './fenced_result.ts'
+import { fencedResult, fencedWrite } from './fenced_result.ts'
 
+/** The result carries the `availableAt` the write stored (now, when a message was not seen). */
 export function suspendRun(s: Statements, op: SuspendRunOp, now: number): OpResult {
   const { fence } = op
-  const { changes } = s.suspendRun.run(op.wakeAt, op.waitingOn, now, fence.runId, fence.epoch)
-  return fencedWrite(s, fence.runId, changes)
+  const stored = s.suspendRun.get(
+    op.inboxSeen,
+    now,
+    op.wakeAt,
+    op.waitingOn,
+    now,
+    fence.runId,
+    fence.epoch,
+  ) as { available_at: number | null } | undefined
+  if (stored === undefined) return fencedResult(s, fence.runId)
+  return { status: 'applied', availableAt: stored.available_at }
 }
 
 export function releaseRun(s: Statements, op: ReleaseRunOp, now: number): OpResult {

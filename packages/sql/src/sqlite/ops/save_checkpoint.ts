@@ -9,7 +9,7 @@ import { fencedResult } from './fenced_result.ts'
  * fence is checked first (a fenced writer learns it lost the lease), then the stored row is
  * returned as the conflict (the recorded outcome wins, I1).
  */
-export function saveCheckpoint(s: Statements, op: SaveCheckpointOp): OpResult {
+export function saveCheckpoint(s: Statements, op: SaveCheckpointOp, now: number): OpResult {
   const { fence, checkpoint } = op
   if (checkpoint.runId !== fence.runId) {
     throw new InvalidArgumentError(
@@ -22,7 +22,11 @@ export function saveCheckpoint(s: Statements, op: SaveCheckpointOp): OpResult {
     checkpoint.runId,
     fence.epoch,
   )
-  if (Number(changes) > 0) return { status: 'applied' }
+  if (Number(changes) > 0) {
+    // Only a written checkpoint consumes its message: same transaction, never twice.
+    if (op.consumes !== undefined) s.consumeMessage.run(now, fence.runId, op.consumes)
+    return { status: 'applied' }
+  }
   const fenced = fencedResult(s, fence.runId)
   if (fenced.status === 'fenced' && isStillLeased(fenced.current, fence.epoch)) {
     const row = s.selectCheckpoint.get(checkpoint.runId, checkpoint.seq) as unknown as CheckpointRow
