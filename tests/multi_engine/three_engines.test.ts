@@ -101,9 +101,16 @@ async function threeEngines(kind: ServerKind): Promise<void> {
     // A is paused past its lease, then continued: whatever it writes late must change nothing.
     await startWave(client, 3)
     await pause(300)
-    const heldByA = await leasedTo(store, 'a')
     a.child.kill('SIGSTOP')
-    await pause(LEASE_MS + 1_500)
+    const heldByA = await leasedTo(store, 'a') // frozen: it holds exactly these
+    // Past its lease, and until another engine has taken one of its runs over: only then must
+    // A's late writes be fenced (a run nobody took is still A's to finish).
+    await pause(LEASE_MS)
+    await until(
+      () => takenOver(store, heldByA),
+      20_000,
+      'no engine took over a run of the paused one',
+    )
     const before = await recordedCheckpoints(store)
     a.child.kill('SIGCONT')
 
@@ -156,6 +163,24 @@ async function leasedTo(store: StateStore, owner: string) {
   const page = await store.listRuns({ status: 'running', limit: 1000 })
   return page.runs.filter((run) => run.leaseOwner === owner)
 }
+
+async function takenOver(store: StateStore, held: readonly RunInfoRow[]): Promise<boolean> {
+  for (const run of held) {
+    const now = await store.getRun(run.id)
+    if (now !== null && now.leaseEpoch > run.leaseEpoch) return true
+  }
+  return false
+}
+
+async function until(check: () => Promise<boolean>, timeoutMs: number, failure: string) {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(failure)
+    await pause(100)
+  }
+}
+
+type RunInfoRow = Awaited<ReturnType<typeof leasedTo>>[number]
 
 async function recordedCheckpoints(store: StateStore): Promise<Map<string, string | null>> {
   const map = new Map<string, string | null>()
