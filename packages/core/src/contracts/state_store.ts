@@ -104,7 +104,10 @@ export interface SuspendRunOp {
 }
 
 /**
- * Accept a message into a run's inbox. The run must exist and not be terminal. With a
+ * Accept a message into a run's inbox. The run must exist and not be terminal (checked first:
+ * a resend to a run that has since finished reports `terminal`). Retry after an "outcome
+ * unknown" failure is safe only with a `dedupeId` (without one, a retry may store the message
+ * twice: callers that may retry must give one). With a
  * `dedupeId` already accepted for this run, nothing changes and the first acceptance is
  * reported (`duplicate: true`). Otherwise the run's `inboxSeq` is incremented, the message
  * stored under it, and a `waiting` run becomes claimable now (`availableAt = min(availableAt,
