@@ -55,6 +55,8 @@ export function createdRecord(
     leaseEpoch: claim ? 1 : 0,
     turns: claim ? 1 : 0,
     inboxSeq: 0,
+    parentRunId: run.parent?.runId ?? null,
+    parentSeq: run.parent?.seq ?? null,
   }
 }
 

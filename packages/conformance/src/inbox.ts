@@ -344,4 +344,105 @@ export function inboxTests(define: Define): void {
     assert.equal(parked.status, 'parked')
     assert.equal(parked.availableAt, null, 'a parked run is not woken by a message')
   })
+
+  define(
+    'a resend of an accepted message gets its receipt even once the run has finished',
+    async (store) => {
+      const fence = await startRun(store, 'run-1', T0)
+      await applyOne(store, message('run-1', 'approval', { dedupeId: 'sent-once' }), T0 + 1)
+      await finish(store, fence, T0 + 2)
+      same(
+        await applyOne(store, message('run-1', 'approval', { dedupeId: 'sent-once' }), T0 + 3),
+        { status: 'delivered', seq: 1, duplicate: true },
+        'the resend after the run finished',
+      )
+      same(
+        await applyOne(store, message('run-1', 'approval', { dedupeId: 'never-sent' }), T0 + 3),
+        { status: 'terminal', current: { status: 'completed', epoch: 1 } },
+        'a new message to the finished run',
+      )
+    },
+  )
+
+  define('finishRun and cancelRun deliver their notify iff they apply', async (store) => {
+    const parent = await startRun(store, 'parent', T0)
+    await suspend(store, parent, null, T0 + 1)
+    const child = await startRun(store, 'child', T0)
+    const note = (dedupeId: string) => ({
+      runId: 'parent',
+      kind: 'signal' as const,
+      name: 'cairn:child:0',
+      dedupeId,
+      payload: '{"status":"completed"}',
+    })
+    const stale = {
+      type: 'finishRun' as const,
+      fence: { runId: 'child', epoch: 9 },
+      status: 'completed' as const,
+      output: '1',
+      error: null,
+      notify: note('late'),
+    }
+    assert.equal((await applyOne(store, stale, T0 + 2)).status, 'fenced')
+    same(await inbox(store, 'parent'), [], 'a fenced finish notifies nobody')
+    const done = { ...stale, fence: child, notify: note('child-done') }
+    expectApplied(await applyOne(store, done, T0 + 3), 'finishRun with notify')
+    const got = await inbox(store, 'parent')
+    assert.deepEqual(
+      got.map((m) => [m.seq, m.name, m.dedupeId, m.payload]),
+      [[1, 'cairn:child:0', 'child-done', '{"status":"completed"}']],
+    )
+    const woken = await mustGetRun(store, 'parent')
+    assert.equal(woken.availableAt, T0 + 3, 'the waiting parent is woken')
+    await createPending(store, 'other', T0)
+    const cancel = {
+      type: 'cancelRun' as const,
+      runId: 'other',
+      error: '"cancelled"',
+      notify: note('other-cancelled'),
+    }
+    expectApplied(await applyOne(store, cancel, T0 + 4), 'cancelRun with notify')
+    const again = await applyOne(store, { ...cancel, notify: note('cancelled-twice') }, T0 + 5)
+    assert.equal(again.status, 'terminal', 'a second cancel does not apply')
+    assert.deepEqual(
+      (await inbox(store, 'parent')).map((m) => m.dedupeId),
+      ['child-done', 'other-cancelled'],
+    )
+  })
+
+  define(
+    'a notify to an unknown or finished run is skipped; its op still applies',
+    async (store) => {
+      const gone = await startRun(store, 'gone-parent', T0)
+      await finish(store, gone, T0 + 1)
+      const child = await startRun(store, 'child', T0)
+      const finishChild = {
+        type: 'finishRun' as const,
+        fence: child,
+        status: 'completed' as const,
+        output: '1',
+        error: null,
+        notify: {
+          runId: 'gone-parent',
+          kind: 'signal' as const,
+          name: 'cairn:child:0',
+          dedupeId: 'x',
+          payload: '{}',
+        },
+      }
+      expectApplied(
+        await applyOne(store, finishChild, T0 + 2),
+        'finish notifying a finished parent',
+      )
+      assert.equal((await mustGetRun(store, 'child')).status, 'completed')
+      const orphan = await startRun(store, 'orphan', T0)
+      const finishOrphan = {
+        ...finishChild,
+        fence: orphan,
+        notify: { ...finishChild.notify, runId: 'no-such-run' },
+      }
+      expectApplied(await applyOne(store, finishOrphan, T0 + 3), 'finish notifying an unknown run')
+      same(await inbox(store, 'gone-parent'), [], 'nothing stored for the finished parent')
+    },
+  )
 }

@@ -8,6 +8,7 @@
 import { badInputTests } from './bad_inputs.ts'
 import { batchFencingTests } from './batch_fencing.ts'
 import { cancelTests } from './cancel.ts'
+import { childrenTests } from './children.ts'
 import { checkpointTests } from './checkpoints.ts'
 import { claimTests } from './claims_leases.ts'
 import { definer, type StoreFactory, type TestFn } from './harness.ts'
@@ -28,6 +29,7 @@ export function storeConformance(test: TestFn, factory: StoreFactory): void {
   transitionTests(definer(test, factory, 'suspend, release, finish, park'))
   cancelTests(definer(test, factory, 'cancelRun'))
   inboxTests(definer(test, factory, 'inbox (signals)'))
+  childrenTests(definer(test, factory, 'child runs'))
   parkTests(definer(test, factory, 'parkUnrunnable and unpark'))
   listRunsTests(definer(test, factory, 'listRuns'))
   badInputTests(definer(test, factory, 'bad inputs'))

@@ -16,6 +16,7 @@ const CHECKPOINT_KINDS = [
   'signal',
   'breakpoint',
   'set_event',
+  'child',
 ]
 
 type Check = (value: unknown) => boolean
@@ -52,6 +53,8 @@ const RUN_FIELDS: Record<keyof RunRecord, Check> = {
   leaseEpoch: integer,
   turns: integer,
   inboxSeq: integer,
+  parentRunId: textOrNull,
+  parentSeq: integerOrNull,
 }
 
 const CHECKPOINT_FIELDS: Record<keyof CheckpointRecord, Check> = {

@@ -71,6 +71,10 @@ export interface RunRecord {
    * is executing wakes it at once (no lost wake-up).
    */
   inboxSeq: number
+  /** The run that started this one with `ctx.child` (null for a top-level run). */
+  parentRunId: string | null
+  /** The parent's position waiting for this run's outcome (null for a top-level run). */
+  parentSeq: number | null
 }
 
 export type MessageKind = 'signal'
@@ -94,7 +98,7 @@ export interface InboxMessage {
 }
 
 export type CheckpointKind =
-  'local' | 'sleep' | 'side_effect' | 'patch' | 'signal' | 'breakpoint' | 'set_event'
+  'local' | 'sleep' | 'side_effect' | 'patch' | 'signal' | 'breakpoint' | 'set_event' | 'child'
 
 /**
  * `completed` / `failed`: an outcome delivered to the workflow; never changes again (I1).

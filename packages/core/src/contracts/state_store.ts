@@ -52,6 +52,8 @@ export interface NewRun {
    * returns before the first step, on the first execution and on every replay.
    */
   createdAt: number
+  /** For a child run: its parent and the parent's position awaiting it. Stored as given. */
+  parent?: { runId: string; seq: number }
 }
 
 /**
@@ -104,12 +106,11 @@ export interface SuspendRunOp {
 }
 
 /**
- * Accept a message into a run's inbox. The run must exist and not be terminal (checked first:
- * a resend to a run that has since finished reports `terminal`). Retry after an "outcome
- * unknown" failure is safe only with a `dedupeId` (without one, a retry may store the message
- * twice: callers that may retry must give one). With a
- * `dedupeId` already accepted for this run, nothing changes and the first acceptance is
- * reported (`duplicate: true`). Otherwise the run's `inboxSeq` is incremented, the message
+ * Accept a message into a run's inbox. The run must exist. A `dedupeId` this run already
+ * accepted reports that first acceptance (`duplicate: true`), even once the run has finished;
+ * otherwise a terminal run refuses (`terminal`). Retry after an "outcome unknown" failure is
+ * safe only with a `dedupeId` (without one, a retry may store the message twice: callers that
+ * may retry must give one). Accepting: the run's `inboxSeq` is incremented, the message
  * stored under it, and a `waiting` run becomes claimable now (`availableAt = min(availableAt,
  * now)`); a pending, running or parked run keeps its `availableAt` (a running one sees the
  * message at its next suspend, a parked one when unparked). Not fenced: callers send it.
@@ -117,13 +118,20 @@ export interface SuspendRunOp {
  */
 export interface DeliverMessageOp {
   type: 'deliverMessage'
-  message: {
-    runId: string
-    kind: MessageKind
-    name: string
-    dedupeId: string | null
-    payload: string
-  }
+  message: MessageToDeliver
+}
+
+/**
+ * A message for a run's inbox. Attached to finishRun / cancelRun as `notify`, it is accepted by
+ * the deliverMessage rules (dedupe, wake) when that op applies; a target run that is unknown or
+ * terminal is skipped silently there (its op still applies).
+ */
+export interface MessageToDeliver {
+  runId: string
+  kind: MessageKind
+  name: string
+  dedupeId: string | null
+  payload: string
 }
 
 /** Hand a running run back: status `pending`, lease released, claimable at `availableAt`. Fenced. */
@@ -143,6 +151,8 @@ export interface FinishRunOp {
   status: TerminalStatus
   output: string | null
   error: string | null
+  /** A message to deliver in the same transaction iff this op applies (a child telling its parent). */
+  notify?: MessageToDeliver
 }
 
 /** Park a running run with a reason: status `parked`, `availableAt` null, lease released. Fenced. */
@@ -169,6 +179,8 @@ export interface CancelRunOp {
   type: 'cancelRun'
   runId: string
   error: string
+  /** A message to deliver in the same transaction iff this op applies (a child telling its parent). */
+  notify?: MessageToDeliver
 }
 
 export type StoreOp =
@@ -221,6 +233,8 @@ export interface ClaimResult {
 
 export interface ListRunsQuery {
   workflow?: string
+  /** Only the children of this run (`parentRunId`). */
+  parentRunId?: string
   status?: RunStatus | readonly RunStatus[]
   /** 1..1000; default 50. */
   limit?: number

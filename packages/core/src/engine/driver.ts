@@ -13,6 +13,7 @@ import { TurnContext } from '../execution/context.ts'
 import { Turn, type TurnDeps, type TurnRun } from '../execution/turn.ts'
 import type { TurnEnd } from '../execution/turn_end.ts'
 import { failpoint } from '../util/failpoints.ts'
+import { startChildRun } from './child_starter.ts'
 import type { Committer } from './committer.ts'
 import type { EventHub } from './events.ts'
 import type { ResolvedEngineOptions } from './options.ts'
@@ -29,6 +30,8 @@ export interface DriverDeps {
   deliverer: Deliverer
   events: EventHub
   waiters: RunWaiters
+  /** A run ended cancelled by its own turn (execution timeout): cancel its children. */
+  cancelChildren(runId: string, reason: string): Promise<unknown>
 }
 
 export class Driver {
@@ -51,6 +54,16 @@ export class Driver {
     this.deps = deps
     const o = deps.options
     this.turnDeps = {
+      startChild: (request) =>
+        startChildRun(
+          {
+            options: o,
+            registry: deps.registry,
+            committer: deps.committer,
+            wake: (at) => this.wake(at),
+          },
+          request,
+        ),
       committer: deps.committer,
       deliverer: deps.deliverer,
       codec: o.codec,
@@ -268,6 +281,18 @@ export class Driver {
     if (this.turns.get(turn.runId) === turn) this.turns.delete(turn.runId)
     this.deps.waiters.notify(turn.runId, outcomeOf(end))
     if (end.kind === 'suspended' && end.wakeAt !== null) this.wake(end.wakeAt)
+    if (end.kind === 'cancelled' && end.error !== undefined) {
+      this.deps
+        .cancelChildren(turn.runId, 'execution timeout')
+        .catch((error: unknown) =>
+          this.deps.options.logger.error(
+            { err: error, runId: turn.runId },
+            'cairn: could not cancel the children of a timed-out run; cancel it again to finish',
+          ),
+        )
+    }
+    // A child's outcome went to its parent's inbox with this ending: the parent may run here.
+    if (turn.parent !== null && isTerminal(end)) this.wake(this.deps.options.clock.now())
     if (end.kind === 'lost')
       this.deps.options.logger.warn(
         { runId: turn.runId, reason: end.reason },
@@ -275,6 +300,14 @@ export class Driver {
       )
     this.polls.capacityFreed()
   }
+}
+
+function isTerminal(end: TurnEnd): boolean {
+  return (
+    end.kind === 'completed' ||
+    end.kind === 'failed' ||
+    (end.kind === 'cancelled' && end.error !== undefined)
+  )
 }
 
 /** What a waiter may learn without a store read: the outcome, when this turn wrote it. */

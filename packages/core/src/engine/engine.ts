@@ -12,15 +12,9 @@
  * calls `startDriving`.
  */
 import type { StateStore } from '../contracts/state_store.ts'
-import {
-  CancelledError,
-  InvalidArgumentError,
-  RunNotFoundError,
-  WaitTimeoutError,
-} from '../errors/index.ts'
+import { InvalidArgumentError, RunNotFoundError, WaitTimeoutError } from '../errors/index.ts'
 import { ErrorCodes } from '../errors/index.ts'
 import { Deliverer } from '../execution/deliverer.ts'
-import { encodeError } from '../execution/outcome.ts'
 import type { WorkflowBody, WorkflowOptions } from '../execution/types.ts'
 import { assertIdentifier } from '../util/validate.ts'
 import { Committer } from './committer.ts'
@@ -31,6 +25,7 @@ import { WorkflowRegistry } from './registry.ts'
 import { startRun, type StartedRun, type StartOptions } from './run_starter.ts'
 import { continueRun, type ContinueOptions } from './breakpoint_continuer.ts'
 import { readEvent, type GetEventOptions } from './event_reader.ts'
+import { cancelChildren, cancelOne, type CancellationDeps } from './cancellation.ts'
 import { RunWaiters } from './run_waiters.ts'
 import {
   sendSignal,
@@ -88,6 +83,7 @@ export class Engine {
       deliverer: new Deliverer(),
       events: this.events,
       waiters: this.waiters,
+      cancelChildren: (runId, reason) => cancelChildren(this.cancellationDeps(), runId, reason),
     })
   }
 
@@ -266,12 +262,9 @@ export class Engine {
   async cancel(runId: string, options: CancelOptions = {}): Promise<void> {
     assertIdentifier(runId, 'runId')
     await this.open()
-    const error = encodeError(
-      new CancelledError(options.reason ?? 'run cancelled'),
-      this.options.codec,
-    )
-    const result = await this.committer.enqueue({ type: 'cancelRun', runId, error }, true)
-    if (result.status === 'not_found')
+    const reason = options.reason ?? 'run cancelled'
+    const result = await cancelOne(this.cancellationDeps(), runId, reason)
+    if (result === null || result.status === 'not_found')
       throw new RunNotFoundError(`no run with id "${runId}"`, { details: { runId } })
     if (result.status === 'terminal') {
       throw new InvalidArgumentError(
@@ -281,10 +274,7 @@ export class Engine {
         },
       )
     }
-    const turn = this.driver.turnOf(runId)
-    if (turn !== undefined) turn.cancelled()
-    else await this.emitCancelled(runId)
-    this.waiters.notify(runId)
+    await cancelChildren(this.cancellationDeps(), runId, reason)
   }
 
   /**
@@ -331,6 +321,21 @@ export class Engine {
     const run = await this.options.store.getRun(runId)
     if (run !== null)
       this.events.emit('run:cancelled', { runId, workflow: run.workflow, version: run.version })
+  }
+
+  private cancellationDeps(): CancellationDeps {
+    return {
+      options: this.options,
+      committer: this.committer,
+      onCancelled: async (id) => {
+        // The cancelled run may be a child whose parent this engine runs: look again now.
+        this.driver.wake(this.options.clock.now())
+        const turn = this.driver.turnOf(id)
+        if (turn !== undefined) turn.cancelled()
+        else await this.emitCancelled(id)
+        this.waiters.notify(id)
+      },
+    }
   }
 
   private signalDeps() {

@@ -91,3 +91,15 @@ export class WorkflowTimeoutError extends CairnError {
     )
   }
 }
+
+/**
+ * A child run started with `ctx.child` failed, was cancelled, or could not start: thrown at
+ * the parent's wait. `cause` is the child's own error; `details.status` says which.
+ */
+export class ChildFailedError extends CairnError {
+  static readonly code = ErrorCodes.CHILD_FAILED
+  static is = guardFor<ChildFailedError>(ErrorCodes.CHILD_FAILED)
+  constructor(message: string, options?: CairnErrorOptions) {
+    super(ErrorCodes.CHILD_FAILED, message, options)
+  }
+}

@@ -5,6 +5,7 @@
  */
 import type { Duration } from '../util/duration.ts'
 import { breakpoint } from './breakpoint.ts'
+import { startChild } from './child.ts'
 import { localStep } from './local_step.ts'
 import { patched } from './patched.ts'
 import { setEvent } from './set_event.ts'
@@ -12,7 +13,15 @@ import { sideEffect } from './side_effect.ts'
 import { waitForSignal } from './signal_wait.ts'
 import { sleep, sleepUntil } from './sleep.ts'
 import type { Turn } from './turn.ts'
-import type { LocalStepOptions, SignalWaitOptions, StepFn, WorkflowContext } from './types.ts'
+import type {
+  AllOptions,
+  ChildHandle,
+  ChildOptions,
+  LocalStepOptions,
+  SignalWaitOptions,
+  StepFn,
+  WorkflowContext,
+} from './types.ts'
 
 export class TurnContext implements WorkflowContext {
   readonly #turn: Turn
@@ -67,5 +76,40 @@ export class TurnContext implements WorkflowContext {
 
   setEvent(key: string, value: unknown): Promise<void> {
     return setEvent(this.#turn, key, value)
+  }
+
+  child<O = unknown>(workflow: string, input: unknown, options?: ChildOptions): Promise<O> {
+    return startChild<O>(this.#turn, workflow, input, options).result()
+  }
+
+  startChild<O = unknown>(
+    workflow: string,
+    input: unknown,
+    options?: ChildOptions,
+  ): ChildHandle<O> {
+    return startChild<O>(this.#turn, workflow, input, options)
+  }
+
+  all<O = unknown>(
+    workflow: string,
+    inputs: readonly unknown[],
+    options: AllOptions = {},
+  ): Promise<O[]> {
+    const { mode = 'failFast', ...childOptions } = options
+    const results = inputs.map((input) => this.child<O>(workflow, input, childOptions))
+    if (mode === 'failFast') return Promise.all(results)
+    return Promise.allSettled(results).then((settled) => {
+      const failed = settled.find((s) => s.status === 'rejected')
+      if (failed !== undefined) throw failed.reason
+      return settled.map((s) => (s as PromiseFulfilledResult<O>).value)
+    })
+  }
+
+  allSettled<O = unknown>(
+    workflow: string,
+    inputs: readonly unknown[],
+    options: Omit<AllOptions, 'mode'> = {},
+  ): Promise<PromiseSettledResult<O>[]> {
+    return Promise.allSettled(inputs.map((input) => this.child<O>(workflow, input, options)))
   }
 }

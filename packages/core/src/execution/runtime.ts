@@ -6,6 +6,7 @@
 import type { Clock } from '../contracts/clock.ts'
 import type { Codec } from '../contracts/codec.ts'
 import type { CheckpointKind, CheckpointRecord, InboxMessage } from '../contracts/records.ts'
+import type { ChildRequest, ChildStart } from '../engine/child_starter.ts'
 import type { EventHub } from '../engine/events.ts'
 import type { RetryPolicy } from './retry_policy.ts'
 import type { RetryOptions } from './types.ts'
@@ -90,6 +91,8 @@ export interface TurnRuntime {
     label: string,
     pending: CheckpointRecord | null,
   ): void
+  /** Create a child run linked to this run's position (idempotent by child run id). */
+  startChildRun(request: ChildRequest): Promise<ChildStart>
   /** Saga: remember how to undo a completed step, in the order results were delivered. */
   registerCompensation(stepName: string, undo: () => unknown): void
   /** Count work in progress (keeps the turn from suspending while > 0). */

@@ -14,6 +14,7 @@ import type {
   ParkReason,
 } from '../contracts/records.ts'
 import type { Fence, OpResult, StoreOp } from '../contracts/state_store.ts'
+import type { ChildRequest, ChildStart } from '../engine/child_starter.ts'
 import type { Committer } from '../engine/committer.ts'
 import type { EventHub } from '../engine/events.ts'
 import { NonDeterminismError, type StepIdentity } from '../errors/index.ts'
@@ -29,6 +30,8 @@ import type { RetryOptions } from './types.ts'
 import { TurnEnding, type TurnEnd } from './turn_end.ts'
 
 export interface TurnDeps {
+  /** Creates a child run for `ctx.child` (engine/child_starter.ts). */
+  startChild(request: ChildRequest): Promise<ChildStart>
   committer: Committer
   deliverer: Deliverer
   codec: Codec
@@ -47,6 +50,9 @@ export interface TurnRun {
   createdAt: number
   /** The run's inbox seq when it was claimed (0 for a run this engine just created). */
   inboxSeq: number
+  /** For a child run: the parent position its outcome goes to. */
+  parentRunId?: string | null
+  parentSeq?: number | null
 }
 
 /** A workflow's execution timeout, anchored at the run's creation. */
@@ -107,6 +113,8 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   private readonly inbox: Inbox
   private readonly limit: ExecutionLimit | null
   private readonly compensations: Compensation[] = []
+  /** Where this run's outcome goes when it is a child; null for a top-level run. */
+  readonly parent: { runId: string; seq: number } | null
 
   constructor(
     deps: TurnDeps,
@@ -120,6 +128,10 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     this.history = history
     this.inbox = inbox
     this.limit = limit
+    this.parent =
+      run.parentRunId == null || run.parentSeq == null
+        ? null
+        : { runId: run.parentRunId, seq: run.parentSeq }
     this.runId = run.id
     this.workflow = run.workflow
     this.version = run.version
@@ -283,6 +295,10 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     })
     this.timers.add(timer)
     return true
+  }
+
+  startChildRun(request: ChildRequest): Promise<ChildStart> {
+    return this.deps.startChild(request)
   }
 
   registerCompensation(stepName: string, undo: () => unknown): void {

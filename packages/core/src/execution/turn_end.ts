@@ -6,9 +6,10 @@
  */
 import type { SerializedError } from '../contracts/codec.ts'
 import type { CheckpointRecord, ParkReason, TerminalStatus } from '../contracts/records.ts'
-import type { OpResult, StoreOp } from '../contracts/state_store.ts'
+import type { FinishRunOp, OpResult, StoreOp } from '../contracts/state_store.ts'
 import { ErrorCodes, WorkflowTimeoutError } from '../errors/index.ts'
 import { failpoint } from '../util/failpoints.ts'
+import { childOutcomeMessage } from './child_outcome.ts'
 import { encodeError, encodeValue } from './outcome.ts'
 import type { Turn, TurnDeps } from './turn.ts'
 
@@ -45,13 +46,14 @@ export class TurnEnding {
       ? encodeValue(result.value, this.deps.codec, what)
       : { ok: false as const, error: encodeError(result.error, this.deps.codec) }
     const status: TerminalStatus = encoded.ok ? 'completed' : 'failed'
-    const op: StoreOp = {
+    const op: FinishRunOp = {
       type: 'finishRun',
       fence: this.turn.fence,
       status,
       output: encoded.ok ? encoded.output : null,
       error: encoded.ok ? null : encoded.error,
     }
+    this.notifyParent(op)
     if ((await this.commit([op])) === null) return
     this.emitTerminal(status, op.error)
     this.end({ kind: status, output: op.output, error: op.error })
@@ -64,13 +66,14 @@ export class TurnEnding {
       new WorkflowTimeoutError(this.turn.workflow, timeoutMs),
       this.deps.codec,
     )
-    const op: StoreOp = {
+    const op: FinishRunOp = {
       type: 'finishRun',
       fence: this.turn.fence,
       status: 'cancelled',
       output: null,
       error,
     }
+    this.notifyParent(op)
     if ((await this.commit([op])) === null) return
     this.deps.events.emit('run:cancelled', this.ref())
     this.end({ kind: 'cancelled', error })
@@ -127,6 +130,15 @@ export class TurnEnding {
     if (!this.begin(end.kind)) return
     if (end.kind === 'cancelled') this.deps.events.emit('run:cancelled', this.ref())
     this.end(end)
+  }
+
+  /** A child's outcome rides on its finishing write to the parent's inbox: once, or not at all. */
+  private notifyParent(op: FinishRunOp): void {
+    const parent = this.turn.parent
+    if (parent === null) return
+    const child = { runId: this.turn.runId, workflow: this.turn.workflow }
+    const outcome = { status: op.status, output: op.output, error: op.error }
+    op.notify = childOutcomeMessage(child, parent, outcome, this.deps.codec)
   }
 
   // Stop every primitive at once: from here on the turn only writes its ending.

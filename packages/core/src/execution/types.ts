@@ -89,6 +89,44 @@ export interface WorkflowContext {
    * the current stage. Recorded at its position; the latest call wins.
    */
   setEvent(key: string, value: unknown): Promise<void>
+  /**
+   * Run another workflow as a child and wait for its result. The child is a run of its own
+   * (visible, with its own history), linked to this one; its outcome reaches this run once.
+   * Throws ChildFailedError (E_CHILD_FAILED, `cause` = the child's error) if it fails, is
+   * cancelled or cannot start. Cancelling this run cancels its children.
+   */
+  child<O = unknown>(workflow: string, input: unknown, options?: ChildOptions): Promise<O>
+  /** Start a child and go on; join it later with `handle.result()` (or never). */
+  startChild<O = unknown>(workflow: string, input: unknown, options?: ChildOptions): ChildHandle<O>
+  /** One child per input, in parallel; their results in input order. */
+  all<O = unknown>(workflow: string, inputs: readonly unknown[], options?: AllOptions): Promise<O[]>
+  /** One child per input, in parallel; every outcome, like `Promise.allSettled`. */
+  allSettled<O = unknown>(
+    workflow: string,
+    inputs: readonly unknown[],
+    options?: Omit<AllOptions, 'mode'>,
+  ): Promise<PromiseSettledResult<O>[]>
+}
+
+export interface ChildOptions {
+  /** The child's run id. Default: `<parent run id>/<position>`, stable across replays. */
+  childId?: string
+  /** Run this version of the child workflow instead of the newest registered one. */
+  version?: string | number
+}
+
+/** A child started with `ctx.startChild`: its run id, and its result to await when needed. */
+export interface ChildHandle<O> {
+  readonly runId: string
+  result(): Promise<O>
+}
+
+export interface AllOptions extends Omit<ChildOptions, 'childId'> {
+  /**
+   * `failFast` (default): reject at the first child that fails (the others run on).
+   * `waitAll`: wait for every child, then reject with the first failure if any failed.
+   */
+  mode?: 'failFast' | 'waitAll'
 }
 
 export interface SignalWaitOptions {

@@ -11,6 +11,7 @@ import type {
 } from '../../contracts/index.ts'
 import { freezeReason } from './copies.ts'
 import { APPLIED, fencedResult, holdsLease } from './fence.ts'
+import { notify } from './message_ops.ts'
 import type { StoreState } from './store_state.ts'
 
 function fencedChange(
@@ -51,7 +52,7 @@ export function releaseRun(store: StoreState, op: ReleaseRunOp, now: number): Op
 }
 
 export function finishRun(store: StoreState, op: FinishRunOp, now: number): OpResult {
-  return fencedChange(
+  const result = fencedChange(
     store,
     op.fence,
     () => ({
@@ -63,6 +64,8 @@ export function finishRun(store: StoreState, op: FinishRunOp, now: number): OpRe
     }),
     now,
   )
+  if (result.status === 'applied' && op.notify !== undefined) notify(store, op.notify, now)
+  return result
 }
 
 export function parkRun(store: StoreState, op: ParkRunOp, now: number): OpResult {

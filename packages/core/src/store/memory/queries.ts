@@ -33,7 +33,11 @@ const MAX_LIMIT = 1000
 export function listRuns(store: StoreState, query: ListRunsQuery): RunPage {
   const limit = checkLimit(query.limit)
   const after = query.cursor === undefined ? null : decodeCursor(query.cursor)
-  const filter = { workflow: query.workflow, statuses: statusSet(query.status) }
+  const filter = {
+    workflow: query.workflow,
+    parentRunId: query.parentRunId,
+    statuses: statusSet(query.status),
+  }
   const { states, more } = store.listing.page(filter, after, limit)
   const last = states[states.length - 1]
   return {

@@ -11,6 +11,7 @@ import type { RunState } from './run_state.ts'
 
 export interface ListFilter {
   workflow: string | undefined
+  parentRunId: string | undefined
   statuses: ReadonlySet<RunStatus> | null
 }
 
@@ -60,5 +61,6 @@ export class RunListing {
 function matches(state: RunState, filter: ListFilter): boolean {
   const run = state.run
   if (filter.workflow !== undefined && run.workflow !== filter.workflow) return false
+  if (filter.parentRunId !== undefined && run.parentRunId !== filter.parentRunId) return false
   return filter.statuses === null || filter.statuses.has(run.status)
 }

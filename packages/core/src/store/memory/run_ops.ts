@@ -2,6 +2,7 @@
 import type { CancelRunOp, CreateRunOp, OpResult, RunRecord } from '../../contracts/index.ts'
 import { copyRun } from './copies.ts'
 import { APPLIED } from './fence.ts'
+import { notify } from './message_ops.ts'
 import { isTerminal } from './run_state.ts'
 import type { StoreState } from './store_state.ts'
 
@@ -34,6 +35,8 @@ function newRunRecord(op: CreateRunOp, now: number): RunRecord {
     leaseEpoch: claim ? 1 : 0,
     turns: claim ? 1 : 0,
     inboxSeq: 0,
+    parentRunId: op.run.parent?.runId ?? null,
+    parentSeq: op.run.parent?.seq ?? null,
   }
 }
 
@@ -58,5 +61,6 @@ export function cancelRun(store: StoreState, op: CancelRunOp, now: number): OpRe
     },
     now,
   )
+  if (op.notify !== undefined) notify(store, op.notify, now)
   return APPLIED
 }

@@ -1,0 +1,80 @@
+/**
+ * Starting a child run for `ctx.child` / `ctx.startChild`: the newest registered version of the
+ * workflow (or the asked one), created unclaimed with a link to its parent's waiting position,
+ * idempotently by child run id — a parent replayed after a crash finds its child and carries on.
+ * A child that cannot start (unknown workflow, input the codec refuses, the id taken by another
+ * run) is reported, and the parent's wait fails with that reason.
+ */
+import type { RunRecord } from '../contracts/records.ts'
+import type { NewRun } from '../contracts/state_store.ts'
+import { RunIdConflictError } from '../errors/index.ts'
+import { assertIdentifier } from '../util/validate.ts'
+import type { Committer } from './committer.ts'
+import type { ResolvedEngineOptions } from './options.ts'
+import type { WorkflowRegistry } from './registry.ts'
+
+export interface ChildRequest {
+  parent: { runId: string; seq: number }
+  childRunId: string
+  workflow: string
+  version?: string | number
+  input: unknown
+}
+
+export type ChildStart = { ok: true } | { ok: false; error: unknown }
+
+export interface ChildStarterDeps {
+  options: ResolvedEngineOptions
+  registry: WorkflowRegistry
+  committer: Committer
+  /** Something became claimable at `at`: poll then (this engine may run the child itself). */
+  wake(at: number): void
+}
+
+export async function startChildRun(
+  deps: ChildStarterDeps,
+  request: ChildRequest,
+): Promise<ChildStart> {
+  let run: NewRun & { parent: { runId: string; seq: number } }
+  try {
+    assertIdentifier(request.childRunId, 'childId')
+    const workflow = deps.registry.resolve(request.workflow, request.version)
+    run = {
+      id: request.childRunId,
+      workflow: workflow.name,
+      version: workflow.version,
+      input: deps.options.codec.encode(request.input, `input of child workflow "${workflow.name}"`),
+      createdAt: deps.options.clock.now(),
+      parent: request.parent,
+    }
+  } catch (error) {
+    return { ok: false, error }
+  }
+  // An engine write (retried through a store outage), not a caller's: the parent's turn waits.
+  const result = await deps.committer.enqueue({ type: 'createRun', run })
+  if (result.status === 'applied') {
+    deps.wake(run.createdAt)
+    return { ok: true }
+  }
+  if (result.status === 'exists' && isSameChild(result.run, run)) return { ok: true }
+  const other = result.status === 'exists' ? result.run : null
+  return {
+    ok: false,
+    error: new RunIdConflictError(
+      `child run id "${run.id}" is already used by another run${other === null ? '' : ` (workflow "${other.workflow}")`}`,
+      { details: { runId: run.id } },
+    ),
+  }
+}
+
+function isSameChild(
+  existing: RunRecord,
+  wanted: { workflow: string; input: string; parent: { runId: string; seq: number } },
+): boolean {
+  return (
+    existing.workflow === wanted.workflow &&
+    existing.input === wanted.input &&
+    existing.parentRunId === wanted.parent.runId &&
+    existing.parentSeq === wanted.parent.seq
+  )
+}
