@@ -24,6 +24,7 @@ import {
   type AdminSession,
 } from './helpers/inbox_races.ts'
 import { MYSQL_URL, adminQuery, mysqlTest, storeInFreshDatabase } from './helpers/mysql.ts'
+import { NOTICE_CASES, NOTICE_RACES, childrenInATypicalBatch } from './helpers/notice_cases.ts'
 import { MysqlProxy } from './helpers/mysql_proxy.ts'
 
 const T0 = 2_200_000_000_000
@@ -307,6 +308,29 @@ for (const [title, race] of RACES) {
 mysqlTest('a suspend and a delivery of one run keep batch order', async () => {
   await withStore(suspendAndDeliveryInOneBatch)
 })
+
+for (const [title, body] of NOTICE_CASES) mysqlTest(title, () => withStore(body))
+
+for (const [title, race] of NOTICE_RACES) {
+  mysqlTest(title, async () => {
+    await withStore((store, database) =>
+      withAdmin((admin) => race(store, admin, raceTables(database))),
+    )
+  })
+}
+
+mysqlTest(
+  'children telling their parents add 3 statements to a typical batch (printed)',
+  async () => {
+    await withStore(async (store) => {
+      const used = await childrenInATypicalBatch(store, () => statements(store), save)
+      console.log(`# mysql: typical batch with notices: ${used} statements`)
+      // The 7 of a typical batch, plus a locking read of the notices' dedupe ids, the UPDATE
+      // counting them on their parents and the INSERT storing them.
+      assert.equal(used, 10)
+    })
+  },
+)
 
 function raceTables(database: string) {
   return { runs: `\`${database}\`.cairn_runs`, messages: `\`${database}\`.cairn_messages` }

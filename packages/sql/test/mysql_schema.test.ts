@@ -1,7 +1,7 @@
 /**
  * MySQL/MariaDB migrations: the committed schema dump, the revision marker, what booting
- * costs, eight processes booting at once against an empty server, the migration lock, a
- * migration cut short by a crash, and the store's options.
+ * costs, eight processes booting at once against an empty server, the migration lock,
+ * migrations cut short by a crash, upgrades from older revisions, and the store's options.
  */
 import assert from 'node:assert/strict'
 import { readFile, writeFile } from 'node:fs/promises'
@@ -11,10 +11,12 @@ import { poolOfStore } from '../src/mysql/debug_access.ts'
 import { migrationLockName } from '../src/mysql/dialect.ts'
 import { initial } from '../src/mysql/migrations/001_initial.ts'
 import { inbox } from '../src/mysql/migrations/002_inbox.ts'
-import { latestRevision } from '../src/mysql/migrations/index.ts'
+import { children } from '../src/mysql/migrations/003_children.ts'
+import { latestRevision, migrations } from '../src/mysql/migrations/index.ts'
 import { dumpSchema } from '../src/mysql/schema_dump.ts'
 import { mysqlSetup } from '../src/mysql/store_setup.ts'
 import type { SqlPool } from '../src/shared/driver.ts'
+import type { Migration } from '../src/shared/migration.ts'
 import { SqlStore } from '../src/shared/sql_store.ts'
 import { qualifiedTables } from '../src/shared/tables.ts'
 import { mysqlDialect } from '../src/mysql/dialect.ts'
@@ -27,7 +29,7 @@ import {
   randomDatabase,
   storeInFreshDatabase,
 } from './helpers/mysql.ts'
-import { OLD_RUN, checkUpgradedRun } from './helpers/upgrade.ts'
+import { OLD_REVISIONS, checkUpgradedRun, insertOldRun } from './helpers/upgrade.ts'
 
 const SCHEMA_FILE = new URL('../src/mysql/schema.sql', import.meta.url)
 const BOOTERS = 8
@@ -196,14 +198,15 @@ mysqlTest(
   },
 )
 
-/** A database as a release before inboxes left it (revision 1), holding one run. */
-async function revisionOne(database: string): Promise<void> {
-  const old = new SqlStore({ ...mysqlSetup({ uri: MYSQL_URL, database }), migrations: [initial] })
+/** A database as an older release left it (at `revision`), holding one run. */
+async function oldDatabase(database: string, revision: number): Promise<void> {
+  const old = new SqlStore({
+    ...mysqlSetup({ uri: MYSQL_URL, database }),
+    migrations: migrations.slice(0, revision),
+  })
   await old.open()
   await old.close()
-  await adminQuery(`INSERT INTO \`${database}\`.cairn_runs (id, workflow, version, status, input,
-    created_at, updated_at, available_at, lease_epoch, turns)
-    VALUES ('${OLD_RUN}', 'w', 'v1', 'pending', '{}', 1000, 1000, 1000, 0, 0)`)
+  await adminQuery(insertOldRun(`\`${database}\`.cairn_runs`))
 }
 
 /** Opens a current store on `database`: upgraded in place, the same schema as a fresh one. */
@@ -222,40 +225,53 @@ async function checkUpgrade(database: string): Promise<void> {
   ])
 }
 
-mysqlTest(
-  'a database of revision 1 (before inboxes) upgrades in place, keeping its runs',
-  async () => {
-    const database = randomDatabase()
-    try {
-      await revisionOne(database)
-      await checkUpgrade(database)
-    } finally {
-      await dropDatabase(database)
-    }
-  },
-)
-
-mysqlTest(
-  'migration 2 cut short (its ALTER committed, no marker) completes on the next open',
-  async () => {
-    const database = randomDatabase()
-    try {
-      await revisionOne(database)
-      // The column is added by a prepared statement: its four statements, on one session, as a
-      // crash after them (before the table and the marker) left the database.
-      const session = await mysql.createConnection({ uri: MYSQL_URL })
+for (const [revision, before] of OLD_REVISIONS) {
+  mysqlTest(
+    `a database of revision ${revision} (${before}) upgrades in place, keeping its runs`,
+    async () => {
+      const database = randomDatabase()
       try {
-        const statements = inbox.statements(qualifiedTables(mysqlDialect, database))
-        for (const statement of statements.slice(0, 4)) await session.query(statement)
+        await oldDatabase(database, revision)
+        await checkUpgrade(database)
       } finally {
-        await session.end()
+        await dropDatabase(database)
       }
-      await checkUpgrade(database)
-    } finally {
-      await dropDatabase(database)
-    }
-  },
-)
+    },
+  )
+}
+
+/**
+ * A migration's statements up to `cut` run on one session, as a crash after them (before the
+ * rest and the marker) left the database: migration 2 after its column (a prepared statement:
+ * four statements), migration 3 after its first column, and after everything but the marker.
+ */
+const CUTS: ReadonlyArray<[migration: Migration, cut: number, what: string]> = [
+  [inbox, 4, 'its ALTER committed'],
+  [children, 4, 'its first ALTER committed'],
+  [children, 12, 'all its DDL committed'],
+]
+
+for (const [migration, cut, what] of CUTS) {
+  mysqlTest(
+    `migration ${migration.revision} cut short (${what}, no marker) completes on the next open`,
+    async () => {
+      const database = randomDatabase()
+      try {
+        await oldDatabase(database, migration.revision - 1)
+        const session = await mysql.createConnection({ uri: MYSQL_URL })
+        try {
+          const statements = migration.statements(qualifiedTables(mysqlDialect, database))
+          for (const statement of statements.slice(0, cut)) await session.query(statement)
+        } finally {
+          await session.end()
+        }
+        await checkUpgrade(database)
+      } finally {
+        await dropDatabase(database)
+      }
+    },
+  )
+}
 
 mysqlTest('the store leaves a pool it was given open, and refuses bad options', async () => {
   const pool = mysql.createPool({ uri: MYSQL_URL, connectionLimit: 2 })

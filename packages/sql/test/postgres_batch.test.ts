@@ -14,6 +14,12 @@ import type { SqlPool } from '../src/shared/driver.ts'
 import { planWaves } from '../src/shared/wave_plan.ts'
 import { RACES, deliver, suspendAndDeliveryInOneBatch } from './helpers/inbox_races.ts'
 import {
+  NOTICE_CASES,
+  NOTICE_RACES,
+  childrenInATypicalBatch,
+  finishTelling,
+} from './helpers/notice_cases.ts'
+import {
   PG_URL,
   adminQuery,
   pgTest,
@@ -114,6 +120,37 @@ void test('waves keep each run in order; saves of distinct seqs and the run writ
     ['a#0'],
   ])
 })
+
+void test("a notice shares its parent's wave with saves and other notices, never with the parent's run writes", () => {
+  const ops = [
+    save('p', 0),
+    finishTelling('c1', 'p'),
+    finishTelling('c2', 'p'),
+    save('p', 1),
+    suspendP(),
+    finishTelling('c3', 'p'),
+    save('q', 0),
+    finish('q'),
+    finishTelling('c4', 'q'),
+    finishTelling('q', 'q'),
+  ]
+  const waves = planWaves(ops).map((wave) => wave.map(({ op }) => label(op)))
+  assert.deepEqual(waves, [
+    ['p#0', 'finishRun:c1', 'finishRun:c2', 'p#1', 'q#0', 'finishRun:q'],
+    ['suspendRun:p', 'finishRun:c4'],
+    ['finishRun:c3', 'finishRun:q'],
+  ])
+})
+
+function suspendP(): StoreOp {
+  return {
+    type: 'suspendRun',
+    fence: { runId: 'p', epoch: 1 },
+    wakeAt: null,
+    waitingOn: 'x',
+    inboxSeen: 0,
+  }
+}
 
 pgTest('a typical engine batch of 50 runs is one statement; a two-wave batch is four', async () => {
   await withStore(async (store) => {
@@ -385,6 +422,26 @@ for (const [variant, make] of VARIANTS) {
     await withStore(suspendAndDeliveryInOneBatch, undefined, make)
   })
 }
+
+for (const [variant, make] of VARIANTS) {
+  for (const [title, body] of NOTICE_CASES) {
+    pgTest(`${title} (${variant})`, () => withStore(body, undefined, make))
+  }
+  for (const [title, race] of NOTICE_RACES) {
+    pgTest(`${title} (${variant})`, async () => {
+      const body = (store: StateStore, schema: string) =>
+        withAdmin((admin) => race(store, admin, raceTables(schema)))
+      await withStore(body, undefined, make)
+    })
+  }
+}
+
+pgTest('children telling their parents in a typical batch: still one statement', async () => {
+  await withStore(async (store) => {
+    const used = await childrenInATypicalBatch(store, () => statements(store), save)
+    assert.equal(used, 1, 'statements for one wave (autocommit)')
+  })
+})
 
 function raceTables(schema: string) {
   return { runs: `"${schema}".cairn_runs`, messages: `"${schema}".cairn_messages` }

@@ -1,14 +1,15 @@
 /**
  * watchClaimable on Postgres: LISTEN/NOTIFY wake-ups published by applyBatch in the batch's
- * transaction, one per batch, the earliest availableAt as payload (messages waking runs
- * included); a stopped watcher gets nothing; the listener reconnects after its connection is
- * killed.
+ * transaction, one per batch, the earliest availableAt as payload (messages and children's
+ * notices waking runs included); a stopped watcher gets nothing; the listener reconnects
+ * after its connection is killed.
  */
 import assert from 'node:assert/strict'
 import type { StateStore, StoreOp } from '@cairn/core/contracts'
 import type { PostgresStore } from '@cairn/sql/postgres'
 import { wakeChannel } from '../src/postgres/wake_channel.ts'
 import { deliver, suspendForSignal } from './helpers/inbox_races.ts'
+import { finishTelling } from './helpers/notice_cases.ts'
 import { adminQuery, pgTest, storeInFreshSchema } from './helpers/postgres.ts'
 
 const T0 = 2_200_000_000_000
@@ -142,6 +143,27 @@ pgTest(
       assert.deepEqual(await hints.next(2, 1_000), [T0 + 3, T0 + 4])
       await sleep(100)
       assert.deepEqual(hints.received, [T0 + 3, T0 + 4])
+      await stop()
+    })
+  },
+)
+
+pgTest(
+  "a child's notice waking its waiting parent publishes a hint at now; one to a running parent does not",
+  async () => {
+    await withOpenStore(async (store) => {
+      await store.applyBatch(
+        ['a', 'b', 'c1', 'c2'].map((id) => create(id, T0, true)),
+        T0,
+      )
+      const hints = new Hints()
+      const stop = await store.watchClaimable(hints.onWake)
+      await store.applyBatch([suspendForSignal('a', null)], T0 + 1)
+      await store.applyBatch([finishTelling('c1', 'b')], T0 + 2)
+      await store.applyBatch([finishTelling('c2', 'a')], T0 + 3)
+      assert.deepEqual(await hints.next(1, 1_000), [T0 + 3])
+      await sleep(100)
+      assert.deepEqual(hints.received, [T0 + 3])
       await stop()
     })
   },

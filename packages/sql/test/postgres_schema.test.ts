@@ -7,8 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { createPostgresStore } from '@cairn/sql/postgres'
 import { poolOfStore } from '../src/postgres/debug_access.ts'
 import { postgresDialect } from '../src/postgres/dialect.ts'
-import { initial } from '../src/postgres/migrations/001_initial.ts'
-import { latestRevision } from '../src/postgres/migrations/index.ts'
+import { latestRevision, migrations } from '../src/postgres/migrations/index.ts'
 import { dumpSchema } from '../src/postgres/schema_dump.ts'
 import { postgresSetup } from '../src/postgres/store_setup.ts'
 import type { SqlPool } from '../src/shared/driver.ts'
@@ -22,7 +21,7 @@ import {
   randomSchema,
   storeInFreshSchema,
 } from './helpers/postgres.ts'
-import { OLD_RUN, checkUpgradedRun } from './helpers/upgrade.ts'
+import { OLD_REVISIONS, checkUpgradedRun, insertOldRun } from './helpers/upgrade.ts'
 
 const SCHEMA_FILE = new URL('../src/postgres/schema.sql', import.meta.url)
 const BOOTERS = 8
@@ -75,32 +74,39 @@ pgTest('a missing schema is created and migrated; reopening keeps data and revis
   }
 })
 
-pgTest('a schema of revision 1 (before inboxes) upgrades in place, keeping its runs', async () => {
-  const schema = randomSchema()
-  try {
-    const { parts } = postgresSetup({ connectionString: PG_URL, schema })
-    const old = new SqlStore({ ...parts, migrations: [initial] })
-    await old.open()
-    await old.close()
-    await adminQuery(`INSERT INTO "${schema}".cairn_runs (id, workflow, version, status, input,
-      created_at, updated_at, available_at, lease_epoch, turns)
-      VALUES ('${OLD_RUN}', 'w', 'v1', 'pending', '{}', 1000, 1000, 1000, 0, 0)`)
-    const store = createPostgresStore({ connectionString: PG_URL, schema })
-    await store.open()
-    try {
-      await checkUpgradedRun(store)
-      const upgraded = await poolOf(store).transaction((session) => dumpSchema(session, schema))
-      assert.equal(upgraded, await readFile(SCHEMA_FILE, 'utf8'), 'the same schema as a fresh one')
-    } finally {
-      await store.close()
-    }
-    assert.deepEqual(await adminQuery(`SELECT revision FROM "${schema}".cairn_schema`), [
-      [latestRevision],
-    ])
-  } finally {
-    await dropSchema(schema)
-  }
-})
+for (const [revision, before] of OLD_REVISIONS) {
+  pgTest(
+    `a schema of revision ${revision} (${before}) upgrades in place, keeping its runs`,
+    async () => {
+      const schema = randomSchema()
+      try {
+        const { parts } = postgresSetup({ connectionString: PG_URL, schema })
+        const old = new SqlStore({ ...parts, migrations: migrations.slice(0, revision) })
+        await old.open()
+        await old.close()
+        await adminQuery(insertOldRun(`"${schema}".cairn_runs`))
+        const store = createPostgresStore({ connectionString: PG_URL, schema })
+        await store.open()
+        try {
+          await checkUpgradedRun(store)
+          const upgraded = await poolOf(store).transaction((session) => dumpSchema(session, schema))
+          assert.equal(
+            upgraded,
+            await readFile(SCHEMA_FILE, 'utf8'),
+            'the same schema as a fresh one',
+          )
+        } finally {
+          await store.close()
+        }
+        assert.deepEqual(await adminQuery(`SELECT revision FROM "${schema}".cairn_schema`), [
+          [latestRevision],
+        ])
+      } finally {
+        await dropSchema(schema)
+      }
+    },
+  )
+}
 
 pgTest('booting against a current schema costs one statement (the revision read)', async () => {
   const first = storeInFreshSchema()

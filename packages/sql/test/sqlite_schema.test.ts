@@ -6,11 +6,10 @@ import { DatabaseSync } from 'node:sqlite'
 import { createSqliteStore } from '@cairn/sql/sqlite'
 import { connectionOfStore } from '../src/sqlite/debug_access.ts'
 import { MARKER_TABLE } from '../src/sqlite/migrate.ts'
-import { initial } from '../src/sqlite/migrations/001_initial.ts'
-import { latestRevision } from '../src/sqlite/migrations/index.ts'
+import { latestRevision, migrations } from '../src/sqlite/migrations/index.ts'
 import { dumpSchema } from '../src/sqlite/schema_dump.ts'
 import { makeTempDir } from './helpers/temp_dir.ts'
-import { OLD_RUN, checkUpgradedRun } from './helpers/upgrade.ts'
+import { OLD_REVISIONS, checkUpgradedRun, insertOldRun } from './helpers/upgrade.ts'
 
 const SCHEMA_FILE = new URL('../src/sqlite/schema.sql', import.meta.url)
 
@@ -53,33 +52,38 @@ void test('a fresh file is migrated to the latest revision; reopening keeps data
   }
 })
 
-void test('a database of revision 1 (before inboxes) upgrades in place, keeping its runs', async () => {
-  const dir = await makeTempDir()
-  try {
-    const path = dir.file('revision-1.db')
-    const old = new DatabaseSync(path)
-    old.exec(initial.sql)
-    old.exec(MARKER_TABLE)
-    old.exec(`INSERT INTO cairn_schema (id, revision) VALUES (1, 1);
-      INSERT INTO cairn_runs (id, workflow, version, status, input, created_at, updated_at,
-        available_at, lease_epoch, turns) VALUES ('${OLD_RUN}', 'w', 'v1', 'pending', '{}', 1000, 1000, 1000, 0, 0)`)
-    old.close()
-    const store = createSqliteStore({ path })
-    await store.open()
+for (const [revision, before] of OLD_REVISIONS) {
+  void test(`a database of revision ${revision} (${before}) upgrades in place, keeping its runs`, async () => {
+    const dir = await makeTempDir()
     try {
-      await checkUpgradedRun(store)
-      const upgraded = dumpSchema(connectionOfStore.get(store) as DatabaseSync)
-      assert.equal(upgraded, await readFile(SCHEMA_FILE, 'utf8'), 'the same schema as a fresh file')
+      const path = dir.file(`revision-${revision}.db`)
+      const old = new DatabaseSync(path)
+      for (const migration of migrations.slice(0, revision)) old.exec(migration.sql)
+      old.exec(MARKER_TABLE)
+      old.exec(`INSERT INTO cairn_schema (id, revision) VALUES (1, ${revision})`)
+      old.exec(insertOldRun('cairn_runs'))
+      old.close()
+      const store = createSqliteStore({ path })
+      await store.open()
+      try {
+        await checkUpgradedRun(store)
+        const upgraded = dumpSchema(connectionOfStore.get(store) as DatabaseSync)
+        assert.equal(
+          upgraded,
+          await readFile(SCHEMA_FILE, 'utf8'),
+          'the same schema as a fresh file',
+        )
+      } finally {
+        await store.close()
+      }
+      const db = new DatabaseSync(path)
+      assert.equal(db.prepare('SELECT revision FROM cairn_schema').get()?.revision, latestRevision)
+      db.close()
     } finally {
-      await store.close()
+      await dir.remove()
     }
-    const db = new DatabaseSync(path)
-    assert.equal(db.prepare('SELECT revision FROM cairn_schema').get()?.revision, latestRevision)
-    db.close()
-  } finally {
-    await dir.remove()
-  }
-})
+  })
+}
 
 void test('a database from a newer Cairn (higher revision) is refused with E_MIGRATION_FAILED', async () => {
   const dir = await makeTempDir()

@@ -46,12 +46,15 @@ CREATE TABLE `cairn_runs` (
   `lease_epoch` bigint(20) NOT NULL,
   `turns` bigint(20) NOT NULL,
   `inbox_seq` bigint(20) NOT NULL DEFAULT 0,
+  `parent_run_id` varbinary(1020) DEFAULT NULL,
+  `parent_seq` bigint(20) DEFAULT NULL,
   PRIMARY KEY (`key`),
   UNIQUE KEY `cairn_runs_id` (`id`),
   KEY `cairn_runs_claimable` (`available_at`,`workflow`,`version`),
   KEY `cairn_runs_created` (`created_at` DESC,`id` DESC),
   KEY `cairn_runs_workflow_created` (`workflow`,`created_at` DESC,`id` DESC),
   KEY `cairn_runs_status_created` (`status`,`created_at` DESC,`id` DESC),
+  KEY `cairn_runs_parent_created` (`parent_run_id`,`created_at` DESC,`id` DESC),
   CONSTRAINT `cairn_runs_claimable_status` CHECK (`available_at` is null or `status` in ('pending','running','waiting')),
   CONSTRAINT `cairn_runs_running_leased` CHECK (`status` <> 'running' or `available_at` is not null)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;

@@ -42,7 +42,9 @@ CREATE TABLE cairn_runs (
   lease_owner text,
   lease_epoch bigint NOT NULL,
   turns bigint NOT NULL,
-  inbox_seq bigint NOT NULL DEFAULT 0
+  inbox_seq bigint NOT NULL DEFAULT 0,
+  parent_run_id text COLLATE "C",
+  parent_seq bigint
 );
 
 CREATE TABLE cairn_schema (
@@ -71,6 +73,8 @@ CREATE UNIQUE INDEX cairn_messages_dedupe ON cairn_messages USING btree (run_key
 CREATE INDEX cairn_runs_claimable ON cairn_runs USING btree (available_at, workflow, version) WHERE (available_at IS NOT NULL);
 
 CREATE INDEX cairn_runs_created ON cairn_runs USING btree (created_at DESC, id DESC);
+
+CREATE INDEX cairn_runs_parent_created ON cairn_runs USING btree (parent_run_id, created_at DESC, id DESC) WHERE (parent_run_id IS NOT NULL);
 
 CREATE INDEX cairn_runs_status_created ON cairn_runs USING btree (status, created_at DESC, id DESC);
 

@@ -11,14 +11,16 @@
  * fenced op is the state it was checked against.
  *
  * All CTEs see the snapshot the statement started with; each run appears in at most one
- * run-writing CTE per wave (wave_plan.ts), and its saves read `lk`, the state before that write,
- * which is what they would have seen in order.
+ * run-writing CTE per wave (wave_plan.ts; a notice's target counts as written, by `nu`), and
+ * its saves read `lk`, the state before that write, which is what they would have seen in
+ * order.
  *
  * The text depends only on which kinds of write the wave holds (and whether its saves consume
- * messages, and whether it publishes a wake-up), so it is built once per shape and prepared
- * once per connection; each call only binds values. The output is four narrow columns
- * (node-postgres builds a parser per column of every result); the rare op that met a stored
- * row it must report (`exists`, `conflict`) is left to apply_batch.ts, which reads that row.
+ * messages, whether its finishes and cancels carry notices, and whether it publishes a
+ * wake-up), so it is built once per shape and prepared once per connection; each call only
+ * binds values. The output is four narrow columns (node-postgres builds a parser per column
+ * of every result); the rare op that met a stored row it must report (`exists`, `conflict`)
+ * is left to apply_batch.ts, which reads that row.
  * Besides refusals, it returns what a result must carry that the op does not say: a delivered
  * message's seq, and the `availableAt` of a suspend that found a message it had not seen.
  */
@@ -33,6 +35,8 @@ import {
   consumeRows,
   deliverAssignments,
   leaseAssignments,
+  messageRow,
+  noticeOf,
   runIdOf,
   sourceRow,
   type OpKind,
@@ -53,7 +57,7 @@ export interface WaveNotify {
 }
 
 /** What each placeholder of a wave statement binds, in order. */
-type Slot = 'now' | 'locked' | OpKind | 'consumed' | 'channel' | 'earliest'
+type Slot = 'now' | 'locked' | OpKind | 'consumed' | 'notices' | 'channel' | 'earliest'
 
 interface WaveText {
   text: string
@@ -76,17 +80,24 @@ export class WaveStatements {
     const consumes = groups.save.some(
       ({ op }) => op.type === 'saveCheckpoint' && op.consumes !== undefined,
     )
-    const key = `${present.join(',')}${consumes ? '+consume' : ''}${notify === null ? '' : '+notify'}`
+    const notices = noticeRows(groups)
+    const noticing = notices.length > 0
+    const key = `${present.join(',')}${consumes ? '+consume' : ''}${noticing ? '+notices' : ''}${notify === null ? '' : '+notify'}`
     let wave = this.#texts.get(key)
     if (wave === undefined) {
-      wave = this.#build(present, consumes, notify !== null)
+      wave = this.#build(present, consumes, noticing, notify !== null)
       this.#texts.set(key, wave)
     }
-    const values = wave.slots.map((slot) => bind(slot, groups, now, notify))
+    const values = wave.slots.map((slot) => bind(slot, { groups, now, notify, notices }))
     return { text: wave.text, values, writes: true, name: wave.name }
   }
 
-  #build(present: readonly OpKind[], consumes: boolean, notify: boolean): WaveText {
+  #build(
+    present: readonly OpKind[],
+    consumes: boolean,
+    notices: boolean,
+    notify: boolean,
+  ): WaveText {
     const slots = new SlotList()
     const now = () => slots.once('now', 'bigint')
     const ctes: string[] = []
@@ -99,8 +110,9 @@ export class WaveStatements {
       outputs.push(EXCEPTIONS[kind])
     }
     if (consumes) ctes.push(consumeCte(this.#tables, slots.add('consumed', 'json'), now))
+    if (notices) ctes.push(noticeCtes(this.#tables, present, slots.add('notices', 'json'), now))
     if (notify) {
-      ctes.push(wakeCte(present, slots.add('earliest', 'bigint')))
+      ctes.push(wakeCte(present, notices, slots.add('earliest', 'bigint')))
       outputs.push(`SELECT -1, 'n', pg_notify(${slots.add('channel', 'text')}, wk.at::text)::text,
         NULL::bigint FROM wk WHERE wk.at IS NOT NULL`)
     }
@@ -125,20 +137,31 @@ class SlotList {
   }
 }
 
-function bind(slot: Slot, groups: WaveGroups, now: number, notify: WaveNotify | null): unknown {
+interface Binding {
+  groups: WaveGroups
+  now: number
+  notify: WaveNotify | null
+  /** noticeRows(groups) */
+  notices: readonly unknown[][]
+}
+
+function bind(slot: Slot, { groups, now, notify, notices }: Binding): unknown {
   switch (slot) {
     case 'now':
       return now
     case 'locked':
       return [
-        ...new Set(
-          [...groups.save, ...groups.lease, ...groups.cancel, ...groups.deliver].map(({ op }) =>
+        ...new Set([
+          ...[...groups.save, ...groups.lease, ...groups.cancel, ...groups.deliver].map(({ op }) =>
             runIdOf(op),
           ),
-        ),
+          ...notices.map((row) => row[1] as string),
+        ]),
       ]
     case 'consumed':
       return recordsetJson(CONSUME_COLUMNS, consumeRows(groups.save.map(({ op }) => op)))
+    case 'notices':
+      return recordsetJson(SOURCE_COLUMNS.deliver, notices)
     case 'channel':
       return notify?.channel
     case 'earliest':
@@ -168,9 +191,9 @@ const CHECKPOINT_NAMES = CHECKPOINT_COLUMNS.map(([name]) => name)
 const WRITES: Readonly<Record<OpKind, (tables: Tables, now: () => string) => string>> = {
   // Keys are assigned in batch order, so a batch's runs sit together in the checkpoint index.
   create: (tables) => `ci AS (INSERT INTO ${tables.runs} (id, workflow, version, status, input,
-      created_at, updated_at, available_at, lease_owner, lease_epoch, turns)
+      created_at, updated_at, available_at, lease_owner, lease_epoch, turns, parent_run_id, parent_seq)
     SELECT id, workflow, version, status, input, created_at, created_at, available_at, lease_owner,
-      epoch, epoch FROM cv ORDER BY ord
+      epoch, epoch, parent_run_id, parent_seq FROM cv ORDER BY ord
     ON CONFLICT (id) DO NOTHING RETURNING id)`,
   save: (
     tables,
@@ -196,12 +219,12 @@ const WRITES: Readonly<Record<OpKind, (tables: Tables, now: () => string) => str
     FROM xv JOIN lk ON lk.id = xv.run_id
     WHERE r.key = lk.key AND lk.status NOT IN ${TERMINAL_STATUSES}
     RETURNING xv.ord, r.lease_epoch)`,
-  // `dd`: deliveries whose dedupe id the run already accepted (they change nothing). The
-  // message table is read at the statement's snapshot: a message of the same id committed by
-  // a delivery this one waited for (on lk's lock) is not seen, and the insert then fails on
-  // the unique (run_key, dedupe_id), a retryable failure; the retry reports the duplicate.
-  deliver: (tables, now) => `dd AS (SELECT dv.ord, m.seq FROM dv
-      JOIN lk ON lk.id = dv.run_id AND lk.status NOT IN ${TERMINAL_STATUSES}
+  // `dd`: deliveries whose dedupe id the run already accepted (they change nothing and get
+  // their receipt, even from a run that has finished since). The message table is read at
+  // the statement's snapshot: a message of the same id committed by a delivery this one
+  // waited for (on lk's lock) is not seen, and the insert then fails on the unique
+  // (run_key, dedupe_id), a retryable failure; the retry reports the duplicate.
+  deliver: (tables, now) => `dd AS (SELECT dv.ord, m.seq FROM dv JOIN lk ON lk.id = dv.run_id
       JOIN ${tables.messages} m ON m.run_key = lk.key AND m.dedupe_id = dv.dedupe_id),
 du AS (UPDATE ${tables.runs} r SET ${deliverAssignments('r', '', now())}
     FROM dv JOIN lk ON lk.id = dv.run_id
@@ -222,6 +245,60 @@ function consumeCte(tables: Tables, consumed: string, now: () => string): string
     FROM ${recordsetSql(consumed, 'q', CONSUME_COLUMNS)}
     JOIN lk ON lk.id = q.run_id JOIN si ON si.run_key = lk.key AND si.seq = q.seq
     WHERE m.run_key = lk.key AND m.seq = q.message AND m.consumed_at IS NULL)`
+}
+
+/**
+ * The notices of the wave's finishes and cancels (`notify`: a child telling its parent), in
+ * `deliver` SOURCE_COLUMNS order, `ord` being the carrying op's. Built once per wave, for the
+ * statement's shape and its values.
+ */
+function noticeRows(groups: WaveGroups): unknown[][] {
+  const rows: unknown[][] = []
+  for (const { op, index } of [...groups.lease, ...groups.cancel]) {
+    const notice = noticeOf(op)
+    if (notice !== null) rows.push(messageRow(index, notice))
+  }
+  return rows
+}
+
+/**
+ * The notices of the finishes and cancels that applied (`lu`, `xu`), accepted by the
+ * deliverMessage rules: `np` those whose target exists and is not terminal (read in `lk`,
+ * locked; the wave plan keeps every other write of the target's row out of this wave), `na`
+ * those of them whose dedupe id the target has not accepted (stored, or by an earlier notice
+ * of the wave), `nu` one UPDATE per target counting them (several children of one parent may
+ * finish in one wave), `ni` the messages under the next seqs in batch order. Skipped notices
+ * change nothing and report nothing: the op carrying one has its own result. A message of the
+ * same dedupe id committed meanwhile by a delivery this statement waited for is not in its
+ * snapshot: the insert then fails on the unique index, a retryable failure, as for `dd`.
+ */
+function noticeCtes(
+  tables: Tables,
+  present: readonly OpKind[],
+  notices: string,
+  now: () => string,
+): string {
+  const carriers = [
+    present.includes('lease') ? 'SELECT ord FROM lu' : null,
+    present.includes('cancel') ? 'SELECT ord FROM xu' : null,
+  ].filter((carrier) => carrier !== null)
+  return `nv AS (SELECT * FROM ${recordsetSql(notices, 't', SOURCE_COLUMNS.deliver)}),
+np AS (SELECT nv.*, lk.key AS run_key FROM nv
+    JOIN lk ON lk.id = nv.run_id AND lk.status NOT IN ${TERMINAL_STATUSES}
+    WHERE nv.ord IN (${carriers.join(' UNION ALL ')})),
+na AS (SELECT np.* FROM np
+    WHERE NOT EXISTS (SELECT 1 FROM ${tables.messages} m
+        WHERE m.run_key = np.run_key AND m.dedupe_id = np.dedupe_id)
+      AND NOT EXISTS (SELECT 1 FROM np e
+        WHERE e.run_key = np.run_key AND e.dedupe_id = np.dedupe_id AND e.ord < np.ord)),
+nu AS (UPDATE ${tables.runs} r SET ${deliverAssignments('r', '', now(), 'nc.n')}
+    FROM (SELECT run_key, count(*) AS n FROM na GROUP BY run_key) nc WHERE r.key = nc.run_key
+    RETURNING r.key, r.inbox_seq - nc.n AS seq_before,
+      CASE WHEN r.status = 'waiting' THEN r.available_at END AS wake_at),
+ni AS (INSERT INTO ${tables.messages} (run_key, seq, kind, name, dedupe_id, payload, accepted_at)
+    SELECT na.run_key, nu.seq_before + row_number() OVER (PARTITION BY na.run_key ORDER BY na.ord),
+      na.kind, na.name, na.dedupe_id, na.payload, ${now()}
+    FROM na JOIN nu ON nu.key = na.run_key)`
 }
 
 /**
@@ -249,13 +326,14 @@ const EXCEPTIONS: Readonly<Record<OpKind, string>> = {
 }
 
 /** The earliest availableAt this batch made claimable: earlier waves' and this wave's applied ones. */
-function wakeCte(present: readonly OpKind[], earliest: string): string {
+function wakeCte(present: readonly OpKind[], notices: boolean, earliest: string): string {
   const sources = [
     present.includes('create')
       ? `SELECT cv.available_at FROM cv JOIN ci ON ci.id = cv.id WHERE cv.status = 'pending'`
       : null,
     present.includes('lease') ? 'SELECT wake_at FROM lu' : null,
     present.includes('deliver') ? 'SELECT wake_at FROM du' : null,
+    notices ? 'SELECT wake_at FROM nu' : null,
   ].filter((source) => source !== null)
   const applied =
     sources.length > 0 ? sources.join(' UNION ALL ') : 'SELECT NULL::bigint WHERE false'

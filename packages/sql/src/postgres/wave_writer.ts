@@ -6,7 +6,7 @@
 import type { RunStatus, StoreOp } from '@cairn/core/contracts'
 import type { SqlSession } from '../shared/driver.ts'
 import { toSafeInteger } from '../shared/integers.ts'
-import { kindOf, type OpKind } from '../shared/op_columns.ts'
+import { kindOf, noticeOf, type OpKind } from '../shared/op_columns.ts'
 import type { Tables } from '../shared/tables.ts'
 import type { PlannedOp, Wave } from '../shared/wave_plan.ts'
 import type { Observation, WakeRequest, WaveWriter } from '../shared/wave_writer.ts'
@@ -54,11 +54,13 @@ function groupByKind(wave: Wave): WaveGroups {
 
 /**
  * May make a run claimable by any engine if it applied. A suspend without a timer may too: a
- * message it had not seen leaves the run claimable now. The statement publishes only what
- * its writes did make claimable (nothing, for a suspend that waits for a message).
+ * message it had not seen leaves the run claimable now; so may a finish or cancel whose
+ * notice wakes the waiting parent. The statement publishes only what its writes did make
+ * claimable (nothing, for a suspend that waits for a message, or a parent still running).
  */
 function wakes(op: StoreOp): boolean {
   if (op.type === 'createRun') return op.claim === undefined
+  if (noticeOf(op) !== null) return true
   return op.type === 'suspendRun' || op.type === 'releaseRun' || op.type === 'deliverMessage'
 }
 

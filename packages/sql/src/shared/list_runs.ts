@@ -21,6 +21,8 @@ export async function listRuns(ctx: SqlContext, query: ListRunsQuery): Promise<R
   const p = new Params(ctx.dialect)
   const where = [
     query.workflow === undefined ? null : `r.workflow = ${p.add(query.workflow)}`,
+    // A run's children: one range of the parent index (cairn_runs_parent_created).
+    query.parentRunId === undefined ? null : `r.parent_run_id = ${p.add(query.parentRunId)}`,
     statuses === null ? null : ctx.dialect.inList(p, 'r.status', statuses, 'text'),
     // The bare `created_at <=` is implied by the row comparison; MySQL and MariaDB only turn
     // it, not a row comparison, into an index range (a page then costs the same at any depth).

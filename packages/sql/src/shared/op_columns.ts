@@ -4,7 +4,7 @@
  * row is computed here, in JavaScript, once for every dialect (the status a create starts in,
  * a lease expiry, a finish time), so the statements only match, fence and assign.
  */
-import type { StoreOp } from '@cairn/core/contracts'
+import type { MessageToDeliver, StoreOp } from '@cairn/core/contracts'
 import type { SqlType } from './dialect.ts'
 
 /**
@@ -47,6 +47,9 @@ export function runIdOf(op: StoreOp): string {
 
 type Columns = ReadonlyArray<readonly [name: string, type: SqlType]>
 
+/** The last two columns of a create: a child run's parent link (NULL for a top-level run). */
+export const PARENT_COLUMNS: readonly string[] = ['parent_run_id', 'parent_seq']
+
 /** Source columns of each kind; `ord` is the op's index in the batch. */
 export const SOURCE_COLUMNS: Readonly<Record<OpKind, Columns>> = {
   create: [
@@ -60,6 +63,8 @@ export const SOURCE_COLUMNS: Readonly<Record<OpKind, Columns>> = {
     ['available_at', 'bigint'],
     ['lease_owner', 'text'],
     ['epoch', 'bigint'],
+    ['parent_run_id', 'text'],
+    ['parent_seq', 'bigint'],
   ],
   save: [
     ['ord', 'int'],
@@ -127,6 +132,28 @@ export function consumeRows(ops: readonly StoreOp[]): unknown[][] {
   )
 }
 
+/**
+ * The notice an op carries: the `notify` of a finish or cancel, the message that tells a
+ * parent its child's outcome, delivered iff the op applies. null when there is none, and
+ * for a notice to the op's own run: the op leaves that run terminal, and a terminal target
+ * is skipped (a duplicate changes nothing either), so it can never be accepted; dropping it
+ * keeps every run written at most once per wave.
+ */
+export function noticeOf(op: StoreOp): MessageToDeliver | null {
+  if (op.type !== 'finishRun' && op.type !== 'cancelRun') return null
+  const notice = op.notify
+  return notice === undefined || notice.runId === runIdOf(op) ? null : notice
+}
+
+/**
+ * A message in `deliver` SOURCE_COLUMNS order: a delivery's (`ord`: its batch index) or a
+ * notice's (`ord`: the index of the op carrying it).
+ */
+export function messageRow(ord: number, message: MessageToDeliver): unknown[] {
+  const { runId, kind, name, dedupeId, payload } = message
+  return [ord, runId, kind, name, dedupeId, payload]
+}
+
 /** The values of `op` (at batch index `ord`) in SOURCE_COLUMNS order of its kind. */
 export function sourceRow(op: StoreOp, ord: number, now: number): unknown[] {
   switch (op.type) {
@@ -144,6 +171,8 @@ export function sourceRow(op: StoreOp, ord: number, now: number): unknown[] {
         leased ? now + leased.leaseMs : run.createdAt,
         leased ? leased.owner : null,
         leased ? 1 : 0,
+        run.parent?.runId ?? null,
+        run.parent?.seq ?? null,
       ]
     }
     case 'saveCheckpoint': {
@@ -167,10 +196,8 @@ export function sourceRow(op: StoreOp, ord: number, now: number): unknown[] {
     }
     case 'cancelRun':
       return [ord, op.runId, op.error]
-    case 'deliverMessage': {
-      const { runId, kind, name, dedupeId, payload } = op.message
-      return [ord, runId, kind, name, dedupeId, payload]
-    }
+    case 'deliverMessage':
+      return messageRow(ord, op.message)
     default:
       return [ord, op.fence.runId, op.fence.epoch, op.type, ...leaseTarget(op, now)]
   }
@@ -240,15 +267,16 @@ export function leaseAssignments(source: string, target: string, set: string, no
 }
 
 /**
- * The SET list of a delivery: the next inbox seq, and a waiting run claimable now unless it
+ * The SET list of a delivery: the next inbox seq (`added`: the SQL of how many messages the
+ * run accepts at once, 1 for a delivery), and a waiting run claimable now unless it
  * already is sooner (`available_at = min(available_at, now)`, NULL counting as never); a
  * pending, running or parked run keeps its `available_at`. Reads only columns it does not
  * assign, or its own, so MySQL's left-to-right SET gives the same as Postgres.
  */
-export function deliverAssignments(target: string, set: string, now: NowSql): string {
+export function deliverAssignments(target: string, set: string, now: NowSql, added = '1'): string {
   const wakes = `${target}.status = 'waiting' AND (${target}.available_at IS NULL OR ${target}.available_at > ${nowText(now)})`
   return [
-    `${set}inbox_seq = ${target}.inbox_seq + 1`,
+    `${set}inbox_seq = ${target}.inbox_seq + ${added}`,
     `${set}available_at = CASE WHEN ${wakes} THEN ${nowText(now)} ELSE ${target}.available_at END`,
     `${set}updated_at = ${nowText(now)}`,
   ].join(', ')

@@ -7,6 +7,7 @@
  * the portable writer: an op whose state explains no refusal applies.
  */
 import type { OpResult, StoreOp } from '@cairn/core/contracts'
+import { noticeOf } from './op_columns.ts'
 import type { Observation } from './wave_writer.ts'
 
 const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled'])
@@ -77,6 +78,8 @@ export function wakeTime(op: StoreOp, result: OpResult, now: number): number | n
   // waiting, and a hint that wakes nobody costs a poll.
   if (result.status === 'delivered') return result.duplicate ? null : now
   if (result.status !== 'applied') return null
+  // Likewise a notice (a child's outcome) may have woken its waiting parent.
+  if (noticeOf(op) !== null) return now
   switch (op.type) {
     case 'createRun':
       return op.claim ? null : op.run.createdAt

@@ -35,6 +35,8 @@ export const RUN_COLUMNS: ReadonlyArray<readonly [name: string, type: SqlType]> 
   ['lease_epoch', 'bigint'],
   ['turns', 'bigint'],
   ['inbox_seq', 'bigint'],
+  ['parent_run_id', 'text'],
+  ['parent_seq', 'bigint'],
 ]
 
 /**
@@ -98,6 +100,8 @@ export function toRunRecord(row: readonly unknown[], at = 0): RunRecord {
     leaseEpoch: int(14),
     turns: int(15),
     inboxSeq: int(16),
+    parentRunId: nullableText(17),
+    parentSeq: nullableInt(18),
   }
 }
 

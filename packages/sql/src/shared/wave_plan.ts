@@ -8,12 +8,20 @@
  * A run's ops form steps: any saveCheckpoint ops of distinct seqs, then at most one write to
  * the run row (create, a lease write, cancel). A step's ops can share a wave because saves do
  * not change the run row: every save sees the run as it was before the step, which is what it
- * would have seen in order, and the run write comes after them. Wave k holds the k-th step of
- * every run. The engine's usual batch (each run's new checkpoints and maybe its finish, plus
- * new runs) is one wave.
+ * would have seen in order, and the run write comes after them. Without notices, wave k holds
+ * the k-th step of every run. The engine's usual batch (each run's new checkpoints and maybe
+ * its finish, plus new runs) is one wave.
+ *
+ * A finish or cancel carrying a notice (a child telling its parent) also writes the target
+ * run's row (inbox counter, wake-up) and inbox, so it lands in the first wave that fits both
+ * runs' steps (a later one than its own run alone would need, when the target was written).
+ * Notices commute with the target's saves and with each other (each is accepted under the
+ * next inbox seq, in batch order, by one write per target), so children of one parent
+ * finishing in one batch share a wave; a write to the target's row (its own suspend, a
+ * delivery) never shares one with a notice: which comes first decides what it sees.
  */
 import type { StoreOp } from '@cairn/core/contracts'
-import { runIdOf } from './op_columns.ts'
+import { noticeOf, runIdOf } from './op_columns.ts'
 
 /** An op and its index in the batch (its result goes there). */
 export interface PlannedOp {
@@ -27,6 +35,8 @@ interface RunStep {
   wave: number
   /** The step ended with a run write: the next op of this run starts a new step. */
   closed: boolean
+  /** The step holds a notice to this run: a run write of it must come in a later wave. */
+  noticed: boolean
   seqs: Set<number>
 }
 
@@ -40,31 +50,38 @@ export function planWaves(ops: readonly StoreOp[]): Wave[] {
   return waves
 }
 
-/** The wave of `op`, updating its run's current step. */
+/** The wave of `op`, updating the steps of its run and of its notice's target. */
 function place(steps: Map<string, RunStep>, op: StoreOp): number {
   const runId = runIdOf(op)
-  const step = steps.get(runId)
-  const joins = step !== undefined && !step.closed && fitsStep(step, op)
-  if (joins) {
-    addToStep(step, op)
-    return step.wave
-  }
-  const next: RunStep = {
-    wave: step === undefined ? 0 : step.wave + 1,
-    closed: false,
-    seqs: new Set(),
-  }
-  addToStep(next, op)
-  steps.set(runId, next)
-  return next.wave
-}
-
-/** A save joins an open step unless its seq is already there (then order matters). */
-function fitsStep(step: RunStep, op: StoreOp): boolean {
-  return op.type !== 'saveCheckpoint' || !step.seqs.has(op.checkpoint.seq)
-}
-
-function addToStep(step: RunStep, op: StoreOp): void {
+  const target = noticeOf(op)?.runId
+  const own = steps.get(runId)
+  let wave = own === undefined ? 0 : fits(own, op) ? own.wave : own.wave + 1
+  if (target !== undefined) wave = Math.max(wave, noticeWave(steps.get(target)))
+  const step = own !== undefined && own.wave === wave && fits(own, op) ? own : newStep(wave)
   if (op.type === 'saveCheckpoint') step.seqs.add(op.checkpoint.seq)
   else step.closed = true
+  steps.set(runId, step)
+  if (target !== undefined) {
+    const theirs = steps.get(target)
+    const noticed = theirs !== undefined && theirs.wave === wave ? theirs : newStep(wave)
+    noticed.noticed = true
+    steps.set(target, noticed)
+  }
+  return wave
+}
+
+/** A save joins an open step unless its seq is already there; a run write, unless noticed. */
+function fits(step: RunStep, op: StoreOp): boolean {
+  if (step.closed) return false
+  return op.type === 'saveCheckpoint' ? !step.seqs.has(op.checkpoint.seq) : !step.noticed
+}
+
+/** The first wave a notice to a run with this step may take: after the run's last run write. */
+function noticeWave(step: RunStep | undefined): number {
+  if (step === undefined) return 0
+  return step.closed ? step.wave + 1 : step.wave
+}
+
+function newStep(wave: number): RunStep {
+  return { wave, closed: false, noticed: false, seqs: new Set() }
 }

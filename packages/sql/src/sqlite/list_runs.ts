@@ -15,6 +15,7 @@ const MAX_LIMIT = 1000
 
 interface Shape {
   workflow: boolean
+  parent: boolean
   statusCount: number | null
   cursor: boolean
 }
@@ -26,11 +27,13 @@ export function listRuns(cache: StatementCache, query: ListRunsQuery): RunPage {
   const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
   const shape = {
     workflow: query.workflow !== undefined,
+    parent: query.parentRunId !== undefined,
     statusCount: statuses?.length ?? null,
     cursor: !!cursor,
   }
   const params: SQLInputValue[] = [
     ...(query.workflow !== undefined ? [query.workflow] : []),
+    ...(query.parentRunId !== undefined ? [query.parentRunId] : []),
     ...(statuses ?? []),
     ...(cursor ? [cursor.createdAt, cursor.id] : []),
     limit + 1,
@@ -58,12 +61,14 @@ function statusList(status: ListRunsQuery['status']): readonly RunStatus[] | nul
 }
 
 function shapeKey(shape: Shape): string {
-  return `list:${shape.workflow ? 'w' : '-'}:${shape.statusCount ?? '-'}:${shape.cursor ? 'c' : '-'}`
+  return `list:${shape.workflow ? 'w' : '-'}:${shape.parent ? 'p' : '-'}:${shape.statusCount ?? '-'}:${shape.cursor ? 'c' : '-'}`
 }
 
 function listSql(shape: Shape): string {
   const where = [
     shape.workflow ? 'workflow = ?' : null,
+    // Served by the partial index cairn_runs_parent_created (a run's children are one range).
+    shape.parent ? 'parent_run_id = ?' : null,
     shape.statusCount === null
       ? null
       : `status IN (${Array(shape.statusCount).fill('?').join(', ')})`,

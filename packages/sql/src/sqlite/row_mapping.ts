@@ -18,7 +18,8 @@ import type {
 /** Run columns, in RunRow order. */
 export const RUN_COLUMNS =
   'id, workflow, version, status, input, output, error, park_reason, waiting_on, created_at, ' +
-  'updated_at, finished_at, available_at, lease_owner, lease_epoch, turns, inbox_seq'
+  'updated_at, finished_at, available_at, lease_owner, lease_epoch, turns, inbox_seq, ' +
+  'parent_run_id, parent_seq'
 
 /** Stored checkpoint columns after the run key, in the order of checkpointValues. */
 export const CHECKPOINT_COLUMNS =
@@ -47,6 +48,8 @@ export type RunRow = [
   leaseEpoch: number,
   turns: number,
   inboxSeq: number,
+  parentRunId: string | null,
+  parentSeq: number | null,
 ]
 
 /** A message as read: `m` joined to its run `r` for the run's id, in MessageRow order. */
@@ -79,8 +82,9 @@ export type CheckpointRow = [
 
 export function toRunRecord(row: RunRow): RunRecord {
   const [id, workflow, version, status, input, output, error, parkReason, waitingOn, ...rest] = row
-  const [createdAt, updatedAt, finishedAt, availableAt, leaseOwner, leaseEpoch, turns, inboxSeq] =
+  const [createdAt, updatedAt, finishedAt, availableAt, leaseOwner, leaseEpoch, turns, ...inbox] =
     rest
+  const [inboxSeq, parentRunId, parentSeq] = inbox
   return {
     id,
     workflow,
@@ -99,6 +103,8 @@ export function toRunRecord(row: RunRow): RunRecord {
     leaseEpoch,
     turns,
     inboxSeq,
+    parentRunId,
+    parentSeq,
   }
 }
 

@@ -43,7 +43,7 @@ CREATE TABLE cairn_runs (
   available_at INTEGER,
   lease_owner TEXT,
   lease_epoch INTEGER NOT NULL,
-  turns INTEGER NOT NULL, inbox_seq INTEGER NOT NULL DEFAULT 0,
+  turns INTEGER NOT NULL, inbox_seq INTEGER NOT NULL DEFAULT 0, parent_run_id TEXT, parent_seq INTEGER,
   CHECK (available_at IS NULL OR status IN ('pending', 'running', 'waiting')),
   CHECK (status <> 'running' OR available_at IS NOT NULL)
 ) STRICT;
@@ -59,6 +59,9 @@ CREATE INDEX cairn_runs_claimable ON cairn_runs (available_at, workflow, version
   WHERE available_at IS NOT NULL;
 
 CREATE INDEX cairn_runs_created ON cairn_runs (created_at DESC, id DESC);
+
+CREATE INDEX cairn_runs_parent_created ON cairn_runs (parent_run_id, created_at DESC, id DESC)
+  WHERE parent_run_id IS NOT NULL;
 
 CREATE INDEX cairn_runs_status_created ON cairn_runs (status, created_at DESC, id DESC);
 

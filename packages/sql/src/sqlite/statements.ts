@@ -17,8 +17,8 @@ const FENCED = `WHERE id = ? AND lease_epoch = ? AND status = 'running'`
 
 const SQL = {
   insertRun: `INSERT INTO cairn_runs (id, workflow, version, status, input, created_at, updated_at,
-    available_at, lease_owner, lease_epoch, turns)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+    available_at, lease_owner, lease_epoch, turns, parent_run_id, parent_seq)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
   selectRun: `SELECT ${RUN_COLUMNS} FROM cairn_runs WHERE id = ?`,
   selectFence: `SELECT status, lease_epoch FROM cairn_runs WHERE id = ?`,
   // The row (CHECKPOINT_COLUMNS), then the run id and the fence epoch. The run row, read for

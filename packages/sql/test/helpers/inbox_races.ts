@@ -19,9 +19,10 @@ export interface RaceTables {
   messages: string
 }
 
-const T0 = 2_200_000_000_000
+export const T0 = 2_200_000_000_000
 
-const startRun = (id: string): StoreOp => ({
+/** A run created leased (running, epoch 1). */
+export const startRun = (id: string): StoreOp => ({
   type: 'createRun',
   run: { id, workflow: 'w', version: 'v1', input: '{}', createdAt: T0 },
   claim: { owner: 'engine-a', leaseMs: 30_000 },
@@ -45,17 +46,26 @@ export function suspendForSignal(runId: string, wakeAt: number | null, inboxSeen
   }
 }
 
-/** Runs `write` while `admin` holds an uncommitted delivery to run 'a'; commits it after 200 ms. */
-async function againstHeldDelivery(
+/** Runs `write` while `admin` holds an uncommitted delivery to run `runId`; commits it after 200 ms. */
+export async function againstHeldDelivery(
   admin: AdminSession,
   t: RaceTables,
   dedupeId: string,
   write: () => Promise<OpResult[]>,
+  runId = 'a',
 ): Promise<OpResult[]> {
   await admin.query('BEGIN')
-  await admin.query(`UPDATE ${t.runs} SET inbox_seq = inbox_seq + 1 WHERE id = 'a'`)
+  await admin.query(`UPDATE ${t.runs} SET inbox_seq = inbox_seq + 1 WHERE id = '${runId}'`)
   await admin.query(`INSERT INTO ${t.messages} (run_key, seq, kind, name, dedupe_id, payload, accepted_at)
-    SELECT r.key, r.inbox_seq, 'signal', 'go', '${dedupeId}', '"theirs"', ${T0} FROM ${t.runs} r WHERE r.id = 'a'`)
+    SELECT r.key, r.inbox_seq, 'signal', 'go', '${dedupeId}', '"theirs"', ${T0} FROM ${t.runs} r WHERE r.id = '${runId}'`)
+  return againstHeld(admin, write)
+}
+
+/** Runs `write` while `admin`'s open transaction holds its locks; commits it after 200 ms. */
+export async function againstHeld(
+  admin: AdminSession,
+  write: () => Promise<OpResult[]>,
+): Promise<OpResult[]> {
   const writing = write()
   await new Promise((resolve) => setTimeout(resolve, 200))
   await admin.query('COMMIT')

@@ -1,6 +1,6 @@
-import { escape } from 'mysql2/promise'
 import type { Migration } from '../../shared/migration.ts'
 import type { Tables } from '../../shared/tables.ts'
+import { addColumnUnlessPresent } from './unless_present.ts'
 
 /**
  * Run inboxes (signals): the Postgres migration 2 (docs/postgres.md) in MySQL/MariaDB types.
@@ -18,7 +18,7 @@ import type { Tables } from '../../shared/tables.ts'
  *   padding: `'a'` and `'a '` are two ids); the payload is LONGTEXT like the other payloads.
  * - Idempotent, as every migration here (DDL commits statement by statement): MySQL 8 has no
  *   `ADD COLUMN IF NOT EXISTS` (MariaDB has), so the column is added by a prepared statement
- *   chosen from information_schema.
+ *   chosen from information_schema (unless_present.ts).
  */
 export const inbox: Migration = {
   revision: 2,
@@ -38,23 +38,4 @@ export const inbox: Migration = {
   UNIQUE KEY cairn_messages_dedupe (run_key, dedupe_id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin`,
   ],
-}
-
-/** ALTER TABLE … ADD COLUMN when information_schema does not list the column yet. */
-function addColumnUnlessPresent(
-  t: Tables,
-  table: string,
-  qualified: string,
-  definition: string,
-): string[] {
-  const column = definition.split(' ')[0] as string
-  const present = `SELECT 1 FROM information_schema.COLUMNS
-    WHERE TABLE_SCHEMA = ${escape(t.schema)} AND TABLE_NAME = ${escape(table)} AND COLUMN_NAME = ${escape(column)}`
-  const alter = `ALTER TABLE ${qualified} ADD COLUMN ${definition}`
-  return [
-    `SET @cairn_ddl = IF(EXISTS(${present}), 'DO 0', ${escape(alter)})`,
-    'PREPARE cairn_ddl FROM @cairn_ddl',
-    'EXECUTE cairn_ddl',
-    'DEALLOCATE PREPARE cairn_ddl',
-  ]
 }

@@ -1,10 +1,11 @@
 import { initial } from './001_initial.ts'
 import { inbox } from './002_inbox.ts'
+import { children } from './003_children.ts'
 import type { Migration } from './migration.ts'
 
 export type { Migration } from './migration.ts'
 
 /** Every migration, in revision order. Append only. */
-export const migrations: readonly Migration[] = [initial, inbox]
+export const migrations: readonly Migration[] = [initial, inbox, children]
 
 export const latestRevision = migrations.length

@@ -1,11 +1,18 @@
 import type { CancelRunOp, OpResult, RunStatus } from '@cairn/core/contracts'
 import type { Statements } from '../statements.ts'
+import { notify } from './deliver_message.ts'
 
-/** Cancel unless terminal; RETURNING gives the new epoch without a second statement. */
+/**
+ * Cancel unless terminal; RETURNING gives the new epoch without a second statement. A
+ * cancel that applied delivers its `notify` (a cancelled child telling its parent).
+ */
 export function cancelRun(s: Statements, op: CancelRunOp, now: number): OpResult {
   const updated = s.cancelRun.get(op.error, now, now, op.runId) as
     { lease_epoch: number } | undefined
-  if (updated !== undefined) return { status: 'applied', epoch: updated.lease_epoch }
+  if (updated !== undefined) {
+    notify(s, op.notify, now)
+    return { status: 'applied', epoch: updated.lease_epoch }
+  }
   const row = s.selectFence.get(op.runId) as { status: string; lease_epoch: number } | undefined
   if (row === undefined) return { status: 'not_found' }
   return {

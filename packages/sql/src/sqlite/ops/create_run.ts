@@ -21,6 +21,8 @@ export function createRun(s: Statements, op: CreateRunOp, now: number): OpResult
     claim ? claim.owner : null,
     epoch,
     epoch,
+    run.parent?.runId ?? null,
+    run.parent?.seq ?? null,
   )
   if (Number(changes) > 0) return { status: 'applied', epoch }
   return { status: 'exists', run: toRunRecord(s.selectRun.get(run.id) as unknown as RunRow) }

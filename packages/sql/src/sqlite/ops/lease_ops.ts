@@ -8,6 +8,7 @@ import type {
   SuspendRunOp,
 } from '@cairn/core/contracts'
 import type { Statements } from '../statements.ts'
+import { notify } from './deliver_message.ts'
 import { fencedResult, fencedWrite } from './fenced_result.ts'
 
 /** The result carries the `availableAt` the write stored (now, when a message was not seen). */
@@ -32,6 +33,7 @@ export function releaseRun(s: Statements, op: ReleaseRunOp, now: number): OpResu
   return fencedWrite(s, fence.runId, changes)
 }
 
+/** A child's finish tells its parent (`notify`) in the same transaction, only if it applied. */
 export function finishRun(s: Statements, op: FinishRunOp, now: number): OpResult {
   const { fence } = op
   const { changes } = s.finishRun.run(
@@ -43,7 +45,9 @@ export function finishRun(s: Statements, op: FinishRunOp, now: number): OpResult
     fence.runId,
     fence.epoch,
   )
-  return fencedWrite(s, fence.runId, changes)
+  const result = fencedWrite(s, fence.runId, changes)
+  if (result.status === 'applied') notify(s, op.notify, now)
+  return result
 }
 
 export function parkRun(s: Statements, op: ParkRunOp, now: number): OpResult {

@@ -1,0 +1,153 @@
+/**
+ * Inbox writes of the portable writer (locked_wave_writer.ts): the messages a wave accepts —
+ * its deliveries and the notices its applying finishes and cancels carry (a child telling its
+ * parent) — numbered on the locked runs, then written as one UPDATE counting them on their
+ * runs and one INSERT storing them. Several notices to one run (children of one parent
+ * finishing in one batch) take its next seqs in batch order; the wave plan keeps every other
+ * write of that run's row out of the wave, so the locked `inbox_seq` is the one they follow.
+ */
+import type { MessageToDeliver, RunStatus } from '@cairn/core/contracts'
+import type { SqlContext } from './context.ts'
+import type { SqlSession, SqlStatement } from './driver.ts'
+import { toSafeInteger } from './integers.ts'
+import {
+  SOURCE_COLUMNS,
+  TERMINAL_STATUSES,
+  deliverAssignments,
+  messageRow,
+  noticeOf,
+} from './op_columns.ts'
+import { Params } from './params.ts'
+import type { Wave } from './wave_plan.ts'
+
+/** What the inbox writes need of a locked run. */
+export interface InboxRun {
+  key: number
+  status: RunStatus
+  inboxSeq: number
+}
+
+interface Accepted {
+  runKey: number
+  seq: number
+  /** The batch index of the delivery, or of the op carrying the notice. */
+  ord: number
+  message: MessageToDeliver
+}
+
+export interface InboxWrites {
+  messages: Accepted[]
+  /** Messages accepted per run key. */
+  added: Map<number, number>
+  /** The seq of each applying delivery, by its batch index. */
+  seqs: Map<number, number>
+}
+
+const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled'])
+
+export function dedupeKey(runKey: number, dedupeId: string): string {
+  return JSON.stringify([runKey, dedupeId])
+}
+
+/**
+ * The messages already holding the dedupe ids the wave's deliveries and notices carry. Read
+ * after the runs are locked: every delivery locks its run first, so no other one can add such
+ * a message until this transaction ends, and this read (a statement of its own) sees every
+ * one committed before.
+ */
+export async function lockDedupes(
+  ctx: SqlContext,
+  session: SqlSession,
+  wave: Wave,
+  runs: ReadonlyMap<string, InboxRun>,
+): Promise<Map<string, number>> {
+  const p = new Params(ctx.dialect)
+  const places = wave.flatMap(({ op }) => {
+    const message = op.type === 'deliverMessage' ? op.message : noticeOf(op)
+    if (message === null || message.dedupeId === null) return []
+    const key = runs.get(message.runId)?.key
+    return key === undefined ? [] : [`(${p.add(key)}, ${p.add(message.dedupeId)})`]
+  })
+  if (places.length === 0) return new Map()
+  const text = `SELECT m.run_key, m.dedupe_id, m.seq FROM ${ctx.tables.messages} m
+    WHERE (m.run_key, m.dedupe_id) IN (${places.join(', ')}) ${ctx.dialect.lockRows}`
+  const { rows } = await session.query(p.statement(text))
+  return new Map(
+    rows.map(([key, dedupeId, seq]) => [
+      dedupeKey(toSafeInteger(key, 'run_key'), dedupeId as string),
+      toSafeInteger(seq, 'seq'),
+    ]),
+  )
+}
+
+/**
+ * The messages the applying ops of the wave put into inboxes, in batch order. A delivery that
+ * applies is accepted (its refusals and duplicates were decided before); a notice is accepted
+ * by the deliverMessage rules, and skipped when its target is unknown or terminal or already
+ * holds its dedupe id (stored, or accepted earlier in the wave).
+ */
+export function acceptMessages(
+  wave: Wave,
+  applies: readonly boolean[],
+  runs: ReadonlyMap<string, InboxRun>,
+  dedupes: ReadonlyMap<string, number>,
+): InboxWrites {
+  const inbox: InboxWrites = { messages: [], added: new Map(), seqs: new Map() }
+  const taken = new Set<string>()
+  wave.forEach(({ op, index }, i) => {
+    if (!applies[i]) return
+    const message = op.type === 'deliverMessage' ? op.message : noticeOf(op)
+    const run = message === null ? undefined : runs.get(message.runId)
+    if (message === null || run === undefined || TERMINAL.has(run.status)) return
+    const dedupe = message.dedupeId === null ? null : dedupeKey(run.key, message.dedupeId)
+    if (dedupe !== null && (dedupes.has(dedupe) || taken.has(dedupe))) return
+    if (dedupe !== null) taken.add(dedupe)
+    const added = (inbox.added.get(run.key) ?? 0) + 1
+    inbox.added.set(run.key, added)
+    const seq = run.inboxSeq + added
+    inbox.messages.push({ runKey: run.key, seq, ord: index, message })
+    if (op.type === 'deliverMessage') inbox.seqs.set(index, seq)
+  })
+  return inbox
+}
+
+/** The accepted messages counted on their runs (`inbox_seq + added`), waking waiting ones. */
+export function countMessages(
+  ctx: SqlContext,
+  inbox: InboxWrites,
+  now: number,
+): SqlStatement | null {
+  if (inbox.added.size === 0) return null
+  const p = new Params(ctx.dialect)
+  const columns = [
+    ['run_key', 'bigint'],
+    ['added', 'bigint'],
+  ] as const
+  const source = ctx.dialect.rowSource(p, 'v', columns, [...inbox.added])
+  // One placeholder per use: `?` cannot be repeated (the source's placeholder comes first).
+  const at = () => p.add(now)
+  const on = `r.key = v.run_key AND r.status NOT IN ${TERMINAL_STATUSES}`
+  const assign = (set: string) => deliverAssignments('r', set, at, 'v.added')
+  return p.statement(ctx.dialect.updateFrom(ctx.tables.runs, 'r', source, on, assign))
+}
+
+/** The accepted messages, under the seqs decided on the locked runs. */
+export function insertMessages(
+  ctx: SqlContext,
+  inbox: InboxWrites,
+  now: number,
+): SqlStatement | null {
+  if (inbox.messages.length === 0) return null
+  const p = new Params(ctx.dialect)
+  const acceptedAt = p.add(now) // bound first: it comes first in the text (`?` is positional)
+  const columns = [['run_key', 'bigint'], ['seq', 'bigint'], ...SOURCE_COLUMNS.deliver] as const
+  const rows = inbox.messages.map(({ runKey, seq, ord, message }) => [
+    runKey,
+    seq,
+    ...messageRow(ord, message),
+  ])
+  const source = ctx.dialect.rowSource(p, 'v', columns, rows)
+  const text = `INSERT INTO ${ctx.tables.messages} (run_key, seq, kind, name, dedupe_id, payload, accepted_at)
+    SELECT v.run_key, v.seq, v.kind, v.name, v.dedupe_id, v.payload, ${acceptedAt} FROM ${source}`
+  return p.statement(text)
+}
