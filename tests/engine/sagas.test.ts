@@ -129,4 +129,95 @@ eachStore('sagas', (test) => {
       'compensate:a:completed',
     ])
   })
+
+  test('cancel with compensation: a waiting run undoes its completed steps, then ends cancelled', async (env) => {
+    const engine = await env.engine()
+    const log: string[] = []
+    let shipped = 0
+    engine.register('order', 1, async (ctx) => {
+      await ctx.localStep('reserve', () => 'stock-1', {
+        compensate: (id) => log.push(`release ${id}`),
+      })
+      await ctx.localStep('charge', () => 'ch-9', { compensate: (id) => log.push(`refund ${id}`) })
+      await ctx.waitForSignal('ship-ok')
+      await ctx.localStep('ship', () => shipped++)
+    })
+    const { runId } = await engine.start('order', null)
+    await env.settle()
+    assert.equal((await engine.getRun(runId))?.status, 'waiting')
+    await engine.cancel(runId, { compensate: true, reason: 'customer changed their mind' })
+    const outcome = await engine.waitForRun(runId, { timeoutMs: 5_000 })
+    assert.equal(outcome.status, 'cancelled')
+    assert.match(JSON.stringify(outcome), /customer changed their mind/)
+    assert.deepEqual(log, ['refund ch-9', 'release stock-1'])
+    assert.equal(shipped, 0, 'no new step started')
+    // The signal wait took no position it could keep: the compensations follow densely.
+    const steps = (await engine.getSteps(runId)).map((s) => `${s.seq}:${s.name}:${s.status}`)
+    assert.deepEqual(steps, [
+      '0:reserve:completed',
+      '1:charge:completed',
+      '2:compensate:charge:completed',
+      '3:compensate:reserve:completed',
+    ])
+    // Idempotent: asking again changes nothing; a run that finished on its own cannot be cancelled.
+    await engine.cancel(runId, { compensate: true })
+    assert.equal((await engine.getRun(runId))?.status, 'cancelled')
+    engine.register('quick', 1, async () => 'done')
+    const quick = await engine.start('quick', null)
+    await engine.waitForRun(quick.runId, { timeoutMs: 5_000 })
+    await assert.rejects(engine.cancel(quick.runId, { compensate: true }), /already finished/)
+  })
+
+  test('cancel with compensation of a running run lets the step in flight finish, undoes it too, starts nothing new', async (env) => {
+    const engine = await env.engine()
+    const log: string[] = []
+    const inFlight = Promise.withResolvers<void>()
+    const release = Promise.withResolvers<void>()
+    let later = 0
+    engine.register('busy', 1, async (ctx) => {
+      await ctx.localStep('a', () => 'A', { compensate: () => log.push('undo A') })
+      await ctx.localStep(
+        'b',
+        async () => {
+          inFlight.resolve()
+          await release.promise
+          return 'B'
+        },
+        { compensate: () => log.push('undo B') },
+      )
+      await ctx.localStep('c', () => later++)
+    })
+    const { runId } = await engine.start('busy', null)
+    await inFlight.promise
+    await engine.cancel(runId, { compensate: true })
+    release.resolve()
+    const outcome = await engine.waitForRun(runId, { timeoutMs: 5_000 })
+    assert.equal(outcome.status, 'cancelled')
+    assert.deepEqual(log, ['undo B', 'undo A'])
+    assert.equal(later, 0)
+  })
+
+  test('cancel with compensation of a child tells the parent; resending the cancel changes nothing', async (env) => {
+    const engine = await env.engine()
+    const log: string[] = []
+    engine.register('child', 1, async (ctx) => {
+      await ctx.localStep('hold', () => 'h', { compensate: () => log.push('unhold') })
+      await ctx.waitForSignal('never')
+    })
+    engine.register('parent', 1, async (ctx) => {
+      try {
+        return await ctx.child('child', null)
+      } catch (error) {
+        return (error as { details?: { status?: string } }).details?.status
+      }
+    })
+    const { runId } = await engine.start('parent', null)
+    await env.settle()
+    await env.settle()
+    await engine.cancel(`${runId}/0`, { compensate: true })
+    await engine.cancel(`${runId}/0`, { compensate: true }).catch(() => undefined)
+    const outcome = await engine.waitForRun(runId, { timeoutMs: 5_000 })
+    assert.equal((outcome as { output?: unknown }).output, 'cancelled')
+    assert.deepEqual(log, ['unhold'])
+  })
 })

@@ -12,7 +12,12 @@
  * calls `startDriving`.
  */
 import type { StateStore } from '../contracts/state_store.ts'
-import { InvalidArgumentError, RunNotFoundError, WaitTimeoutError } from '../errors/index.ts'
+import {
+  InvalidArgumentError,
+  RunNotFoundError,
+  RunTerminalError,
+  WaitTimeoutError,
+} from '../errors/index.ts'
 import { ErrorCodes } from '../errors/index.ts'
 import { Deliverer } from '../execution/deliverer.ts'
 import type { WorkflowBody, WorkflowOptions } from '../execution/types.ts'
@@ -25,9 +30,11 @@ import { WorkflowRegistry } from './registry.ts'
 import { startRun, type StartedRun, type StartOptions } from './run_starter.ts'
 import { continueRun, type ContinueOptions } from './breakpoint_continuer.ts'
 import { readEvent, type GetEventOptions } from './event_reader.ts'
+import { CANCEL_SIGNAL } from '../execution/wait_names.ts'
 import { cancelChildren, cancelOne, type CancellationDeps } from './cancellation.ts'
 import { RunWaiters } from './run_waiters.ts'
 import {
+  deliverSignal,
   sendSignal,
   type SignalOptions,
   type SignalReceipt,
@@ -52,6 +59,12 @@ export interface WaitOptions {
 export interface CancelOptions {
   /** Recorded as the cancelled run's error message. */
   reason?: string
+  /**
+   * Saga cancel: instead of ending the run at once, ask it to stop starting new work and undo
+   * its completed steps (their `compensate`, newest first, each recorded); it then ends
+   * `cancelled`. Takes effect at once when this engine runs the run, else at its next turn.
+   */
+  compensate?: boolean
 }
 
 export interface RunList<I = unknown, O = unknown> {
@@ -263,6 +276,7 @@ export class Engine {
     assertIdentifier(runId, 'runId')
     await this.open()
     const reason = options.reason ?? 'run cancelled'
+    if (options.compensate === true) return this.cancelCompensating(runId, reason)
     const result = await cancelOne(this.cancellationDeps(), runId, reason)
     if (result === null || result.status === 'not_found')
       throw new RunNotFoundError(`no run with id "${runId}"`, { details: { runId } })
@@ -321,6 +335,29 @@ export class Engine {
     const run = await this.options.store.getRun(runId)
     if (run !== null)
       this.events.emit('run:cancelled', { runId, workflow: run.workflow, version: run.version })
+  }
+
+  /**
+   * Ask the run to stop and undo its completed steps: a message its next turn acts on (at
+   * once when this engine runs it). It ends `cancelled` once its compensations are recorded.
+   */
+  private async cancelCompensating(runId: string, reason: string): Promise<void> {
+    const receipt = await deliverSignal(
+      this.signalDeps(),
+      { runId, name: CANCEL_SIGNAL },
+      { reason },
+      CANCEL_SIGNAL,
+    ).catch((error: unknown) => {
+      if (!RunTerminalError.is(error)) throw error
+      const status = (error.details as { status?: string }).status
+      throw new InvalidArgumentError(
+        `run "${runId}" already finished (${status}); it cannot be cancelled`,
+        {
+          details: { runId, status, code: ErrorCodes.RUN_CANCELLED },
+        },
+      )
+    })
+    if (!receipt.duplicate) this.driver.turnOf(runId)?.requestCancel(reason)
   }
 
   private cancellationDeps(): CancellationDeps {

@@ -86,7 +86,8 @@ class StepAttempts {
   }
 
   private next(): void {
-    if (!this.rt.live) return this.rt.endWork()
+    // A compensating cancel lets in-flight attempts finish but starts no new one.
+    if (!this.rt.live || this.rt.stopping) return this.rt.endWork()
     if (this.notBefore > this.rt.clock.now()) return this.waitForRetry()
     this.attempts += 1
     this.emit('step:started')

@@ -38,6 +38,8 @@ export interface TurnRuntime {
   readonly defaultRetryPolicy: RetryPolicy
   /** False once the turn has ended: primitives stop doing anything. */
   readonly live: boolean
+  /** A compensating cancel is stopping the body: no new attempt starts (compensations excepted). */
+  readonly stopping: boolean
 
   /** Take the next position. */
   takeSeq(): number

@@ -22,6 +22,7 @@ import { failpoint } from '../util/failpoints.ts'
 import type { Deliverer, DeliveryTarget } from './deliverer.ts'
 import type { History } from './history.ts'
 import { Inbox } from './inbox.ts'
+import { CANCEL_SIGNAL } from './wait_names.ts'
 import { localStep } from './local_step.ts'
 import { decodeOutcome } from './outcome.ts'
 import type { EncodedOutcome, StepRecordInput, TurnRuntime } from './runtime.ts'
@@ -68,6 +69,14 @@ interface Call {
 
 type BodyResult = { ok: true; value: unknown } | { ok: false; error: unknown }
 
+/** The position handed out once a compensating cancel stops the body: never recorded. */
+const STOPPED = -1
+
+function cancelReason(payload: string, codec: Codec): { reason: string } {
+  const decoded = codec.decode(payload) as { reason?: unknown } | null
+  return { reason: typeof decoded?.reason === 'string' ? decoded.reason : 'run cancelled' }
+}
+
 interface Compensation {
   stepName: string
   undo: () => unknown
@@ -113,6 +122,9 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   private readonly inbox: Inbox
   private readonly limit: ExecutionLimit | null
   private readonly compensations: Compensation[] = []
+  /** A compensating cancel: the body gets no new position, completed steps are undone. */
+  private cancelRequest: { reason: string } | null = null
+  private unwinding = false
   /** Where this run's outcome goes when it is a child; null for a top-level run. */
   readonly parent: { runId: string; seq: number } | null
 
@@ -128,6 +140,8 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     this.history = history
     this.inbox = inbox
     this.limit = limit
+    const cancel = inbox.take(CANCEL_SIGNAL)
+    if (cancel !== null) this.cancelRequest = cancelReason(cancel.payload, deps.codec)
     this.parent =
       run.parentRunId == null || run.parentSeq == null
         ? null
@@ -214,8 +228,30 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     return this.currentTime
   }
 
+  /** -1 while stopping for a compensating cancel and the history has nothing more to replay. */
   takeSeq(): number {
+    if (
+      this.cancelRequest !== null &&
+      !this.unwinding &&
+      this.history.at(this.nextSeq) === undefined
+    )
+      return STOPPED
     return this.nextSeq++
+  }
+
+  /** No new attempt starts: a compensating cancel is stopping the body (compensations excepted). */
+  get stopping(): boolean {
+    return this.cancelRequest !== null && !this.unwinding
+  }
+
+  /**
+   * Cancel with compensation, asked of this very turn (the engine that runs it got the
+   * cancel): stop giving the body new positions, let what is in flight settle, then unwind.
+   */
+  requestCancel(reason: string): void {
+    if (!this.live || this.cancelRequest !== null) return
+    this.cancelRequest = { reason }
+    this.checkIdleSoon()
   }
 
   peekSeq(): number {
@@ -227,6 +263,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   }
 
   recorded(seq: number, name: string, kind: CheckpointKind): CheckpointRecord | undefined | null {
+    if (seq === STOPPED) return null
     const record = this.history.at(seq)
     if (record === undefined || (record.name === name && record.kind === kind)) return record
     this.nonDeterminism(identity(record), { seq, name, kind })
@@ -270,6 +307,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   }
 
   saveMarker(step: StepRecordInput): void {
+    if (step.seq === STOPPED) return
     const record = this.buildRecord(step, 'completed', null)
     this.write({ type: 'saveCheckpoint', fence: this.fence, checkpoint: record }, () => {})
   }
@@ -467,19 +505,32 @@ export class Turn implements TurnRuntime, DeliveryTarget {
 
   private onBodySettled(result: BodyResult): void {
     if (!this.live) return
+    if (this.cancelRequest !== null) return void this.cancelAndUnwind(this.cancelRequest.reason)
     // Saga: a failed run first undoes its completed steps, newest first, each one recorded.
     if (!result.ok && this.compensations.length > 0) return void this.unwind(result)
     this.finishBody(result)
   }
 
   private async unwind(result: BodyResult): Promise<void> {
+    await this.compensate()
+    if (this.live) this.finishBody(result)
+  }
+
+  /** Undo completed steps, newest first; each compensation is a recorded step. */
+  private async compensate(): Promise<void> {
+    this.unwinding = true
     const undo = this.compensations.splice(0).reverse()
     for (const { stepName, undo: fn } of undo) {
       if (!this.live) return
       // A failed compensation is recorded (failed checkpoint) and the others still run.
       await localStep(this, `compensate:${stepName}`, fn).catch(() => undefined)
     }
-    if (this.live) this.finishBody(result)
+  }
+
+  private async cancelAndUnwind(reason: string): Promise<void> {
+    if (this.unwinding) return
+    await this.compensate()
+    if (this.live) await this.ending.cancelWith(reason)
   }
 
   private finishBody(result: BodyResult): void {
@@ -496,8 +547,9 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     this.idleCheckScheduled = true
     setImmediate(() => {
       this.idleCheckScheduled = false
-      if (this.active === 0 && this.live)
-        void this.ending.suspend(this.waits, this.limit?.deadline ?? null)
+      if (this.active !== 0 || !this.live) return
+      if (this.cancelRequest !== null) void this.cancelAndUnwind(this.cancelRequest.reason)
+      else void this.ending.suspend(this.waits, this.limit?.deadline ?? null)
     })
   }
 

@@ -7,7 +7,7 @@
 import type { SerializedError } from '../contracts/codec.ts'
 import type { CheckpointRecord, ParkReason, TerminalStatus } from '../contracts/records.ts'
 import type { FinishRunOp, OpResult, StoreOp } from '../contracts/state_store.ts'
-import { ErrorCodes, WorkflowTimeoutError } from '../errors/index.ts'
+import { CancelledError, ErrorCodes, WorkflowTimeoutError } from '../errors/index.ts'
 import { failpoint } from '../util/failpoints.ts'
 import { childOutcomeMessage } from './child_outcome.ts'
 import { encodeError, encodeValue } from './outcome.ts'
@@ -57,6 +57,23 @@ export class TurnEnding {
     if ((await this.commit([op])) === null) return
     this.emitTerminal(status, op.error)
     this.end({ kind: status, output: op.output, error: op.error })
+  }
+
+  /** A compensating cancel has undone what it could: the run ends cancelled (fenced). */
+  async cancelWith(reason: string): Promise<void> {
+    if (!this.begin('run cancelled')) return
+    const error = encodeError(new CancelledError(reason), this.deps.codec)
+    const op: FinishRunOp = {
+      type: 'finishRun',
+      fence: this.turn.fence,
+      status: 'cancelled',
+      output: null,
+      error,
+    }
+    this.notifyParent(op)
+    if ((await this.commit([op])) === null) return
+    this.deps.events.emit('run:cancelled', this.ref())
+    this.end({ kind: 'cancelled', error })
   }
 
   /** The run outlived its execution timeout: cancel it (fenced) with E_WORKFLOW_TIMEOUT. */

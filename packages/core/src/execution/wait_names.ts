@@ -26,6 +26,9 @@ export function checkSignalName(name: unknown, what = 'a signal name'): asserts 
   }
 }
 
+/** Asks a run to stop and undo its completed steps (`engine.cancel(runId, { compensate: true })`). */
+export const CANCEL_SIGNAL = `${RESERVED_PREFIX}cancel`
+
 /** The signal that continues the breakpoint at position `seq` (one per breakpoint: no stale continue). */
 export function continueSignalName(seq: number): string {
   return `${RESERVED_PREFIX}continue:${seq}`
