@@ -17,6 +17,7 @@ const CHECKPOINT_KINDS = [
   'breakpoint',
   'set_event',
   'child',
+  'webhook',
 ]
 
 type Check = (value: unknown) => boolean

@@ -17,6 +17,7 @@ export type { StartOptions, StartedRun } from './engine/run_starter.ts'
 export type { SignalToken, SignalOptions, SignalReceipt } from './engine/signal_sender.ts'
 export type { ContinueOptions } from './engine/breakpoint_continuer.ts'
 export type { GetEventOptions } from './engine/event_reader.ts'
+export { webhookHttpResponse, type WebhookReceipt } from './engine/webhook_receiver.ts'
 export type { RunInfo, StepInfo, RunOutcome } from './engine/views.ts'
 export {
   channels,

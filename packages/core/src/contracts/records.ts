@@ -98,7 +98,15 @@ export interface InboxMessage {
 }
 
 export type CheckpointKind =
-  'local' | 'sleep' | 'side_effect' | 'patch' | 'signal' | 'breakpoint' | 'set_event' | 'child'
+  | 'local'
+  | 'sleep'
+  | 'side_effect'
+  | 'patch'
+  | 'signal'
+  | 'breakpoint'
+  | 'set_event'
+  | 'child'
+  | 'webhook'
 
 /**
  * `completed` / `failed`: an outcome delivered to the workflow; never changes again (I1).

@@ -70,6 +70,7 @@ export class Driver {
       clock: o.clock,
       events: deps.events,
       holdTimersUpToMs: o.holdTimersUpToMs,
+      webhookUrl: o.webhookUrl,
       onEnded: (turn, end) => this.onTurnEnded(turn, end),
     }
     this.polls = new PollSchedule(o.clock, o.pollIntervalMs, () => this.poll())

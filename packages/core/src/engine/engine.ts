@@ -33,6 +33,7 @@ import { readEvent, type GetEventOptions } from './event_reader.ts'
 import { CANCEL_SIGNAL } from '../execution/wait_names.ts'
 import { cancelChildren, cancelOne, type CancellationDeps } from './cancellation.ts'
 import { RunWaiters } from './run_waiters.ts'
+import { receiveWebhook, type WebhookReceipt } from './webhook_receiver.ts'
 import {
   deliverSignal,
   sendSignal,
@@ -195,6 +196,17 @@ export class Engine {
   ): Promise<T | undefined> {
     await this.open()
     return readEvent<T>(this.options, runId, key, options)
+  }
+
+  /**
+   * Deliver a webhook callback (`token` from `ctx.webhook()`, `body` any codec-safe value):
+   * `accepted` (kept for the run's `wait()`) or `duplicate`; E_WEBHOOK_NOT_FOUND for a token no
+   * run recorded, E_RUN_TERMINAL once the run has finished. `webhookHttpResponse` maps outcomes
+   * to HTTP statuses for a route.
+   */
+  async receiveWebhook(token: string, body: unknown): Promise<WebhookReceipt> {
+    await this.open()
+    return receiveWebhook(this.signalDeps(), token, body)
   }
 
   /** Begin executing runs in this process: pending work, due timers, expired leases. */

@@ -36,6 +36,12 @@ export interface EngineOptions {
   parkUnrunnableAfterMs?: number
   /** Most writes in one group commit. Default 1000. */
   maxBatch?: number
+  /**
+   * Public base URL where the app mounts the webhook receiver (e.g.
+   * `https://shop.example.com/durable/webhooks`): `ctx.webhook()` URLs are `<webhookUrl>/<token>`.
+   * Default: none (webhooks have a token and no URL).
+   */
+  webhookUrl?: string
 }
 
 export interface ResolvedEngineOptions {
@@ -50,6 +56,7 @@ export interface ResolvedEngineOptions {
   holdTimersUpToMs: number
   parkUnrunnableAfterMs: number
   maxBatch: number
+  webhookUrl: string | null
 }
 
 export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOptions {
@@ -69,6 +76,7 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     holdTimersUpToMs: options.holdTimersUpToMs ?? 5_000,
     parkUnrunnableAfterMs: options.parkUnrunnableAfterMs ?? 60_000,
     maxBatch: options.maxBatch ?? 1_000,
+    webhookUrl: options.webhookUrl ?? null,
   }
   validate(resolved)
   return resolved
@@ -76,6 +84,10 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
 
 function validate(o: ResolvedEngineOptions): void {
   assertIdentifier(o.instanceId, 'instanceId')
+  if (o.webhookUrl !== null && !URL.canParse(o.webhookUrl))
+    throw new InvalidArgumentError(
+      `webhookUrl must be an absolute URL, got ${JSON.stringify(o.webhookUrl)}`,
+    )
   positiveInteger(o.concurrency, 'concurrency')
   positiveInteger(o.leaseMs, 'leaseMs')
   positiveInteger(o.pollIntervalMs, 'pollIntervalMs')

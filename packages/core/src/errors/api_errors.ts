@@ -28,6 +28,8 @@ export class RunNotFoundError extends defineError(ErrorCodes.RUN_NOT_FOUND) {}
 export class RunTerminalError extends defineError(ErrorCodes.RUN_TERMINAL) {}
 /** `engine.continue` found no breakpoint the run waits at. */
 export class NotAtBreakpointError extends defineError(ErrorCodes.NOT_AT_BREAKPOINT) {}
+/** A webhook callback carried a token no run recorded (malformed, guessed or from another store). */
+export class WebhookNotFoundError extends defineError(ErrorCodes.WEBHOOK_NOT_FOUND) {}
 /** A run with this id exists with a different workflow or input. */
 export class RunIdConflictError extends defineError(ErrorCodes.RUN_ID_CONFLICT) {}
 /** `waitForRun` gave up before the run reached a terminal status (the run goes on). */

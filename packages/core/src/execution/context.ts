@@ -9,6 +9,7 @@ import { startChild } from './child.ts'
 import { localStep } from './local_step.ts'
 import { patched } from './patched.ts'
 import { setEvent } from './set_event.ts'
+import { webhook } from './webhook.ts'
 import { sideEffect } from './side_effect.ts'
 import { waitForSignal } from './signal_wait.ts'
 import { sleep, sleepUntil } from './sleep.ts'
@@ -20,6 +21,7 @@ import type {
   LocalStepOptions,
   SignalWaitOptions,
   StepFn,
+  Webhook,
   WorkflowContext,
 } from './types.ts'
 
@@ -76,6 +78,10 @@ export class TurnContext implements WorkflowContext {
 
   setEvent(key: string, value: unknown): Promise<void> {
     return setEvent(this.#turn, key, value)
+  }
+
+  webhook(): Promise<Webhook> {
+    return webhook(this.#turn, this.#turn.webhookUrl)
   }
 
   child<O = unknown>(workflow: string, input: unknown, options?: ChildOptions): Promise<O> {

@@ -19,6 +19,15 @@ export function waitForSignal<T>(
   options: SignalWaitOptions = {},
 ): Promise<T> {
   checkSignalName(name)
+  return waitForMessage<T>(rt, name, options)
+}
+
+/** The wait itself, for any message name (Cairn's own included: webhook callbacks). */
+export function waitForMessage<T>(
+  rt: TurnRuntime,
+  name: string,
+  options: SignalWaitOptions = {},
+): Promise<T> {
   const timeoutMs = checkTimeout(options.timeoutMs)
   if (!rt.live) return rt.never()
   const seq = rt.takeSeq()

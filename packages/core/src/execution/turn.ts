@@ -40,6 +40,8 @@ export interface TurnDeps {
   events: EventHub
   /** Waits up to this long are kept in memory under the lease; longer ones suspend the run. */
   holdTimersUpToMs: number
+  /** Base of `ctx.webhook()` URLs, or null. */
+  webhookUrl: string | null
   onEnded(turn: Turn, end: TurnEnd): void
 }
 
@@ -333,6 +335,10 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     })
     this.timers.add(timer)
     return true
+  }
+
+  get webhookUrl(): string | null {
+    return this.deps.webhookUrl
   }
 
   startChildRun(request: ChildRequest): Promise<ChildStart> {

@@ -98,6 +98,11 @@ export interface WorkflowContext {
   child<O = unknown>(workflow: string, input: unknown, options?: ChildOptions): Promise<O>
   /** Start a child and go on; join it later with `handle.result()` (or never). */
   startChild<O = unknown>(workflow: string, input: unknown, options?: ChildOptions): ChildHandle<O>
+  /**
+   * A one-shot callback address for a third party; `await (await ctx.webhook()).wait()`
+   * receives the first callback's body. See `engine.receiveWebhook`.
+   */
+  webhook(): Promise<Webhook>
   /** One child per input, in parallel; their results in input order. */
   all<O = unknown>(workflow: string, inputs: readonly unknown[], options?: AllOptions): Promise<O[]>
   /** One child per input, in parallel; every outcome, like `Promise.allSettled`. */
@@ -127,6 +132,16 @@ export interface AllOptions extends Omit<ChildOptions, 'childId'> {
    * `waitAll`: wait for every child, then reject with the first failure if any failed.
    */
   mode?: 'failFast' | 'waitAll'
+}
+
+/** A callback address made by `ctx.webhook()`. */
+export interface Webhook {
+  /** Unguessable (128 random bits) and bound to this run: give it to the third party. */
+  readonly token: string
+  /** `<webhookUrl>/<token>` when the engine has `webhookUrl`, else null. */
+  readonly url: string | null
+  /** The body of the first callback with this token (kept if it came earlier); times out like a signal wait. */
+  wait<T = unknown>(options?: SignalWaitOptions): Promise<T>
 }
 
 export interface SignalWaitOptions {

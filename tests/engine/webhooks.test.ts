@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict'
+import { RunTerminalError, WebhookNotFoundError, webhookHttpResponse } from '@cairn/core'
+import { eachStore } from '../helpers/harness.ts'
+
+eachStore('webhooks', (test) => {
+  test('a webhook hands out an unguessable token bound to the run; the callback body reaches wait()', async (env) => {
+    const engine = await env.engine({ webhookUrl: 'https://shop.example.com/durable/webhooks/' })
+    const handed: { token: string; url: string | null }[] = []
+    engine.register('pay', 1, async (ctx) => {
+      const hook = await ctx.webhook()
+      await ctx.localStep('send-link', () => handed.push({ token: hook.token, url: hook.url }))
+      return hook.wait<{ paid: boolean }>({ timeoutMs: 3_600_000 })
+    })
+    const { runId } = await engine.start('pay', null)
+    await env.settle()
+    assert.equal(handed.length, 1)
+    const { token, url } = handed[0]!
+    assert.match(
+      token,
+      /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/,
+      '22 base64url chars: 128 random bits',
+    )
+    assert.equal(url, `https://shop.example.com/durable/webhooks/${encodeURIComponent(token)}`)
+    assert.equal((await engine.getRun(runId))?.status, 'waiting')
+    assert.deepEqual(await engine.receiveWebhook(token, { paid: true }), {
+      runId,
+      status: 'accepted',
+    })
+    assert.deepEqual(await engine.waitForRun(runId, { timeoutMs: 5_000 }), {
+      runId,
+      status: 'completed',
+      output: { paid: true },
+    })
+  })
+
+  test('a callback before wait() is kept and consumed once; repeats are duplicates', async (env) => {
+    const engine = await env.engine()
+    let token = ''
+    engine.register('early', 1, async (ctx) => {
+      const hook = await ctx.webhook()
+      token = hook.token
+      await ctx.sleep('1h') // the provider answers meanwhile, twice
+      const first = await hook.wait()
+      const second = await hook
+        .wait({ timeoutMs: 1_000 })
+        .catch((error: unknown) => (error as { code?: string }).code)
+      return [first, second]
+    })
+    const { runId } = await engine.start('early', null)
+    await env.settle()
+    assert.equal((await engine.receiveWebhook(token, 'body-1')).status, 'accepted')
+    assert.equal((await engine.receiveWebhook(token, 'body-2')).status, 'duplicate')
+    await env.skip(3_600_000)
+    await env.skip(1_000)
+    assert.deepEqual(
+      ((await engine.waitForRun(runId, { timeoutMs: 5_000 })) as { output?: unknown }).output,
+      ['body-1', 'E_SIGNAL_TIMEOUT'],
+    )
+  })
+
+  test('an unknown, forged or malformed token stores nothing; a finished run answers gone', async (env) => {
+    const engine = await env.engine()
+    let token = ''
+    engine.register('w', 1, async (ctx) => {
+      token = (await ctx.webhook()).token
+      return 'done'
+    })
+    const { runId } = await engine.start('w', null)
+    await engine.waitForRun(runId, { timeoutMs: 5_000 })
+    const [runPart] = token.split('.')
+    const forged = `${runPart}.${'A'.repeat(22)}`
+    for (const bad of [forged, 'garbage', '', `${runPart}.`, 'bm9ib2R5.AAAAAAAAAAAAAAAAAAAAAA']) {
+      const error = await engine.receiveWebhook(bad, 'x').catch((e: unknown) => e)
+      assert.ok(WebhookNotFoundError.is(error), `${bad}: ${String(error)}`)
+      assert.equal(webhookHttpResponse(error).status, 404)
+    }
+    const late = await engine.receiveWebhook(token, 'too late').catch((e: unknown) => e)
+    assert.ok(RunTerminalError.is(late))
+    assert.equal(webhookHttpResponse(late).status, 410)
+    assert.equal(webhookHttpResponse({ runId, status: 'accepted' }).status, 202)
+  })
+
+  test('the token survives a restart: a replay hands out the same one', async (env) => {
+    const tokens: string[] = []
+    const body = async (ctx: import('@cairn/core').WorkflowContext) => {
+      const hook = await ctx.webhook()
+      tokens.push(hook.token)
+      await ctx.sleep('1h')
+      return hook.wait()
+    }
+    const first = await env.engine({ instanceId: 'first' })
+    first.register('w', 1, body)
+    const { runId } = await first.start('w', null)
+    await env.settle()
+    await first.close()
+    const second = await env.engine({ instanceId: 'second' })
+    second.register('w', 1, body)
+    await env.skip(3_600_000)
+    await second.receiveWebhook(tokens[0]!, 'ok')
+    assert.equal(
+      ((await second.waitForRun(runId, { timeoutMs: 5_000 })) as { output?: unknown }).output,
+      'ok',
+    )
+    assert.ok(tokens.length >= 2 && tokens.every((t) => t === tokens[0]), 'one token across turns')
+  })
+})
