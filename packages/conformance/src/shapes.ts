@@ -18,6 +18,7 @@ const CHECKPOINT_KINDS = [
   'set_event',
   'child',
   'webhook',
+  'update',
 ]
 
 type Check = (value: unknown) => boolean

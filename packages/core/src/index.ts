@@ -18,6 +18,7 @@ export type { SignalToken, SignalOptions, SignalReceipt } from './engine/signal_
 export type { ContinueOptions } from './engine/breakpoint_continuer.ts'
 export type { GetEventOptions } from './engine/event_reader.ts'
 export { webhookHttpResponse, type WebhookReceipt } from './engine/webhook_receiver.ts'
+export type { UpdateCallOptions, UpdateResult } from './engine/update_sender.ts'
 export type { RunInfo, StepInfo, RunOutcome } from './engine/views.ts'
 export {
   channels,

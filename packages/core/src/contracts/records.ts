@@ -107,6 +107,7 @@ export type CheckpointKind =
   | 'set_event'
   | 'child'
   | 'webhook'
+  | 'update'
 
 /**
  * `completed` / `failed`: an outcome delivered to the workflow; never changes again (I1).

@@ -33,6 +33,7 @@ import { readEvent, type GetEventOptions } from './event_reader.ts'
 import { CANCEL_SIGNAL } from '../execution/wait_names.ts'
 import { cancelChildren, cancelOne, type CancellationDeps } from './cancellation.ts'
 import { RunWaiters } from './run_waiters.ts'
+import { sendUpdate, type UpdateCallOptions, type UpdateResult } from './update_sender.ts'
 import { receiveWebhook, type WebhookReceipt } from './webhook_receiver.ts'
 import {
   deliverSignal,
@@ -207,6 +208,21 @@ export class Engine {
   async receiveWebhook(token: string, body: unknown): Promise<WebhookReceipt> {
     await this.open()
     return receiveWebhook(this.signalDeps(), token, body)
+  }
+
+  /**
+   * Send an update to a run and wait for its decision: `{ accepted: true }`, or `{ accepted:
+   * false, reason }` from the workflow's validator (a rejected update changes nothing).
+   * Idempotent by `updateId`. E_WAIT_TIMEOUT when the run has not decided in time.
+   */
+  async update(
+    runId: string,
+    name: string,
+    arg: unknown,
+    options?: UpdateCallOptions,
+  ): Promise<UpdateResult> {
+    await this.open()
+    return sendUpdate(this.signalDeps(), runId, name, arg, options)
   }
 
   /** Begin executing runs in this process: pending work, due timers, expired leases. */

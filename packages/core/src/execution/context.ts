@@ -9,6 +9,7 @@ import { startChild } from './child.ts'
 import { localStep } from './local_step.ts'
 import { patched } from './patched.ts'
 import { setEvent } from './set_event.ts'
+import { onUpdate } from './update.ts'
 import { webhook } from './webhook.ts'
 import { sideEffect } from './side_effect.ts'
 import { waitForSignal } from './signal_wait.ts'
@@ -21,6 +22,7 @@ import type {
   LocalStepOptions,
   SignalWaitOptions,
   StepFn,
+  UpdateOptions,
   Webhook,
   WorkflowContext,
 } from './types.ts'
@@ -78,6 +80,10 @@ export class TurnContext implements WorkflowContext {
 
   setEvent(key: string, value: unknown): Promise<void> {
     return setEvent(this.#turn, key, value)
+  }
+
+  onUpdate<A = unknown>(name: string, options?: UpdateOptions<A>): Promise<A> {
+    return onUpdate<A>(this.#turn, name, options)
   }
 
   webhook(): Promise<Webhook> {

@@ -103,6 +103,11 @@ export interface WorkflowContext {
    * receives the first callback's body. See `engine.receiveWebhook`.
    */
   webhook(): Promise<Webhook>
+  /**
+   * The next accepted update sent with `engine.update(runId, name, arg)`. Each update is
+   * validated here and the decision recorded; the caller gets it. Rejected ones are skipped.
+   */
+  onUpdate<A = unknown>(name: string, options?: UpdateOptions<A>): Promise<A>
   /** One child per input, in parallel; their results in input order. */
   all<O = unknown>(workflow: string, inputs: readonly unknown[], options?: AllOptions): Promise<O[]>
   /** One child per input, in parallel; every outcome, like `Promise.allSettled`. */
@@ -132,6 +137,16 @@ export interface AllOptions extends Omit<ChildOptions, 'childId'> {
    * `waitAll`: wait for every child, then reject with the first failure if any failed.
    */
   mode?: 'failFast' | 'waitAll'
+}
+
+export interface UpdateOptions<A> {
+  /**
+   * Decide whether to accept an update: `true` (or nothing) accepts; `false` or a string (the
+   * reason) rejects; a throw rejects with its message. Runs in the workflow: keep it pure.
+   */
+  validate?: (arg: A) => boolean | string | void
+  /** Give up after this long without an accepted update (SignalTimeoutError). */
+  timeoutMs?: number
 }
 
 /** A callback address made by `ctx.webhook()`. */
