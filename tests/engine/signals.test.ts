@@ -283,4 +283,26 @@ eachStore('signals', (test) => {
     assert.equal(outcome.status, 'failed')
     assert.match(JSON.stringify(outcome), /timeoutMs/)
   })
+
+  test('race: a wake seen by two engines at once runs the run once', async (env) => {
+    let after = 0
+    const body = async (ctx: WorkflowContext) => {
+      const got = await ctx.waitForSignal('go')
+      await ctx.localStep('after', () => ++after)
+      return got
+    }
+    const a = await env.engine({ instanceId: 'a' })
+    const b = await env.engine({ instanceId: 'b' })
+    a.register('dup', 1, body)
+    b.register('dup', 1, body)
+    const { runId } = await a.start('dup', null)
+    await env.settle()
+    const sender = await env.engine({ instanceId: 'sender', drive: false })
+    await sender.signal({ runId, name: 'go' }, 'once')
+    // Both engines poll at the same instant and both see the woken run: one claim wins.
+    await env.skip(60_000)
+    const outcome = await a.waitForRun(runId, { timeoutMs: 5_000 })
+    assert.deepEqual(outcome, { runId, status: 'completed', output: 'once' })
+    assert.equal(after, 1)
+  })
 })
