@@ -60,29 +60,20 @@ export class TurnEnding {
   }
 
   /** A compensating cancel has undone what it could: the run ends cancelled (fenced). */
-  async cancelWith(reason: string): Promise<void> {
-    if (!this.begin('run cancelled')) return
-    const error = encodeError(new CancelledError(reason), this.deps.codec)
-    const op: FinishRunOp = {
-      type: 'finishRun',
-      fence: this.turn.fence,
-      status: 'cancelled',
-      output: null,
-      error,
-    }
-    this.notifyParent(op)
-    if ((await this.commit([op])) === null) return
-    this.deps.events.emit('run:cancelled', this.ref())
-    this.end({ kind: 'cancelled', error })
+  cancelWith(reason: string): Promise<void> {
+    return this.endCancelled('run cancelled', () => new CancelledError(reason))
   }
 
   /** The run outlived its execution timeout: cancel it (fenced) with E_WORKFLOW_TIMEOUT. */
-  async timeOut(timeoutMs: number): Promise<void> {
-    if (!this.begin('workflow execution timed out')) return
-    const error = encodeError(
-      new WorkflowTimeoutError(this.turn.workflow, timeoutMs),
-      this.deps.codec,
-    )
+  timeOut(timeoutMs: number): Promise<void> {
+    const error = () => new WorkflowTimeoutError(this.turn.workflow, timeoutMs)
+    return this.endCancelled('workflow execution timed out', error)
+  }
+
+  /** The run ends `cancelled` by its own turn, with `error`; a parent hears of it. */
+  private async endCancelled(why: string, makeError: () => Error): Promise<void> {
+    if (!this.begin(why)) return
+    const error = encodeError(makeError(), this.deps.codec)
     const op: FinishRunOp = {
       type: 'finishRun',
       fence: this.turn.fence,
