@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict'
-import { RunTerminalError, WebhookNotFoundError, webhookHttpResponse } from '@cairn/core'
+import {
+  RunTerminalError,
+  WebhookNotFoundError,
+  webhookHttpResponse,
+  type WorkflowContext,
+} from '@cairn/core'
 import { eachStore } from '../helpers/harness.ts'
 
 eachStore('webhooks', (test) => {
@@ -82,7 +87,7 @@ eachStore('webhooks', (test) => {
 
   test('the token survives a restart: a replay hands out the same one', async (env) => {
     const tokens: string[] = []
-    const body = async (ctx: import('@cairn/core').WorkflowContext) => {
+    const body = async (ctx: WorkflowContext) => {
       const hook = await ctx.webhook()
       tokens.push(hook.token)
       await ctx.sleep('1h')
