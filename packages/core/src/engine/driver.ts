@@ -49,6 +49,8 @@ export class Driver {
   private keepAlive: NodeJS.Timeout | null = null
   private stopWatching: (() => Promise<void>) | null = null
   private unparking = 0
+  /** Cancellations of a timed-out run's children still under way. */
+  private cascading = 0
 
   constructor(deps: DriverDeps) {
     this.deps = deps
@@ -86,6 +88,7 @@ export class Driver {
   get quiet(): boolean {
     if (this.polls.busy || this.reserved > 0 || this.parkSweeper.busy || this.unparking > 0)
       return false
+    if (this.cascading > 0) return false
     for (const turn of this.turns.values()) if (!turn.quiet) return false
     return true
   }
@@ -283,6 +286,7 @@ export class Driver {
     this.deps.waiters.notify(turn.runId, outcomeOf(end))
     if (end.kind === 'suspended' && end.wakeAt !== null) this.wake(end.wakeAt)
     if (end.kind === 'cancelled' && end.error !== undefined) {
+      this.cascading += 1
       this.deps
         .cancelChildren(turn.runId, 'execution timeout')
         .catch((error: unknown) =>
@@ -291,6 +295,7 @@ export class Driver {
             'cairn: could not cancel the children of a timed-out run; cancel it again to finish',
           ),
         )
+        .finally(() => (this.cascading -= 1))
     }
     // A child's outcome went to its parent's inbox with this ending: the parent may run here.
     if (turn.parent !== null && isTerminal(end)) this.wake(this.deps.options.clock.now())
