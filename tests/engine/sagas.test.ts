@@ -220,4 +220,30 @@ eachStore('sagas', (test) => {
     assert.equal((outcome as { output?: unknown }).output, 'cancelled')
     assert.deepEqual(log, ['unhold'])
   })
+
+  test('cancel with compensation starts no retry of a failed attempt', async (env) => {
+    const engine = await env.engine()
+    const log: string[] = []
+    let attempts = 0
+    engine.register('flaky', 1, async (ctx) => {
+      await ctx.localStep('a', () => 'A', { compensate: () => log.push('undo A') })
+      await ctx.localStep(
+        'b',
+        () => {
+          attempts++
+          throw new Error('down')
+        },
+        { retries: 5, backoff: { type: 'fixed', delay: '1h' } },
+      )
+    })
+    const { runId } = await engine.start('flaky', null)
+    await env.settle()
+    assert.equal(attempts, 1)
+    assert.equal((await engine.getRun(runId))?.status, 'waiting', 'suspended until the retry')
+    await engine.cancel(runId, { compensate: true })
+    assert.equal((await engine.waitForRun(runId, { timeoutMs: 5_000 })).status, 'cancelled')
+    await env.skip(2 * 3_600_000)
+    assert.equal(attempts, 1, 'the retry never ran')
+    assert.deepEqual(log, ['undo A'])
+  })
 })

@@ -83,6 +83,10 @@ eachStore('webhooks', (test) => {
     assert.ok(RunTerminalError.is(late))
     assert.equal(webhookHttpResponse(late).status, 410)
     assert.equal(webhookHttpResponse({ runId, status: 'accepted' }).status, 202)
+    assert.equal(webhookHttpResponse({ runId, status: 'duplicate' }).status, 200)
+    assert.equal(webhookHttpResponse({ code: 'E_NOT_SERIALIZABLE' }).status, 400)
+    assert.equal(webhookHttpResponse({ code: 'E_STORE_FAILURE' }).status, 503)
+    assert.equal(webhookHttpResponse(new Error('boom')).status, 500)
   })
 
   test('the token survives a restart: a replay hands out the same one', async (env) => {

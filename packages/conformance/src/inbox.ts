@@ -10,6 +10,7 @@ import type {
   DeliverMessageOp,
   Fence,
   InboxMessage,
+  SaveCheckpointOp,
   StateStore,
 } from '@cairn/core/contracts'
 import { LEASE_MS, NOT_REGISTERED, T0, checkpoint } from './fixtures.ts'
@@ -59,6 +60,16 @@ async function inbox(store: StateStore, runId: string): Promise<InboxMessage[]> 
 /** A signal wait at `seq` that received message `seq` of the inbox. */
 function received(runId: string, seq: number, payload: string): CheckpointRecord {
   return checkpoint(runId, seq, { name: 'approval', kind: 'signal', output: payload })
+}
+
+/** A signal wait at position `seq` recording `payload` and consuming inbox message `consumes`. */
+function consuming(fence: Fence, seq: number, payload: string, consumes: number): SaveCheckpointOp {
+  return {
+    type: 'saveCheckpoint',
+    fence,
+    checkpoint: received(fence.runId, seq, payload),
+    consumes,
+  }
 }
 
 async function suspendSeen(
@@ -169,12 +180,7 @@ export function inboxTests(define: Define): void {
       { status: 'delivered', seq: 1, duplicate: false },
       'same id, other run',
     )
-    const op = {
-      type: 'saveCheckpoint' as const,
-      fence,
-      checkpoint: received('run-1', 0, '{"approved":true}'),
-      consumes: 1,
-    }
+    const op = consuming(fence, 0, '{"approved":true}', 1)
     expectApplied(await applyOne(store, op, T0 + 2), 'saveCheckpoint consuming message 1')
     same(
       await applyOne(store, message('run-1', 'approval', { dedupeId: 'same-id' }), T0 + 3),
@@ -273,12 +279,7 @@ export function inboxTests(define: Define): void {
     const fence = await startRun(store, 'run-1', T0)
     await applyOne(store, message('run-1'), T0 + 1)
     await applyOne(store, message('run-1', 'approval', { payload: '"second"' }), T0 + 1)
-    const stale = {
-      type: 'saveCheckpoint' as const,
-      fence: { runId: 'run-1', epoch: 7 },
-      checkpoint: received('run-1', 0, '"x"'),
-      consumes: 1,
-    }
+    const stale = consuming({ runId: 'run-1', epoch: 7 }, 0, '"x"', 1)
     const fenced = await applyOne(store, stale, T0 + 2)
     assert.equal(fenced.status, 'fenced', 'a stale holder is fenced')
     assert.deepEqual(
@@ -286,12 +287,7 @@ export function inboxTests(define: Define): void {
       [1, 2],
       'nothing consumed by a fenced write',
     )
-    const first = {
-      type: 'saveCheckpoint' as const,
-      fence,
-      checkpoint: received('run-1', 0, '{"approved":true}'),
-      consumes: 1,
-    }
+    const first = consuming(fence, 0, '{"approved":true}', 1)
     expectApplied(await applyOne(store, first, T0 + 3), 'consuming message 1')
     assert.deepEqual(
       (await inbox(store, 'run-1')).map((m) => m.seq),
@@ -318,12 +314,7 @@ export function inboxTests(define: Define): void {
     await applyOne(store, message('run-1'), T0 + 1)
     const results = await store.applyBatch(
       [
-        {
-          type: 'saveCheckpoint',
-          fence,
-          checkpoint: received('run-1', 0, '{"approved":true}'),
-          consumes: 1,
-        },
+        consuming(fence, 0, '{"approved":true}', 1),
         { type: 'suspendRun', fence, wakeAt: null, waitingOn: 'signal', inboxSeen: 2 },
       ],
       T0 + 2,

@@ -9,6 +9,7 @@ import { WaitTimeoutError } from '../errors/index.ts'
 import { updateSignalName, type UpdateDecision } from '../execution/update.ts'
 import { checkSignalName } from '../execution/wait_names.ts'
 import { assertIdentifier } from '../util/validate.ts'
+import { pollUntil } from './poll_until.ts'
 import { deliverSignal, type SignalSenderDeps } from './signal_sender.ts'
 
 export interface UpdateCallOptions {
@@ -25,9 +26,6 @@ export interface UpdateResult {
   reason: string | null
 }
 
-const FIRST_POLL_MS = 5
-const MAX_POLL_MS = 250
-
 export async function sendUpdate(
   deps: SignalSenderDeps,
   runId: string,
@@ -42,19 +40,11 @@ export async function sendUpdate(
   const signal = updateSignalName(name)
   await deliverSignal(deps, { runId, name: signal }, { updateId, arg }, `${signal}:${updateId}`)
   const deadline = Date.now() + (options.timeoutMs ?? 30_000)
-  for (let pollMs = FIRST_POLL_MS; ; pollMs = Math.min(pollMs * 2, MAX_POLL_MS)) {
-    const decision = await findDecision(deps, runId, name, updateId)
-    if (decision !== null) return decision
-    if (Date.now() >= deadline) {
-      throw new WaitTimeoutError(
-        `run "${runId}" has not decided update "${name}" (${updateId}) yet`,
-        {
-          details: { runId, update: name, updateId },
-        },
-      )
-    }
-    await new Promise((resolve) => setTimeout(resolve, Math.min(pollMs, deadline - Date.now())))
-  }
+  const decision = await pollUntil(() => findDecision(deps, runId, name, updateId), deadline)
+  if (decision !== null) return decision
+  throw new WaitTimeoutError(`run "${runId}" has not decided update "${name}" (${updateId}) yet`, {
+    details: { runId, update: name, updateId },
+  })
 }
 
 async function findDecision(
