@@ -106,9 +106,11 @@ async function threeEngines(kind: ServerKind): Promise<void> {
     // Past its lease, and until another engine has taken one of its runs over: only then must
     // A's late writes be fenced (a run nobody took is still A's to finish).
     await pause(LEASE_MS)
+    // Frozen mid-transaction, A may hold a row lock that another engine's write waits on for
+    // the server's lock wait (MariaDB: 50 s) before it fails and is retried.
     await until(
       () => takenOver(store, heldByA),
-      20_000,
+      70_000,
       'no engine took over a run of the paused one',
     )
     const before = await recordedCheckpoints(store)
