@@ -13,7 +13,9 @@ async function run(): Promise<void> {
   const store = createSqliteStore({ path })
   await store.open()
   await store.close()
-  const db = new DatabaseSync(path, { readOnly: true })
+  // A busy timeout: another child may still hold the file's lock (its own migration
+  // check, or the WAL checkpoint its close runs), and this reader must wait, not fail.
+  const db = new DatabaseSync(path, { readOnly: true, timeout: 10_000 })
   const row = db.prepare('SELECT revision FROM cairn_schema').get() as { revision: number }
   db.close()
   console.log(`opened revision=${row.revision}`)
