@@ -7,6 +7,7 @@ import {
   NON_DETERMINISM,
   OWNER_A,
   T0,
+  checkpoint,
   createdRecord,
   newRun,
 } from './fixtures.ts'
@@ -85,6 +86,34 @@ export function cancelTests(define: Define): void {
       'the run after the fenced writes',
     )
   })
+
+  define(
+    "a cancelled run records a late outcome at the cancel's epoch; nothing else changes",
+    async (store) => {
+      await startRun(store, 'run-1', T0)
+      expectApplied(await cancel(store, 'run-1', T0 + 10), 'cancelRun')
+      const late = checkpoint('run-1', 0, { order: null, updatedAt: T0 + 20 })
+      const at = { runId: 'run-1', epoch: 2 }
+      expectApplied(
+        await applyOne(store, { type: 'saveCheckpoint', fence: at, checkpoint: late }, T0 + 20),
+        'late saveCheckpoint at the new epoch',
+      )
+      const again = { ...late, output: '"changed"' }
+      const conflict = await applyOne(
+        store,
+        { type: 'saveCheckpoint', fence: at, checkpoint: again },
+        T0 + 30,
+      )
+      same(conflict, { status: 'conflict', existing: late }, 'a recorded late outcome wins')
+      const cancelled = cancelledFrom(STARTED, T0 + 10)
+      same(await snapshot(store, 'run-1'), { run: cancelled, checkpoints: [late] }, 'the run')
+      // Other writes at that epoch stay refused: the run is terminal.
+      for (const { type, op } of FENCED_OPS.filter((f) => f.type !== 'saveCheckpoint')) {
+        const result = await applyOne(store, op('run-1', 2), T0 + 40)
+        expectFenced(result, { status: 'cancelled', epoch: 2 }, `${type} at the new epoch`)
+      }
+    },
+  )
 
   define('cancelRun of a parked run: cancelled, parkReason cleared', async (store) => {
     await park(store, await startRun(store, 'run-1', T0), NON_DETERMINISM, T0 + 5)

@@ -57,6 +57,8 @@ export function createdRecord(
     inboxSeq: 0,
     parentRunId: run.parent?.runId ?? null,
     parentSeq: run.parent?.seq ?? null,
+    continuedFrom: run.continuedFrom ?? null,
+    continuedTo: null,
   }
 }
 

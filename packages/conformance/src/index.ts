@@ -9,6 +9,7 @@ import { badInputTests } from './bad_inputs.ts'
 import { batchFencingTests } from './batch_fencing.ts'
 import { cancelTests } from './cancel.ts'
 import { childrenTests } from './children.ts'
+import { continuationTests } from './continuations.ts'
 import { checkpointTests } from './checkpoints.ts'
 import { claimTests } from './claims_leases.ts'
 import { definer, type StoreFactory, type TestFn } from './harness.ts'
@@ -30,6 +31,7 @@ export function storeConformance(test: TestFn, factory: StoreFactory): void {
   cancelTests(definer(test, factory, 'cancelRun'))
   inboxTests(definer(test, factory, 'inbox (signals)'))
   childrenTests(definer(test, factory, 'child runs'))
+  continuationTests(definer(test, factory, 'continueAsNew'))
   parkTests(definer(test, factory, 'parkUnrunnable and unpark'))
   listRunsTests(definer(test, factory, 'listRuns'))
   badInputTests(definer(test, factory, 'bad inputs'))

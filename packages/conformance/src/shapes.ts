@@ -6,7 +6,16 @@
 import assert from 'node:assert/strict'
 import type { CheckpointRecord, RunRecord } from '@cairn/core/contracts'
 
-const RUN_STATUSES = ['pending', 'running', 'waiting', 'completed', 'failed', 'cancelled', 'parked']
+const RUN_STATUSES = [
+  'pending',
+  'running',
+  'waiting',
+  'completed',
+  'failed',
+  'cancelled',
+  'continued',
+  'parked',
+]
 const CHECKPOINT_STATUSES = ['completed', 'failed', 'retrying', 'waiting']
 const CHECKPOINT_KINDS = [
   'local',
@@ -57,6 +66,8 @@ const RUN_FIELDS: Record<keyof RunRecord, Check> = {
   inboxSeq: integer,
   parentRunId: textOrNull,
   parentSeq: integerOrNull,
+  continuedFrom: textOrNull,
+  continuedTo: textOrNull,
 }
 
 const CHECKPOINT_FIELDS: Record<keyof CheckpointRecord, Check> = {

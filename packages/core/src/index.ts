@@ -28,7 +28,13 @@ export {
 } from './engine/events.ts'
 export { defaultLogger, silentLogger } from './engine/default_logger.ts'
 export type * from './execution/types.ts'
-export { MemoryStore, encodeCursor, decodeCursor, type CursorPosition } from './store/index.ts'
+export {
+  MemoryStore,
+  checkFinishOp,
+  encodeCursor,
+  decodeCursor,
+  type CursorPosition,
+} from './store/index.ts'
 export { SystemClock, systemClock } from './clock/system_clock.ts'
 export { JsonCodec, createCodec, serializeError, deserializeError } from './codec/index.ts'
 export { toMilliseconds, type Duration } from './util/duration.ts'

@@ -13,12 +13,13 @@
  *              | completed | failed | cancelled | parked
  *   waiting  → running (wake) | cancelled | parked
  *   parked   → pending (unpark) | cancelled
- *   completed | failed | cancelled: terminal, absorbing (I5).
+ *   completed | failed | cancelled | continued: terminal, absorbing (I5). `continued`: the run
+ *   ended with `ctx.continueAsNew` and its successor (`continuedTo`) carries on.
  */
 export type RunStatus =
-  'pending' | 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled' | 'parked'
+  'pending' | 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled' | 'continued' | 'parked'
 
-export type TerminalStatus = 'completed' | 'failed' | 'cancelled'
+export type TerminalStatus = 'completed' | 'failed' | 'cancelled' | 'continued'
 
 /** Identifies one registered workflow implementation. */
 export interface WorkflowKey {
@@ -75,6 +76,10 @@ export interface RunRecord {
   parentRunId: string | null
   /** The parent's position waiting for this run's outcome (null for a top-level run). */
   parentSeq: number | null
+  /** The run this one continues (`ctx.continueAsNew`), or null. */
+  continuedFrom: string | null
+  /** Status `continued`: the successor carrying on; else null. */
+  continuedTo: string | null
 }
 
 export type MessageKind = 'signal'

@@ -54,6 +54,8 @@ export interface NewRun {
   createdAt: number
   /** For a child run: its parent and the parent's position awaiting it. Stored as given. */
   parent?: { runId: string; seq: number }
+  /** The run this one continues (`ctx.continueAsNew`). Stored as given. */
+  continuedFrom?: string
 }
 
 /**
@@ -72,6 +74,10 @@ export interface CreateRunOp {
 
 /**
  * Insert or advance the checkpoint at (runId, seq), fenced (`checkpoint.runId` is `fence.runId`).
+ * Besides the lease holder's, a `cancelled` run at `fence.epoch` accepts it too: the late
+ * outcome of a step that was in flight when the run was cancelled, recorded for the timeline
+ * (the cancel moved the epoch; the cancelled turn writes under the one it left). Nothing else
+ * changes for such a run: it stays cancelled.
  * - No row yet, or a `retrying`/`waiting` row: the row becomes `checkpoint` → `applied`.
  * - A `completed`/`failed` row already there: nothing changes → `conflict` with the stored
  *   row (the recorded result wins, I1; a retried write of the same row lands here too).
@@ -144,6 +150,9 @@ export interface ReleaseRunOp {
 /**
  * Move a running run to a terminal status with its output or error; `availableAt` null,
  * `finishedAt = now`. Fenced. Terminal is absorbing: a second finish reports `fenced`.
+ * Status `continued` records `continuedTo` (the successor's id); the successor itself is
+ * created by a createRun op placed before this one in the same batch (see ctx.continueAsNew:
+ * a successor whose predecessor did not end `continued` to it refuses to run).
  */
 export interface FinishRunOp {
   type: 'finishRun'
@@ -151,6 +160,8 @@ export interface FinishRunOp {
   status: TerminalStatus
   output: string | null
   error: string | null
+  /** Status `continued` only: the successor's run id. */
+  continuedTo?: string
   /** A message to deliver in the same transaction iff this op applies (a child telling its parent). */
   notify?: MessageToDeliver
 }

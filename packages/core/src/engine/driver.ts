@@ -22,6 +22,7 @@ import type { RunWaiters, TerminalOutcome } from './run_waiters.ts'
 import { LeaseKeeper } from './lease_keeper.ts'
 import { ParkSweeper } from './park_sweeper.ts'
 import { PollSchedule } from './poll_schedule.ts'
+import { SuccessorCheck } from './successor_check.ts'
 
 export interface DriverDeps {
   options: ResolvedEngineOptions
@@ -44,6 +45,7 @@ export class Driver {
   private draining = false
   private readonly leases: LeaseKeeper
   private readonly parkSweeper: ParkSweeper
+  private readonly successors: SuccessorCheck
   // Engine timers never hold the process open; while driving, this one handle does, so a
   // worker process stays up until drain/close (like a server with a listening socket).
   private keepAlive: NodeJS.Timeout | null = null
@@ -73,11 +75,21 @@ export class Driver {
       events: deps.events,
       holdTimersUpToMs: o.holdTimersUpToMs,
       webhookUrl: o.webhookUrl,
+      newestVersion: (workflow) => deps.registry.resolve(workflow).version,
       onEnded: (turn, end) => this.onTurnEnded(turn, end),
     }
     this.polls = new PollSchedule(o.clock, o.pollIntervalMs, () => this.poll())
     this.leases = new LeaseKeeper(o, deps.committer, () => this.turns.values())
     this.parkSweeper = new ParkSweeper(o, deps.registry)
+    this.successors = new SuccessorCheck({
+      options: o,
+      committer: deps.committer,
+      onOrphanCancelled: (run) => {
+        const ref = { runId: run.id, workflow: run.workflow, version: run.version }
+        if (deps.events.wants('run:cancelled')) deps.events.emit('run:cancelled', ref)
+        deps.waiters.notify(run.id)
+      },
+    })
   }
 
   get isDriving(): boolean {
@@ -244,10 +256,16 @@ export class Driver {
     try {
       const store = this.deps.options.store
       // A fresh run has no history; a run never signalled has no inbox: no read for either.
-      const [records, messages] = await Promise.all([
+      const [records, loaded] = await Promise.all([
         run.turns > 1 ? store.loadCheckpoints(run.id) : [],
         run.inboxSeq > 0 ? store.loadInbox(run.id) : [],
       ])
+      let messages = loaded
+      if (records.length === 0 && run.continuedFrom !== null) {
+        // A successor's first step waits for its predecessor's end, and takes its signals.
+        if (!(await this.successors.check(run))) return void (this.reserved -= 1)
+        messages = await store.loadInbox(run.id)
+      }
       this.reserved -= 1
       const inbox = new Inbox(messages, run.inboxSeq)
       this.runTurn({ ...run, epoch: run.leaseEpoch }, new History(records), inbox)
@@ -285,6 +303,8 @@ export class Driver {
     if (this.turns.get(turn.runId) === turn) this.turns.delete(turn.runId)
     this.deps.waiters.notify(turn.runId, outcomeOf(end))
     if (end.kind === 'suspended' && end.wakeAt !== null) this.wake(end.wakeAt)
+    // The successor was created claimable now: take it without waiting for the next poll.
+    if (end.kind === 'continued') this.wake(this.deps.options.clock.now())
     if (end.kind === 'cancelled' && end.error !== undefined) {
       this.cascading += 1
       this.deps
@@ -322,6 +342,8 @@ function outcomeOf(end: TurnEnd): TerminalOutcome | null {
     return { status: end.kind, output: end.output, error: end.error }
   if (end.kind === 'cancelled' && end.error !== undefined)
     return { status: 'cancelled', output: null, error: end.error }
+  if (end.kind === 'continued')
+    return { status: 'continued', output: null, error: null, continuedTo: end.continuedTo }
   return null
 }
 

@@ -30,6 +30,7 @@ import { WorkflowRegistry } from './registry.ts'
 import { startRun, type StartedRun, type StartOptions } from './run_starter.ts'
 import { continueRun, type ContinueOptions } from './breakpoint_continuer.ts'
 import { readEvent, type GetEventOptions } from './event_reader.ts'
+import { successorOf } from './inbox_adoption.ts'
 import { CANCEL_SIGNAL } from '../execution/wait_names.ts'
 import { cancelChildren, cancelOne, type CancellationDeps } from './cancellation.ts'
 import { RunWaiters } from './run_waiters.ts'
@@ -74,7 +75,7 @@ export interface RunList<I = unknown, O = unknown> {
   nextCursor: string | null
 }
 
-const TERMINAL = new Set(['completed', 'failed', 'cancelled'])
+const TERMINAL = new Set(['completed', 'failed', 'cancelled', 'continued'])
 
 export class Engine {
   readonly options: ResolvedEngineOptions
@@ -273,32 +274,51 @@ export class Engine {
     }
   }
 
-  /** Resolves with the run's outcome once it is terminal; E_WAIT_TIMEOUT after `timeoutMs`. */
+  /**
+   * Resolves with the run's outcome once it is terminal; E_WAIT_TIMEOUT after `timeoutMs`. A
+   * run that continued as new is followed along its chain: the outcome is the last run's (its
+   * `runId` says which).
+   */
   async waitForRun<O = unknown>(runId: string, options: WaitOptions = {}): Promise<RunOutcome<O>> {
     await this.open()
     const deadline =
       options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + options.timeoutMs
+    let current = runId
     for (let pollMs = 5; ; pollMs = Math.min(pollMs * 2, 250)) {
       // Executing here: its turn tells us how it ended, with no store read when it finished.
-      if (this.driver.turnOf(runId) !== undefined) {
-        const finished = await this.waiters.wait(runId, deadline - Date.now())
-        if (finished !== null) return terminalOutcome<O>(runId, finished, this.options.codec)
+      if (this.driver.turnOf(current) !== undefined) {
+        const finished = await this.waiters.wait(current, deadline - Date.now())
+        if (finished?.status === 'continued' && finished.continuedTo != null) {
+          current = finished.continuedTo
+          continue
+        }
+        if (finished !== null && finished.status !== 'continued')
+          return terminalOutcome<O>(
+            current,
+            { ...finished, status: finished.status },
+            this.options.codec,
+          )
       } else {
-        const run = await this.options.store.getRun(runId)
+        const run = await this.options.store.getRun(current)
         if (run === null)
-          throw new RunNotFoundError(`no run with id "${runId}"`, { details: { runId } })
+          throw new RunNotFoundError(`no run with id "${current}"`, { details: { runId: current } })
+        if (run.status === 'continued' && run.continuedTo !== null) {
+          current = run.continuedTo
+          continue
+        }
         if (TERMINAL.has(run.status)) return toOutcome<O>(run, this.options.codec)
         if (Date.now() < deadline)
-          await this.waiters.wait(runId, Math.min(pollMs, deadline - Date.now()))
+          await this.waiters.wait(current, Math.min(pollMs, deadline - Date.now()))
       }
-      if (Date.now() >= deadline) return this.waitTimeout(runId, options.timeoutMs)
+      if (Date.now() >= deadline) return this.waitTimeout(current, options.timeoutMs)
     }
   }
 
   /**
    * Cancel a run that has not finished: it becomes `cancelled` at once, its executing turn (here
    * or elsewhere) is fenced off, and no new step starts. E_RUN_NOT_FOUND for an unknown id;
-   * cancelling a finished run is an error naming its status.
+   * cancelling a finished run is an error naming its status. A run that continued as new
+   * passes the cancel on to the latest run of its chain.
    */
   async cancel(runId: string, options: CancelOptions = {}): Promise<void> {
     assertIdentifier(runId, 'runId')
@@ -308,6 +328,10 @@ export class Engine {
     const result = await cancelOne(this.cancellationDeps(), runId, reason)
     if (result === null || result.status === 'not_found')
       throw new RunNotFoundError(`no run with id "${runId}"`, { details: { runId } })
+    if (result.status === 'terminal' && result.current.status === 'continued') {
+      const successor = await successorOf(this.adoptionDeps(), runId)
+      if (successor !== null) return this.cancel(successor, options)
+    }
     if (result.status === 'terminal') {
       throw new InvalidArgumentError(
         `run "${runId}" already finished (${result.current.status}); it cannot be cancelled`,
@@ -375,9 +399,12 @@ export class Engine {
       { runId, name: CANCEL_SIGNAL },
       { reason },
       CANCEL_SIGNAL,
-    ).catch((error: unknown) => {
+    ).catch(async (error: unknown) => {
       if (!RunTerminalError.is(error)) throw error
       const status = (error.details as { status?: string }).status
+      const successor =
+        status === 'continued' ? await successorOf(this.adoptionDeps(), runId) : null
+      if (successor !== null) return { successor }
       throw new InvalidArgumentError(
         `run "${runId}" already finished (${status}); it cannot be cancelled`,
         {
@@ -385,7 +412,13 @@ export class Engine {
         },
       )
     })
+    // The run continued as new: the latest run of its chain is the one to unwind.
+    if ('successor' in receipt) return this.cancelCompensating(receipt.successor, reason)
     if (!receipt.duplicate) this.driver.turnOf(runId)?.requestCancel(reason)
+  }
+
+  private adoptionDeps() {
+    return { options: this.options, committer: this.committer }
   }
 
   private cancellationDeps(): CancellationDeps {

@@ -26,6 +26,8 @@ export interface EngineEvents {
   'run:completed': RunRef
   'run:failed': RunRef & { error: SerializedError }
   'run:cancelled': RunRef
+  /** The run ended with ctx.continueAsNew; its successor carries on. */
+  'run:continued': RunRef & { successorRunId: string }
   'run:suspended': RunRef & { wakeAt: number | null; waitingOn: string }
   'run:parked': RunRef & { reason: ParkReason }
   'step:started': StepRef
@@ -42,6 +44,7 @@ const NAMES: EngineEventName[] = [
   'run:completed',
   'run:failed',
   'run:cancelled',
+  'run:continued',
   'run:suspended',
   'run:parked',
   'step:started',

@@ -10,6 +10,8 @@ export interface TerminalOutcome {
   status: TerminalStatus
   output: string | null
   error: string | null
+  /** Status `continued`: the successor. */
+  continuedTo?: string | null
 }
 
 type Waiter = (outcome: TerminalOutcome | null) => void

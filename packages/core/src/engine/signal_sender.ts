@@ -2,7 +2,9 @@
  * `engine.signal`: accept a signal into a run's inbox, where a `ctx.waitForSignal(name)` of
  * that run receives it — now if the run waits, later if it has not reached the wait yet.
  * Idempotent by `signalId`. A signal to an unknown or finished run is refused with a clear
- * error; a store outage fails fast with E_STORE_FAILURE (safe to retry with a signalId).
+ * error; a store outage fails fast with E_STORE_FAILURE (safe to retry with a signalId). A
+ * run that continued as new passes the signal on to the latest run of its chain (the receipt
+ * names the run that accepted it), after that run has adopted the older unreceived signals.
  */
 import type { OpResult } from '../contracts/state_store.ts'
 import { InvalidArgumentError, RunNotFoundError, RunTerminalError } from '../errors/index.ts'
@@ -10,6 +12,7 @@ import { checkSignalName } from '../execution/wait_names.ts'
 import { assertIdentifier } from '../util/validate.ts'
 import type { Committer } from './committer.ts'
 import type { Driver } from './driver.ts'
+import { successorOf } from './inbox_adoption.ts'
 import type { ResolvedEngineOptions } from './options.ts'
 
 /** Where a signal goes: a run, and the name its workflow waits on. */
@@ -49,7 +52,26 @@ export async function sendSignal(
   const { runId, name } = checkToken(token)
   const dedupeId = options.signalId ?? null
   if (dedupeId !== null) assertIdentifier(dedupeId, 'signalId')
-  return deliverSignal(deps, { runId, name }, payload, dedupeId)
+  for (let target = runId; ;) {
+    try {
+      return await deliverSignal(deps, { runId: target, name }, payload, dedupeId)
+    } catch (error) {
+      const next = await forwardedTo(deps, target, error)
+      if (next === null) throw error
+      target = next
+    }
+  }
+}
+
+/** Where a signal refused by a `continued` run goes instead (null: nowhere, rethrow). */
+async function forwardedTo(
+  deps: SignalSenderDeps,
+  runId: string,
+  error: unknown,
+): Promise<string | null> {
+  if (!RunTerminalError.is(error)) return null
+  if ((error.details as { status?: string }).status !== 'continued') return null
+  return successorOf(deps, runId)
 }
 
 /** Deliver a signal whose token is already checked (Cairn's own names included). */

@@ -31,6 +31,10 @@ export interface RunInfo<I = unknown, O = unknown> {
   /** Times the run was claimed (turns started). */
   turns: number
   leaseOwner: string | null
+  /** The run this one continues (ctx.continueAsNew), or null. */
+  continuedFrom: string | null
+  /** Status `continued`: the successor that carries on; else null. */
+  continuedTo: string | null
 }
 
 export interface StepInfo {
@@ -67,6 +71,8 @@ export function toRunInfo<I, O>(run: RunRecord, codec: Codec): RunInfo<I, O> {
     finishedAt: run.finishedAt === null ? null : new Date(run.finishedAt),
     turns: run.turns,
     leaseOwner: run.leaseOwner,
+    continuedFrom: run.continuedFrom,
+    continuedTo: run.continuedTo,
   }
 }
 
@@ -88,14 +94,17 @@ export function toStepInfo(record: CheckpointRecord, codec: Codec): StepInfo {
 export function toOutcome<O>(run: RunRecord, codec: Codec): RunOutcome<O> {
   return terminalOutcome(
     run.id,
-    { status: run.status as TerminalStatus, output: run.output, error: run.error },
+    { status: run.status as FinalStatus, output: run.output, error: run.error },
     codec,
   )
 }
 
+/** A run's own ending; `continued` is never one (waitForRun follows the chain past it). */
+export type FinalStatus = Exclude<TerminalStatus, 'continued'>
+
 export function terminalOutcome<O>(
   runId: string,
-  end: { status: TerminalStatus; output: string | null; error: string | null },
+  end: { status: FinalStatus; output: string | null; error: string | null },
   codec: Codec,
 ): RunOutcome<O> {
   if (end.status === 'completed') {

@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto'
 import { ChildFailedError, InvalidArgumentError } from '../errors/index.ts'
+import { MAX_ID_LENGTH } from '../util/validate.ts'
 import { childSignalName, readChildOutcome } from './child_outcome.ts'
 import { encodeError } from './outcome.ts'
 import type { TurnRuntime } from './runtime.ts'
@@ -104,8 +105,6 @@ function failure(rt: TurnRuntime, error: unknown) {
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }
-
-const MAX_ID_LENGTH = 255
 
 /** `<parent>/<position>`: stable across replays; hashed when the parent id is very long. */
 export function defaultChildId(parentRunId: string, seq: number): string {

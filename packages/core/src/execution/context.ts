@@ -5,6 +5,7 @@
  */
 import type { Duration } from '../util/duration.ts'
 import { breakpoint } from './breakpoint.ts'
+import { continueAsNew } from './continue_as_new.ts'
 import { startChild } from './child.ts'
 import { localStep } from './local_step.ts'
 import { patched } from './patched.ts'
@@ -88,6 +89,10 @@ export class TurnContext implements WorkflowContext {
 
   webhook(): Promise<Webhook> {
     return webhook(this.#turn, this.#turn.webhookUrl)
+  }
+
+  continueAsNew(input: unknown): Promise<never> {
+    return continueAsNew(this.#turn, input)
   }
 
   child<O = unknown>(workflow: string, input: unknown, options?: ChildOptions): Promise<O> {

@@ -11,7 +11,7 @@ import { serializeError } from '../codec/index.ts'
 import { failpoint } from '../util/failpoints.ts'
 import { encodeError, encodeValue } from './outcome.ts'
 import { decideRetry, resolveRetryPolicy, type RetryPolicy } from './retry_policy.ts'
-import type { StepRecordInput, TurnRuntime } from './runtime.ts'
+import type { EncodedOutcome, StepRecordInput, TurnRuntime } from './runtime.ts'
 import type { LocalStepOptions, StepContext, StepFn } from './types.ts'
 
 export function localStep<T>(
@@ -120,11 +120,15 @@ class StepAttempts {
 
   private onSuccess(value: unknown): void {
     if (this.rt.live) this.succeed(value)
+    else this.late(encodeValue(value, this.rt.codec, `result of step "${this.plan.name}"`))
     this.rt.endWork()
   }
 
   private onFailure(error: unknown): void {
-    if (!this.rt.live) return this.rt.endWork()
+    if (!this.rt.live) {
+      this.late({ ok: false, error: encodeError(error, this.rt.codec) })
+      return this.rt.endWork()
+    }
     const decision = decideRetry(error, this.attempts, this.plan.policy)
     const encoded = encodeError(error, this.rt.codec)
     if (!decision.retry) {
@@ -140,10 +144,21 @@ class StepAttempts {
     })
   }
 
+  /** The turn is over (the run was cancelled, or the lease lost): the turn decides what to keep. */
+  private late(outcome: EncodedOutcome): void {
+    this.rt.recordLate(this.step(), outcome)
+  }
+
   /** Wait out the back-off here (short) or leave it to a later turn (long: the run suspends). */
   private waitForRetry(): void {
     const label = `retry of step "${this.plan.name}"`
-    const held = this.rt.waitUntil(this.plan.seq, this.notBefore, label, null, () => this.next())
+    const next = () => this.next()
+    // Fired late (the turn stayed busy): the attempt is work again, as when first started.
+    const nextLater = () => {
+      this.rt.beginWork()
+      this.next()
+    }
+    const held = this.rt.waitUntil(this.plan.seq, this.notBefore, label, null, next, nextLater)
     if (!held) this.rt.endWork()
   }
 

@@ -60,6 +60,11 @@ export interface TurnRuntime {
    * `consumes`: the inbox message this outcome received, consumed in the same write.
    */
   complete(step: StepRecordInput, outcome: EncodedOutcome, consumes?: number): void
+  /**
+   * Record the outcome of a step that finished after the turn ended because the run was
+   * cancelled: kept at its position (not delivered, nothing acted on). Dropped otherwise.
+   */
+  recordLate(step: StepRecordInput, outcome: EncodedOutcome): void
   /** Durably record a failed attempt that will be retried at `wakeAt`. Resolves false if the turn was lost. */
   saveRetrying(step: StepRecordInput, error: string, wakeAt: number): Promise<boolean>
   /** Record a marker (patch) with no delivery; it lands before any later write of this run. */
@@ -69,7 +74,8 @@ export interface TurnRuntime {
    * turn; long ones become durable waits: the turn may suspend, and `onDue` is never called
    * (replay resumes the primitive instead). `pending` is the record to save on suspension
    * (a sleep not yet written), or null when already durable. Returns true when held (`onDue`
-   * will be called), false when durable.
+   * will be called), false when durable — then, if the turn is still executing (so has not
+   * suspended) when `wakeAt` comes, `onDueLater` (default `onDue`) is called in this turn.
    */
   waitUntil(
     seq: number,
@@ -77,6 +83,7 @@ export interface TurnRuntime {
     label: string,
     pending: CheckpointRecord | null,
     onDue: () => void,
+    onDueLater?: () => void,
   ): boolean
   /**
    * Take the oldest message addressed to signal `name` that no other position of this turn
@@ -100,6 +107,11 @@ export interface TurnRuntime {
   /** Count work in progress (keeps the turn from suspending while > 0). */
   beginWork(): void
   endWork(): void
+  /**
+   * End the run `continued` and create its successor on `input` (codec text): the turn ends
+   * here. Ignored once the turn has ended.
+   */
+  continueAsNew(input: string): void
   /** A never-settling promise for primitives called after the turn ended. */
   never<T>(): Promise<T>
 }

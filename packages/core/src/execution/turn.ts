@@ -40,6 +40,8 @@ export interface TurnDeps {
   events: EventHub
   /** Waits up to this long are kept in memory under the lease; longer ones suspend the run. */
   holdTimersUpToMs: number
+  /** The version `start` would pick for `workflow` (a successor runs the newest code). */
+  newestVersion(workflow: string): string
   /** Base of `ctx.webhook()` URLs, or null. */
   webhookUrl: string | null
   onEnded(turn: Turn, end: TurnEnd): void
@@ -286,13 +288,55 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     failpoint('P5')
     const op: StoreOp = { type: 'saveCheckpoint', fence: this.fence, checkpoint: record }
     if (consumes !== undefined) op.consumes = consumes
-    this.write(op, (result) => {
-      failpoint('P6')
-      const delivered = result.status === 'conflict' ? result.existing : record
-      this.active += 1 // the delivery is work until the body has seen it
-      this.engineWork += 1
-      this.deps.deliverer.push(this, delivered)
-    })
+    this.write(
+      op,
+      (result) => {
+        failpoint('P6')
+        const delivered = result.status === 'conflict' ? result.existing : record
+        this.active += 1 // the delivery is work until the body has seen it
+        this.engineWork += 1
+        this.deps.deliverer.push(this, delivered)
+      },
+      (result) => {
+        // Cancelled elsewhere while the step ran: record what it did, undelivered.
+        if (consumes === undefined && result?.status === 'fenced')
+          this.saveLate({ ...record, order: null }, result)
+      },
+    )
+  }
+
+  /**
+   * An outcome that arrived after the run was cancelled (a step that was in flight): recorded
+   * at its position for the timeline and never delivered — the body has stopped and the run
+   * stays cancelled. Written under the epoch the cancel left (a cancelled run accepts
+   * checkpoint writes at its current epoch, nothing else); dropped when the lease went to
+   * another engine instead (its replay runs the step).
+   */
+  recordLate(step: StepRecordInput, outcome: EncodedOutcome): void {
+    const record = this.buildRecord(step, outcome.ok ? 'completed' : 'failed', null)
+    if (outcome.ok) record.output = outcome.output
+    else record.error = outcome.error
+    this.saveLate(record, null)
+  }
+
+  private saveLate(record: CheckpointRecord, fenced: OpResult | null): void {
+    const current = fenced?.status === 'fenced' ? fenced.current : null
+    if (fenced !== null && current?.status !== 'cancelled') return
+    const epoch = current?.epoch ?? this.fence.epoch
+    const op: StoreOp = {
+      type: 'saveCheckpoint',
+      fence: { runId: this.runId, epoch },
+      checkpoint: record,
+    }
+    this.deps.committer.submit(
+      op,
+      (result) => {
+        // Our own epoch first (a run this turn ended cancelled); the cancel's if it moved on.
+        if (result.status === 'fenced' && result.current?.epoch !== epoch)
+          this.saveLate(record, result)
+      },
+      () => {}, // best effort: the run is cancelled either way
+    )
   }
 
   async saveRetrying(step: StepRecordInput, error: string, wakeAt: number): Promise<boolean> {
@@ -320,10 +364,12 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     label: string,
     pending: CheckpointRecord | null,
     onDue: () => void,
+    onDueLater?: () => void,
   ): boolean {
     const delay = wakeAt - this.clock.now()
     if (delay > this.deps.holdTimersUpToMs) {
       this.waits.set(seq, { wakeAt, label, pending })
+      this.armDurableTimer(seq, delay, onDueLater ?? onDue)
       return false
     }
     this.active += 1
@@ -335,6 +381,22 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     })
     this.timers.add(timer)
     return true
+  }
+
+  /**
+   * A durable wait whose time comes while the turn is still busy (another branch runs a long
+   * step, so it cannot suspend) fires here, on time — `Promise.race([longStep, ctx.sleep(…)])`
+   * is a timeout — instead of when the turn could have suspended. Not counted as work: it
+   * never keeps the turn from suspending, and suspending cancels it.
+   */
+  private armDurableTimer(seq: number, delay: number, onDue: () => void): void {
+    const timer = this.clock.setTimer(delay, () => {
+      this.timers.delete(timer)
+      if (!this.live || !this.waits.delete(seq)) return
+      onDue()
+      this.checkIdleSoon()
+    })
+    this.timers.add(timer)
   }
 
   get webhookUrl(): string | null {
@@ -378,6 +440,17 @@ export class Turn implements TurnRuntime, DeliveryTarget {
 
   never<T>(): Promise<T> {
     return NEVER
+  }
+
+  continueAsNew(input: string): void {
+    if (!this.live) return
+    if (this.recordedLeft > 0) {
+      // The history goes on past this point: the code took another path than it did.
+      const next = this.history.deliveries[this.history.deliveries.length - this.recordedLeft]
+      this.nonDeterminism(next === undefined ? null : identity(next), null)
+      return
+    }
+    void this.ending.continueAsNew(input)
   }
 
   /** Stop here because the run was cancelled (by this or another process). */
@@ -437,7 +510,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   private write(
     op: StoreOp,
     onApplied: (result: OpResult) => void,
-    onNotApplied?: () => void,
+    onNotApplied?: (result?: OpResult) => void,
   ): void {
     this.active += 1
     this.engineWork += 1
@@ -458,10 +531,10 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   private afterWrite(
     result: OpResult,
     onApplied: (result: OpResult) => void,
-    onNotApplied?: () => void,
+    onNotApplied?: (result?: OpResult) => void,
   ): void {
     if (result.status === 'fenced') {
-      onNotApplied?.()
+      onNotApplied?.(result)
       this.lost(`lease epoch ${this.epoch} fenced (run is ${result.current?.status ?? 'gone'})`)
       return
     }

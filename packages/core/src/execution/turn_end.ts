@@ -10,11 +10,13 @@ import type { FinishRunOp, OpResult, StoreOp } from '../contracts/state_store.ts
 import { CancelledError, ErrorCodes, WorkflowTimeoutError } from '../errors/index.ts'
 import { failpoint } from '../util/failpoints.ts'
 import { childOutcomeMessage } from './child_outcome.ts'
+import { successorRunId } from './continue_as_new.ts'
 import { encodeError, encodeValue } from './outcome.ts'
 import type { Turn, TurnDeps } from './turn.ts'
 
 export type TurnEnd =
   | { kind: 'completed' | 'failed'; output: string | null; error: string | null }
+  | { kind: 'continued'; continuedTo: string }
   | { kind: 'suspended'; wakeAt: number | null }
   | { kind: 'parked'; reason: ParkReason }
   | { kind: 'released' }
@@ -57,6 +59,41 @@ export class TurnEnding {
     if ((await this.commit([op])) === null) return
     this.emitTerminal(status, op.error)
     this.end({ kind: status, output: op.output, error: op.error })
+  }
+
+  /**
+   * The run ends `continued` and its successor is created, in one batch: the successor first
+   * (idempotent by its derived id), then the fenced finish naming it. A fenced finish leaves
+   * a successor that refuses to run unless this run's current holder continues to it too.
+   */
+  async continueAsNew(input: string): Promise<void> {
+    if (!this.begin('run continued as new')) return
+    const { runId, workflow } = this.turn
+    const successor = successorRunId(runId)
+    const create: StoreOp = {
+      type: 'createRun',
+      run: {
+        id: successor,
+        workflow,
+        version: this.deps.newestVersion(workflow),
+        input,
+        createdAt: this.deps.clock.now(),
+        continuedFrom: runId,
+        ...(this.turn.parent === null ? {} : { parent: this.turn.parent }),
+      },
+    }
+    const finish: FinishRunOp = {
+      type: 'finishRun',
+      fence: this.turn.fence,
+      status: 'continued',
+      output: null,
+      error: null,
+      continuedTo: successor,
+    }
+    if ((await this.commit([create, finish])) === null) return
+    if (this.deps.events.wants('run:continued'))
+      this.deps.events.emit('run:continued', { ...this.ref(), successorRunId: successor })
+    this.end({ kind: 'continued', continuedTo: successor })
   }
 
   /** A compensating cancel has undone what it could: the run ends cancelled (fenced). */

@@ -96,6 +96,15 @@ export interface WorkflowContext {
    * cancelled or cannot start. Cancelling this run cancels its children.
    */
   child<O = unknown>(workflow: string, input: unknown, options?: ChildOptions): Promise<O>
+  /**
+   * End this run and start its successor: the same workflow (newest registered version) on
+   * `input`, with an empty history, linked both ways (`continuedTo` / `continuedFrom`). The
+   * run ends `continued` at once — `return ctx.continueAsNew(next)` — and work still in flight
+   * in other branches is abandoned. Signals it has not received move to the successor;
+   * `waitForRun`, `cancel` and `signal` on any run of the chain reach the latest one, and a
+   * parent waiting on the run gets the chain's final result.
+   */
+  continueAsNew(input: unknown): Promise<never>
   /** Start a child and go on; join it later with `handle.result()` (or never). */
   startChild<O = unknown>(workflow: string, input: unknown, options?: ChildOptions): ChildHandle<O>
   /**

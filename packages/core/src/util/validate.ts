@@ -4,7 +4,7 @@
  */
 import { InvalidArgumentError } from '../errors/index.ts'
 
-const MAX_ID_LENGTH = 255
+export const MAX_ID_LENGTH = 255
 // C0/C1 control characters, and lone surrogates (not well-formed UTF-16).
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/

@@ -48,6 +48,8 @@ CREATE TABLE `cairn_runs` (
   `inbox_seq` bigint(20) NOT NULL DEFAULT 0,
   `parent_run_id` varbinary(1020) DEFAULT NULL,
   `parent_seq` bigint(20) DEFAULT NULL,
+  `continued_from` varbinary(1020) DEFAULT NULL,
+  `continued_to` varbinary(1020) DEFAULT NULL,
   PRIMARY KEY (`key`),
   UNIQUE KEY `cairn_runs_id` (`id`),
   KEY `cairn_runs_claimable` (`available_at`,`workflow`,`version`),

@@ -44,7 +44,9 @@ CREATE TABLE cairn_runs (
   turns bigint NOT NULL,
   inbox_seq bigint NOT NULL DEFAULT 0,
   parent_run_id text COLLATE "C",
-  parent_seq bigint
+  parent_seq bigint,
+  continued_from text COLLATE "C",
+  continued_to text COLLATE "C"
 );
 
 CREATE TABLE cairn_schema (

@@ -26,6 +26,7 @@
  */
 import type { SqlStatement } from '../shared/driver.ts'
 import {
+  CHECKPOINT_WRITABLE,
   CONSUME_COLUMNS,
   OP_KINDS,
   OVERWRITABLE_CHECKPOINTS,
@@ -191,15 +192,17 @@ const CHECKPOINT_NAMES = CHECKPOINT_COLUMNS.map(([name]) => name)
 const WRITES: Readonly<Record<OpKind, (tables: Tables, now: () => string) => string>> = {
   // Keys are assigned in batch order, so a batch's runs sit together in the checkpoint index.
   create: (tables) => `ci AS (INSERT INTO ${tables.runs} (id, workflow, version, status, input,
-      created_at, updated_at, available_at, lease_owner, lease_epoch, turns, parent_run_id, parent_seq)
+      created_at, updated_at, available_at, lease_owner, lease_epoch, turns, parent_run_id, parent_seq,
+      continued_from)
     SELECT id, workflow, version, status, input, created_at, created_at, available_at, lease_owner,
-      epoch, epoch, parent_run_id, parent_seq FROM cv ORDER BY ord
+      epoch, epoch, parent_run_id, parent_seq, continued_from FROM cv ORDER BY ord
     ON CONFLICT (id) DO NOTHING RETURNING id)`,
   save: (
     tables,
   ) => `si AS (INSERT INTO ${tables.checkpoints} AS c (run_key, ${CHECKPOINT_NAMES.join(', ')})
     SELECT lk.key, ${CHECKPOINT_NAMES.map((name) => `sv.${name}`).join(', ')}
-    FROM sv JOIN lk ON lk.id = sv.run_id AND lk.lease_epoch = sv.epoch AND lk.status = 'running'
+    FROM sv JOIN lk ON lk.id = sv.run_id AND lk.lease_epoch = sv.epoch
+      AND lk.status IN ${CHECKPOINT_WRITABLE}
     ON CONFLICT (run_key, seq) DO UPDATE SET ${CHECKPOINT_NAMES.slice(1)
       .map((name) => `${name} = excluded.${name}`)
       .join(', ')}

@@ -43,7 +43,7 @@ export interface InboxWrites {
   seqs: Map<number, number>
 }
 
-const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled'])
+const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled', 'continued'])
 
 export function dedupeKey(runKey: number, dedupeId: string): string {
   return JSON.stringify([runKey, dedupeId])

@@ -40,7 +40,10 @@ import {
 import {
   CONSUME_COLUMNS,
   OVERWRITABLE_CHECKPOINTS,
-  PARENT_COLUMNS,
+  CONTINUED_COLUMN,
+  LINK_COLUMNS,
+  continues,
+  createsLink,
   SOURCE_COLUMNS,
   TERMINAL_STATUSES,
   cancelAssignments,
@@ -254,8 +257,11 @@ function keyedSource(
   ops: readonly PlannedOp[],
   state: LockedState,
   now: number,
+  /** A trailing column to leave out of the source. */
+  without: string | null = null,
 ): string {
-  const columns: Columns = [['run_key', 'bigint'], ...SOURCE_COLUMNS[kind]]
+  const kept = SOURCE_COLUMNS[kind].filter(([name]) => name !== without)
+  const columns: Columns = [['run_key', 'bigint'], ...kept]
   const rows = ops.map(({ op, index }) => [
     state.runs.get(runIdOf(op))?.key,
     ...sourceRow(op, index, now),
@@ -297,23 +303,23 @@ function overwriteCheckpoints(
 }
 
 /**
- * Keys in batch order: a batch's runs sit together in the checkpoint index. The parent link is
- * written only by a statement creating children (the columns default to NULL): on MariaDB the
- * two more JSON_TABLE columns, NULL as they are for top-level runs, measured 10–20% of a
- * 20-create INSERT.
+ * Keys in batch order: a batch's runs sit together in the checkpoint index. The links (parent,
+ * predecessor) are written only by a statement creating a run that has one (the columns
+ * default to NULL): on MariaDB the two more JSON_TABLE columns, NULL as they are for
+ * top-level runs, measured 10–20% of a 20-create INSERT.
  */
 function insertRuns(ctx: SqlContext, ops: readonly PlannedOp[], now: number) {
   if (ops.length === 0) return null
   const p = new Params(ctx.dialect)
-  const children = ops.some(({ op }) => op.type === 'createRun' && op.run.parent !== undefined)
-  const columns = children
+  const linked = ops.some(({ op }) => createsLink(op))
+  const columns = linked
     ? SOURCE_COLUMNS.create
-    : SOURCE_COLUMNS.create.filter(([name]) => !PARENT_COLUMNS.includes(name))
+    : SOURCE_COLUMNS.create.filter(([name]) => !LINK_COLUMNS.includes(name))
   // Rows keep every value: the source reads only its columns' (by position, leading ones).
   const rows = ops.map(({ op, index }) => sourceRow(op, index, now))
   const source = ctx.dialect.rowSource(p, 'v', columns, rows)
   const link = (prefix: string) =>
-    children ? PARENT_COLUMNS.map((name) => `, ${prefix}${name}`).join('') : ''
+    linked ? LINK_COLUMNS.map((name) => `, ${prefix}${name}`).join('') : ''
   const text = `INSERT INTO ${ctx.tables.runs} (id, workflow, version, status, input, created_at,
       updated_at, available_at, lease_owner, lease_epoch, turns${link('')})
     SELECT v.id, v.workflow, v.version, v.status, v.input, v.created_at, v.created_at,
@@ -330,7 +336,9 @@ function updateRuns(
 ) {
   if (ops.length === 0) return null
   const p = new Params(ctx.dialect)
-  const source = keyedSource(p, ctx, kind, ops, state, now)
+  // A continued finish's column only when the statement holds one (trailing, so left out).
+  const continued = ops.some(({ op }) => continues(op))
+  const source = keyedSource(p, ctx, kind, ops, state, now, continued ? null : CONTINUED_COLUMN)
   // One placeholder per use: `?` cannot be repeated (the source's placeholder comes first).
   const at = () => p.add(now)
   const on =
@@ -338,7 +346,9 @@ function updateRuns(
       ? `r.key = v.run_key AND r.lease_epoch = v.epoch AND r.status = 'running'`
       : `r.key = v.run_key AND r.status NOT IN ${TERMINAL_STATUSES}`
   const assign = (set: string) =>
-    kind === 'lease' ? leaseAssignments('v', 'r', set, at) : cancelAssignments('v', 'r', set, at)
+    kind === 'lease'
+      ? leaseAssignments('v', 'r', set, at, continued)
+      : cancelAssignments('v', 'r', set, at)
   return p.statement(ctx.dialect.updateFrom(ctx.tables.runs, 'r', source, on, assign))
 }
 

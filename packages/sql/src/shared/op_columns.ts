@@ -47,8 +47,26 @@ export function runIdOf(op: StoreOp): string {
 
 type Columns = ReadonlyArray<readonly [name: string, type: SqlType]>
 
-/** The last two columns of a create: a child run's parent link (NULL for a top-level run). */
-export const PARENT_COLUMNS: readonly string[] = ['parent_run_id', 'parent_seq']
+/**
+ * The last three columns of a create: a child run's parent link and a successor's
+ * predecessor (NULL for most runs), so a statement creating neither can leave them out.
+ */
+export const LINK_COLUMNS: readonly string[] = ['parent_run_id', 'parent_seq', 'continued_from']
+
+/** Whether a create writes a link column (LINK_COLUMNS). */
+export function createsLink(op: StoreOp): boolean {
+  return (
+    op.type === 'createRun' && (op.run.parent !== undefined || op.run.continuedFrom !== undefined)
+  )
+}
+
+/** The last column of a lease write: a continued finish's successor (NULL for the others). */
+export const CONTINUED_COLUMN = 'continued_to'
+
+/** Whether a lease write is a finish that continues as new (writes CONTINUED_COLUMN). */
+export function continues(op: StoreOp): boolean {
+  return op.type === 'finishRun' && op.continuedTo !== undefined
+}
 
 /** Source columns of each kind; `ord` is the op's index in the batch. */
 export const SOURCE_COLUMNS: Readonly<Record<OpKind, Columns>> = {
@@ -65,6 +83,7 @@ export const SOURCE_COLUMNS: Readonly<Record<OpKind, Columns>> = {
     ['epoch', 'bigint'],
     ['parent_run_id', 'text'],
     ['parent_seq', 'bigint'],
+    ['continued_from', 'text'],
   ],
   save: [
     ['ord', 'int'],
@@ -96,6 +115,7 @@ export const SOURCE_COLUMNS: Readonly<Record<OpKind, Columns>> = {
     ['finished_at', 'bigint'],
     // A suspend's inboxSeen (null for the other lease writes): see leaseAssignments.
     ['inbox_seen', 'bigint'],
+    ['continued_to', 'text'],
   ],
   cancel: [
     ['ord', 'int'],
@@ -173,6 +193,7 @@ export function sourceRow(op: StoreOp, ord: number, now: number): unknown[] {
         leased ? 1 : 0,
         run.parent?.runId ?? null,
         run.parent?.seq ?? null,
+        run.continuedFrom ?? null,
       ]
     }
     case 'saveCheckpoint': {
@@ -209,21 +230,21 @@ type LeaseOp = Exclude<
 >
 
 /**
- * status, available_at, waiting_on, output, error, park_reason, finished_at, inbox_seen of a
- * lease write.
+ * status, available_at, waiting_on, output, error, park_reason, finished_at, inbox_seen,
+ * continued_to of a lease write.
  */
 function leaseTarget(op: LeaseOp, now: number): unknown[] {
   switch (op.type) {
     case 'suspendRun':
-      return ['waiting', op.wakeAt, op.waitingOn, null, null, null, null, op.inboxSeen]
+      return ['waiting', op.wakeAt, op.waitingOn, null, null, null, null, op.inboxSeen, null]
     case 'releaseRun':
-      return ['pending', op.availableAt, null, null, null, null, null, null]
+      return ['pending', op.availableAt, null, null, null, null, null, null, null]
     case 'finishRun':
-      return [op.status, null, null, op.output, op.error, null, now, null]
+      return [op.status, null, null, op.output, op.error, null, now, null, op.continuedTo ?? null]
     case 'parkRun':
-      return ['parked', null, null, null, null, JSON.stringify(op.reason), null, null]
+      return ['parked', null, null, null, null, JSON.stringify(op.reason), null, null, null]
     case 'renewLease':
-      return ['running', now + op.leaseMs, null, null, null, null, null, null]
+      return ['running', now + op.leaseMs, null, null, null, null, null, null, null]
   }
 }
 
@@ -249,8 +270,18 @@ const nowText = (now: NowSql) => (typeof now === 'string' ? now : now())
  * the op rows, `target` the run row's alias, `set` the prefix of assigned columns (Postgres
  * assigns bare column names, MySQL's multi-table UPDATE qualified ones).
  */
-export function leaseAssignments(source: string, target: string, set: string, now: NowSql): string {
-  const keepUnlessOp = ASSIGNED_BY.map(
+export function leaseAssignments(
+  source: string,
+  target: string,
+  set: string,
+  now: NowSql,
+  /** The source has CONTINUED_COLUMN (a statement without a continued finish may omit it). */
+  continued = true,
+): string {
+  const assigned = continued
+    ? [...ASSIGNED_BY, [CONTINUED_COLUMN, 'finishRun'] as const]
+    : ASSIGNED_BY
+  const keepUnlessOp = assigned.map(
     ([column, opType]) =>
       `${set}${column} = CASE WHEN ${source}.op = '${opType}' THEN ${source}.${column} ELSE ${target}.${column} END`,
   )
@@ -302,7 +333,14 @@ export function cancelAssignments(
 }
 
 /** Statuses a cancel leaves alone. */
-export const TERMINAL_STATUSES = `('completed', 'failed', 'cancelled')`
+export const TERMINAL_STATUSES = `('completed', 'failed', 'cancelled', 'continued')`
+
+/**
+ * Run statuses a checkpoint save applies under, at the fence epoch: the lease holder's, and a
+ * cancelled run's late outcome (a step in flight when the cancel moved the epoch, recorded
+ * under the epoch the cancel left; never acted on).
+ */
+export const CHECKPOINT_WRITABLE = `('running', 'cancelled')`
 
 /** Checkpoint statuses a save may overwrite: a recorded outcome never changes (I1). */
 export const OVERWRITABLE_CHECKPOINTS = `('retrying', 'waiting')`

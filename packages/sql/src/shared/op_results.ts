@@ -10,7 +10,7 @@ import type { OpResult, StoreOp } from '@cairn/core/contracts'
 import { noticeOf } from './op_columns.ts'
 import type { Observation } from './wave_writer.ts'
 
-const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled'])
+const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled', 'continued'])
 const OVERWRITABLE: ReadonlySet<string> = new Set(['retrying', 'waiting'])
 
 export function resultOf(op: StoreOp, seen: Observation): OpResult | null {
@@ -54,9 +54,13 @@ function holdsLease(seen: NotApplied, epoch: number): boolean {
   return seen.fence !== null && seen.fence.status === 'running' && seen.fence.epoch === epoch
 }
 
-/** Under the lease, only a recorded outcome at that seq keeps a save from applying. */
+/**
+ * Under the lease (or on a cancelled run at that epoch: a late outcome), only a recorded
+ * outcome at that seq keeps a save from applying.
+ */
 function saveResult(epoch: number, seen: NotApplied): OpResult | null {
-  if (!holdsLease(seen, epoch)) return { status: 'fenced', current: seen.fence }
+  const late = seen.fence?.status === 'cancelled' && seen.fence.epoch === epoch
+  if (!holdsLease(seen, epoch) && !late) return { status: 'fenced', current: seen.fence }
   const existing = seen.checkpoint
   if (existing === null || OVERWRITABLE.has(existing.status)) return null
   return { status: 'conflict', existing }

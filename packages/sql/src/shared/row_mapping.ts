@@ -37,6 +37,8 @@ export const RUN_COLUMNS: ReadonlyArray<readonly [name: string, type: SqlType]> 
   ['inbox_seq', 'bigint'],
   ['parent_run_id', 'text'],
   ['parent_seq', 'bigint'],
+  ['continued_from', 'text'],
+  ['continued_to', 'text'],
 ]
 
 /**
@@ -102,6 +104,8 @@ export function toRunRecord(row: readonly unknown[], at = 0): RunRecord {
     inboxSeq: int(16),
     parentRunId: nullableText(17),
     parentSeq: nullableInt(18),
+    continuedFrom: nullableText(19),
+    continuedTo: nullableText(20),
   }
 }
 

@@ -2,7 +2,7 @@
  * Refusals before anything is sent: a batch with a bad op applies nothing
  * (E_INVALID_ARGUMENT), the same as in every other store.
  */
-import { InvalidArgumentError } from '@cairn/core'
+import { InvalidArgumentError, checkFinishOp } from '@cairn/core'
 import type { StoreOp } from '@cairn/core/contracts'
 
 const OP_TYPES: ReadonlySet<string> = new Set([
@@ -24,6 +24,7 @@ export function validateOps(ops: readonly StoreOp[]): void {
         `applyBatch: unknown op type ${String((op as { type?: unknown }).type)}`,
       )
     }
+    checkFinishOp(op)
     if (op.type === 'saveCheckpoint' && op.checkpoint.runId !== op.fence.runId) {
       throw new InvalidArgumentError(
         `saveCheckpoint: checkpoint of run ${op.checkpoint.runId} written under the fence of run ${op.fence.runId}`,

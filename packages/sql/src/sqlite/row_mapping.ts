@@ -19,7 +19,7 @@ import type {
 export const RUN_COLUMNS =
   'id, workflow, version, status, input, output, error, park_reason, waiting_on, created_at, ' +
   'updated_at, finished_at, available_at, lease_owner, lease_epoch, turns, inbox_seq, ' +
-  'parent_run_id, parent_seq'
+  'parent_run_id, parent_seq, continued_from, continued_to'
 
 /** Stored checkpoint columns after the run key, in the order of checkpointValues. */
 export const CHECKPOINT_COLUMNS =
@@ -50,6 +50,8 @@ export type RunRow = [
   inboxSeq: number,
   parentRunId: string | null,
   parentSeq: number | null,
+  continuedFrom: string | null,
+  continuedTo: string | null,
 ]
 
 /** A message as read: `m` joined to its run `r` for the run's id, in MessageRow order. */
@@ -84,7 +86,7 @@ export function toRunRecord(row: RunRow): RunRecord {
   const [id, workflow, version, status, input, output, error, parkReason, waitingOn, ...rest] = row
   const [createdAt, updatedAt, finishedAt, availableAt, leaseOwner, leaseEpoch, turns, ...inbox] =
     rest
-  const [inboxSeq, parentRunId, parentSeq] = inbox
+  const [inboxSeq, parentRunId, parentSeq, continuedFrom, continuedTo] = inbox
   return {
     id,
     workflow,
@@ -105,6 +107,8 @@ export function toRunRecord(row: RunRow): RunRecord {
     inboxSeq,
     parentRunId,
     parentSeq,
+    continuedFrom,
+    continuedTo,
   }
 }
 

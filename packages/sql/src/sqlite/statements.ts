@@ -15,10 +15,13 @@ import type { TransactionStatements } from './transaction.ts'
 /** Appended to a run UPDATE: the write applies only under the current lease. */
 const FENCED = `WHERE id = ? AND lease_epoch = ? AND status = 'running'`
 
+/** Run statuses a checkpoint save applies under (at the fence epoch): see op_columns.ts. */
+const CHECKPOINT_WRITABLE = "('running', 'cancelled')"
+
 const SQL = {
   insertRun: `INSERT INTO cairn_runs (id, workflow, version, status, input, created_at, updated_at,
-    available_at, lease_owner, lease_epoch, turns, parent_run_id, parent_seq)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+    available_at, lease_owner, lease_epoch, turns, parent_run_id, parent_seq, continued_from)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
   selectRun: `SELECT ${RUN_COLUMNS} FROM cairn_runs WHERE id = ?`,
   selectFence: `SELECT status, lease_epoch FROM cairn_runs WHERE id = ?`,
   // The row (CHECKPOINT_COLUMNS), then the run id and the fence epoch. The run row, read for
@@ -27,7 +30,7 @@ const SQL = {
   // changes (I1). Plain `?`s, no `?NNN`: better-sqlite3 (knex/) binds only those positionally.
   saveCheckpoint: `INSERT INTO cairn_checkpoints (run_key, ${CHECKPOINT_COLUMNS})
     SELECT key, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM cairn_runs
-    WHERE id = ? AND lease_epoch = ? AND status = 'running'
+    WHERE id = ? AND lease_epoch = ? AND status IN ${CHECKPOINT_WRITABLE}
     ON CONFLICT (run_key, seq) DO UPDATE SET name = excluded.name, kind = excluded.kind,
       status = excluded.status, attempts = excluded.attempts, delivery_order = excluded.delivery_order,
       output = excluded.output, error = excluded.error, wake_at = excluded.wake_at,
@@ -43,14 +46,14 @@ const SQL = {
     available_at = CASE WHEN inbox_seq > ? THEN ? ELSE ? END, waiting_on = ?, updated_at = ?
     ${FENCED} RETURNING available_at`,
   releaseRun: `UPDATE cairn_runs SET status = 'pending', available_at = ?, updated_at = ? ${FENCED}`,
-  finishRun: `UPDATE cairn_runs SET status = ?, output = ?, error = ?, available_at = NULL,
-    finished_at = ?, updated_at = ? ${FENCED}`,
+  finishRun: `UPDATE cairn_runs SET status = ?, output = ?, error = ?, continued_to = ?,
+    available_at = NULL, finished_at = ?, updated_at = ? ${FENCED}`,
   parkRun: `UPDATE cairn_runs SET status = 'parked', park_reason = ?, available_at = NULL, updated_at = ? ${FENCED}`,
   renewLease: `UPDATE cairn_runs SET available_at = ?, updated_at = ? ${FENCED}`,
   // The epoch moves so the lease holder's later writes are fenced.
   cancelRun: `UPDATE cairn_runs SET status = 'cancelled', error = ?, available_at = NULL, waiting_on = NULL,
     park_reason = NULL, lease_epoch = lease_epoch + 1, finished_at = ?, updated_at = ?
-    WHERE id = ? AND status NOT IN ('completed', 'failed', 'cancelled') RETURNING lease_epoch`,
+    WHERE id = ? AND status NOT IN ('completed', 'failed', 'cancelled', 'continued') RETURNING lease_epoch`,
   claimRun: `UPDATE cairn_runs SET status = 'running', lease_owner = ?, lease_epoch = lease_epoch + 1,
     turns = turns + 1, available_at = ?, waiting_on = NULL, updated_at = ? WHERE id = ? RETURNING ${RUN_COLUMNS}`,
   // The run a delivery goes to, and the seq its dedupe id was accepted under (NULL: new).

@@ -4,6 +4,7 @@ import { saveCheckpoint } from './checkpoint_ops.ts'
 import { finishRun, parkRun, releaseRun, renewLease, suspendRun } from './lease_ops.ts'
 import { deliverMessage } from './message_ops.ts'
 import { cancelRun, createRun } from './run_ops.ts'
+import { checkFinishOp } from '../finish_check.ts'
 import type { StoreState } from './store_state.ts'
 
 /**
@@ -49,6 +50,8 @@ function checkOp(op: StoreOp): void {
         details: { runId: op.fence.runId, checkpointRunId: op.checkpoint.runId },
       })
     }
+  } else if (op.type === 'finishRun') {
+    checkFinishOp(op)
   } else if (!KNOWN_OPS.has(op.type)) {
     throw new InvalidArgumentError(`unknown store op type: ${String(op.type)}`)
   }

@@ -1,12 +1,12 @@
 import type { CheckpointRecord, OpResult, SaveCheckpointOp } from '../../contracts/index.ts'
 import { copyCheckpoint } from './copies.ts'
-import { APPLIED, fencedResult, holdsLease } from './fence.ts'
+import { APPLIED, fencedResult, maySaveCheckpoint } from './fence.ts'
 import type { StoreState } from './store_state.ts'
 
 /** The hot path of the engine: keep it to two map lookups and one small copy. */
 export function saveCheckpoint(store: StoreState, op: SaveCheckpointOp): OpResult {
   const state = store.runs.get(op.fence.runId)
-  if (!holdsLease(state, op.fence)) return fencedResult(state)
+  if (!maySaveCheckpoint(state, op.fence)) return fencedResult(state)
   const seq = op.checkpoint.seq
   const existing = state.checkpoints.get(seq)
   // A delivered outcome never changes (I1): the recorded row wins.

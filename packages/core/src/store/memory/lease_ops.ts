@@ -59,6 +59,7 @@ export function finishRun(store: StoreState, op: FinishRunOp, now: number): OpRe
       status: op.status,
       output: op.output,
       error: op.error,
+      continuedTo: op.continuedTo ?? null,
       availableAt: null,
       finishedAt: now,
     }),

@@ -37,6 +37,8 @@ function newRunRecord(op: CreateRunOp, now: number): RunRecord {
     inboxSeq: 0,
     parentRunId: op.run.parent?.runId ?? null,
     parentSeq: op.run.parent?.seq ?? null,
+    continuedFrom: op.run.continuedFrom ?? null,
+    continuedTo: null,
   }
 }
 

@@ -18,7 +18,7 @@ export interface RunState {
   indexed: boolean
 }
 
-const TERMINAL: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'cancelled'])
+const TERMINAL: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'cancelled', 'continued'])
 
 export function isTerminal(status: RunStatus): boolean {
   return TERMINAL.has(status)

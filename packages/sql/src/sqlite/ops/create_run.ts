@@ -23,6 +23,7 @@ export function createRun(s: Statements, op: CreateRunOp, now: number): OpResult
     epoch,
     run.parent?.runId ?? null,
     run.parent?.seq ?? null,
+    run.continuedFrom ?? null,
   )
   if (Number(changes) > 0) return { status: 'applied', epoch }
   return { status: 'exists', run: toRunRecord(s.selectRun.get(run.id) as unknown as RunRow) }

@@ -1,7 +1,7 @@
 import type { DeliverMessageOp, MessageToDeliver, OpResult, RunStatus } from '@cairn/core/contracts'
 import type { Statements } from '../statements.ts'
 
-const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled'])
+const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled', 'continued'])
 
 export function deliverMessage(s: Statements, op: DeliverMessageOp, now: number): OpResult {
   return deliver(s, op.message, now)

@@ -40,6 +40,7 @@ export function finishRun(s: Statements, op: FinishRunOp, now: number): OpResult
     op.status,
     op.output,
     op.error,
+    op.continuedTo ?? null,
     now,
     now,
     fence.runId,

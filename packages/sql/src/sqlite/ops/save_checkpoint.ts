@@ -28,13 +28,15 @@ export function saveCheckpoint(s: Statements, op: SaveCheckpointOp, now: number)
     return { status: 'applied' }
   }
   const fenced = fencedResult(s, fence.runId)
-  if (fenced.status === 'fenced' && isStillLeased(fenced.current, fence.epoch)) {
+  if (fenced.status === 'fenced' && isWritable(fenced.current, fence.epoch)) {
     const row = s.selectCheckpoint.get(checkpoint.runId, checkpoint.seq) as unknown as CheckpointRow
     return { status: 'conflict', existing: toCheckpointRecord(row) }
   }
   return fenced
 }
 
-function isStillLeased(current: { status: string; epoch: number } | null, epoch: number): boolean {
-  return current !== null && current.status === 'running' && current.epoch === epoch
+/** Still leased at `epoch`, or cancelled at it (a late outcome): only a recorded row refused it. */
+function isWritable(current: { status: string; epoch: number } | null, epoch: number): boolean {
+  if (current === null || current.epoch !== epoch) return false
+  return current.status === 'running' || current.status === 'cancelled'
 }
