@@ -114,10 +114,12 @@ void test(
 function crashInput(id: number): CrashInput {
   const sleepAfter = id % 3 === 0 ? [] : id % 3 === 1 ? [2] : [1, 6]
   const signals = id % 2 === 0 ? SIGNALS_PER_RUN : 0
-  return { id, sleepAfter, sleepMs: 150 + (id % 5) * 100, stepMs: 2 + (id % 4), signals }
+  const children = id % 5 === 0 ? CHILDREN_PER_RUN : 0
+  return { id, sleepAfter, sleepMs: 150 + (id % 5) * 100, stepMs: 2 + (id % 4), signals, children }
 }
 
 const SIGNALS_PER_RUN = 2
+const CHILDREN_PER_RUN = 3
 
 /** Sends each signalled run its signals 0, 1, … with signal ids, each twice (a client retry). */
 class SignalSender {

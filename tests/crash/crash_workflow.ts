@@ -1,5 +1,6 @@
 /**
- * The workflow the crash test drives: 10 local steps, with durable sleeps after some of them.
+ * The workflow the crash test drives: 10 local steps, with durable sleeps after some of them,
+ * signal waits after step 4 and child runs (each two steps) after step 7 for some runs.
  * Each step body appends an "exec" line to an effect ledger kept outside the engine before it
  * returns a value naming that execution, so the test can tell which execution's result was
  * recorded and whether any body ran after its checkpoint was committed.
@@ -22,9 +23,18 @@ export interface CrashInput {
    * (with signal ids, resent). The run fails unless it receives each exactly once, in order.
    */
   signals?: number
+  /** Children (`crash-child`) the run starts at once after step CHILDREN_AFTER and joins. */
+  children?: number
 }
 
 export const SIGNALS_AFTER = 4
+export const CHILDREN_AFTER = 7
+export const CHILD_STEPS = 2
+
+/** What child `k` returns: the parent fails unless each child's result arrives, once. */
+export function childResult(k: number): number {
+  return 100 * (k + 1)
+}
 
 export interface StepValue {
   i: number
@@ -32,21 +42,37 @@ export interface StepValue {
 }
 
 export function registerCrashWorkflow(engine: Engine, ledger: string): void {
+  const step = (ctx: WorkflowContext, i: number, stepMs: number) =>
+    ctx.localStep(`step-${i}`, async ({ attempt }) => {
+      const exec = randomUUID()
+      appendFileSync(ledger, `exec ${ctx.runId} ${i} ${attempt} ${process.pid} ${exec}\n`)
+      await new Promise((resolve) => setTimeout(resolve, stepMs)) // the step's "I/O"
+      return { i, exec } satisfies StepValue
+    })
+  engine.register('crash-child', 1, async (ctx, child: { k: number; stepMs: number }) => {
+    for (let i = 0; i < CHILD_STEPS; i++) await step(ctx, i, child.stepMs)
+    return childResult(child.k)
+  })
   engine.register('crash', 1, async (ctx, input: CrashInput) => {
     let total = 0
     for (let i = 0; i < STEPS; i++) {
-      const value = await ctx.localStep(`step-${i}`, async ({ attempt }) => {
-        const exec = randomUUID()
-        appendFileSync(ledger, `exec ${ctx.runId} ${i} ${attempt} ${process.pid} ${exec}\n`)
-        await new Promise((resolve) => setTimeout(resolve, input.stepMs)) // the step's "I/O"
-        return { i, exec } satisfies StepValue
-      })
+      const value = await step(ctx, i, input.stepMs)
       total += value.i
       if (input.sleepAfter.includes(i)) await ctx.sleep(input.sleepMs)
       if (i === SIGNALS_AFTER) await receiveSignals(ctx, input.signals ?? 0)
+      if (i === CHILDREN_AFTER) await joinChildren(ctx, input)
     }
     return total
   })
+}
+
+async function joinChildren(ctx: WorkflowContext, input: CrashInput): Promise<void> {
+  const count = input.children ?? 0
+  if (count === 0) return
+  const inputs = Array.from({ length: count }, (_, k) => ({ k, stepMs: input.stepMs }))
+  const results = await ctx.all<number>('crash-child', inputs)
+  if (results.some((result, k) => result !== childResult(k)))
+    throw new FatalError(`children returned ${JSON.stringify(results)}`)
 }
 
 async function receiveSignals(ctx: WorkflowContext, count: number): Promise<void> {
@@ -58,7 +84,7 @@ async function receiveSignals(ctx: WorkflowContext, count: number): Promise<void
 
 /** Positions a run of `input` records: its steps, its sleeps, its signal waits. */
 export function expectedPositions(input: CrashInput): number {
-  return STEPS + input.sleepAfter.length + (input.signals ?? 0)
+  return STEPS + input.sleepAfter.length + (input.signals ?? 0) + (input.children ?? 0)
 }
 
 export function expectedTotal(): number {

@@ -6,6 +6,8 @@
 import assert from 'node:assert/strict'
 import type { Engine, RunInfo } from '@cairn/core'
 import {
+  CHILD_STEPS,
+  childResult,
   expectedPositions,
   expectedTotal,
   type CrashInput,
@@ -58,7 +60,12 @@ export async function checkRuns(client: Engine, options: RunCheckOptions): Promi
     const expected = expectedPositions(options.input(id))
     assert.equal(records.length, expected, `${runId}: one checkpoint per position`)
     records.forEach((r, i) => assert.equal(r.seq, i, `${runId}: dense positions`))
-    for (const r of records.filter((x) => x.kind === 'local')) {
+    await checkChildren(client, runId, options.input(id).children ?? 0)
+    const children = await client.listRuns({ parentRunId: runId, limit: 100 })
+    const childRecords = await Promise.all(
+      children.runs.map((child) => client.store.loadCheckpoints(child.id)),
+    )
+    for (const r of [...records, ...childRecords.flat()].filter((x) => x.kind === 'local')) {
       assert.equal(r.status, 'completed', `${runId}#${r.seq} ${r.status}`)
       const value = JSON.parse(r.output as string) as StepValue
       assert.ok(
@@ -66,12 +73,40 @@ export async function checkRuns(client: Engine, options: RunCheckOptions): Promi
         `${runId}#${r.seq}: recorded an execution the ledger never saw`,
       )
       if (!options.lastExecutionRecorded) continue
-      const last = steps.get(`${runId}/${value.i}`)?.at(-1)
+      const last = steps.get(`${r.runId}/${value.i}`)?.at(-1)
       assert.equal(
         last?.exec,
         value.exec,
-        `${runId} step ${value.i}: a body ran after its checkpoint`,
+        `${r.runId} step ${value.i}: a body ran after its checkpoint`,
       )
     }
   }
+}
+
+/**
+ * Every child ran to completion once, and its result reached its parent once: one recorded
+ * child position per child, holding that child's output, and no child outcome left unconsumed
+ * in the parent's inbox (a second delivery would sit there: its dedupe id is the child's).
+ */
+async function checkChildren(client: Engine, runId: string, count: number): Promise<void> {
+  const children = (await client.listRuns({ parentRunId: runId, limit: 100 })).runs
+  assert.equal(children.length, count, `${runId}: children started once each`)
+  const records = await client.store.loadCheckpoints(runId)
+  const joined = records.filter((r) => r.kind === 'child')
+  assert.equal(joined.length, count, `${runId}: one child position per child`)
+  for (const [k, position] of joined.entries()) {
+    const child = await client.getRun(`${runId}/${position.seq}`)
+    assert.equal(child?.status, 'completed', `${runId}: child at #${position.seq}`)
+    assert.equal(child?.output, childResult(k), `${runId}: child ${k} output`)
+    assert.equal(position.status, 'completed', `${runId}#${position.seq}`)
+    assert.equal(
+      JSON.parse(position.output as string),
+      childResult(k),
+      `${runId}: child ${k} result`,
+    )
+    const steps = await client.store.loadCheckpoints(child.id)
+    assert.equal(steps.length, CHILD_STEPS, `${child.id}: one checkpoint per step`)
+  }
+  const leftover = await client.store.loadInbox(runId)
+  assert.deepEqual(leftover, [], `${runId}: no message left over (no outcome delivered twice)`)
 }
