@@ -48,6 +48,65 @@ eachStore('composition', (test) => {
     assert.equal(calls.slow, 1, 'the loser ran once')
   })
 
+  test('a signal wins a race against a long step while the step still runs (sent here or from another process)', async (env) => {
+    const engine = await env.engine()
+    const other = await env.engine({ drive: false })
+    const gates = new Map<string, () => void>()
+    engine.register('race', 1, async (ctx, who: string) => {
+      const winner = await Promise.race([
+        ctx.localStep('slow', async () => {
+          await new Promise<void>((resolve) => gates.set(who, resolve))
+          return 'step'
+        }),
+        ctx.waitForSignal<string>('stop').then((s) => `signal ${s}`),
+      ])
+      return winner
+    })
+    const here = await engine.start('race', 'here')
+    const there = await engine.start('race', 'there')
+    await env.settle()
+    await engine.signal({ runId: here.runId, name: 'stop' }, 'now') // read by the busy turn at once
+    await other.signal({ runId: there.runId, name: 'stop' }, 'later') // read at its next inbox poll
+    await env.skip(60_000)
+    for (const run of [here.runId, there.runId]) {
+      const steps = await engine.getSteps(run)
+      assert.deepEqual(
+        steps.map((s) => [s.seq, s.kind, s.status]),
+        [[1, 'signal', 'completed']],
+        'the signal is received while the step still runs',
+      )
+    }
+    for (const open of gates.values()) open()
+    assert.equal(output(await engine.waitForRun(here.runId, { timeoutMs: 5_000 })), 'signal now')
+    assert.equal(output(await engine.waitForRun(there.runId, { timeoutMs: 5_000 })), 'signal later')
+  })
+
+  test('a signal wait times out on time while a long step runs', async (env) => {
+    const engine = await env.engine()
+    let open = () => {}
+    engine.register('timeout', 1, async (ctx) => {
+      const step = ctx.localStep('slow', async () => {
+        await new Promise<void>((resolve) => (open = resolve))
+        return 'step'
+      })
+      try {
+        await ctx.waitForSignal('never', { timeoutMs: 30_000 })
+        return 'signalled'
+      } catch (error) {
+        const code = (error as { code?: string }).code
+        open()
+        return `${code} then ${await step}`
+      }
+    })
+    const { runId } = await engine.start('timeout', null)
+    await env.settle()
+    await env.skip(30_000)
+    assert.equal(
+      output(await engine.waitForRun(runId, { timeoutMs: 5_000 })),
+      'E_SIGNAL_TIMEOUT then step',
+    )
+  })
+
   test('Promise.all and allSettled over steps, sleeps, signals and children replay the same', async (env) => {
     const engine = await env.engine()
     const calls = { a: 0, b: 0, child: 0 }

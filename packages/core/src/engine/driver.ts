@@ -76,6 +76,8 @@ export class Driver {
       holdTimersUpToMs: o.holdTimersUpToMs,
       webhookUrl: o.webhookUrl,
       newestVersion: (workflow) => deps.registry.resolve(workflow).version,
+      loadInbox: (runId) => o.store.loadInbox(runId),
+      inboxPollMs: o.pollIntervalMs,
       onEnded: (turn, end) => this.onTurnEnded(turn, end),
     }
     this.polls = new PollSchedule(o.clock, o.pollIntervalMs, () => this.poll())
@@ -317,8 +319,12 @@ export class Driver {
         )
         .finally(() => (this.cascading -= 1))
     }
-    // A child's outcome went to its parent's inbox with this ending: the parent may run here.
-    if (turn.parent !== null && isTerminal(end)) this.wake(this.deps.options.clock.now())
+    // A child's outcome went to its parent's inbox with this ending: the parent may run here
+    // (waiting: claim it now; busy: it reads its inbox).
+    if (turn.parent !== null && isTerminal(end)) {
+      this.wake(this.deps.options.clock.now())
+      this.turns.get(turn.parent.runId)?.inboxChanged()
+    }
     if (end.kind === 'lost')
       this.deps.options.logger.warn(
         { runId: turn.runId, reason: end.reason },

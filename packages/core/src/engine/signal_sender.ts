@@ -86,7 +86,11 @@ export async function deliverSignal(
   const result = await deps.committer.enqueue({ type: 'deliverMessage', message }, true)
   const receipt = toReceipt(runId, name, result)
   // The store made a waiting run claimable now; if this engine drives runs, take it at once.
-  if (!receipt.duplicate) deps.driver.wake(deps.options.clock.now())
+  // If it is executing here, busy, its turn reads the message now.
+  if (!receipt.duplicate) {
+    deps.driver.wake(deps.options.clock.now())
+    deps.driver.turnOf(runId)?.inboxChanged()
+  }
   return receipt
 }
 

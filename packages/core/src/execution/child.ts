@@ -35,7 +35,7 @@ export function startChild<O>(
   if (record?.status === 'completed' || record?.status === 'failed') return handle
   const startedAt = record?.startedAt ?? rt.clock.now()
   const step = { seq, name: workflow, kind: 'child' as const, attempts: 1, startedAt }
-  const wait = () => {
+  const wait = (): void => {
     const message = rt.takeMessage(childSignalName(seq))
     if (message !== null) {
       const result = readChildOutcome(message.payload, rt.codec)
@@ -56,7 +56,7 @@ export function startChild<O>(
             startedAt,
           })
         : null
-    rt.waitDurably(seq, null, `child "${workflow}" ${childRunId}`, pending)
+    rt.waitDurably(seq, null, `child "${workflow}" ${childRunId}`, pending, wait)
   }
   if (record !== undefined) wait()
   else void start(rt, { seq, workflow, input, childRunId, options }, step, wait)

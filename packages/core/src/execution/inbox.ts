@@ -6,19 +6,39 @@
 import type { InboxMessage } from '../contracts/records.ts'
 
 export class Inbox {
-  /** The highest inbox seq this turn has read (the run's inboxSeq when claimed, at least). */
-  readonly seen: number
+  #seen: number
   private readonly byName = new Map<string, InboxMessage[]>()
 
   constructor(messages: readonly InboxMessage[], claimedInboxSeq: number) {
-    let seen = claimedInboxSeq
-    for (const message of [...messages].sort((a, b) => a.seq - b.seq)) {
-      const list = this.byName.get(message.name)
-      if (list === undefined) this.byName.set(message.name, [message])
-      else list.push(message)
-      if (message.seq > seen) seen = message.seq
+    this.#seen = claimedInboxSeq
+    for (const message of bySeq(messages)) this.#push(message)
+  }
+
+  /** The highest inbox seq this turn has read (the run's inboxSeq when claimed, at least). */
+  get seen(): number {
+    return this.#seen
+  }
+
+  /**
+   * The run's unconsumed messages read again while the turn runs (a signal sent to a busy
+   * run): those accepted after everything this turn has seen join their names' queues, in
+   * acceptance order. Returns how many were new.
+   */
+  addNewer(messages: readonly InboxMessage[]): number {
+    let added = 0
+    for (const message of bySeq(messages)) {
+      if (message.seq <= this.#seen) continue
+      this.#push(message)
+      added++
     }
-    this.seen = seen
+    return added
+  }
+
+  #push(message: InboxMessage): void {
+    const list = this.byName.get(message.name)
+    if (list === undefined) this.byName.set(message.name, [message])
+    else list.push(message)
+    if (message.seq > this.#seen) this.#seen = message.seq
   }
 
   static empty(claimedInboxSeq: number): Inbox {
@@ -31,4 +51,8 @@ export class Inbox {
     if (list !== undefined && list.length === 0) this.byName.delete(name)
     return message ?? null
   }
+}
+
+function bySeq(messages: readonly InboxMessage[]): InboxMessage[] {
+  return [...messages].sort((a, b) => a.seq - b.seq)
 }

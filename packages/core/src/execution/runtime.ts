@@ -92,13 +92,17 @@ export interface TurnRuntime {
   takeMessage(name: string): InboxMessage | null
   /**
    * A durable wait that never holds the lease: the run suspends (when nothing else runs)
-   * until `wakeAt` (null: until a message arrives), and the next turn re-evaluates it.
+   * until `wakeAt` (null: until a message arrives), and the next turn re-evaluates it. With
+   * `recheck` (a wait a message ends), a turn that stays busy re-evaluates it itself: when a
+   * new message for the run is read, and at `wakeAt` — so it can win a race against a long
+   * step. `recheck` either completes the position or calls `waitDurably` again.
    */
   waitDurably(
     seq: number,
     wakeAt: number | null,
     label: string,
     pending: CheckpointRecord | null,
+    recheck?: () => void,
   ): void
   /** Create a child run linked to this run's position (idempotent by child run id). */
   startChildRun(request: ChildRequest): Promise<ChildStart>

@@ -38,20 +38,24 @@ export function waitForMessage<T>(
   const startedAt = record?.startedAt ?? rt.clock.now()
   const deadline = record?.wakeAt ?? (timeoutMs === null ? null : startedAt + timeoutMs)
   const step = { seq, name, kind: 'signal' as const, attempts: 1, startedAt, wakeAt: deadline }
-  const message = rt.takeMessage(name)
-  if (message !== null) {
-    rt.complete(step, { ok: true, output: message.payload }, message.seq)
-  } else if (deadline !== null && deadline <= rt.clock.now()) {
-    const error = new SignalTimeoutError(name, timeoutMs ?? deadline - startedAt)
-    rt.complete(step, { ok: false, error: encodeError(error, rt.codec) })
-  } else {
-    // A deadline is fixed at the first call and recorded, so a restart never moves it.
-    const pending =
-      record === undefined && deadline !== null
-        ? waitingRecord({ runId: rt.runId, seq, name, kind: 'signal', wakeAt: deadline, startedAt })
-        : null
-    rt.waitDurably(seq, deadline, `signal "${name}"`, pending)
+  // A deadline is fixed at the first call and recorded, so a restart never moves it.
+  const pending =
+    record === undefined && deadline !== null
+      ? waitingRecord({ runId: rt.runId, seq, name, kind: 'signal', wakeAt: deadline, startedAt })
+      : null
+  // Now, and again whenever a busy turn reads a new message or the deadline comes.
+  const evaluate = (): void => {
+    const message = rt.takeMessage(name)
+    if (message !== null) {
+      rt.complete(step, { ok: true, output: message.payload }, message.seq)
+    } else if (deadline !== null && deadline <= rt.clock.now()) {
+      const error = new SignalTimeoutError(name, timeoutMs ?? deadline - startedAt)
+      rt.complete(step, { ok: false, error: encodeError(error, rt.codec) })
+    } else {
+      rt.waitDurably(seq, deadline, `signal "${name}"`, pending, evaluate)
+    }
   }
+  evaluate()
   return outcome
 }
 

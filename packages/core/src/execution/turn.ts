@@ -22,6 +22,7 @@ import { failpoint } from '../util/failpoints.ts'
 import type { Deliverer, DeliveryTarget } from './deliverer.ts'
 import type { History } from './history.ts'
 import { Inbox } from './inbox.ts'
+import { InboxWatch, type InboxWatchHost } from './inbox_watch.ts'
 import { CANCEL_SIGNAL } from './wait_names.ts'
 import { localStep } from './local_step.ts'
 import { decodeOutcome } from './outcome.ts'
@@ -42,6 +43,10 @@ export interface TurnDeps {
   holdTimersUpToMs: number
   /** The version `start` would pick for `workflow` (a successor runs the newest code). */
   newestVersion(workflow: string): string
+  /** Reads the run's unconsumed messages (a busy turn looking for new ones). */
+  loadInbox(runId: string): Promise<InboxMessage[]>
+  /** How often a busy turn with message waits reads its inbox (the engine's poll interval). */
+  inboxPollMs: number
   /** Base of `ctx.webhook()` URLs, or null. */
   webhookUrl: string | null
   onEnded(turn: Turn, end: TurnEnd): void
@@ -91,6 +96,8 @@ interface DurableWait {
   wakeAt: number | null
   label: string
   pending: CheckpointRecord | null
+  /** Re-evaluates the wait in this turn (a message arrived, or its time came), if it can. */
+  recheck?: () => void
 }
 
 const NEVER = new Promise<never>(() => {})
@@ -112,6 +119,9 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   private readonly calls = new Map<number, Call>()
   private readonly waits = new Map<number, DurableWait>()
   private readonly timers = new Set<TimerHandle>()
+  /** The in-turn timer of each durable wait (see armDurableTimer). */
+  private readonly durableTimers = new Map<number, TimerHandle>()
+  private readonly inboxWatch: InboxWatch
   private readonly ending: TurnEnding
   private nextSeq = 0
   private nextOrder: number
@@ -163,6 +173,12 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     this.recordedLeft = history.deliveries.length
     this.currentTime = run.createdAt
     this.ending = new TurnEnding(this, deps)
+    this.inboxWatch = new InboxWatch(
+      deps.clock,
+      deps.inboxPollMs,
+      () => deps.loadInbox(run.id),
+      this.inboxHost(),
+    )
   }
 
   get signal(): AbortSignal {
@@ -369,7 +385,10 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     const delay = wakeAt - this.clock.now()
     if (delay > this.deps.holdTimersUpToMs) {
       this.waits.set(seq, { wakeAt, label, pending })
-      this.armDurableTimer(seq, delay, onDueLater ?? onDue)
+      this.armDurableTimer(seq, delay, () => {
+        this.waits.delete(seq)
+        ;(onDueLater ?? onDue)()
+      })
       return false
     }
     this.active += 1
@@ -390,13 +409,62 @@ export class Turn implements TurnRuntime, DeliveryTarget {
    * never keeps the turn from suspending, and suspending cancels it.
    */
   private armDurableTimer(seq: number, delay: number, onDue: () => void): void {
+    this.durableTimers.get(seq)?.cancel()
     const timer = this.clock.setTimer(delay, () => {
-      this.timers.delete(timer)
-      if (!this.live || !this.waits.delete(seq)) return
+      this.durableTimers.delete(seq)
+      if (!this.live || !this.waits.has(seq)) return
       onDue()
       this.checkIdleSoon()
     })
-    this.timers.add(timer)
+    this.durableTimers.set(seq, timer)
+  }
+
+  /**
+   * Re-evaluate the waits a message could end (signals, children, updates) now that new
+   * messages arrived, in position order; each either completes or waits again.
+   */
+  private recheckWaits(): void {
+    const waiting = [...this.waits].filter(([, w]) => w.recheck !== undefined)
+    for (const [seq, wait] of waiting.sort(([a], [b]) => a - b)) {
+      if (!this.live) return
+      if (this.waits.get(seq) !== wait) continue
+      this.waits.delete(seq)
+      wait.recheck?.()
+    }
+    this.checkIdleSoon()
+  }
+
+  /** A message for this run was accepted in this process: a busy turn reads it now. */
+  inboxChanged(): void {
+    if (this.hasMessageWaits()) void this.inboxWatch.read()
+  }
+
+  private hasMessageWaits(): boolean {
+    for (const wait of this.waits.values()) if (wait.recheck !== undefined) return true
+    return false
+  }
+
+  private inboxHost(): InboxWatchHost {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- getters below read the turn
+    const turn = this
+    return {
+      get live() {
+        return turn.live
+      },
+      get hasMessageWaits() {
+        return turn.hasMessageWaits()
+      },
+      receive: (messages) => {
+        if (this.inbox.addNewer(messages) === 0) return
+        const cancel = this.inbox.take(CANCEL_SIGNAL)
+        if (cancel !== null) this.requestCancel(cancelReason(cancel.payload, this.codec).reason)
+        this.recheckWaits()
+      },
+      workStarted: () => (this.engineWork += 1),
+      workEnded: () => {
+        this.engineWork -= 1
+      },
+    }
   }
 
   get webhookUrl(): string | null {
@@ -420,8 +488,17 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     wakeAt: number | null,
     label: string,
     pending: CheckpointRecord | null,
+    recheck?: () => void,
   ): void {
-    this.waits.set(seq, { wakeAt, label, pending })
+    this.waits.set(seq, { wakeAt, label, pending, recheck })
+    if (recheck === undefined) return
+    if (wakeAt !== null) {
+      this.armDurableTimer(seq, wakeAt - this.clock.now(), () => {
+        this.waits.delete(seq)
+        recheck()
+      })
+    }
+    this.inboxWatch.arm()
   }
 
   /** The highest inbox seq this turn has read: a suspend that missed a later one wakes at once. */
@@ -477,6 +554,9 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   dispose(reason: () => unknown): void {
     for (const timer of this.timers) timer.cancel()
     this.timers.clear()
+    for (const timer of this.durableTimers.values()) timer.cancel()
+    this.durableTimers.clear()
+    this.inboxWatch.stop()
     this.deps.deliverer.forget(this)
     this.calls.clear()
     this.waits.clear()

@@ -51,27 +51,31 @@ function nextDecision<A>(
   const timeoutMs = options.timeoutMs
   const deadline = record?.wakeAt ?? (timeoutMs === undefined ? null : startedAt + timeoutMs)
   const step = { seq, name, kind: 'update' as const, attempts: 1, startedAt, wakeAt: deadline }
-  const message = rt.takeMessage(updateSignalName(name))
-  if (message !== null) {
-    const { updateId, arg } = rt.codec.decode(message.payload) as { updateId: string; arg: A }
-    const reason = validate(options.validate, arg)
-    const decision = {
-      updateId,
-      accepted: reason === null,
-      reason,
-      ...(reason === null ? { arg } : {}),
+  const pending =
+    record === undefined
+      ? waitingRecord({ runId: rt.runId, seq, name, kind: 'update', wakeAt: deadline, startedAt })
+      : null
+  // Now, and again whenever a busy turn reads a new message or the deadline comes.
+  const evaluate = (): void => {
+    const message = rt.takeMessage(updateSignalName(name))
+    if (message !== null) {
+      const { updateId, arg } = rt.codec.decode(message.payload) as { updateId: string; arg: A }
+      const reason = validate(options.validate, arg)
+      const decision = {
+        updateId,
+        accepted: reason === null,
+        reason,
+        ...(reason === null ? { arg } : {}),
+      }
+      rt.complete(step, { ok: true, output: rt.codec.encode(decision) }, message.seq)
+    } else if (deadline !== null && deadline <= rt.clock.now()) {
+      const error = new SignalTimeoutError(`update:${name}`, timeoutMs ?? deadline - startedAt)
+      rt.complete(step, { ok: false, error: encodeError(error, rt.codec) })
+    } else {
+      rt.waitDurably(seq, deadline, `update "${name}"`, pending, evaluate)
     }
-    rt.complete(step, { ok: true, output: rt.codec.encode(decision) }, message.seq)
-  } else if (deadline !== null && deadline <= rt.clock.now()) {
-    const error = new SignalTimeoutError(`update:${name}`, timeoutMs ?? deadline - startedAt)
-    rt.complete(step, { ok: false, error: encodeError(error, rt.codec) })
-  } else {
-    const pending =
-      record === undefined
-        ? waitingRecord({ runId: rt.runId, seq, name, kind: 'update', wakeAt: deadline, startedAt })
-        : null
-    rt.waitDurably(seq, deadline, `update "${name}"`, pending)
   }
+  evaluate()
   return outcome
 }
 
