@@ -6,6 +6,7 @@
 import type { Clock } from '../contracts/clock.ts'
 import type { Codec } from '../contracts/codec.ts'
 import type { CheckpointKind, CheckpointRecord, InboxMessage } from '../contracts/records.ts'
+import type { EventWaitToRegister } from '../contracts/state_store.ts'
 import type { ChildRequest, ChildStart } from '../engine/child_starter.ts'
 import type { EventHub } from '../engine/events.ts'
 import type { RetryPolicy } from './retry_policy.ts'
@@ -86,12 +87,15 @@ export interface TurnRuntime {
   /**
    * A durable wait that never holds the lease: the run suspends (when nothing else runs)
    * until `wakeAt` (null: until a message arrives), and the next turn re-evaluates it.
+   * `event`: an event wait, registered with the suspend (and checked against the event log
+   * once the suspend is durable) so publishers deliver to it.
    */
   waitDurably(
     seq: number,
     wakeAt: number | null,
     label: string,
     pending: CheckpointRecord | null,
+    event?: EventWaitToRegister,
   ): void
   /** Create a child run linked to this run's position (idempotent by child run id). */
   startChildRun(request: ChildRequest): Promise<ChildStart>

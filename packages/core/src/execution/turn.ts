@@ -13,7 +13,14 @@ import type {
   InboxMessage,
   ParkReason,
 } from '../contracts/records.ts'
-import type { Fence, OpResult, StoreOp } from '../contracts/state_store.ts'
+import type { Logger } from '../contracts/logger.ts'
+import type {
+  EventWaitToRegister,
+  Fence,
+  OpResult,
+  StateStore,
+  StoreOp,
+} from '../contracts/state_store.ts'
 import type { ChildRequest, ChildStart } from '../engine/child_starter.ts'
 import type { Committer } from '../engine/committer.ts'
 import type { EventHub } from '../engine/events.ts'
@@ -34,6 +41,9 @@ export interface TurnDeps {
   /** Creates a child run for `ctx.child` (engine/child_starter.ts). */
   startChild(request: ChildRequest): Promise<ChildStart>
   committer: Committer
+  /** Read directly by an ending turn: the event log, after a suspend with event waits. */
+  store: StateStore
+  logger: Logger
   deliverer: Deliverer
   codec: Codec
   clock: Clock
@@ -89,6 +99,8 @@ interface DurableWait {
   wakeAt: number | null
   label: string
   pending: CheckpointRecord | null
+  /** An event wait's registration, written with the suspend. */
+  event?: EventWaitToRegister
 }
 
 const NEVER = new Promise<never>(() => {})
@@ -127,6 +139,11 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   /** A compensating cancel: the body gets no new position, completed steps are undone. */
   private cancelRequest: { reason: string } | null = null
   private unwinding = false
+  /**
+   * An event wait of this run was open during this turn, so one may be registered in the
+   * store: a finish removes the run's registrations (otherwise it writes nothing more).
+   */
+  hasEventWaits = false
   /** Where this run's outcome goes when it is a child; null for a top-level run. */
   readonly parent: { runId: string; seq: number } | null
 
@@ -358,8 +375,11 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     wakeAt: number | null,
     label: string,
     pending: CheckpointRecord | null,
+    event?: EventWaitToRegister,
   ): void {
-    this.waits.set(seq, { wakeAt, label, pending })
+    if (event === undefined) return void this.waits.set(seq, { wakeAt, label, pending })
+    this.hasEventWaits = true
+    this.waits.set(seq, { wakeAt, label, pending, event })
   }
 
   /** The highest inbox seq this turn has read: a suspend that missed a later one wakes at once. */
