@@ -195,6 +195,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
    * wait for this before moving a fake clock.
    */
   get quiet(): boolean {
+    if (this.ending.catchingUp) return false // reading the event log after its suspend
     return !this.live || (this.engineWork === 0 && !this.idleCheckScheduled)
   }
 

@@ -42,6 +42,8 @@ type BodyResult = { ok: true; value: unknown } | { ok: false; error: unknown }
 
 export class TurnEnding {
   live = true
+  /** Suspended, delivering from the event log what its event waits missed (engine work). */
+  catchingUp = false
   private readonly turn: Turn
   private readonly deps: TurnDeps
 
@@ -176,6 +178,15 @@ export class TurnEnding {
    * between the wait's start and its registration may then be missed.
    */
   private async catchUpEvents(waits: readonly EventWaitToRegister[]): Promise<number> {
+    this.catchingUp = true
+    try {
+      return await this.readLogFor(waits)
+    } finally {
+      this.catchingUp = false
+    }
+  }
+
+  private async readLogFor(waits: readonly EventWaitToRegister[]): Promise<number> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await catchUpEvents(this.deps, this.turn.runId, waits)
