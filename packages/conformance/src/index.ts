@@ -11,6 +11,7 @@ import { cancelTests } from './cancel.ts'
 import { childrenTests } from './children.ts'
 import { checkpointTests } from './checkpoints.ts'
 import { claimTests } from './claims_leases.ts'
+import { eventTests } from './events.ts'
 import { definer, type StoreFactory, type TestFn } from './harness.ts'
 import { inboxTests } from './inbox.ts'
 import { listRunsTests } from './list_runs.ts'
@@ -30,6 +31,7 @@ export function storeConformance(test: TestFn, factory: StoreFactory): void {
   cancelTests(definer(test, factory, 'cancelRun'))
   inboxTests(definer(test, factory, 'inbox (signals)'))
   childrenTests(definer(test, factory, 'child runs'))
+  eventTests(definer(test, factory, 'broadcast events'))
   parkTests(definer(test, factory, 'parkUnrunnable and unpark'))
   listRunsTests(definer(test, factory, 'listRuns'))
   badInputTests(definer(test, factory, 'bad inputs'))
