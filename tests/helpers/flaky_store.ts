@@ -62,4 +62,8 @@ export class FlakyStore implements StateStore {
   loadCheckpoints: StateStore['loadCheckpoints'] = (id) => this.inner.loadCheckpoints(id)
   loadInbox: StateStore['loadInbox'] = (id) => this.inner.loadInbox(id)
   listRuns: StateStore['listRuns'] = (q) => this.inner.listRuns(q)
+  appendEvent: StateStore['appendEvent'] = (e, p) => this.inner.appendEvent(e, p)
+  loadEvents: StateStore['loadEvents'] = (n, s) => this.inner.loadEvents(n, s)
+  loadEventWaits: StateStore['loadEventWaits'] = (n) => this.inner.loadEventWaits(n)
+  removeEventWaits: StateStore['removeEventWaits'] = (w) => this.inner.removeEventWaits(w)
 }

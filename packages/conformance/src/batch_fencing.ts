@@ -118,6 +118,8 @@ export function batchFencingTests(define: Define): void {
     async (store) => {
       for (const [status, setUp] of NOT_RUNNING) {
         for (const { type, op } of FENCED_OPS) {
+          // The one write a cancelled run takes at its epoch: a late outcome (cancel.ts).
+          if (status === 'cancelled' && type === 'saveCheckpoint') continue
           const runId = `${status}-${type}`
           const fence = await setUp(store, runId)
           const before = await snapshot(store, runId)

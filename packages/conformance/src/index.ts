@@ -12,6 +12,7 @@ import { childrenTests } from './children.ts'
 import { continuationTests } from './continuations.ts'
 import { checkpointTests } from './checkpoints.ts'
 import { claimTests } from './claims_leases.ts'
+import { eventTests } from './events.ts'
 import { definer, type StoreFactory, type TestFn } from './harness.ts'
 import { inboxTests } from './inbox.ts'
 import { listRunsTests } from './list_runs.ts'
@@ -32,6 +33,7 @@ export function storeConformance(test: TestFn, factory: StoreFactory): void {
   inboxTests(definer(test, factory, 'inbox (signals)'))
   childrenTests(definer(test, factory, 'child runs'))
   continuationTests(definer(test, factory, 'continueAsNew'))
+  eventTests(definer(test, factory, 'broadcast events'))
   parkTests(definer(test, factory, 'parkUnrunnable and unpark'))
   listRunsTests(definer(test, factory, 'listRuns'))
   badInputTests(definer(test, factory, 'bad inputs'))

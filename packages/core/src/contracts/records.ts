@@ -82,7 +82,8 @@ export interface RunRecord {
   continuedTo: string | null
 }
 
-export type MessageKind = 'signal'
+/** `signal`: sent to a run (engine.signal); `event`: a broadcast event delivered to one wait. */
+export type MessageKind = 'signal' | 'event'
 
 /**
  * A message accepted into a run's inbox (a signal), kept until a wait consumes it. Messages of
@@ -113,6 +114,7 @@ export type CheckpointKind =
   | 'child'
   | 'webhook'
   | 'update'
+  | 'event'
 
 /**
  * `completed` / `failed`: an outcome delivered to the workflow; never changes again (I1).
@@ -143,4 +145,32 @@ export interface CheckpointRecord {
   wakeAt: number | null
   startedAt: number
   updatedAt: number
+}
+
+/**
+ * A broadcast event in the event log (`engine.publishEvent`): kept for a retention window so
+ * a run whose wait was not yet registered when the event was published still finds it.
+ */
+export interface EventRecord {
+  /** Unique: a publish retried with the same id stores nothing new. */
+  id: string
+  name: string
+  /** Encoded payload (codec output). */
+  payload: string
+  /** When it was first published (engine clock). */
+  publishedAt: number
+}
+
+/**
+ * A registered `ctx.waitForEvent`: the run `runId` waits at position `seq` for an event
+ * `name` published at or after `startedAt` whose payload matches `match`.
+ */
+export interface EventWaitRecord {
+  runId: string
+  seq: number
+  name: string
+  /** The wait's match as JSON text (an object of dotted path → scalar), or null: any event. */
+  match: string | null
+  /** When the wait began (engine clock): events published earlier never reach it. */
+  startedAt: number
 }

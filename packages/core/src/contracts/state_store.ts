@@ -20,11 +20,18 @@
  * is not terminal, numbered in acceptance order; a wait consumes one by recording its
  * checkpoint with `consumes` in the same transaction; `loadInbox` reads what is left.
  *
- * Not in this contract (on purpose): events, children, schedules, retention and remote-step
+ * Broadcast events: an event log (`appendEvent`, `loadEvents`) and registered event waits
+ * (written by `suspendRun.eventWaits`, read by `loadEventWaits`). Publisher and suspending
+ * run each write first and read the other's table after their commit, so whichever commits
+ * second sees the first; delivery is a `deliverMessage` with a dedupe id per (event, wait).
+ *
+ * Not in this contract (on purpose): schedules, schedules, retention and remote-step
  * queues arrive with their own issues as new method groups; the batch op union grows with them.
  */
 import type {
   CheckpointRecord,
+  EventRecord,
+  EventWaitRecord,
   InboxMessage,
   MessageKind,
   ParkReason,
@@ -81,6 +88,8 @@ export interface CreateRunOp {
  * - No row yet, or a `retrying`/`waiting` row: the row becomes `checkpoint` → `applied`.
  * - A `completed`/`failed` row already there: nothing changes → `conflict` with the stored
  *   row (the recorded result wins, I1; a retried write of the same row lands here too).
+ * A save of kind `event` that applies with status `completed` or `failed` also removes the
+ * event wait registered at (runId, seq), in the same transaction: that wait is over.
  */
 export interface SaveCheckpointOp {
   type: 'saveCheckpoint'
@@ -109,7 +118,16 @@ export interface SuspendRunOp {
   waitingOn: string
   /** The highest inbox seq the turn has read (0: none). */
   inboxSeen: number
+  /**
+   * Event waits to register (`ctx.waitForEvent`), written in the same transaction iff the
+   * suspend applies; a wait already registered at (runId, seq) is kept as it is. Absent or
+   * empty: no event wait, and nothing more is written.
+   */
+  eventWaits?: readonly EventWaitToRegister[]
 }
+
+/** An event wait of the suspending run (`fence.runId`): see EventWaitRecord. */
+export type EventWaitToRegister = Omit<EventWaitRecord, 'runId'>
 
 /**
  * Accept a message into a run's inbox. The run must exist. A `dedupeId` this run already
@@ -164,6 +182,11 @@ export interface FinishRunOp {
   continuedTo?: string
   /** A message to deliver in the same transaction iff this op applies (a child telling its parent). */
   notify?: MessageToDeliver
+  /**
+   * Remove every event wait registered for the run, in the same transaction iff this op
+   * applies (the run ended while an event wait was still open). Absent: nothing more written.
+   */
+  clearEventWaits?: boolean
 }
 
 /** Park a running run with a reason: status `parked`, `availableAt` null, lease released. Fenced. */
@@ -260,6 +283,18 @@ export interface RunPage {
   nextCursor: string | null
 }
 
+/** Where an event log is pruned as a publish appends: at most `limit` events older than `before`. */
+export interface EventPruning {
+  before: number
+  limit: number
+}
+
+/** The place of one registered event wait. */
+export interface EventWaitRef {
+  runId: string
+  seq: number
+}
+
 export interface StateStore {
   /** Short name for logs and benchmarks (`memory`, `sqlite`, …). */
   readonly kind: string
@@ -343,4 +378,25 @@ export interface StateStore {
    * issue (garbage or altered), and `E_INVALID_ARGUMENT` for a limit outside 1..1000.
    */
   listRuns(query: ListRunsQuery): Promise<RunPage>
+
+  /**
+   * Append `event` to the event log unless an event with its id is there already (then
+   * nothing changes). Resolves with the stored `publishedAt` (the first publish's, for a
+   * retry), which is what waits compare with. Durable before it resolves. Then, in its own transaction, deletes at
+   * most `prune.limit` events published before `prune.before` (pruning is best effort and
+   * never removes the event just appended). Retry: safe (by event id).
+   */
+  appendEvent(event: EventRecord, prune: EventPruning): Promise<{ publishedAt: number }>
+
+  /** The logged events named `name` published at or after `since`, oldest first (then by id). */
+  loadEvents(name: string, since: number): Promise<EventRecord[]>
+
+  /** Every registered event wait for events named `name` (one index range), in no set order. */
+  loadEventWaits(name: string): Promise<EventWaitRecord[]>
+
+  /**
+   * Remove the registered event waits at these places (stale ones: their run ended or was
+   * cancelled). Places with nothing registered are skipped. Returns how many were removed.
+   */
+  removeEventWaits(waits: readonly EventWaitRef[]): Promise<number>
 }

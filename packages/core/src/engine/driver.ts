@@ -69,6 +69,8 @@ export class Driver {
           request,
         ),
       committer: deps.committer,
+      store: o.store,
+      logger: o.logger,
       deliverer: deps.deliverer,
       codec: o.codec,
       clock: o.clock,

@@ -24,6 +24,7 @@ import type { WorkflowBody, WorkflowOptions } from '../execution/types.ts'
 import { assertIdentifier } from '../util/validate.ts'
 import { Committer } from './committer.ts'
 import { Driver } from './driver.ts'
+import { publishEvent, type PublishEventOptions, type PublishedEvent } from './event_publisher.ts'
 import { EventHub, type EngineEventName, type Listener } from './events.ts'
 import { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } from './options.ts'
 import { WorkflowRegistry } from './registry.ts'
@@ -172,6 +173,22 @@ export class Engine {
       { signalId: signal.signalId },
     )
     return { ...started, signal: receipt }
+  }
+
+  /**
+   * Broadcast an event: every run whose `ctx.waitForEvent(name, { match })` began at or before
+   * this call and still waits receives `payload`, if its match holds (a wait that begins later
+   * never sees it). Idempotent by `options.eventId`. Resolves with the event id and how many
+   * waits this call delivered to. E_INVALID_ARGUMENT for a bad name or id, E_NOT_SERIALIZABLE
+   * (nothing stored) for a payload the codec refuses.
+   */
+  async publishEvent(
+    name: string,
+    payload?: unknown,
+    options?: PublishEventOptions,
+  ): Promise<PublishedEvent> {
+    await this.open()
+    return publishEvent(this.signalDeps(), name, payload, options)
   }
 
   /**

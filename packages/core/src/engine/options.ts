@@ -42,6 +42,12 @@ export interface EngineOptions {
    * Default: none (webhooks have a token and no URL).
    */
   webhookUrl?: string
+  /**
+   * How long published events stay in the event log (pruned by later publishes). The log only
+   * has to cover the moment between a run's `waitForEvent` and its suspend, so the default
+   * (1 hour) is generous. Default 3_600_000 ms.
+   */
+  eventRetentionMs?: number
 }
 
 export interface ResolvedEngineOptions {
@@ -57,6 +63,7 @@ export interface ResolvedEngineOptions {
   parkUnrunnableAfterMs: number
   maxBatch: number
   webhookUrl: string | null
+  eventRetentionMs: number
 }
 
 export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOptions {
@@ -77,6 +84,7 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     parkUnrunnableAfterMs: options.parkUnrunnableAfterMs ?? 60_000,
     maxBatch: options.maxBatch ?? 1_000,
     webhookUrl: options.webhookUrl ?? null,
+    eventRetentionMs: options.eventRetentionMs ?? 3_600_000,
   }
   validate(resolved)
   return resolved
@@ -93,6 +101,7 @@ function validate(o: ResolvedEngineOptions): void {
   positiveInteger(o.pollIntervalMs, 'pollIntervalMs')
   positiveInteger(o.maxBatch, 'maxBatch')
   positiveInteger(o.parkUnrunnableAfterMs, 'parkUnrunnableAfterMs')
+  positiveInteger(o.eventRetentionMs, 'eventRetentionMs')
   if (!Number.isInteger(o.holdTimersUpToMs) || o.holdTimersUpToMs < 0) {
     throw new InvalidArgumentError(
       `holdTimersUpToMs must be an integer ≥ 0, got ${o.holdTimersUpToMs}`,

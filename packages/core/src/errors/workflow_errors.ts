@@ -79,6 +79,17 @@ export class SignalTimeoutError extends CairnError {
   }
 }
 
+/** `ctx.waitForEvent` saw no matching event published before its `timeoutMs` ran out. */
+export class EventTimeoutError extends CairnError {
+  static readonly code = ErrorCodes.EVENT_TIMEOUT
+  static is = guardFor<EventTimeoutError>(ErrorCodes.EVENT_TIMEOUT)
+  constructor(name: string, timeoutMs: number) {
+    super(ErrorCodes.EVENT_TIMEOUT, `no matching event "${name}" arrived within ${timeoutMs} ms`, {
+      details: { event: name, timeoutMs },
+    })
+  }
+}
+
 /** The run outlived its workflow's `executionTimeoutMs`: it was cancelled with this error. */
 export class WorkflowTimeoutError extends CairnError {
   static readonly code = ErrorCodes.WORKFLOW_TIMEOUT

@@ -14,6 +14,7 @@ import { onUpdate } from './update.ts'
 import { webhook } from './webhook.ts'
 import { sideEffect } from './side_effect.ts'
 import { waitForSignal } from './signal_wait.ts'
+import { waitForEvent } from './event_wait.ts'
 import { sleep, sleepUntil } from './sleep.ts'
 import type { Turn } from './turn.ts'
 import type {
@@ -22,6 +23,7 @@ import type {
   ChildOptions,
   LocalStepOptions,
   SignalWaitOptions,
+  EventWaitOptions,
   StepFn,
   UpdateOptions,
   Webhook,
@@ -73,6 +75,10 @@ export class TurnContext implements WorkflowContext {
 
   waitForSignal<T = unknown>(name: string, options?: SignalWaitOptions): Promise<T> {
     return waitForSignal<T>(this.#turn, name, options)
+  }
+
+  waitForEvent<T = unknown>(name: string, options?: EventWaitOptions): Promise<T> {
+    return waitForEvent<T>(this.#turn, name, options)
   }
 
   breakpoint<T = unknown>(label: string): Promise<T | undefined> {

@@ -6,6 +6,7 @@
 import type { Clock } from '../contracts/clock.ts'
 import type { Codec } from '../contracts/codec.ts'
 import type { CheckpointKind, CheckpointRecord, InboxMessage } from '../contracts/records.ts'
+import type { EventWaitToRegister } from '../contracts/state_store.ts'
 import type { ChildRequest, ChildStart } from '../engine/child_starter.ts'
 import type { EventHub } from '../engine/events.ts'
 import type { RetryPolicy } from './retry_policy.ts'
@@ -96,6 +97,8 @@ export interface TurnRuntime {
    * `recheck` (a wait a message ends), a turn that stays busy re-evaluates it itself: when a
    * new message for the run is read, and at `wakeAt` — so it can win a race against a long
    * step. `recheck` either completes the position or calls `waitDurably` again.
+   * `event`: an event wait, registered with the suspend (and checked against the event log
+   * once the suspend is durable) so publishers deliver to it.
    */
   waitDurably(
     seq: number,
@@ -103,6 +106,7 @@ export interface TurnRuntime {
     label: string,
     pending: CheckpointRecord | null,
     recheck?: () => void,
+    event?: EventWaitToRegister,
   ): void
   /** Create a child run linked to this run's position (idempotent by child run id). */
   startChildRun(request: ChildRequest): Promise<ChildStart>

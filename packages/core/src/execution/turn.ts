@@ -13,7 +13,14 @@ import type {
   InboxMessage,
   ParkReason,
 } from '../contracts/records.ts'
-import type { Fence, OpResult, StoreOp } from '../contracts/state_store.ts'
+import type { Logger } from '../contracts/logger.ts'
+import type {
+  EventWaitToRegister,
+  Fence,
+  OpResult,
+  StateStore,
+  StoreOp,
+} from '../contracts/state_store.ts'
 import type { ChildRequest, ChildStart } from '../engine/child_starter.ts'
 import type { Committer } from '../engine/committer.ts'
 import type { EventHub } from '../engine/events.ts'
@@ -35,6 +42,9 @@ export interface TurnDeps {
   /** Creates a child run for `ctx.child` (engine/child_starter.ts). */
   startChild(request: ChildRequest): Promise<ChildStart>
   committer: Committer
+  /** Read directly by an ending turn: the event log, after a suspend with event waits. */
+  store: StateStore
+  logger: Logger
   deliverer: Deliverer
   codec: Codec
   clock: Clock
@@ -98,6 +108,8 @@ interface DurableWait {
   pending: CheckpointRecord | null
   /** Re-evaluates the wait in this turn (a message arrived, or its time came), if it can. */
   recheck?: () => void
+  /** An event wait's registration, written with the suspend. */
+  event?: EventWaitToRegister
 }
 
 const NEVER = new Promise<never>(() => {})
@@ -139,6 +151,11 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   /** A compensating cancel: the body gets no new position, completed steps are undone. */
   private cancelRequest: { reason: string } | null = null
   private unwinding = false
+  /**
+   * An event wait of this run was open during this turn, so one may be registered in the
+   * store: a finish removes the run's registrations (otherwise it writes nothing more).
+   */
+  hasEventWaits = false
   /** Where this run's outcome goes when it is a child; null for a top-level run. */
   readonly parent: { runId: string; seq: number } | null
 
@@ -196,6 +213,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
    * wait for this before moving a fake clock.
    */
   get quiet(): boolean {
+    if (this.ending.catchingUp) return false // reading the event log after its suspend
     return !this.live || (this.engineWork === 0 && !this.idleCheckScheduled)
   }
 
@@ -489,8 +507,15 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     label: string,
     pending: CheckpointRecord | null,
     recheck?: () => void,
+    event?: EventWaitToRegister,
   ): void {
-    this.waits.set(seq, { wakeAt, label, pending, recheck })
+    const wait: DurableWait = { wakeAt, label, pending }
+    if (recheck !== undefined) wait.recheck = recheck
+    if (event !== undefined) {
+      wait.event = event
+      this.hasEventWaits = true
+    }
+    this.waits.set(seq, wait)
     if (recheck === undefined) return
     if (wakeAt !== null) {
       this.armDurableTimer(seq, wakeAt - this.clock.now(), () => {

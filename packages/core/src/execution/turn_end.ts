@@ -6,11 +6,18 @@
  */
 import type { SerializedError } from '../contracts/codec.ts'
 import type { CheckpointRecord, ParkReason, TerminalStatus } from '../contracts/records.ts'
-import type { FinishRunOp, OpResult, StoreOp } from '../contracts/state_store.ts'
+import type {
+  EventWaitToRegister,
+  FinishRunOp,
+  OpResult,
+  StoreOp,
+  SuspendRunOp,
+} from '../contracts/state_store.ts'
 import { CancelledError, ErrorCodes, WorkflowTimeoutError } from '../errors/index.ts'
 import { failpoint } from '../util/failpoints.ts'
 import { childOutcomeMessage } from './child_outcome.ts'
 import { successorRunId } from './continue_as_new.ts'
+import { catchUpEvents } from './event_catch_up.ts'
 import { encodeError, encodeValue } from './outcome.ts'
 import type { Turn, TurnDeps } from './turn.ts'
 
@@ -27,12 +34,18 @@ interface WaitInfo {
   wakeAt: number | null
   label: string
   pending: CheckpointRecord | null
+  event?: EventWaitToRegister
 }
+
+/** Reads of the event log after a suspend, before giving up (each failure logged). */
+const CATCH_UP_ATTEMPTS = 3
 
 type BodyResult = { ok: true; value: unknown } | { ok: false; error: unknown }
 
 export class TurnEnding {
   live = true
+  /** Suspended, delivering from the event log what its event waits missed (engine work). */
+  catchingUp = false
   private readonly turn: Turn
   private readonly deps: TurnDeps
 
@@ -56,6 +69,7 @@ export class TurnEnding {
       error: encoded.ok ? null : encoded.error,
     }
     this.notifyParent(op)
+    this.clearEventWaits(op)
     if ((await this.commit([op])) === null) return
     this.emitTerminal(status, op.error)
     this.end({ kind: status, output: op.output, error: op.error })
@@ -119,6 +133,7 @@ export class TurnEnding {
       error,
     }
     this.notifyParent(op)
+    this.clearEventWaits(op)
     if ((await this.commit([op])) === null) return
     this.deps.events.emit('run:cancelled', this.ref())
     this.end({ kind: 'cancelled', error })
@@ -138,13 +153,25 @@ export class TurnEnding {
           ({ type: 'saveCheckpoint', fence: this.turn.fence, checkpoint: w.pending! }) as StoreOp,
       )
     const inboxSeen = this.turn.inboxSeen
-    ops.push({ type: 'suspendRun', fence: this.turn.fence, wakeAt, waitingOn, inboxSeen })
+    const suspend: SuspendRunOp = {
+      type: 'suspendRun',
+      fence: this.turn.fence,
+      wakeAt,
+      waitingOn,
+      inboxSeen,
+    }
+    const eventWaits = list.flatMap((w) => (w.event === undefined ? [] : [w.event]))
+    if (eventWaits.length > 0) suspend.eventWaits = eventWaits
+    ops.push(suspend)
     const results = await this.commit(ops)
     if (results === null) return
     // The store may have woken the run at once (a signal landed during the turn).
     const stored = results.at(-1)
-    const availableAt =
+    let availableAt =
       stored?.status === 'applied' && stored.availableAt !== undefined ? stored.availableAt : wakeAt
+    // Events published before the waits were registered: delivered now, waking the run.
+    if (eventWaits.length > 0 && (await this.catchUpEvents(eventWaits)) > 0)
+      availableAt = this.deps.clock.now()
     failpoint('P7') // suspended with a timer: a crash test keeps every engine down past it
     if (this.deps.events.wants('run:suspended')) {
       this.deps.events.emit('run:suspended', { ...this.ref(), wakeAt, waitingOn })
@@ -175,6 +202,40 @@ export class TurnEnding {
     if (!this.begin(end.kind)) return
     if (end.kind === 'cancelled') this.deps.events.emit('run:cancelled', this.ref())
     this.end(end)
+  }
+
+  /** The registered event waits of a run that ends go with its finishing write. */
+  private clearEventWaits(op: FinishRunOp): void {
+    if (this.turn.hasEventWaits) op.clearEventWaits = true
+  }
+
+  /**
+   * The suspend is durable: deliver what the event log already holds for the waits it
+   * registered (event_catch_up.ts). A read that keeps failing is logged: events published
+   * between the wait's start and its registration may then be missed.
+   */
+  private async catchUpEvents(waits: readonly EventWaitToRegister[]): Promise<number> {
+    this.catchingUp = true
+    try {
+      return await this.readLogFor(waits)
+    } finally {
+      this.catchingUp = false
+    }
+  }
+
+  private async readLogFor(waits: readonly EventWaitToRegister[]): Promise<number> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await catchUpEvents(this.deps, this.turn.runId, waits)
+      } catch (error) {
+        const level = attempt < CATCH_UP_ATTEMPTS ? 'warn' : 'error'
+        this.deps.logger[level](
+          { runId: this.turn.runId, attempt, error: String(error) },
+          'reading the event log after a suspend failed',
+        )
+        if (attempt >= CATCH_UP_ATTEMPTS) return 0
+      }
+    }
   }
 
   /** A child's outcome rides on its finishing write to the parent's inbox: once, or not at all. */

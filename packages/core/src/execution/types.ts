@@ -80,6 +80,12 @@ export interface WorkflowContext {
    */
   waitForSignal<T = unknown>(name: string, options?: SignalWaitOptions): Promise<T>
   /**
+   * Receive the first broadcast event `name` (engine.publishEvent) published after this call
+   * whose payload matches `options.match`; events published earlier are never received. With
+   * `timeoutMs`, throws EventTimeoutError when none arrives in time.
+   */
+  waitForEvent<T = unknown>(name: string, options?: EventWaitOptions): Promise<T>
+  /**
    * Human in the loop: stop here (waiting, no lease held) until an operator calls
    * `engine.continue(runId)`; resolves with the operator's note, if any.
    */
@@ -166,6 +172,17 @@ export interface Webhook {
   readonly url: string | null
   /** The body of the first callback with this token (kept if it came earlier); times out like a signal wait. */
   wait<T = unknown>(options?: SignalWaitOptions): Promise<T>
+}
+
+export interface EventWaitOptions {
+  /**
+   * Receive only events whose payload has these values: keys are dotted paths into the
+   * payload (`'order.id'`), values strings, finite numbers, booleans or null, compared with
+   * `===`. Default: every event of the name.
+   */
+  match?: Readonly<Record<string, string | number | boolean | null>>
+  /** Give up after this long (engine clock), throwing EventTimeoutError. Default: wait forever. */
+  timeoutMs?: number
 }
 
 export interface SignalWaitOptions {

@@ -69,6 +69,14 @@ export class KnexStore implements StateStore {
   readonly loadInbox: StateStore['loadInbox'] = (runId) =>
     this.#opened('loadInbox').loadInbox(runId)
   readonly listRuns: StateStore['listRuns'] = (query) => this.#opened('listRuns').listRuns(query)
+  readonly appendEvent: StateStore['appendEvent'] = (event, prune) =>
+    this.#opened('appendEvent').appendEvent(event, prune)
+  readonly loadEvents: StateStore['loadEvents'] = (name, since) =>
+    this.#opened('loadEvents').loadEvents(name, since)
+  readonly loadEventWaits: StateStore['loadEventWaits'] = (name) =>
+    this.#opened('loadEventWaits').loadEventWaits(name)
+  readonly removeEventWaits: StateStore['removeEventWaits'] = (waits) =>
+    this.#opened('removeEventWaits').removeEventWaits(waits)
 
   /** The dialect's store (which rejects calls once closed), or one rejecting every call. */
   #opened(operation: string): Required<StateStore> {
@@ -113,6 +121,10 @@ function neverOpened(kind: string, operation: string): Required<StateStore> {
     loadCheckpoints: reject,
     loadInbox: reject,
     listRuns: reject,
+    appendEvent: reject,
+    loadEvents: reject,
+    loadEventWaits: reject,
+    removeEventWaits: reject,
     watchClaimable: reject,
   }
 }

@@ -42,6 +42,8 @@ export const mysqlDialect: SqlDialect = {
   // column's old value, so MySQL's left-to-right evaluation of SET changes nothing.
   updateFrom: (table, alias, source, on, assignments) =>
     `UPDATE ${table} ${alias} JOIN ${source} ON ${on} SET ${assignments(`${alias}.`)}`,
+  // Not INSERT IGNORE, which would also turn other errors (a too long value) into warnings.
+  ignoreDuplicate: (column) => `ON DUPLICATE KEY UPDATE ${column} = ${column}`,
   lockRows: 'FOR UPDATE',
   // MariaDB 10.6+, MySQL 8.0.1+.
   lockRowsSkipLocked: 'FOR UPDATE SKIP LOCKED',

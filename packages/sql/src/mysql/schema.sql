@@ -14,6 +14,26 @@ CREATE TABLE `cairn_checkpoints` (
   PRIMARY KEY (`run_key`,`seq`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
+CREATE TABLE `cairn_events` (
+  `id` varbinary(1020) NOT NULL,
+  `name` varbinary(1020) NOT NULL,
+  `payload` longtext NOT NULL,
+  `published_at` bigint(20) NOT NULL,
+  PRIMARY KEY (`id`),
+  KEY `cairn_events_name_published` (`name`,`published_at`),
+  KEY `cairn_events_published` (`published_at`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+CREATE TABLE `cairn_event_waits` (
+  `run_id` varbinary(1020) NOT NULL,
+  `seq` bigint(20) NOT NULL,
+  `name` varbinary(1020) NOT NULL,
+  `match_json` longtext DEFAULT NULL,
+  `started_at` bigint(20) NOT NULL,
+  PRIMARY KEY (`run_id`,`seq`),
+  KEY `cairn_event_waits_name` (`name`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
 CREATE TABLE `cairn_messages` (
   `run_key` bigint(20) NOT NULL,
   `seq` bigint(20) NOT NULL,

@@ -44,6 +44,7 @@ export const postgresDialect: SqlDialect = {
   rowSource,
   updateFrom: (table, alias, source, on, assignments) =>
     `UPDATE ${table} ${alias} SET ${assignments('')} FROM ${source} WHERE ${on}`,
+  ignoreDuplicate: () => 'ON CONFLICT DO NOTHING',
   // NO KEY UPDATE: does not conflict with the KEY SHARE locks of foreign key checks.
   lockRows: 'FOR NO KEY UPDATE',
   lockRowsSkipLocked: 'FOR NO KEY UPDATE SKIP LOCKED',

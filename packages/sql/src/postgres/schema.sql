@@ -13,6 +13,21 @@ CREATE TABLE cairn_checkpoints (
   updated_at bigint NOT NULL
 );
 
+CREATE TABLE cairn_event_waits (
+  run_id text COLLATE "C" NOT NULL,
+  seq bigint NOT NULL,
+  name text COLLATE "C" NOT NULL,
+  match_json text,
+  started_at bigint NOT NULL
+);
+
+CREATE TABLE cairn_events (
+  id text COLLATE "C" NOT NULL,
+  name text COLLATE "C" NOT NULL,
+  payload text NOT NULL,
+  published_at bigint NOT NULL
+);
+
 CREATE TABLE cairn_messages (
   run_key bigint NOT NULL,
   seq bigint NOT NULL,
@@ -56,6 +71,10 @@ CREATE TABLE cairn_schema (
 
 ALTER TABLE cairn_checkpoints ADD CONSTRAINT cairn_checkpoints_pkey PRIMARY KEY (run_key, seq);
 
+ALTER TABLE cairn_event_waits ADD CONSTRAINT cairn_event_waits_pkey PRIMARY KEY (run_id, seq);
+
+ALTER TABLE cairn_events ADD CONSTRAINT cairn_events_pkey PRIMARY KEY (id);
+
 ALTER TABLE cairn_messages ADD CONSTRAINT cairn_messages_pkey PRIMARY KEY (run_key, seq);
 
 ALTER TABLE cairn_runs ADD CONSTRAINT cairn_runs_claimable_status CHECK (((available_at IS NULL) OR (status = ANY (ARRAY['pending'::text, 'running'::text, 'waiting'::text]))));
@@ -69,6 +88,12 @@ ALTER TABLE cairn_runs ADD CONSTRAINT cairn_runs_running_leased CHECK (((status 
 ALTER TABLE cairn_schema ADD CONSTRAINT cairn_schema_id_check CHECK ((id = 1));
 
 ALTER TABLE cairn_schema ADD CONSTRAINT cairn_schema_pkey PRIMARY KEY (id);
+
+CREATE INDEX cairn_event_waits_name ON cairn_event_waits USING btree (name);
+
+CREATE INDEX cairn_events_name_published ON cairn_events USING btree (name, published_at);
+
+CREATE INDEX cairn_events_published ON cairn_events USING btree (published_at);
 
 CREATE UNIQUE INDEX cairn_messages_dedupe ON cairn_messages USING btree (run_key, dedupe_id);
 

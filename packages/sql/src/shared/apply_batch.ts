@@ -6,12 +6,14 @@
  * trip. Anything else is BEGIN, one writer call per wave, COMMIT. Writers report the fence an
  * op was checked against, not the stored rows a refusal returns (`exists`, `conflict`: the
  * retry path); those are read right after their wave, before a later wave of the batch could
- * change them.
+ * change them. Event wait rows riding on a wave's ops are written right after it
+ * (event_wait_writes.ts).
  */
 import { StoreFailureError } from '@cairn/core'
 import type { CheckpointRecord, OpResult, RunRecord, StoreOp } from '@cairn/core/contracts'
 import type { SqlContext } from './context.ts'
 import type { SqlSession } from './driver.ts'
+import { touchesEventWaits, writeEventWaits } from './event_wait_writes.ts'
 import { runIdOf } from './op_columns.ts'
 import { resultOf, wakeTime } from './op_results.ts'
 import { checkpointKey, readCheckpoints, readRuns } from './reads.ts'
@@ -32,7 +34,9 @@ export function applyBatch(
   if (ops.length === 0) return Promise.resolve([])
   const waves = planWaves(ops)
   const write = (session: SqlSession) => writeWaves(ctx, session, waves, ops.length, now)
-  if (waves.length === 1 && ctx.writer.selfContained) return write(ctx.pool)
+  // Event wait rows are more statements after the wave's: then a transaction holds them.
+  const single = waves.length === 1 && ctx.writer.selfContained && !ops.some(touchesEventWaits)
+  if (single) return write(ctx.pool)
   return ctx.pool.transaction(write)
 }
 
@@ -49,6 +53,12 @@ async function writeWaves(
     const last = k === waves.length - 1
     const seen = await ctx.writer.write(session, wave, now, last ? { earliest } : null)
     const built = await explain(ctx, session, wave, seen)
+    await writeEventWaits(
+      ctx,
+      session,
+      wave.map(({ op }) => op),
+      built,
+    )
     built.forEach((result, i) => {
       const { index, op } = wave[i] as PlannedOp
       results[index] = result

@@ -48,6 +48,11 @@ export interface SqlDialect {
     on: string,
     assignments: (set: string) => string,
   ): string
+  /**
+   * Appended to an INSERT so a row whose key is taken is left as it is, without an error:
+   * Postgres `ON CONFLICT DO NOTHING`, MySQL `ON DUPLICATE KEY UPDATE column = column`.
+   */
+  ignoreDuplicate(keyColumn: string): string
   /** Clause of a read locking the rows it returns until commit: `FOR NO KEY UPDATE`, `FOR UPDATE`. */
   readonly lockRows: string
   /** The same, skipping rows another transaction holds (claims): `… SKIP LOCKED`. */

@@ -10,6 +10,10 @@ import type {
   CheckpointRecord,
   ClaimRequest,
   ClaimResult,
+  EventPruning,
+  EventRecord,
+  EventWaitRecord,
+  EventWaitRef,
   InboxMessage,
   ListRunsQuery,
   OpResult,
@@ -23,6 +27,7 @@ import type {
 import { applyBatch, type BatchContext } from './apply_batch.ts'
 import { CallGate } from './call_gate.ts'
 import { claimRuns, type ClaimWriter } from './claim_runs.ts'
+import { appendEvent, loadEventWaits, loadEvents, removeEventWaits } from './event_log.ts'
 import { closedStoreError, storeFailure } from './failures.ts'
 import { listRuns } from './list_runs.ts'
 import { parkUnrunnable, reclaimOwned, unpark } from './maintenance.ts'
@@ -106,6 +111,22 @@ export class SqlStore implements StateStore {
 
   listRuns(query: ListRunsQuery): Promise<RunPage> {
     return this.#call('listRuns', false, () => listRuns(this.parts, query))
+  }
+
+  appendEvent(event: EventRecord, prune: EventPruning): Promise<{ publishedAt: number }> {
+    return this.#call('appendEvent', true, () => appendEvent(this.parts, event, prune))
+  }
+
+  loadEvents(name: string, since: number): Promise<EventRecord[]> {
+    return this.#call('loadEvents', false, () => loadEvents(this.parts, name, since))
+  }
+
+  loadEventWaits(name: string): Promise<EventWaitRecord[]> {
+    return this.#call('loadEventWaits', false, () => loadEventWaits(this.parts, name))
+  }
+
+  removeEventWaits(waits: readonly EventWaitRef[]): Promise<number> {
+    return this.#call('removeEventWaits', true, () => removeEventWaits(this.parts, waits))
   }
 
   /** True between a successful open() and close(). */

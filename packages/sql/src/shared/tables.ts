@@ -11,6 +11,10 @@ export interface Tables {
   checkpoints: string
   /** Run inboxes: messages (signals) accepted for a run, kept after consumption for dedupe. */
   messages: string
+  /** The broadcast event log (kept for a retention window). */
+  events: string
+  /** Registered event waits of suspended runs, by event name. */
+  eventWaits: string
   /** The one-row schema revision marker. */
   marker: string
 }
@@ -22,6 +26,8 @@ export function qualifiedTables(dialect: SqlDialect, schema: string): Tables {
     runs: qualify('cairn_runs'),
     checkpoints: qualify('cairn_checkpoints'),
     messages: qualify('cairn_messages'),
+    events: qualify('cairn_events'),
+    eventWaits: qualify('cairn_event_waits'),
     marker: qualify('cairn_schema'),
   }
 }

@@ -14,6 +14,22 @@ CREATE TABLE cairn_checkpoints (
   PRIMARY KEY (run_key, seq)
 ) STRICT;
 
+CREATE TABLE cairn_event_waits (
+  run_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  match_json TEXT,
+  started_at INTEGER NOT NULL,
+  PRIMARY KEY (run_id, seq)
+) STRICT;
+
+CREATE TABLE cairn_events (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  published_at INTEGER NOT NULL
+) STRICT;
+
 CREATE TABLE cairn_messages (
   run_key INTEGER NOT NULL REFERENCES cairn_runs (key) ON DELETE CASCADE,
   seq INTEGER NOT NULL,
@@ -52,6 +68,12 @@ CREATE TABLE cairn_schema (
   id INTEGER PRIMARY KEY CHECK (id = 1),
   revision INTEGER NOT NULL
 ) STRICT;
+
+CREATE INDEX cairn_event_waits_name ON cairn_event_waits (name);
+
+CREATE INDEX cairn_events_name_published ON cairn_events (name, published_at);
+
+CREATE INDEX cairn_events_published ON cairn_events (published_at);
 
 CREATE UNIQUE INDEX cairn_messages_dedupe ON cairn_messages (run_key, dedupe_id);
 

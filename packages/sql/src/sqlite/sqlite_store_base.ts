@@ -9,6 +9,10 @@ import type {
   CheckpointRecord,
   ClaimRequest,
   ClaimResult,
+  EventPruning,
+  EventRecord,
+  EventWaitRecord,
+  EventWaitRef,
   InboxMessage,
   ListRunsQuery,
   OpResult,
@@ -21,6 +25,7 @@ import type {
 } from '@cairn/core/contracts'
 import { CallGate } from '../shared/call_gate.ts'
 import { claimRuns } from './claim_runs.ts'
+import { appendEvent, loadEventWaits, loadEvents, removeEventWaits } from './ops/event_ops.ts'
 import { listRuns } from './list_runs.ts'
 import { parkUnrunnable, reclaimOwned, unpark } from './maintenance.ts'
 import { applyOp } from './ops/apply_op.ts'
@@ -108,6 +113,22 @@ export abstract class SqliteStoreBase implements StateStore {
 
   listRuns(query: ListRunsQuery): Promise<RunPage> {
     return this.call('listRuns', ({ cache }) => listRuns(cache, query))
+  }
+
+  appendEvent(event: EventRecord, prune: EventPruning): Promise<{ publishedAt: number }> {
+    return this.#write('appendEvent', ({ s }) => appendEvent(s, event, prune))
+  }
+
+  loadEvents(name: string, since: number): Promise<EventRecord[]> {
+    return this.call('loadEvents', ({ s }) => loadEvents(s, name, since))
+  }
+
+  loadEventWaits(name: string): Promise<EventWaitRecord[]> {
+    return this.call('loadEventWaits', ({ s }) => loadEventWaits(s, name))
+  }
+
+  removeEventWaits(waits: readonly EventWaitRef[]): Promise<number> {
+    return this.#write('removeEventWaits', ({ s }) => removeEventWaits(s, waits))
   }
 
   /** close() has been called. */

@@ -70,6 +70,21 @@ const SQL = {
     WHERE run_key = (SELECT key FROM cairn_runs WHERE id = ?) AND seq = ? AND consumed_at IS NULL`,
   loadInbox: `SELECT ${MESSAGE_SELECT} FROM cairn_runs r JOIN cairn_messages m ON m.run_key = r.key
     WHERE r.id = ? AND m.consumed_at IS NULL ORDER BY m.seq`,
+  // Broadcast events (sqlite/ops/event_ops.ts): the log, and the waits registered by suspends.
+  insertEvent: `INSERT INTO cairn_events (id, name, payload, published_at) VALUES (?, ?, ?, ?)
+    ON CONFLICT (id) DO NOTHING`,
+  selectEventPublishedAt: `SELECT published_at FROM cairn_events WHERE id = ?`,
+  // before, keepId, limit: the oldest first, bounded per call.
+  pruneEvents: `DELETE FROM cairn_events WHERE id IN (SELECT id FROM cairn_events
+    WHERE published_at < ? AND id <> ? ORDER BY published_at LIMIT ?)`,
+  loadEvents: `SELECT id, name, payload, published_at FROM cairn_events
+    WHERE name = ? AND published_at >= ? ORDER BY published_at, id`,
+  loadEventWaits: `SELECT run_id, seq, name, match_json, started_at FROM cairn_event_waits WHERE name = ?`,
+  // A wait already registered at its place (an earlier suspend of the same wait) is kept.
+  insertEventWait: `INSERT INTO cairn_event_waits (run_id, seq, name, match_json, started_at)
+    VALUES (?, ?, ?, ?, ?) ON CONFLICT (run_id, seq) DO NOTHING`,
+  deleteEventWait: `DELETE FROM cairn_event_waits WHERE run_id = ? AND seq = ?`,
+  deleteRunEventWaits: `DELETE FROM cairn_event_waits WHERE run_id = ?`,
   // Found through the status index (running runs only), not a table scan.
   reclaimOwned: `UPDATE cairn_runs SET available_at = ?, updated_at = ?
     WHERE available_at IS NOT NULL AND status = 'running' AND lease_owner = ?`,
@@ -86,6 +101,8 @@ const ARRAY_ROWS: ReadonlySet<string> = new Set([
   'selectCheckpoint',
   'loadCheckpoints',
   'loadInbox',
+  'loadEvents',
+  'loadEventWaits',
 ])
 
 export function prepareStatements(db: SqliteDatabase, tx: TransactionStatements): Statements {

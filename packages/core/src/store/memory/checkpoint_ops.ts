@@ -15,6 +15,10 @@ export function saveCheckpoint(store: StoreState, op: SaveCheckpointOp): OpResul
   }
   state.checkpoints.set(seq, copyCheckpoint(op.checkpoint))
   if (op.consumes !== undefined) state.inbox = state.inbox.filter((m) => m.seq !== op.consumes)
+  // An event wait that has its outcome is over: no publisher needs to find it any more.
+  if (op.checkpoint.kind === 'event' && isSettled(op.checkpoint)) {
+    store.events.remove({ runId: op.fence.runId, seq })
+  }
   return APPLIED
 }
 

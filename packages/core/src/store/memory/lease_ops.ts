@@ -39,6 +39,7 @@ export function suspendRun(store: StoreState, op: SuspendRunOp, now: number): Op
     now,
   )
   if (result.status !== 'applied') return result
+  for (const wait of op.eventWaits ?? []) store.events.register(op.fence.runId, wait)
   return { status: 'applied', availableAt: store.runs.get(op.fence.runId)?.run.availableAt ?? null }
 }
 
@@ -66,6 +67,8 @@ export function finishRun(store: StoreState, op: FinishRunOp, now: number): OpRe
     now,
   )
   if (result.status === 'applied' && op.notify !== undefined) notify(store, op.notify, now)
+  if (result.status === 'applied' && op.clearEventWaits === true)
+    store.events.removeRun(op.fence.runId)
   return result
 }
 

@@ -11,6 +11,10 @@
 import type {
   CheckpointRecord,
   ClaimRequest,
+  EventPruning,
+  EventRecord,
+  EventWaitRecord,
+  EventWaitRef,
   InboxMessage,
   ClaimResult,
   ListRunsQuery,
@@ -24,6 +28,7 @@ import type {
 } from '../../contracts/index.ts'
 import { applyBatch } from './apply_batch.ts'
 import { claimRuns, reclaimOwned } from './claims.ts'
+import { appendEvent, loadEventWaits, loadEvents, removeEventWaits } from './event_ops.ts'
 import { parkUnrunnable, unpark } from './parking.ts'
 import { getRun, listRuns, loadCheckpoints, loadInbox } from './queries.ts'
 import { StoreState } from './store_state.ts'
@@ -75,5 +80,21 @@ export class MemoryStore implements StateStore {
 
   async listRuns(query: ListRunsQuery): Promise<RunPage> {
     return listRuns(this.#state, query)
+  }
+
+  async appendEvent(event: EventRecord, prune: EventPruning): Promise<{ publishedAt: number }> {
+    return appendEvent(this.#state, event, prune)
+  }
+
+  async loadEvents(name: string, since: number): Promise<EventRecord[]> {
+    return loadEvents(this.#state, name, since)
+  }
+
+  async loadEventWaits(name: string): Promise<EventWaitRecord[]> {
+    return loadEventWaits(this.#state, name)
+  }
+
+  async removeEventWaits(waits: readonly EventWaitRef[]): Promise<number> {
+    return removeEventWaits(this.#state, waits)
   }
 }

@@ -1,5 +1,6 @@
 import type { RunRecord } from '../../contracts/index.ts'
 import { ClaimIndex } from './claim_index.ts'
+import { EventState } from './event_state.ts'
 import { RunListing } from './run_listing.ts'
 import { newRunState, type RunState } from './run_state.ts'
 
@@ -10,6 +11,8 @@ export class StoreState {
   /** Parked runs, for unpark (few, so scanned). */
   readonly parked = new Set<RunState>()
   readonly listing = new RunListing()
+  /** The event log and the registered event waits (broadcast events). */
+  readonly events = new EventState()
 
   addRun(run: RunRecord): RunState {
     const state = newRunState(run)

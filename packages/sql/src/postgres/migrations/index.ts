@@ -3,8 +3,9 @@ import { initial } from './001_initial.ts'
 import { inbox } from './002_inbox.ts'
 import { children } from './003_children.ts'
 import { continuations } from './004_continuations.ts'
+import { events } from './005_events.ts'
 
 /** Every Postgres migration, in revision order. Append only. */
-export const migrations: readonly Migration[] = [initial, inbox, children, continuations]
+export const migrations: readonly Migration[] = [initial, inbox, children, continuations, events]
 
 export const latestRevision = migrations.length

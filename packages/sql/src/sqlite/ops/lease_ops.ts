@@ -9,6 +9,7 @@ import type {
 } from '@cairn/core/contracts'
 import type { Statements } from '../statements.ts'
 import { notify } from './deliver_message.ts'
+import { clearEventWaits, registerEventWaits } from './event_ops.ts'
 import { fencedResult, fencedWrite } from './fenced_result.ts'
 
 /** The result carries the `availableAt` the write stored (now, when a message was not seen). */
@@ -24,6 +25,7 @@ export function suspendRun(s: Statements, op: SuspendRunOp, now: number): OpResu
     fence.epoch,
   ) as { available_at: number | null } | undefined
   if (stored === undefined) return fencedResult(s, fence.runId)
+  registerEventWaits(s, op)
   return { status: 'applied', availableAt: stored.available_at }
 }
 
@@ -47,7 +49,10 @@ export function finishRun(s: Statements, op: FinishRunOp, now: number): OpResult
     fence.epoch,
   )
   const result = fencedWrite(s, fence.runId, changes)
-  if (result.status === 'applied') notify(s, op.notify, now)
+  if (result.status === 'applied') {
+    notify(s, op.notify, now)
+    clearEventWaits(s, op)
+  }
   return result
 }
 

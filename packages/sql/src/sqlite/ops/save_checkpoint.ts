@@ -2,6 +2,7 @@ import { InvalidArgumentError } from '@cairn/core'
 import type { OpResult, SaveCheckpointOp } from '@cairn/core/contracts'
 import { checkpointValues, toCheckpointRecord, type CheckpointRow } from '../row_mapping.ts'
 import type { Statements } from '../statements.ts'
+import { endEventWait } from './event_ops.ts'
 import { fencedResult } from './fenced_result.ts'
 
 /**
@@ -25,6 +26,7 @@ export function saveCheckpoint(s: Statements, op: SaveCheckpointOp, now: number)
   if (Number(changes) > 0) {
     // Only a written checkpoint consumes its message: same transaction, never twice.
     if (op.consumes !== undefined) s.consumeMessage.run(now, fence.runId, op.consumes)
+    endEventWait(s, op)
     return { status: 'applied' }
   }
   const fenced = fencedResult(s, fence.runId)

@@ -1,0 +1,89 @@
+/**
+ * `engine.publishEvent(name, payload, { eventId })`: broadcast an event to every run waiting
+ * for it (`ctx.waitForEvent(name, { match })`) whose wait began at or before the publish and
+ * whose match holds. The event is first appended to the event log (durable), then the
+ * registered waits of that name are read and delivered to: a run still on its way to
+ * suspending finds the event in the log once its suspend is durable (event_catch_up.ts).
+ * Cost: one read of the name's registered waits, matched here, and one delivery per match.
+ * Idempotent by `eventId`: a wait receives a given event id at most once.
+ */
+import { randomUUID } from 'node:crypto'
+import type { EventRecord, EventWaitRecord } from '../contracts/records.ts'
+import type { OpResult } from '../contracts/state_store.ts'
+import { InvalidArgumentError } from '../errors/index.ts'
+import { eventDelivery, eventReaches } from '../execution/event_delivery.ts'
+import { checkSignalName } from '../execution/wait_names.ts'
+import { assertIdentifier } from '../util/validate.ts'
+import type { Committer } from './committer.ts'
+import type { Driver } from './driver.ts'
+import type { ResolvedEngineOptions } from './options.ts'
+
+/** Old events pruned by one publish, at most: the log shrinks a little at every publish. */
+const PRUNE_PER_PUBLISH = 100
+
+export interface PublishEventOptions {
+  /**
+   * Deduplication id: a publish retried with the same id reaches each wait at most once (the
+   * first publication time counts). Give one whenever a publish may be retried. Default:
+   * random.
+   */
+  eventId?: string
+}
+
+export interface PublishedEvent {
+  eventId: string
+  /** Waits this call delivered the event to (a retry reports 0 for those that already had it). */
+  delivered: number
+}
+
+export interface EventPublisherDeps {
+  options: ResolvedEngineOptions
+  committer: Committer
+  driver: Driver
+}
+
+export async function publishEvent(
+  deps: EventPublisherDeps,
+  name: string,
+  payload: unknown,
+  options: PublishEventOptions = {},
+): Promise<PublishedEvent> {
+  checkSignalName(name, 'an event name')
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidArgumentError('publishEvent options must be an object { eventId? }')
+  }
+  const eventId = options.eventId ?? randomUUID()
+  assertIdentifier(eventId, 'eventId')
+  const { codec, clock, store, eventRetentionMs } = deps.options
+  const encoded = codec.encode(payload, `payload of event "${name}"`)
+  const now = clock.now()
+  const appended = { id: eventId, name, payload: encoded, publishedAt: now }
+  const prune = { before: now - eventRetentionMs, limit: PRUNE_PER_PUBLISH }
+  const { publishedAt } = await store.appendEvent(appended, prune)
+  const event: EventRecord = { ...appended, publishedAt }
+  const decoded = codec.decode(encoded)
+  const reached = (await store.loadEventWaits(name)).filter((wait) =>
+    eventReaches(wait, event, decoded),
+  )
+  const results = await Promise.all(
+    reached.map((wait) => deps.committer.enqueue(eventDelivery(wait, event), true)),
+  )
+  await forgetEnded(deps, reached, results)
+  const delivered = results.filter((r) => r.status === 'delivered' && !r.duplicate).length
+  // The store made the waiting runs claimable now; if this engine drives runs, take them.
+  if (delivered > 0) deps.driver.wake(clock.now())
+  return { eventId, delivered }
+}
+
+/** Waits whose run has ended (a cancelled run leaves its registrations behind) are removed. */
+async function forgetEnded(
+  deps: EventPublisherDeps,
+  waits: readonly EventWaitRecord[],
+  results: readonly OpResult[],
+): Promise<void> {
+  const ended = waits.filter((_, i) => {
+    const status = results[i]?.status
+    return status === 'terminal' || status === 'not_found'
+  })
+  if (ended.length > 0) await deps.options.store.removeEventWaits(ended)
+}

@@ -1,0 +1,70 @@
+/**
+ * `ctx.waitForEvent(name, { match, timeoutMs })`: receive the first broadcast event `name`
+ * (engine.publishEvent) published once this wait began and matching `match`, or fail with
+ * EventTimeoutError once `timeoutMs` has passed. Events are delivered into the run's inbox
+ * addressed to this position (event_delivery.ts); the received payload is recorded here,
+ * consuming its message in the same write, so replay gives the same value. The wait never
+ * holds the lease: the run suspends, registering the wait with its suspend, and an event (or
+ * the timeout) wakes it. Its `waiting` checkpoint is always written, so the time it began
+ * (`startedAt`, what publishers compare with) never moves across turns or restarts.
+ */
+import { EventTimeoutError, InvalidArgumentError } from '../errors/index.ts'
+import { eventMessageName } from './event_delivery.ts'
+import { encodeEventMatch } from './event_match.ts'
+import { encodeError } from './outcome.ts'
+import type { TurnRuntime } from './runtime.ts'
+import type { EventWaitOptions } from './types.ts'
+import { checkSignalName } from './wait_names.ts'
+import { waitingRecord } from './waiting_record.ts'
+
+export function waitForEvent<T>(
+  rt: TurnRuntime,
+  name: string,
+  options: EventWaitOptions = {},
+): Promise<T> {
+  checkSignalName(name, 'an event name')
+  if (typeof options !== 'object' || options === null) {
+    throw new InvalidArgumentError('waitForEvent options must be an object { match?, timeoutMs? }')
+  }
+  const match = encodeEventMatch(options.match)
+  const timeoutMs = checkTimeout(options.timeoutMs)
+  if (!rt.live) return rt.never()
+  const seq = rt.takeSeq()
+  const record = rt.recorded(seq, name, 'event')
+  if (record === null) return rt.never()
+  const outcome = rt.awaitOutcome<T>(seq)
+  if (record?.status === 'completed' || record?.status === 'failed') return outcome
+  const startedAt = record?.startedAt ?? rt.clock.now()
+  const deadline = record?.wakeAt ?? (timeoutMs === null ? null : startedAt + timeoutMs)
+  const step = { seq, name, kind: 'event' as const, attempts: 1, startedAt, wakeAt: deadline }
+  const pending =
+    record === undefined
+      ? waitingRecord({ runId: rt.runId, seq, name, kind: 'event', wakeAt: deadline, startedAt })
+      : null
+  const registration = { seq, name, match, startedAt }
+  // Now, and again whenever a busy turn reads a new message or the deadline comes (publishers
+  // reach the wait once it is registered, with the run's suspend).
+  const evaluate = (): void => {
+    const message = rt.takeMessage(eventMessageName(seq))
+    if (message !== null) {
+      rt.complete(step, { ok: true, output: message.payload }, message.seq)
+    } else if (deadline !== null && deadline <= rt.clock.now()) {
+      const error = new EventTimeoutError(name, timeoutMs ?? deadline - startedAt)
+      rt.complete(step, { ok: false, error: encodeError(error, rt.codec) })
+    } else {
+      rt.waitDurably(seq, deadline, `event "${name}"`, pending, evaluate, registration)
+    }
+  }
+  evaluate()
+  return outcome
+}
+
+function checkTimeout(timeoutMs: unknown): number | null {
+  if (timeoutMs === undefined) return null
+  if (!Number.isSafeInteger(timeoutMs) || (timeoutMs as number) < 0) {
+    throw new InvalidArgumentError(
+      `waitForEvent timeoutMs must be an integer >= 0, got ${String(timeoutMs)}`,
+    )
+  }
+  return timeoutMs as number
+}
