@@ -62,4 +62,6 @@ export class FlakyStore implements StateStore {
   loadCheckpoints: StateStore['loadCheckpoints'] = (id) => this.inner.loadCheckpoints(id)
   loadInbox: StateStore['loadInbox'] = (id) => this.inner.loadInbox(id)
   listRuns: StateStore['listRuns'] = (q) => this.inner.listRuns(q)
+  loadSearchAttributes: StateStore['loadSearchAttributes'] = (ids) =>
+    this.inner.loadSearchAttributes(ids)
 }

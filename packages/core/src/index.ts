@@ -29,6 +29,7 @@ export {
 export { defaultLogger, silentLogger } from './engine/default_logger.ts'
 export type * from './execution/types.ts'
 export { MemoryStore, encodeCursor, decodeCursor, type CursorPosition } from './store/index.ts'
+export * from './search/index.ts'
 export { SystemClock, systemClock } from './clock/system_clock.ts'
 export { JsonCodec, createCodec, serializeError, deserializeError } from './codec/index.ts'
 export { toMilliseconds, type Duration } from './util/duration.ts'

@@ -108,6 +108,8 @@ export type CheckpointKind =
   | 'child'
   | 'webhook'
   | 'update'
+  // ctx.upsertSearchAttributes. Kinds stay within 16 characters: MySQL's column is VARCHAR(16).
+  | 'search_attrs'
 
 /**
  * `completed` / `failed`: an outcome delivered to the workflow; never changes again (I1).

@@ -24,6 +24,11 @@
  * queues arrive with their own issues as new method groups; the batch op union grows with them.
  */
 import type {
+  SearchAttributeFilter,
+  SearchAttributes,
+  SearchAttributeUpsert,
+} from './search_attributes.ts'
+import type {
   CheckpointRecord,
   InboxMessage,
   MessageKind,
@@ -86,6 +91,16 @@ export interface SaveCheckpointOp {
    * is delivered to exactly one wait, once. Ignored when the op does not apply.
    */
   consumes?: number
+  /**
+   * Search attributes this checkpoint records (`ctx.upsertSearchAttributes`). When the
+   * checkpoint applies, each value is stored for the run (replacing the attribute of that
+   * name, whatever its type) and each null removes the attribute, in the same transaction:
+   * a replayed save (`conflict`) or a fenced one writes nothing, so attributes never exist
+   * without their checkpoint and are never written twice. Ignored when the op does not apply.
+   * Names and values are those the engine validated (search/attribute_values.ts); stores may
+   * rely on it.
+   */
+  searchAttributes?: SearchAttributeUpsert
 }
 
 /**
@@ -240,6 +255,12 @@ export interface ListRunsQuery {
   limit?: number
   /** Opaque cursor from a previous page's `nextCursor`. */
   cursor?: string
+  /**
+   * Only runs whose search attributes match every entry (see SearchAttributeFilter for the
+   * operators, type matching and `ne` on a missing attribute). Combines with the filters
+   * above and with `cursor`. At most 16 conditions; E_INVALID_ARGUMENT for a malformed one.
+   */
+  searchAttributes?: SearchAttributeFilter
 }
 
 export interface RunPage {
@@ -332,4 +353,11 @@ export interface StateStore {
    * issue (garbage or altered), and `E_INVALID_ARGUMENT` for a limit outside 1..1000.
    */
   listRuns(query: ListRunsQuery): Promise<RunPage>
+
+  /**
+   * The search attributes of each of `runIds` (at most 1000) that has any: runs without
+   * attributes, and unknown ids, are absent from the map. Time values come back as Dates.
+   * Reads committed state only; one consistent read for all the ids.
+   */
+  loadSearchAttributes(runIds: readonly string[]): Promise<Map<string, SearchAttributes>>
 }

@@ -12,6 +12,7 @@ import type {
   RunStatus,
   TerminalStatus,
 } from '../contracts/records.ts'
+import type { SearchAttributes } from '../contracts/search_attributes.ts'
 
 export interface RunInfo<I = unknown, O = unknown> {
   id: string
@@ -31,6 +32,11 @@ export interface RunInfo<I = unknown, O = unknown> {
   /** Times the run was claimed (turns started). */
   turns: number
   leaseOwner: string | null
+  /**
+   * The run's search attributes (`ctx.upsertSearchAttributes`), {} when it has none. Read
+   * right after the run row, in a second read: an upsert committed in between shows.
+   */
+  searchAttributes: SearchAttributes
 }
 
 export interface StepInfo {
@@ -50,7 +56,11 @@ export type RunOutcome<O = unknown> =
   | { runId: string; status: 'completed'; output: O }
   | { runId: string; status: 'failed' | 'cancelled'; error: SerializedError }
 
-export function toRunInfo<I, O>(run: RunRecord, codec: Codec): RunInfo<I, O> {
+export function toRunInfo<I, O>(
+  run: RunRecord,
+  codec: Codec,
+  searchAttributes: SearchAttributes = {},
+): RunInfo<I, O> {
   return {
     id: run.id,
     workflow: run.workflow,
@@ -67,6 +77,7 @@ export function toRunInfo<I, O>(run: RunRecord, codec: Codec): RunInfo<I, O> {
     finishedAt: run.finishedAt === null ? null : new Date(run.finishedAt),
     turns: run.turns,
     leaseOwner: run.leaseOwner,
+    searchAttributes,
   }
 }
 

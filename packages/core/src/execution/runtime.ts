@@ -8,6 +8,8 @@ import type { Codec } from '../contracts/codec.ts'
 import type { CheckpointKind, CheckpointRecord, InboxMessage } from '../contracts/records.ts'
 import type { ChildRequest, ChildStart } from '../engine/child_starter.ts'
 import type { EventHub } from '../engine/events.ts'
+import type { SearchAttributeUpsert } from '../contracts/search_attributes.ts'
+import type { StandardSchemaV1 } from '../contracts/standard_schema.ts'
 import type { RetryPolicy } from './retry_policy.ts'
 import type { RetryOptions } from './types.ts'
 
@@ -36,6 +38,8 @@ export interface TurnRuntime {
   readonly retryDefaults: RetryOptions | undefined
   /** The policy of a step given no options (the workflow's defaults, resolved once). */
   readonly defaultRetryPolicy: RetryPolicy
+  /** The workflow's schema for its search attribute upserts, if it declared one. */
+  readonly searchAttributeSchema: StandardSchemaV1 | undefined
   /** False once the turn has ended: primitives stop doing anything. */
   readonly live: boolean
   /** A compensating cancel is stopping the body: no new attempt starts (compensations excepted). */
@@ -58,8 +62,14 @@ export interface TurnRuntime {
   /**
    * Record the final outcome of `seq` (durably, group-committed) and then deliver it.
    * `consumes`: the inbox message this outcome received, consumed in the same write.
+   * `searchAttributes`: written by the store with the checkpoint, iff it applies.
    */
-  complete(step: StepRecordInput, outcome: EncodedOutcome, consumes?: number): void
+  complete(
+    step: StepRecordInput,
+    outcome: EncodedOutcome,
+    consumes?: number,
+    searchAttributes?: SearchAttributeUpsert,
+  ): void
   /** Durably record a failed attempt that will be retried at `wakeAt`. Resolves false if the turn was lost. */
   saveRetrying(step: StepRecordInput, error: string, wakeAt: number): Promise<boolean>
   /** Record a marker (patch) with no delivery; it lands before any later write of this run. */

@@ -13,6 +13,8 @@ import type {
   InboxMessage,
   ParkReason,
 } from '../contracts/records.ts'
+import type { SearchAttributeUpsert } from '../contracts/search_attributes.ts'
+import type { StandardSchemaV1 } from '../contracts/standard_schema.ts'
 import type { Fence, OpResult, StoreOp } from '../contracts/state_store.ts'
 import type { ChildRequest, ChildStart } from '../engine/child_starter.ts'
 import type { Committer } from '../engine/committer.ts'
@@ -104,6 +106,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   readonly codec: Codec
   readonly events: EventHub
   readonly retryDefaults: RetryOptions | undefined
+  readonly searchAttributeSchema: StandardSchemaV1 | undefined
   readonly defaultRetryPolicy: RetryPolicy
   // Created on first use: most turns never look at their signal, and aborting costs.
   private abortController: AbortController | null = null
@@ -137,6 +140,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     retryDefaults: RetryOptions | undefined,
     inbox: Inbox = Inbox.empty(run.inboxSeq),
     limit: ExecutionLimit | null = null,
+    searchAttributeSchema: StandardSchemaV1 | undefined = undefined,
   ) {
     this.deps = deps
     this.history = history
@@ -156,6 +160,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     this.codec = deps.codec
     this.events = deps.events
     this.retryDefaults = retryDefaults
+    this.searchAttributeSchema = searchAttributeSchema
     this.defaultRetryPolicy = defaultPolicyFor(retryDefaults)
     this.nextOrder = history.lastOrder + 1
     this.recordedLeft = history.deliveries.length
@@ -278,7 +283,12 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     return promise
   }
 
-  complete(step: StepRecordInput, outcome: EncodedOutcome, consumes?: number): void {
+  complete(
+    step: StepRecordInput,
+    outcome: EncodedOutcome,
+    consumes?: number,
+    searchAttributes?: SearchAttributeUpsert,
+  ): void {
     if (!this.live) return
     const record = this.buildRecord(step, outcome.ok ? 'completed' : 'failed', this.nextOrder++)
     if (outcome.ok) record.output = outcome.output
@@ -286,6 +296,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     failpoint('P5')
     const op: StoreOp = { type: 'saveCheckpoint', fence: this.fence, checkpoint: record }
     if (consumes !== undefined) op.consumes = consumes
+    if (searchAttributes !== undefined) op.searchAttributes = searchAttributes
     this.write(op, (result) => {
       failpoint('P6')
       const delivered = result.status === 'conflict' ? result.existing : record

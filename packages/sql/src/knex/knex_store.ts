@@ -69,6 +69,8 @@ export class KnexStore implements StateStore {
   readonly loadInbox: StateStore['loadInbox'] = (runId) =>
     this.#opened('loadInbox').loadInbox(runId)
   readonly listRuns: StateStore['listRuns'] = (query) => this.#opened('listRuns').listRuns(query)
+  readonly loadSearchAttributes: StateStore['loadSearchAttributes'] = (runIds) =>
+    this.#opened('loadSearchAttributes').loadSearchAttributes(runIds)
 
   /** The dialect's store (which rejects calls once closed), or one rejecting every call. */
   #opened(operation: string): Required<StateStore> {
@@ -113,6 +115,7 @@ function neverOpened(kind: string, operation: string): Required<StateStore> {
     loadCheckpoints: reject,
     loadInbox: reject,
     listRuns: reject,
+    loadSearchAttributes: reject,
     watchClaimable: reject,
   }
 }

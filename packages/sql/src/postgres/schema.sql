@@ -52,6 +52,14 @@ CREATE TABLE cairn_schema (
   revision integer NOT NULL
 );
 
+CREATE TABLE cairn_search_attributes (
+  run_key bigint NOT NULL,
+  name text COLLATE "C" NOT NULL,
+  type text NOT NULL,
+  text_value text COLLATE "C",
+  number_value double precision
+);
+
 ALTER TABLE cairn_checkpoints ADD CONSTRAINT cairn_checkpoints_pkey PRIMARY KEY (run_key, seq);
 
 ALTER TABLE cairn_messages ADD CONSTRAINT cairn_messages_pkey PRIMARY KEY (run_key, seq);
@@ -68,6 +76,8 @@ ALTER TABLE cairn_schema ADD CONSTRAINT cairn_schema_id_check CHECK ((id = 1));
 
 ALTER TABLE cairn_schema ADD CONSTRAINT cairn_schema_pkey PRIMARY KEY (id);
 
+ALTER TABLE cairn_search_attributes ADD CONSTRAINT cairn_search_attributes_pkey PRIMARY KEY (run_key, name);
+
 CREATE UNIQUE INDEX cairn_messages_dedupe ON cairn_messages USING btree (run_key, dedupe_id);
 
 CREATE INDEX cairn_runs_claimable ON cairn_runs USING btree (available_at, workflow, version) WHERE (available_at IS NOT NULL);
@@ -79,3 +89,7 @@ CREATE INDEX cairn_runs_parent_created ON cairn_runs USING btree (parent_run_id,
 CREATE INDEX cairn_runs_status_created ON cairn_runs USING btree (status, created_at DESC, id DESC);
 
 CREATE INDEX cairn_runs_workflow_created ON cairn_runs USING btree (workflow, created_at DESC, id DESC);
+
+CREATE INDEX cairn_search_attributes_number ON cairn_search_attributes USING btree (name, type, number_value, run_key);
+
+CREATE INDEX cairn_search_attributes_text ON cairn_search_attributes USING btree (name, type, text_value, run_key);

@@ -12,6 +12,7 @@ import { StoreFailureError } from '@cairn/core'
 import type { CheckpointRecord, OpResult, RunRecord, StoreOp } from '@cairn/core/contracts'
 import type { SqlContext } from './context.ts'
 import type { SqlSession } from './driver.ts'
+import { carriesAttributes, writeAttributes } from './attribute_writes.ts'
 import { runIdOf } from './op_columns.ts'
 import { resultOf, wakeTime } from './op_results.ts'
 import { checkpointKey, readCheckpoints, readRuns } from './reads.ts'
@@ -31,8 +32,14 @@ export function applyBatch(
   validateOps(ops)
   if (ops.length === 0) return Promise.resolve([])
   const waves = planWaves(ops)
-  const write = (session: SqlSession) => writeWaves(ctx, session, waves, ops.length, now)
-  if (waves.length === 1 && ctx.writer.selfContained) return write(ctx.pool)
+  // Search attributes are more statements after the waves: they need the transaction.
+  const attributes = ops.some(carriesAttributes)
+  const write = async (session: SqlSession) => {
+    const results = await writeWaves(ctx, session, waves, ops.length, now)
+    if (attributes) await writeAttributes(ctx, session, ops, results)
+    return results
+  }
+  if (waves.length === 1 && ctx.writer.selfContained && !attributes) return write(ctx.pool)
   return ctx.pool.transaction(write)
 }
 

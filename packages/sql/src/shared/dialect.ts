@@ -48,6 +48,12 @@ export interface SqlDialect {
     on: string,
     assignments: (set: string) => string,
   ): string
+  /**
+   * The end of an INSERT that replaces the row a unique key already holds: Postgres `ON
+   * CONFLICT (keys) DO UPDATE SET c = EXCLUDED.c, …`, MySQL `ON DUPLICATE KEY UPDATE c =
+   * VALUES(c), …`.
+   */
+  upsert(keys: readonly string[], columns: readonly string[]): string
   /** Clause of a read locking the rows it returns until commit: `FOR NO KEY UPDATE`, `FOR UPDATE`. */
   readonly lockRows: string
   /** The same, skipping rows another transaction holds (claims): `… SKIP LOCKED`. */

@@ -16,6 +16,7 @@ import type {
   ParkReason,
   RunPage,
   RunRecord,
+  SearchAttributes,
   StateStore,
   StoreOp,
   WorkflowKey,
@@ -25,6 +26,7 @@ import { CallGate } from './call_gate.ts'
 import { claimRuns, type ClaimWriter } from './claim_runs.ts'
 import { closedStoreError, storeFailure } from './failures.ts'
 import { listRuns } from './list_runs.ts'
+import { loadSearchAttributes } from './load_attributes.ts'
 import { parkUnrunnable, reclaimOwned, unpark } from './maintenance.ts'
 import { migrate } from './migrate.ts'
 import type { Migration } from './migration.ts'
@@ -106,6 +108,10 @@ export class SqlStore implements StateStore {
 
   listRuns(query: ListRunsQuery): Promise<RunPage> {
     return this.#call('listRuns', false, () => listRuns(this.parts, query))
+  }
+
+  loadSearchAttributes(runIds: readonly string[]): Promise<Map<string, SearchAttributes>> {
+    return this.#call('loadSearchAttributes', false, () => loadSearchAttributes(this.parts, runIds))
   }
 
   /** True between a successful open() and close(). */

@@ -11,6 +11,8 @@ export interface Tables {
   checkpoints: string
   /** Run inboxes: messages (signals) accepted for a run, kept after consumption for dedupe. */
   messages: string
+  /** Search attributes: one row per (run, name), typed (ctx.upsertSearchAttributes). */
+  searchAttributes: string
   /** The one-row schema revision marker. */
   marker: string
 }
@@ -22,6 +24,7 @@ export function qualifiedTables(dialect: SqlDialect, schema: string): Tables {
     runs: qualify('cairn_runs'),
     checkpoints: qualify('cairn_checkpoints'),
     messages: qualify('cairn_messages'),
+    searchAttributes: qualify('cairn_search_attributes'),
     marker: qualify('cairn_schema'),
   }
 }

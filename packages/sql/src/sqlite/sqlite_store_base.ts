@@ -15,6 +15,7 @@ import type {
   ParkReason,
   RunPage,
   RunRecord,
+  SearchAttributes,
   StateStore,
   StoreOp,
   WorkflowKey,
@@ -22,6 +23,7 @@ import type {
 import { CallGate } from '../shared/call_gate.ts'
 import { claimRuns } from './claim_runs.ts'
 import { listRuns } from './list_runs.ts'
+import { loadSearchAttributes } from './load_attributes.ts'
 import { parkUnrunnable, reclaimOwned, unpark } from './maintenance.ts'
 import { applyOp } from './ops/apply_op.ts'
 import type { PreparedConnection } from './prepared_connection.ts'
@@ -106,6 +108,10 @@ export abstract class SqliteStoreBase implements StateStore {
 
   listRuns(query: ListRunsQuery): Promise<RunPage> {
     return this.call('listRuns', ({ cache }) => listRuns(cache, query))
+  }
+
+  loadSearchAttributes(runIds: readonly string[]): Promise<Map<string, SearchAttributes>> {
+    return this.call('loadSearchAttributes', ({ s }) => loadSearchAttributes(s, runIds))
   }
 
   /** close() has been called. */

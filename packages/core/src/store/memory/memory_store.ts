@@ -18,6 +18,7 @@ import type {
   ParkReason,
   RunPage,
   RunRecord,
+  SearchAttributes,
   StateStore,
   StoreOp,
   WorkflowKey,
@@ -25,7 +26,7 @@ import type {
 import { applyBatch } from './apply_batch.ts'
 import { claimRuns, reclaimOwned } from './claims.ts'
 import { parkUnrunnable, unpark } from './parking.ts'
-import { getRun, listRuns, loadCheckpoints, loadInbox } from './queries.ts'
+import { getRun, listRuns, loadCheckpoints, loadInbox, loadSearchAttributes } from './queries.ts'
 import { StoreState } from './store_state.ts'
 
 export class MemoryStore implements StateStore {
@@ -75,5 +76,9 @@ export class MemoryStore implements StateStore {
 
   async listRuns(query: ListRunsQuery): Promise<RunPage> {
     return listRuns(this.#state, query)
+  }
+
+  async loadSearchAttributes(runIds: readonly string[]): Promise<Map<string, SearchAttributes>> {
+    return loadSearchAttributes(this.#state, runIds)
   }
 }

@@ -2,8 +2,9 @@ import type { Migration } from '../../shared/migration.ts'
 import { initial } from './001_initial.ts'
 import { inbox } from './002_inbox.ts'
 import { children } from './003_children.ts'
+import { searchAttributes } from './004_search_attributes.ts'
 
 /** Every MySQL/MariaDB migration, in revision order. Append only; each statement idempotent. */
-export const migrations: readonly Migration[] = [initial, inbox, children]
+export const migrations: readonly Migration[] = [initial, inbox, children, searchAttributes]
 
 export const latestRevision = migrations.length
