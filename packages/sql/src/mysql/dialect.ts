@@ -42,6 +42,9 @@ export const mysqlDialect: SqlDialect = {
   // column's old value, so MySQL's left-to-right evaluation of SET changes nothing.
   updateFrom: (table, alias, source, on, assignments) =>
     `UPDATE ${table} ${alias} JOIN ${source} ON ${on} SET ${assignments(`${alias}.`)}`,
+  // String(n) is the shortest text that reads back as exactly n; CAST parses it as a double.
+  double: (params, value) =>
+    value === null ? params.add(null) : `CAST(${params.add(String(value))} AS DOUBLE)`,
   // VALUES(c): understood by MariaDB and MySQL 8 alike (MySQL 8.0.20+ also has row aliases).
   upsert: (_keys, columns) =>
     `ON DUPLICATE KEY UPDATE ${columns.map((c) => `${c} = VALUES(${c})`).join(', ')}`,

@@ -65,7 +65,7 @@ function upsertStatement(ctx: SqlContext, values: readonly Change[]) {
   const p = new Params(ctx.dialect)
   const rows = values.map(({ runId, name, value }) => {
     const typed = toTypedValue(value as SearchAttributeValue)
-    return `(${runKey(ctx, p, runId)}, ${p.add(name)}, ${p.add(typed.type)}, ${p.add(typed.text)}, ${p.add(typed.number)})`
+    return `(${runKey(ctx, p, runId)}, ${p.add(name)}, ${p.add(typed.type)}, ${p.add(typed.text)}, ${ctx.dialect.double(p, typed.number)})`
   })
   const text = `INSERT INTO ${ctx.tables.searchAttributes} (run_key, name, type, text_value, number_value)
     VALUES ${rows.join(', ')}

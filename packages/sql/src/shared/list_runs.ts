@@ -28,7 +28,13 @@ export async function listRuns(ctx: SqlContext, query: ListRunsQuery): Promise<R
     statuses === null ? null : ctx.dialect.inList(p, 'r.status', statuses, 'text'),
     // Each attribute condition: the run keys of one range of an attribute index.
     ...terms.map((term) =>
-      searchTermSql(term, 'r.key', ctx.tables.searchAttributes, (value) => p.add(value)),
+      searchTermSql(
+        term,
+        'r.key',
+        ctx.tables.searchAttributes,
+        (value) => p.add(value),
+        (value) => ctx.dialect.double(p, value),
+      ),
     ),
     // The bare `created_at <=` is implied by the row comparison; MySQL and MariaDB only turn
     // it, not a row comparison, into an index range (a page then costs the same at any depth).

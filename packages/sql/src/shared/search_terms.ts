@@ -14,12 +14,16 @@ export function searchTermSql(
   runKey: string,
   attributesTable: string,
   bind: (value: unknown) => string,
+  bindDouble: (value: number) => string = bind,
 ): string {
   const text = term.operand.type === 'text'
   const column = text ? 'text_value' : 'number_value'
-  const operand = text ? term.operand.text : term.operand.number
-  return `${runKey} IN (SELECT a.run_key FROM ${attributesTable} a WHERE a.name = ${bind(term.name)}
-    AND a.type = ${bind(term.operand.type)} AND a.${column} ${SQL_OPERATOR[term.op]} ${bind(operand)})`
+  // Bound in text order: MySQL's `?` placeholders are positional.
+  const name = bind(term.name)
+  const type = bind(term.operand.type)
+  const operand = text ? bind(term.operand.text) : bindDouble(term.operand.number as number)
+  return `${runKey} IN (SELECT a.run_key FROM ${attributesTable} a WHERE a.name = ${name}
+    AND a.type = ${type} AND a.${column} ${SQL_OPERATOR[term.op]} ${operand})`
 }
 
 /** What distinguishes two terms' statement texts (SQLite caches one statement per shape). */
