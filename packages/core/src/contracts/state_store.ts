@@ -97,8 +97,8 @@ export interface SaveCheckpointOp {
    * name, whatever its type) and each null removes the attribute, in the same transaction:
    * a replayed save (`conflict`) or a fenced one writes nothing, so attributes never exist
    * without their checkpoint and are never written twice. Ignored when the op does not apply.
-   * Names and values are those the engine validated (search/attribute_values.ts); stores may
-   * rely on it.
+   * Names and values follow search/attribute_values.ts (the engine checks them at the call);
+   * a store refuses an op breaking them with E_INVALID_ARGUMENT, applying nothing.
    */
   searchAttributes?: SearchAttributeUpsert
 }

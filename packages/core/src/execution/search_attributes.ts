@@ -56,7 +56,12 @@ async function recordWhenChecked(
 ): Promise<void> {
   rt.beginWork()
   try {
-    const rejection = await verdict.catch((error: unknown) => error)
+    // A schema whose promise rejects rejects the call too (with what it threw, as an Error).
+    const rejection = await verdict.catch((error: unknown) =>
+      error instanceof Error
+        ? error
+        : new Error(`search attribute schema failed: ${String(error)}`),
+    )
     if (rejection === null) rt.complete(step, { ok: true, output }, undefined, upsert)
     else rt.complete(step, { ok: false, error: encodeError(rejection, rt.codec) })
   } finally {
