@@ -261,6 +261,54 @@ eachStore('search attributes', (test) => {
     assert.equal(await count({ label: at }), 0, 'a time does not match text')
   })
 
+  test('parallel upserts of one name: the later call wins, on every replay too', async (env) => {
+    const engine = await env.engine()
+    engine.register('parallel', 1, async (ctx) => {
+      await Promise.all([
+        ctx.upsertSearchAttributes({ stage: 'first', a: 1 }),
+        ctx.upsertSearchAttributes({ stage: 'second', b: 2 }),
+        ctx.localStep('work', () => 'done'),
+      ])
+      await ctx.sleep('1h')
+    })
+    const { runId } = await engine.start('parallel', null)
+    await env.skip(3_600_000)
+    await engine.waitForRun(runId, { timeoutMs: 5_000 })
+    assert.deepEqual((await engine.getRun(runId))?.searchAttributes, {
+      stage: 'second',
+      a: 1,
+      b: 2,
+    })
+  })
+
+  test('a schema whose promise rejects rejects the call and stores nothing', async (env) => {
+    const engine = await env.engine()
+    const failing: StandardSchemaV1 = {
+      '~standard': {
+        version: 1,
+        vendor: 'cairn-test',
+        validate: () => Promise.reject(new Error('schema service down')),
+      },
+    }
+    engine.register(
+      'failing',
+      1,
+      async (ctx) => {
+        try {
+          await ctx.upsertSearchAttributes({ x: 1 })
+          return 'stored'
+        } catch (error) {
+          return (error as Error).message
+        }
+      },
+      { searchAttributes: failing },
+    )
+    const { runId } = await engine.start('failing', null)
+    const outcome = await engine.waitForRun(runId, { timeoutMs: 5_000 })
+    assert.equal((outcome as { output?: unknown }).output, 'schema service down')
+    assert.deepEqual((await engine.getRun(runId))?.searchAttributes, {})
+  })
+
   test('a workflow option that is not a Standard Schema is refused at registration', async (env) => {
     const engine = await env.engine()
     assert.throws(
