@@ -66,4 +66,6 @@ export class FlakyStore implements StateStore {
   loadEvents: StateStore['loadEvents'] = (n, s) => this.inner.loadEvents(n, s)
   loadEventWaits: StateStore['loadEventWaits'] = (n) => this.inner.loadEventWaits(n)
   removeEventWaits: StateStore['removeEventWaits'] = (w) => this.inner.removeEventWaits(w)
+  loadSearchAttributes: StateStore['loadSearchAttributes'] = (ids) =>
+    this.inner.loadSearchAttributes(ids)
 }

@@ -19,6 +19,7 @@ import { listRunsTests } from './list_runs.ts'
 import { parkTests } from './park_unpark.ts'
 import { payloadTests } from './payloads.ts'
 import { runsCreateTests } from './runs_create.ts'
+import { searchAttributeTests } from './search_attributes.ts'
 import { transitionTests } from './transitions.ts'
 
 export type { StoreFactory, TestFn } from './harness.ts'
@@ -38,4 +39,5 @@ export function storeConformance(test: TestFn, factory: StoreFactory): void {
   listRunsTests(definer(test, factory, 'listRuns'))
   badInputTests(definer(test, factory, 'bad inputs'))
   payloadTests(definer(test, factory, 'payloads and numbers'))
+  searchAttributeTests(definer(test, factory, 'search attributes'))
 }

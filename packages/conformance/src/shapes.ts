@@ -28,6 +28,7 @@ const CHECKPOINT_KINDS = [
   'child',
   'webhook',
   'update',
+  'search_attrs',
 ]
 
 type Check = (value: unknown) => boolean

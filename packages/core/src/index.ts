@@ -36,6 +36,7 @@ export {
   decodeCursor,
   type CursorPosition,
 } from './store/index.ts'
+export * from './search/index.ts'
 export { SystemClock, systemClock } from './clock/system_clock.ts'
 export { JsonCodec, createCodec, serializeError, deserializeError } from './codec/index.ts'
 export { toMilliseconds, type Duration } from './util/duration.ts'

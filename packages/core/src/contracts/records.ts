@@ -115,6 +115,8 @@ export type CheckpointKind =
   | 'webhook'
   | 'update'
   | 'event'
+  // ctx.upsertSearchAttributes. Kinds stay within 16 characters: MySQL's column is VARCHAR(16).
+  | 'search_attrs'
 
 /**
  * `completed` / `failed`: an outcome delivered to the workflow; never changes again (I1).

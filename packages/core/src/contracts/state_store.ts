@@ -29,6 +29,11 @@
  * queues arrive with their own issues as new method groups; the batch op union grows with them.
  */
 import type {
+  SearchAttributeFilter,
+  SearchAttributes,
+  SearchAttributeUpsert,
+} from './search_attributes.ts'
+import type {
   CheckpointRecord,
   EventRecord,
   EventWaitRecord,
@@ -101,6 +106,16 @@ export interface SaveCheckpointOp {
    * is delivered to exactly one wait, once. Ignored when the op does not apply.
    */
   consumes?: number
+  /**
+   * Search attributes this checkpoint records (`ctx.upsertSearchAttributes`). When the
+   * checkpoint applies, each value is stored for the run (replacing the attribute of that
+   * name, whatever its type) and each null removes the attribute, in the same transaction:
+   * a replayed save (`conflict`) or a fenced one writes nothing, so attributes never exist
+   * without their checkpoint and are never written twice. Ignored when the op does not apply.
+   * Names and values follow search/attribute_values.ts (the engine checks them at the call);
+   * a store refuses an op breaking them with E_INVALID_ARGUMENT, applying nothing.
+   */
+  searchAttributes?: SearchAttributeUpsert
 }
 
 /**
@@ -274,6 +289,12 @@ export interface ListRunsQuery {
   limit?: number
   /** Opaque cursor from a previous page's `nextCursor`. */
   cursor?: string
+  /**
+   * Only runs whose search attributes match every entry (see SearchAttributeFilter for the
+   * operators, type matching and `ne` on a missing attribute). Combines with the filters
+   * above and with `cursor`. At most 16 conditions; E_INVALID_ARGUMENT for a malformed one.
+   */
+  searchAttributes?: SearchAttributeFilter
 }
 
 export interface RunPage {
@@ -399,4 +420,11 @@ export interface StateStore {
    * cancelled). Places with nothing registered are skipped. Returns how many were removed.
    */
   removeEventWaits(waits: readonly EventWaitRef[]): Promise<number>
+
+  /**
+   * The search attributes of each of `runIds` (at most 1000) that has any: runs without
+   * attributes, and unknown ids, are absent from the map. Time values come back as Dates.
+   * Reads committed state only; one consistent read for all the ids.
+   */
+  loadSearchAttributes(runIds: readonly string[]): Promise<Map<string, SearchAttributes>>
 }

@@ -287,7 +287,15 @@ export class Driver {
     const timeoutMs = workflow?.options.executionTimeoutMs
     const limit =
       timeoutMs === undefined ? null : { timeoutMs, deadline: run.createdAt + timeoutMs }
-    const turn = new Turn(this.turnDeps, run, history, workflow?.options.retry, inbox, limit)
+    const turn = new Turn(
+      this.turnDeps,
+      run,
+      history,
+      workflow?.options.retry,
+      inbox,
+      limit,
+      workflow?.options.searchAttributes,
+    )
     this.turns.set(run.id, turn)
     if (workflow === undefined) return void turn.release()
     let input: unknown

@@ -54,6 +54,7 @@ import {
   type StepInfo,
 } from './views.ts'
 import type { ListRunsQuery } from '../contracts/state_store.ts'
+import type { SearchAttributes } from '../contracts/search_attributes.ts'
 
 export interface WaitOptions {
   /** Give up after this long with E_WAIT_TIMEOUT (the run goes on). Default: wait forever. */
@@ -271,7 +272,9 @@ export class Engine {
   async getRun<I = unknown, O = unknown>(runId: string): Promise<RunInfo<I, O> | null> {
     await this.open()
     const run = await this.options.store.getRun(runId)
-    return run === null ? null : toRunInfo<I, O>(run, this.options.codec)
+    if (run === null) return null
+    const attributes = await this.options.store.loadSearchAttributes([runId])
+    return toRunInfo<I, O>(run, this.options.codec, attributes.get(runId))
   }
 
   /** The run's checkpoints (its timeline), in position order. */
@@ -281,12 +284,20 @@ export class Engine {
     return records.map((r) => toStepInfo(r, this.options.codec))
   }
 
-  /** Runs, newest first; filter by workflow and status; page with `cursor`. */
+  /**
+   * Runs, newest first; filter by workflow, status, parent and search attributes (evaluated
+   * by the store: SQL stores in the query, on an index); page with `cursor`. Each run comes
+   * with its search attributes (one more read per page).
+   */
   async listRuns<I = unknown, O = unknown>(query: ListRunsQuery = {}): Promise<RunList<I, O>> {
     await this.open()
     const page = await this.options.store.listRuns(query)
+    const attributes =
+      page.runs.length === 0
+        ? new Map<string, SearchAttributes>()
+        : await this.options.store.loadSearchAttributes(page.runs.map((r) => r.id))
     return {
-      runs: page.runs.map((r) => toRunInfo<I, O>(r, this.options.codec)),
+      runs: page.runs.map((r) => toRunInfo<I, O>(r, this.options.codec, attributes.get(r.id))),
       nextCursor: page.nextCursor,
     }
   }

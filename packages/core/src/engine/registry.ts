@@ -9,6 +9,7 @@ import {
   WorkflowNotRegisteredError,
 } from '../errors/index.ts'
 import type { WorkflowBody, WorkflowOptions } from '../execution/types.ts'
+import { isStandardSchema } from '../search/schema_check.ts'
 import { assertIdentifier } from '../util/validate.ts'
 
 export interface RegisteredWorkflow {
@@ -37,6 +38,11 @@ export class WorkflowRegistry {
     if (versions.has(v))
       throw new DuplicateWorkflowError(`workflow "${name}" version "${v}" is already registered`)
     checkExecutionTimeout(name, options.executionTimeoutMs)
+    if (options.searchAttributes !== undefined && !isStandardSchema(options.searchAttributes)) {
+      throw new InvalidArgumentError(
+        `workflow "${name}": searchAttributes must be a Standard Schema (an object with ~standard.validate)`,
+      )
+    }
     const entry: RegisteredWorkflow = { name, version: v, body, options }
     versions.set(v, entry)
     this.byName.set(name, versions)

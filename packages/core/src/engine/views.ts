@@ -12,6 +12,7 @@ import type {
   RunStatus,
   TerminalStatus,
 } from '../contracts/records.ts'
+import type { SearchAttributes } from '../contracts/search_attributes.ts'
 
 export interface RunInfo<I = unknown, O = unknown> {
   id: string
@@ -35,6 +36,11 @@ export interface RunInfo<I = unknown, O = unknown> {
   continuedFrom: string | null
   /** Status `continued`: the successor that carries on; else null. */
   continuedTo: string | null
+  /**
+   * The run's search attributes (`ctx.upsertSearchAttributes`), {} when it has none. Read
+   * right after the run row, in a second read: an upsert committed in between shows.
+   */
+  searchAttributes: SearchAttributes
 }
 
 export interface StepInfo {
@@ -54,7 +60,11 @@ export type RunOutcome<O = unknown> =
   | { runId: string; status: 'completed'; output: O }
   | { runId: string; status: 'failed' | 'cancelled'; error: SerializedError }
 
-export function toRunInfo<I, O>(run: RunRecord, codec: Codec): RunInfo<I, O> {
+export function toRunInfo<I, O>(
+  run: RunRecord,
+  codec: Codec,
+  searchAttributes: SearchAttributes = {},
+): RunInfo<I, O> {
   return {
     id: run.id,
     workflow: run.workflow,
@@ -73,6 +83,7 @@ export function toRunInfo<I, O>(run: RunRecord, codec: Codec): RunInfo<I, O> {
     leaseOwner: run.leaseOwner,
     continuedFrom: run.continuedFrom,
     continuedTo: run.continuedTo,
+    searchAttributes,
   }
 }
 

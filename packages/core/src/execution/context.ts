@@ -3,6 +3,7 @@
  * position synchronously at call time, so `Promise.all([ctx.localStep(…), ctx.sleep(…)])`
  * numbers its branches the same way on every replay.
  */
+import type { SearchAttributeUpsert } from '../contracts/search_attributes.ts'
 import type { Duration } from '../util/duration.ts'
 import { breakpoint } from './breakpoint.ts'
 import { continueAsNew } from './continue_as_new.ts'
@@ -10,6 +11,7 @@ import { startChild } from './child.ts'
 import { localStep } from './local_step.ts'
 import { patched } from './patched.ts'
 import { setEvent } from './set_event.ts'
+import { upsertSearchAttributes } from './search_attributes.ts'
 import { onUpdate } from './update.ts'
 import { webhook } from './webhook.ts'
 import { sideEffect } from './side_effect.ts'
@@ -87,6 +89,10 @@ export class TurnContext implements WorkflowContext {
 
   setEvent(key: string, value: unknown): Promise<void> {
     return setEvent(this.#turn, key, value)
+  }
+
+  upsertSearchAttributes(attributes: SearchAttributeUpsert): Promise<void> {
+    return upsertSearchAttributes(this.#turn, attributes)
   }
 
   onUpdate<A = unknown>(name: string, options?: UpdateOptions<A>): Promise<A> {

@@ -9,6 +9,8 @@ import type { CheckpointKind, CheckpointRecord, InboxMessage } from '../contract
 import type { EventWaitToRegister } from '../contracts/state_store.ts'
 import type { ChildRequest, ChildStart } from '../engine/child_starter.ts'
 import type { EventHub } from '../engine/events.ts'
+import type { SearchAttributeUpsert } from '../contracts/search_attributes.ts'
+import type { StandardSchemaV1 } from '../contracts/standard_schema.ts'
 import type { RetryPolicy } from './retry_policy.ts'
 import type { RetryOptions } from './types.ts'
 
@@ -37,6 +39,8 @@ export interface TurnRuntime {
   readonly retryDefaults: RetryOptions | undefined
   /** The policy of a step given no options (the workflow's defaults, resolved once). */
   readonly defaultRetryPolicy: RetryPolicy
+  /** The workflow's schema for its search attribute upserts, if it declared one. */
+  readonly searchAttributeSchema: StandardSchemaV1 | undefined
   /** False once the turn has ended: primitives stop doing anything. */
   readonly live: boolean
   /** A compensating cancel is stopping the body: no new attempt starts (compensations excepted). */
@@ -59,8 +63,14 @@ export interface TurnRuntime {
   /**
    * Record the final outcome of `seq` (durably, group-committed) and then deliver it.
    * `consumes`: the inbox message this outcome received, consumed in the same write.
+   * `searchAttributes`: written by the store with the checkpoint, iff it applies.
    */
-  complete(step: StepRecordInput, outcome: EncodedOutcome, consumes?: number): void
+  complete(
+    step: StepRecordInput,
+    outcome: EncodedOutcome,
+    consumes?: number,
+    searchAttributes?: SearchAttributeUpsert,
+  ): void
   /**
    * Record the outcome of a step that finished after the turn ended because the run was
    * cancelled: kept at its position (not delivered, nothing acted on). Dropped otherwise.

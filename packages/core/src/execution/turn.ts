@@ -14,6 +14,8 @@ import type {
   ParkReason,
 } from '../contracts/records.ts'
 import type { Logger } from '../contracts/logger.ts'
+import type { SearchAttributeUpsert } from '../contracts/search_attributes.ts'
+import type { StandardSchemaV1 } from '../contracts/standard_schema.ts'
 import type {
   EventWaitToRegister,
   Fence,
@@ -125,6 +127,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   readonly codec: Codec
   readonly events: EventHub
   readonly retryDefaults: RetryOptions | undefined
+  readonly searchAttributeSchema: StandardSchemaV1 | undefined
   readonly defaultRetryPolicy: RetryPolicy
   // Created on first use: most turns never look at their signal, and aborting costs.
   private abortController: AbortController | null = null
@@ -166,6 +169,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     retryDefaults: RetryOptions | undefined,
     inbox: Inbox = Inbox.empty(run.inboxSeq),
     limit: ExecutionLimit | null = null,
+    searchAttributeSchema: StandardSchemaV1 | undefined = undefined,
   ) {
     this.deps = deps
     this.history = history
@@ -185,6 +189,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     this.codec = deps.codec
     this.events = deps.events
     this.retryDefaults = retryDefaults
+    this.searchAttributeSchema = searchAttributeSchema
     this.defaultRetryPolicy = defaultPolicyFor(retryDefaults)
     this.nextOrder = history.lastOrder + 1
     this.recordedLeft = history.deliveries.length
@@ -314,7 +319,12 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     return promise
   }
 
-  complete(step: StepRecordInput, outcome: EncodedOutcome, consumes?: number): void {
+  complete(
+    step: StepRecordInput,
+    outcome: EncodedOutcome,
+    consumes?: number,
+    searchAttributes?: SearchAttributeUpsert,
+  ): void {
     if (!this.live) return
     const record = this.buildRecord(step, outcome.ok ? 'completed' : 'failed', this.nextOrder++)
     if (outcome.ok) record.output = outcome.output
@@ -322,6 +332,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     failpoint('P5')
     const op: StoreOp = { type: 'saveCheckpoint', fence: this.fence, checkpoint: record }
     if (consumes !== undefined) op.consumes = consumes
+    if (searchAttributes !== undefined) op.searchAttributes = searchAttributes
     this.write(
       op,
       (result) => {
@@ -333,7 +344,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
       },
       (result) => {
         // Cancelled elsewhere while the step ran: record what it did, undelivered.
-        if (consumes === undefined && result?.status === 'fenced')
+        if (step.kind === 'local' && consumes === undefined && result?.status === 'fenced')
           this.saveLate({ ...record, order: null }, result)
       },
     )

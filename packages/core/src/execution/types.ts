@@ -2,6 +2,8 @@
  * The workflow author's API: the context a workflow body receives and the options of its
  * primitives. Types only.
  */
+import type { SearchAttributeUpsert } from '../contracts/search_attributes.ts'
+import type { StandardSchemaV1 } from '../contracts/standard_schema.ts'
 import type { Duration } from '../util/duration.ts'
 
 /** What a local step's function receives. */
@@ -95,6 +97,14 @@ export interface WorkflowContext {
    * the current stage. Recorded at its position; the latest call wins.
    */
   setEvent(key: string, value: unknown): Promise<void>
+  /**
+   * Set (a value) or remove (null) indexed attributes of this run, found with
+   * `engine.listRuns({ searchAttributes })` and shown by getRun/listRuns. Values: strings (up
+   * to 256 characters), finite numbers, booleans, Dates. Recorded at its position: replay
+   * writes nothing again. Bad names or values, or a rejection by the workflow's
+   * `searchAttributes` schema, throw E_INVALID_ARGUMENT and store nothing.
+   */
+  upsertSearchAttributes(attributes: SearchAttributeUpsert): Promise<void>
   /**
    * Run another workflow as a child and wait for its result. The child is a run of its own
    * (visible, with its own history), linked to this one; its outcome reaches this run once.
@@ -201,4 +211,12 @@ export interface WorkflowOptions {
    * while it waits (it wakes for it), or when it is next claimed. Default: no limit.
    */
   executionTimeoutMs?: number
+  /**
+   * A Standard Schema (zod, valibot, arktype, … or any object with `~standard.validate`)
+   * every `ctx.upsertSearchAttributes` call is checked against: it receives the call's
+   * attributes as written, nulls (removals) included, so declare fields optional (each call
+   * may set a few) and nullable where removal is allowed. Issues become E_INVALID_ARGUMENT
+   * with `details.issues` ({ message, path }[]). May validate asynchronously.
+   */
+  searchAttributes?: StandardSchemaV1
 }

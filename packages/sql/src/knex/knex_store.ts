@@ -77,6 +77,8 @@ export class KnexStore implements StateStore {
     this.#opened('loadEventWaits').loadEventWaits(name)
   readonly removeEventWaits: StateStore['removeEventWaits'] = (waits) =>
     this.#opened('removeEventWaits').removeEventWaits(waits)
+  readonly loadSearchAttributes: StateStore['loadSearchAttributes'] = (runIds) =>
+    this.#opened('loadSearchAttributes').loadSearchAttributes(runIds)
 
   /** The dialect's store (which rejects calls once closed), or one rejecting every call. */
   #opened(operation: string): Required<StateStore> {
@@ -125,6 +127,7 @@ function neverOpened(kind: string, operation: string): Required<StateStore> {
     loadEvents: reject,
     loadEventWaits: reject,
     removeEventWaits: reject,
+    loadSearchAttributes: reject,
     watchClaimable: reject,
   }
 }

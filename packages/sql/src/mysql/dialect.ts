@@ -44,6 +44,12 @@ export const mysqlDialect: SqlDialect = {
     `UPDATE ${table} ${alias} JOIN ${source} ON ${on} SET ${assignments(`${alias}.`)}`,
   // Not INSERT IGNORE, which would also turn other errors (a too long value) into warnings.
   ignoreDuplicate: (column) => `ON DUPLICATE KEY UPDATE ${column} = ${column}`,
+  // String(n) is the shortest text that reads back as exactly n; CAST parses it as a double.
+  double: (params, value) =>
+    value === null ? params.add(null) : `CAST(${params.add(String(value))} AS DOUBLE)`,
+  // VALUES(c): understood by MariaDB and MySQL 8 alike (MySQL 8.0.20+ also has row aliases).
+  upsert: (_keys, columns) =>
+    `ON DUPLICATE KEY UPDATE ${columns.map((c) => `${c} = VALUES(${c})`).join(', ')}`,
   lockRows: 'FOR UPDATE',
   // MariaDB 10.6+, MySQL 8.0.1+.
   lockRowsSkipLocked: 'FOR UPDATE SKIP LOCKED',

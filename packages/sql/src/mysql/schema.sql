@@ -86,3 +86,14 @@ CREATE TABLE `cairn_schema` (
   `revision` int(11) NOT NULL,
   PRIMARY KEY (`id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+CREATE TABLE `cairn_search_attributes` (
+  `run_key` bigint(20) NOT NULL,
+  `name` varbinary(64) NOT NULL,
+  `type` varchar(8) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+  `text_value` varbinary(1024) DEFAULT NULL,
+  `number_value` double DEFAULT NULL,
+  PRIMARY KEY (`run_key`,`name`),
+  KEY `cairn_search_attributes_text` (`name`,`type`,`text_value`,`run_key`),
+  KEY `cairn_search_attributes_number` (`name`,`type`,`number_value`,`run_key`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;

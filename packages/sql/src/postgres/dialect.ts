@@ -45,6 +45,9 @@ export const postgresDialect: SqlDialect = {
   updateFrom: (table, alias, source, on, assignments) =>
     `UPDATE ${table} ${alias} SET ${assignments('')} FROM ${source} WHERE ${on}`,
   ignoreDuplicate: () => 'ON CONFLICT DO NOTHING',
+  double: (params, value) => params.add(value, 'float8'),
+  upsert: (keys, columns) =>
+    `ON CONFLICT (${keys.join(', ')}) DO UPDATE SET ${columns.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}`,
   // NO KEY UPDATE: does not conflict with the KEY SHARE locks of foreign key checks.
   lockRows: 'FOR NO KEY UPDATE',
   lockRowsSkipLocked: 'FOR NO KEY UPDATE SKIP LOCKED',

@@ -69,6 +69,14 @@ CREATE TABLE cairn_schema (
   revision integer NOT NULL
 );
 
+CREATE TABLE cairn_search_attributes (
+  run_key bigint NOT NULL,
+  name text COLLATE "C" NOT NULL,
+  type text NOT NULL,
+  text_value text COLLATE "C",
+  number_value double precision
+);
+
 ALTER TABLE cairn_checkpoints ADD CONSTRAINT cairn_checkpoints_pkey PRIMARY KEY (run_key, seq);
 
 ALTER TABLE cairn_event_waits ADD CONSTRAINT cairn_event_waits_pkey PRIMARY KEY (run_id, seq);
@@ -89,6 +97,8 @@ ALTER TABLE cairn_schema ADD CONSTRAINT cairn_schema_id_check CHECK ((id = 1));
 
 ALTER TABLE cairn_schema ADD CONSTRAINT cairn_schema_pkey PRIMARY KEY (id);
 
+ALTER TABLE cairn_search_attributes ADD CONSTRAINT cairn_search_attributes_pkey PRIMARY KEY (run_key, name);
+
 CREATE INDEX cairn_event_waits_name ON cairn_event_waits USING btree (name);
 
 CREATE INDEX cairn_events_name_published ON cairn_events USING btree (name, published_at);
@@ -106,3 +116,7 @@ CREATE INDEX cairn_runs_parent_created ON cairn_runs USING btree (parent_run_id,
 CREATE INDEX cairn_runs_status_created ON cairn_runs USING btree (status, created_at DESC, id DESC);
 
 CREATE INDEX cairn_runs_workflow_created ON cairn_runs USING btree (workflow, created_at DESC, id DESC);
+
+CREATE INDEX cairn_search_attributes_number ON cairn_search_attributes USING btree (name, type, number_value, run_key);
+
+CREATE INDEX cairn_search_attributes_text ON cairn_search_attributes USING btree (name, type, text_value, run_key);

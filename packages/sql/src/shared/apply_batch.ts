@@ -13,6 +13,7 @@ import { StoreFailureError } from '@cairn/core'
 import type { CheckpointRecord, OpResult, RunRecord, StoreOp } from '@cairn/core/contracts'
 import type { SqlContext } from './context.ts'
 import type { SqlSession } from './driver.ts'
+import { carriesAttributes, writeAttributes } from './attribute_writes.ts'
 import { touchesEventWaits, writeEventWaits } from './event_wait_writes.ts'
 import { runIdOf } from './op_columns.ts'
 import { resultOf, wakeTime } from './op_results.ts'
@@ -33,9 +34,16 @@ export function applyBatch(
   validateOps(ops)
   if (ops.length === 0) return Promise.resolve([])
   const waves = planWaves(ops)
-  const write = (session: SqlSession) => writeWaves(ctx, session, waves, ops.length, now)
-  // Event wait rows are more statements after the wave's: then a transaction holds them.
-  const single = waves.length === 1 && ctx.writer.selfContained && !ops.some(touchesEventWaits)
+  // Event wait rows and search attributes are more statements after the waves': a
+  // transaction holds them.
+  const attributes = ops.some(carriesAttributes)
+  const write = async (session: SqlSession) => {
+    const results = await writeWaves(ctx, session, waves, ops.length, now)
+    if (attributes) await writeAttributes(ctx, session, ops, results)
+    return results
+  }
+  const single =
+    waves.length === 1 && ctx.writer.selfContained && !attributes && !ops.some(touchesEventWaits)
   if (single) return write(ctx.pool)
   return ctx.pool.transaction(write)
 }

@@ -53,6 +53,18 @@ export interface SqlDialect {
    * Postgres `ON CONFLICT DO NOTHING`, MySQL `ON DUPLICATE KEY UPDATE column = column`.
    */
   ignoreDuplicate(keyColumn: string): string
+  /**
+   * A bound double (search attribute numbers: any finite value, fractions included) or NULL:
+   * Postgres `$n::float8`; MySQL `CAST(? AS DOUBLE)` of its shortest round-trip text (the
+   * MySQL driver writes values into the text and admits only integers as numbers there).
+   */
+  double(params: Params, value: number | null): string
+  /**
+   * The end of an INSERT that replaces the row a unique key already holds: Postgres `ON
+   * CONFLICT (keys) DO UPDATE SET c = EXCLUDED.c, …`, MySQL `ON DUPLICATE KEY UPDATE c =
+   * VALUES(c), …`.
+   */
+  upsert(keys: readonly string[], columns: readonly string[]): string
   /** Clause of a read locking the rows it returns until commit: `FOR NO KEY UPDATE`, `FOR UPDATE`. */
   readonly lockRows: string
   /** The same, skipping rows another transaction holds (claims): `… SKIP LOCKED`. */

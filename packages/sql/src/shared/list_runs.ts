@@ -4,11 +4,12 @@
  * code point because the id column is stored with a binary collation (Postgres `C`,
  * MySQL `utf8mb4_bin`): the same order as the memory and SQLite stores and the cursor.
  */
-import { InvalidArgumentError, decodeCursor, encodeCursor } from '@cairn/core'
+import { InvalidArgumentError, decodeCursor, encodeCursor, parseSearchFilter } from '@cairn/core'
 import type { ListRunsQuery, RunPage, RunStatus } from '@cairn/core/contracts'
 import type { SqlContext } from './context.ts'
 import { Params } from './params.ts'
 import { runColumns, toRunRecord } from './row_mapping.ts'
+import { searchTermSql } from './search_terms.ts'
 
 const DEFAULT_LIMIT = 50
 const MAX_LIMIT = 1000
@@ -18,12 +19,23 @@ export async function listRuns(ctx: SqlContext, query: ListRunsQuery): Promise<R
   const statuses = statusList(query.status)
   if (statuses?.length === 0) return { runs: [], nextCursor: null }
   const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
+  const terms = parseSearchFilter(query.searchAttributes)
   const p = new Params(ctx.dialect)
   const where = [
     query.workflow === undefined ? null : `r.workflow = ${p.add(query.workflow)}`,
     // A run's children: one range of the parent index (cairn_runs_parent_created).
     query.parentRunId === undefined ? null : `r.parent_run_id = ${p.add(query.parentRunId)}`,
     statuses === null ? null : ctx.dialect.inList(p, 'r.status', statuses, 'text'),
+    // Each attribute condition: the run keys of one range of an attribute index.
+    ...terms.map((term) =>
+      searchTermSql(
+        term,
+        'r.key',
+        ctx.tables.searchAttributes,
+        (value) => p.add(value),
+        (value) => ctx.dialect.double(p, value),
+      ),
+    ),
     // The bare `created_at <=` is implied by the row comparison; MySQL and MariaDB only turn
     // it, not a row comparison, into an index range (a page then costs the same at any depth).
     cursor === undefined

@@ -20,6 +20,7 @@ import type {
   ParkReason,
   RunPage,
   RunRecord,
+  SearchAttributes,
   StateStore,
   StoreOp,
   WorkflowKey,
@@ -30,6 +31,7 @@ import { claimRuns, type ClaimWriter } from './claim_runs.ts'
 import { appendEvent, loadEventWaits, loadEvents, removeEventWaits } from './event_log.ts'
 import { closedStoreError, storeFailure } from './failures.ts'
 import { listRuns } from './list_runs.ts'
+import { loadSearchAttributes } from './load_attributes.ts'
 import { parkUnrunnable, reclaimOwned, unpark } from './maintenance.ts'
 import { migrate } from './migrate.ts'
 import type { Migration } from './migration.ts'
@@ -127,6 +129,10 @@ export class SqlStore implements StateStore {
 
   removeEventWaits(waits: readonly EventWaitRef[]): Promise<number> {
     return this.#call('removeEventWaits', true, () => removeEventWaits(this.parts, waits))
+  }
+
+  loadSearchAttributes(runIds: readonly string[]): Promise<Map<string, SearchAttributes>> {
+    return this.#call('loadSearchAttributes', false, () => loadSearchAttributes(this.parts, runIds))
   }
 
   /** True between a successful open() and close(). */

@@ -15,6 +15,8 @@ export interface Tables {
   events: string
   /** Registered event waits of suspended runs, by event name. */
   eventWaits: string
+  /** Search attributes: one row per (run, name), typed (ctx.upsertSearchAttributes). */
+  searchAttributes: string
   /** The one-row schema revision marker. */
   marker: string
 }
@@ -28,6 +30,7 @@ export function qualifiedTables(dialect: SqlDialect, schema: string): Tables {
     messages: qualify('cairn_messages'),
     events: qualify('cairn_events'),
     eventWaits: qualify('cairn_event_waits'),
+    searchAttributes: qualify('cairn_search_attributes'),
     marker: qualify('cairn_schema'),
   }
 }

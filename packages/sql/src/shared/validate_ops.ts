@@ -2,7 +2,7 @@
  * Refusals before anything is sent: a batch with a bad op applies nothing
  * (E_INVALID_ARGUMENT), the same as in every other store.
  */
-import { InvalidArgumentError, checkFinishOp } from '@cairn/core'
+import { InvalidArgumentError, checkFinishOp, checkUpsert } from '@cairn/core'
 import type { StoreOp } from '@cairn/core/contracts'
 
 const OP_TYPES: ReadonlySet<string> = new Set([
@@ -30,6 +30,9 @@ export function validateOps(ops: readonly StoreOp[]): void {
         `saveCheckpoint: checkpoint of run ${op.checkpoint.runId} written under the fence of run ${op.fence.runId}`,
         { details: { runId: op.checkpoint.runId, fenceRunId: op.fence.runId } },
       )
+    }
+    if (op.type === 'saveCheckpoint' && op.searchAttributes !== undefined) {
+      checkUpsert(op.searchAttributes, 'saveCheckpoint')
     }
   }
 }

@@ -6,7 +6,8 @@
 import { InvalidArgumentError } from '@cairn/core'
 import type { ListRunsQuery, RunPage, RunStatus } from '@cairn/core/contracts'
 import type { SQLInputValue } from 'node:sqlite'
-import { decodeCursor, encodeCursor } from '@cairn/core'
+import { decodeCursor, encodeCursor, parseSearchFilter, type SearchTerm } from '@cairn/core'
+import { searchTermShape, searchTermSql } from '../shared/search_terms.ts'
 import { RUN_COLUMNS, toRunRecord, type RunRow } from './row_mapping.ts'
 import type { StatementCache } from './statement_cache.ts'
 
@@ -18,6 +19,7 @@ interface Shape {
   parent: boolean
   statusCount: number | null
   cursor: boolean
+  terms: readonly SearchTerm[]
 }
 
 export function listRuns(cache: StatementCache, query: ListRunsQuery): RunPage {
@@ -25,16 +27,19 @@ export function listRuns(cache: StatementCache, query: ListRunsQuery): RunPage {
   const statuses = statusList(query.status)
   if (statuses?.length === 0) return { runs: [], nextCursor: null }
   const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
+  const terms = parseSearchFilter(query.searchAttributes)
   const shape = {
     workflow: query.workflow !== undefined,
     parent: query.parentRunId !== undefined,
     statusCount: statuses?.length ?? null,
     cursor: !!cursor,
+    terms,
   }
   const params: SQLInputValue[] = [
     ...(query.workflow !== undefined ? [query.workflow] : []),
     ...(query.parentRunId !== undefined ? [query.parentRunId] : []),
     ...(statuses ?? []),
+    ...terms.flatMap(termValues),
     ...(cursor ? [cursor.createdAt, cursor.id] : []),
     limit + 1,
   ]
@@ -61,7 +66,13 @@ function statusList(status: ListRunsQuery['status']): readonly RunStatus[] | nul
 }
 
 function shapeKey(shape: Shape): string {
-  return `list:${shape.workflow ? 'w' : '-'}:${shape.parent ? 'p' : '-'}:${shape.statusCount ?? '-'}:${shape.cursor ? 'c' : '-'}`
+  return `list:${shape.workflow ? 'w' : '-'}:${shape.parent ? 'p' : '-'}:${shape.statusCount ?? '-'}:${shape.cursor ? 'c' : '-'}:${shape.terms.map(searchTermShape).join(',')}`
+}
+
+/** A term's bound values, in the order searchTermSql places them. */
+function termValues(term: SearchTerm): SQLInputValue[] {
+  const { type, text, number } = term.operand
+  return [term.name, type, type === 'text' ? text : number]
 }
 
 function listSql(shape: Shape): string {
@@ -72,6 +83,8 @@ function listSql(shape: Shape): string {
     shape.statusCount === null
       ? null
       : `status IN (${Array(shape.statusCount).fill('?').join(', ')})`,
+    // Each term: the keys of one range of an attribute index (search_terms.ts).
+    ...shape.terms.map((term) => searchTermSql(term, 'key', 'cairn_search_attributes', () => '?')),
     shape.cursor ? '(created_at, id) < (?, ?)' : null,
   ].filter((term) => term !== null)
   const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''

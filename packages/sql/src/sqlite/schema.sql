@@ -69,6 +69,15 @@ CREATE TABLE cairn_schema (
   revision INTEGER NOT NULL
 ) STRICT;
 
+CREATE TABLE cairn_search_attributes (
+  run_key INTEGER NOT NULL REFERENCES cairn_runs (key) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  type TEXT NOT NULL,
+  text_value TEXT,
+  number_value REAL,
+  PRIMARY KEY (run_key, name)
+) STRICT;
+
 CREATE INDEX cairn_event_waits_name ON cairn_event_waits (name);
 
 CREATE INDEX cairn_events_name_published ON cairn_events (name, published_at);
@@ -88,3 +97,7 @@ CREATE INDEX cairn_runs_parent_created ON cairn_runs (parent_run_id, created_at 
 CREATE INDEX cairn_runs_status_created ON cairn_runs (status, created_at DESC, id DESC);
 
 CREATE INDEX cairn_runs_workflow_created ON cairn_runs (workflow, created_at DESC, id DESC);
+
+CREATE INDEX cairn_search_attributes_number ON cairn_search_attributes (name, type, number_value, run_key);
+
+CREATE INDEX cairn_search_attributes_text ON cairn_search_attributes (name, type, text_value, run_key);

@@ -19,6 +19,7 @@ import type {
   ParkReason,
   RunPage,
   RunRecord,
+  SearchAttributes,
   StateStore,
   StoreOp,
   WorkflowKey,
@@ -27,6 +28,7 @@ import { CallGate } from '../shared/call_gate.ts'
 import { claimRuns } from './claim_runs.ts'
 import { appendEvent, loadEventWaits, loadEvents, removeEventWaits } from './ops/event_ops.ts'
 import { listRuns } from './list_runs.ts'
+import { loadSearchAttributes } from './load_attributes.ts'
 import { parkUnrunnable, reclaimOwned, unpark } from './maintenance.ts'
 import { applyOp } from './ops/apply_op.ts'
 import type { PreparedConnection } from './prepared_connection.ts'
@@ -129,6 +131,10 @@ export abstract class SqliteStoreBase implements StateStore {
 
   removeEventWaits(waits: readonly EventWaitRef[]): Promise<number> {
     return this.#write('removeEventWaits', ({ s }) => removeEventWaits(s, waits))
+  }
+
+  loadSearchAttributes(runIds: readonly string[]): Promise<Map<string, SearchAttributes>> {
+    return this.call('loadSearchAttributes', ({ s }) => loadSearchAttributes(s, runIds))
   }
 
   /** close() has been called. */

@@ -68,6 +68,17 @@ const SQL = {
     VALUES (?, ?, ?, ?, ?, ?, ?)`,
   consumeMessage: `UPDATE cairn_messages SET consumed_at = ?
     WHERE run_key = (SELECT key FROM cairn_runs WHERE id = ?) AND seq = ? AND consumed_at IS NULL`,
+  // type, text, number, run id: the attribute replaced whatever type it had.
+  upsertAttribute: `INSERT INTO cairn_search_attributes (run_key, name, type, text_value, number_value)
+    SELECT key, ?, ?, ?, ? FROM cairn_runs WHERE id = ?
+    ON CONFLICT (run_key, name) DO UPDATE SET type = excluded.type,
+      text_value = excluded.text_value, number_value = excluded.number_value`,
+  deleteAttribute: `DELETE FROM cairn_search_attributes
+    WHERE run_key = (SELECT key FROM cairn_runs WHERE id = ?) AND name = ?`,
+  // The ids as one JSON array: one statement text for any count.
+  loadAttributes: `SELECT r.id, a.name, a.type, a.text_value, a.number_value
+    FROM cairn_runs r JOIN cairn_search_attributes a ON a.run_key = r.key
+    WHERE r.id IN (SELECT value FROM json_each(?))`,
   loadInbox: `SELECT ${MESSAGE_SELECT} FROM cairn_runs r JOIN cairn_messages m ON m.run_key = r.key
     WHERE r.id = ? AND m.consumed_at IS NULL ORDER BY m.seq`,
   // Broadcast events (sqlite/ops/event_ops.ts): the log, and the waits registered by suspends.
@@ -103,6 +114,7 @@ const ARRAY_ROWS: ReadonlySet<string> = new Set([
   'loadInbox',
   'loadEvents',
   'loadEventWaits',
+  'loadAttributes',
 ])
 
 export function prepareStatements(db: SqliteDatabase, tx: TransactionStatements): Statements {

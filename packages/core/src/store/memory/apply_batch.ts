@@ -1,5 +1,6 @@
 import type { OpResult, StoreOp } from '../../contracts/index.ts'
 import { InvalidArgumentError } from '../../errors/index.ts'
+import { checkUpsert } from '../../search/attribute_values.ts'
 import { saveCheckpoint } from './checkpoint_ops.ts'
 import { finishRun, parkRun, releaseRun, renewLease, suspendRun } from './lease_ops.ts'
 import { deliverMessage } from './message_ops.ts'
@@ -50,6 +51,7 @@ function checkOp(op: StoreOp): void {
         details: { runId: op.fence.runId, checkpointRunId: op.checkpoint.runId },
       })
     }
+    if (op.searchAttributes !== undefined) checkUpsert(op.searchAttributes, 'saveCheckpoint')
   } else if (op.type === 'finishRun') {
     checkFinishOp(op)
   } else if (!KNOWN_OPS.has(op.type)) {

@@ -1,6 +1,12 @@
-import type { CheckpointRecord, OpResult, SaveCheckpointOp } from '../../contracts/index.ts'
+import type {
+  CheckpointRecord,
+  OpResult,
+  SaveCheckpointOp,
+  SearchAttributeUpsert,
+} from '../../contracts/index.ts'
 import { copyCheckpoint } from './copies.ts'
 import { APPLIED, fencedResult, maySaveCheckpoint } from './fence.ts'
+import type { RunState } from './run_state.ts'
 import type { StoreState } from './store_state.ts'
 
 /** The hot path of the engine: keep it to two map lookups and one small copy. */
@@ -19,9 +25,18 @@ export function saveCheckpoint(store: StoreState, op: SaveCheckpointOp): OpResul
   if (op.checkpoint.kind === 'event' && isSettled(op.checkpoint)) {
     store.events.remove({ runId: op.fence.runId, seq })
   }
+  if (op.searchAttributes !== undefined) upsertAttributes(state, op.searchAttributes)
   return APPLIED
 }
 
 function isSettled(checkpoint: CheckpointRecord): boolean {
   return checkpoint.status === 'completed' || checkpoint.status === 'failed'
+}
+
+/** Applied with its checkpoint only (the caller returned early otherwise). */
+function upsertAttributes(state: RunState, upsert: SearchAttributeUpsert): void {
+  for (const [name, value] of Object.entries(upsert)) {
+    if (value === null) state.searchAttributes.delete(name)
+    else state.searchAttributes.set(name, value instanceof Date ? new Date(value) : value)
+  }
 }

@@ -22,6 +22,7 @@ import type {
   ParkReason,
   RunPage,
   RunRecord,
+  SearchAttributes,
   StateStore,
   StoreOp,
   WorkflowKey,
@@ -30,7 +31,7 @@ import { applyBatch } from './apply_batch.ts'
 import { claimRuns, reclaimOwned } from './claims.ts'
 import { appendEvent, loadEventWaits, loadEvents, removeEventWaits } from './event_ops.ts'
 import { parkUnrunnable, unpark } from './parking.ts'
-import { getRun, listRuns, loadCheckpoints, loadInbox } from './queries.ts'
+import { getRun, listRuns, loadCheckpoints, loadInbox, loadSearchAttributes } from './queries.ts'
 import { StoreState } from './store_state.ts'
 
 export class MemoryStore implements StateStore {
@@ -96,5 +97,9 @@ export class MemoryStore implements StateStore {
 
   async removeEventWaits(waits: readonly EventWaitRef[]): Promise<number> {
     return removeEventWaits(this.#state, waits)
+  }
+
+  async loadSearchAttributes(runIds: readonly string[]): Promise<Map<string, SearchAttributes>> {
+    return loadSearchAttributes(this.#state, runIds)
   }
 }

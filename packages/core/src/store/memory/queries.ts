@@ -6,8 +6,11 @@ import type {
   RunPage,
   RunRecord,
   RunStatus,
+  SearchAttributes,
 } from '../../contracts/index.ts'
 import { InvalidArgumentError } from '../../errors/index.ts'
+import { parseSearchFilter } from '../../search/attribute_filter.ts'
+import { checkRunIdList } from '../../search/run_id_list.ts'
 import { copyCheckpoint, copyMessage, copyRun } from './copies.ts'
 import { decodeCursor, encodeCursor } from '../run_cursor.ts'
 import type { StoreState } from './store_state.ts'
@@ -37,6 +40,7 @@ export function listRuns(store: StoreState, query: ListRunsQuery): RunPage {
     workflow: query.workflow,
     parentRunId: query.parentRunId,
     statuses: statusSet(query.status),
+    terms: parseSearchFilter(query.searchAttributes),
   }
   const { states, more } = store.listing.page(filter, after, limit)
   const last = states[states.length - 1]
@@ -60,4 +64,21 @@ function checkLimit(limit: number | undefined): number {
 function statusSet(status: ListRunsQuery['status']): ReadonlySet<RunStatus> | null {
   if (status === undefined) return null
   return new Set(typeof status === 'string' ? [status] : status)
+}
+
+export function loadSearchAttributes(
+  store: StoreState,
+  runIds: readonly string[],
+): Map<string, SearchAttributes> {
+  checkRunIdList(runIds)
+  const found = new Map<string, SearchAttributes>()
+  for (const runId of runIds) {
+    const attributes = store.runs.get(runId)?.searchAttributes
+    if (attributes === undefined || attributes.size === 0) continue
+    const copy: SearchAttributes = {}
+    for (const [name, value] of attributes)
+      copy[name] = value instanceof Date ? new Date(value) : value
+    found.set(runId, copy)
+  }
+  return found
 }

@@ -5,6 +5,7 @@
  * between two pages never shift the next page.
  */
 import type { RunStatus } from '../../contracts/index.ts'
+import { termMatches, type SearchTerm } from '../../search/attribute_filter.ts'
 import { compareCodePoints } from './code_point_order.ts'
 import type { CursorPosition } from '../run_cursor.ts'
 import type { RunState } from './run_state.ts'
@@ -13,6 +14,8 @@ export interface ListFilter {
   workflow: string | undefined
   parentRunId: string | undefined
   statuses: ReadonlySet<RunStatus> | null
+  /** Search attribute conditions, ANDed ([] for none). */
+  terms: readonly SearchTerm[]
 }
 
 function comparePosition(a: CursorPosition, b: CursorPosition): number {
@@ -62,5 +65,6 @@ function matches(state: RunState, filter: ListFilter): boolean {
   const run = state.run
   if (filter.workflow !== undefined && run.workflow !== filter.workflow) return false
   if (filter.parentRunId !== undefined && run.parentRunId !== filter.parentRunId) return false
-  return filter.statuses === null || filter.statuses.has(run.status)
+  if (filter.statuses !== null && !filter.statuses.has(run.status)) return false
+  return filter.terms.every((term) => termMatches(state.searchAttributes.get(term.name), term))
 }

@@ -1,4 +1,10 @@
-import type { CheckpointRecord, InboxMessage, RunRecord, RunStatus } from '../../contracts/index.ts'
+import type {
+  CheckpointRecord,
+  InboxMessage,
+  RunRecord,
+  RunStatus,
+  SearchAttributeValue,
+} from '../../contracts/index.ts'
 
 /**
  * One run as the memory store holds it. `run` never leaves the store: it is changed in
@@ -12,6 +18,8 @@ export interface RunState {
   inbox: InboxMessage[]
   /** Dedupe ids accepted so far, with the seq each got (consumed messages included). */
   dedupeIds: Map<string, number>
+  /** Search attributes by name (values owned by the store: Dates are never handed out). */
+  searchAttributes: Map<string, SearchAttributeValue>
   /** Bumped whenever the run is re-indexed for claims: index entries with an older token are stale. */
   claimToken: number
   /** True while the run has a live entry in the claim index. */
@@ -37,6 +45,7 @@ export function newRunState(run: RunRecord): RunState {
     checkpoints: new Map(),
     inbox: [],
     dedupeIds: new Map(),
+    searchAttributes: new Map(),
     claimToken: 0,
     indexed: false,
   }

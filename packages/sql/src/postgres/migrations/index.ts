@@ -4,8 +4,16 @@ import { inbox } from './002_inbox.ts'
 import { children } from './003_children.ts'
 import { continuations } from './004_continuations.ts'
 import { events } from './005_events.ts'
+import { searchAttributes } from './006_search_attributes.ts'
 
 /** Every Postgres migration, in revision order. Append only. */
-export const migrations: readonly Migration[] = [initial, inbox, children, continuations, events]
+export const migrations: readonly Migration[] = [
+  initial,
+  inbox,
+  children,
+  continuations,
+  events,
+  searchAttributes,
+]
 
 export const latestRevision = migrations.length

@@ -1,9 +1,10 @@
-import { InvalidArgumentError } from '@cairn/core'
+import { checkUpsert, InvalidArgumentError } from '@cairn/core'
 import type { OpResult, SaveCheckpointOp } from '@cairn/core/contracts'
 import { checkpointValues, toCheckpointRecord, type CheckpointRow } from '../row_mapping.ts'
 import type { Statements } from '../statements.ts'
 import { endEventWait } from './event_ops.ts'
 import { fencedResult } from './fenced_result.ts'
+import { writeAttributes } from './write_attributes.ts'
 
 /**
  * One statement inserts or advances the row under the fence. When nothing changed, the
@@ -18,6 +19,7 @@ export function saveCheckpoint(s: Statements, op: SaveCheckpointOp, now: number)
       { details: { runId: checkpoint.runId, fenceRunId: fence.runId } },
     )
   }
+  if (op.searchAttributes !== undefined) checkUpsert(op.searchAttributes, 'saveCheckpoint')
   const { changes } = s.saveCheckpoint.run(
     ...checkpointValues(checkpoint),
     checkpoint.runId,
@@ -27,6 +29,7 @@ export function saveCheckpoint(s: Statements, op: SaveCheckpointOp, now: number)
     // Only a written checkpoint consumes its message: same transaction, never twice.
     if (op.consumes !== undefined) s.consumeMessage.run(now, fence.runId, op.consumes)
     endEventWait(s, op)
+    if (op.searchAttributes !== undefined) writeAttributes(s, fence.runId, op.searchAttributes)
     return { status: 'applied' }
   }
   const fenced = fencedResult(s, fence.runId)
