@@ -31,6 +31,7 @@ import { failpoint } from '../util/failpoints.ts'
 import type { Deliverer, DeliveryTarget } from './deliverer.ts'
 import type { History } from './history.ts'
 import { Inbox } from './inbox.ts'
+import { saveLateOutcome } from './late_outcome.ts'
 import { InboxWatch, type InboxWatchHost } from './inbox_watch.ts'
 import { CANCEL_SIGNAL } from './wait_names.ts'
 import { localStep } from './local_step.ts'
@@ -345,43 +346,17 @@ export class Turn implements TurnRuntime, DeliveryTarget {
       (result) => {
         // Cancelled elsewhere while the step ran: record what it did, undelivered.
         if (step.kind === 'local' && consumes === undefined && result?.status === 'fenced')
-          this.saveLate({ ...record, order: null }, result)
+          saveLateOutcome(this.deps.committer, record, this.fence.epoch, result)
       },
     )
   }
 
-  /**
-   * An outcome that arrived after the run was cancelled (a step that was in flight): recorded
-   * at its position for the timeline and never delivered — the body has stopped and the run
-   * stays cancelled. Written under the epoch the cancel left (a cancelled run accepts
-   * checkpoint writes at its current epoch, nothing else); dropped when the lease went to
-   * another engine instead (its replay runs the step).
-   */
+  /** A step finished after the turn ended: see late_outcome.ts. */
   recordLate(step: StepRecordInput, outcome: EncodedOutcome): void {
     const record = this.buildRecord(step, outcome.ok ? 'completed' : 'failed', null)
     if (outcome.ok) record.output = outcome.output
     else record.error = outcome.error
-    this.saveLate(record, null)
-  }
-
-  private saveLate(record: CheckpointRecord, fenced: OpResult | null): void {
-    const current = fenced?.status === 'fenced' ? fenced.current : null
-    if (fenced !== null && current?.status !== 'cancelled') return
-    const epoch = current?.epoch ?? this.fence.epoch
-    const op: StoreOp = {
-      type: 'saveCheckpoint',
-      fence: { runId: this.runId, epoch },
-      checkpoint: record,
-    }
-    this.deps.committer.submit(
-      op,
-      (result) => {
-        // Our own epoch first (a run this turn ended cancelled); the cancel's if it moved on.
-        if (result.status === 'fenced' && result.current?.epoch !== epoch)
-          this.saveLate(record, result)
-      },
-      () => {}, // best effort: the run is cancelled either way
-    )
+    saveLateOutcome(this.deps.committer, record, this.fence.epoch, null)
   }
 
   async saveRetrying(step: StepRecordInput, error: string, wakeAt: number): Promise<boolean> {
