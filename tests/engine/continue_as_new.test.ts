@@ -231,4 +231,71 @@ eachStore('continueAsNew', (test) => {
     assert.equal(output(await engine.waitForRun('q', { timeoutMs: 5_000 })), 1)
     assert.equal(ran, 1)
   })
+
+  test('run ids ending in ~next are reserved for successors', async (env) => {
+    const engine = await env.engine()
+    engine.register('plain', 1, async () => 'ok')
+    await assert.rejects(engine.start('plain', null, { runId: 'order-42~next' }), {
+      code: 'E_INVALID_ARGUMENT',
+    })
+    engine.register('parent', 1, async (ctx) => {
+      try {
+        await ctx.child('plain', null, { childId: 'kid~next' })
+        return 'started'
+      } catch (error) {
+        return (error as { code?: string }).code
+      }
+    })
+    const { runId } = await engine.start('parent', null)
+    assert.equal(output(await engine.waitForRun(runId, { timeoutMs: 5_000 })), 'E_CHILD_FAILED')
+  })
+
+  test('a compensating cancel the run had not read moves to its successor', async (env) => {
+    const engine = await env.engine({ drive: false })
+    let stepsRun = 0
+    engine.register('chain', 1, async (ctx) => {
+      await ctx.localStep('work', () => ++stepsRun)
+      return 'done'
+    })
+    const store = env.handle.store
+    await store.open()
+    const now = env.clock.now()
+    const run = (id: string, extra = {}) => ({
+      id,
+      workflow: 'chain',
+      version: '1',
+      input: 'null',
+      createdAt: now,
+      ...extra,
+    })
+    // r runs on another engine; the cancel lands in its inbox; it continues before reading it.
+    await store.applyBatch(
+      [{ type: 'createRun', run: run('r'), claim: { owner: 'elsewhere', leaseMs: 600_000 } }],
+      now,
+    )
+    await engine.cancel('r', { compensate: true, reason: 'stop the chain' })
+    const results = await store.applyBatch(
+      [
+        { type: 'createRun', run: run('r~next', { continuedFrom: 'r' }) },
+        {
+          type: 'finishRun',
+          fence: { runId: 'r', epoch: 1 },
+          status: 'continued',
+          output: null,
+          error: null,
+          continuedTo: 'r~next',
+        },
+      ],
+      now,
+    )
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['applied', 'applied'],
+    )
+    await engine.startDriving()
+    const outcome = await engine.waitForRun('r', { timeoutMs: 5_000 })
+    assert.equal(outcome.runId, 'r~next')
+    assert.equal(outcome.status, 'cancelled')
+    assert.equal(stepsRun, 0, 'the successor took no step')
+  })
 })

@@ -8,7 +8,7 @@
 import type { RunRecord } from '../contracts/records.ts'
 import type { NewRun } from '../contracts/state_store.ts'
 import { RunIdConflictError } from '../errors/index.ts'
-import { assertIdentifier } from '../util/validate.ts'
+import { assertCallerRunId } from '../execution/continue_as_new.ts'
 import type { Committer } from './committer.ts'
 import type { ResolvedEngineOptions } from './options.ts'
 import type { WorkflowRegistry } from './registry.ts'
@@ -37,7 +37,7 @@ export async function startChildRun(
 ): Promise<ChildStart> {
   let run: NewRun & { parent: { runId: string; seq: number } }
   try {
-    assertIdentifier(request.childRunId, 'childId')
+    assertCallerRunId(request.childRunId, 'childId')
     const workflow = deps.registry.resolve(request.workflow, request.version)
     run = {
       id: request.childRunId,

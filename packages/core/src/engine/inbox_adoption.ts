@@ -6,13 +6,14 @@
  * signal `engine.signal` forwards along the chain, so the chain keeps acceptance order.
  *
  * Idempotent: each copy carries the original's dedupe id (or one naming the original's seq),
- * so copying again after a crash, or from two places at once, stores each signal once. Cairn's
- * own messages (child outcomes, webhook callbacks, updates) are addressed to the predecessor's
- * positions and end with it.
+ * so copying again after a crash, or from two places at once, stores each signal once. A
+ * compensating cancel the predecessor never read moves too (the chain is what was cancelled).
+ * Cairn's other messages (child outcomes, webhook callbacks, updates) are addressed to the
+ * predecessor's positions and end with it.
  */
 import type { Committer } from './committer.ts'
 import type { ResolvedEngineOptions } from './options.ts'
-import { RESERVED_PREFIX } from '../execution/wait_names.ts'
+import { CANCEL_SIGNAL, RESERVED_PREFIX } from '../execution/wait_names.ts'
 
 export interface AdoptionDeps {
   options: ResolvedEngineOptions
@@ -22,7 +23,9 @@ export interface AdoptionDeps {
 /** Copy `from`'s unreceived signals into `to`'s inbox; resolves once durable. */
 export async function adoptInbox(deps: AdoptionDeps, from: string, to: string): Promise<void> {
   const messages = await deps.options.store.loadInbox(from)
-  const signals = messages.filter((m) => !m.name.startsWith(RESERVED_PREFIX))
+  const signals = messages.filter(
+    (m) => !m.name.startsWith(RESERVED_PREFIX) || m.name === CANCEL_SIGNAL,
+  )
   if (signals.length === 0) return
   // Enqueued in seq order: the committer keeps a run's ops in order, so copies keep it too.
   await Promise.all(

@@ -7,7 +7,7 @@
 import type { RunRecord } from '../contracts/records.ts'
 import { RunIdConflictError } from '../errors/index.ts'
 import { newRunId } from '../util/run_id.ts'
-import { assertIdentifier } from '../util/validate.ts'
+import { assertCallerRunId } from '../execution/continue_as_new.ts'
 import type { Committer } from './committer.ts'
 import type { Driver } from './driver.ts'
 import type { EventHub } from './events.ts'
@@ -43,7 +43,7 @@ export async function startRun(
 ): Promise<StartedRun> {
   const workflow = deps.registry.resolve(name, opts.version)
   const runId = opts.runId ?? newRunId()
-  if (opts.runId !== undefined) assertIdentifier(runId, 'runId')
+  if (opts.runId !== undefined) assertCallerRunId(runId, 'runId')
   const encoded = deps.options.codec.encode(input, `input of workflow "${name}"`)
   const createdAt = deps.options.clock.now()
   const run = {

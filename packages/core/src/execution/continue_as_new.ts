@@ -14,10 +14,25 @@
  */
 import { createHash } from 'node:crypto'
 import { InvalidArgumentError } from '../errors/index.ts'
-import { MAX_ID_LENGTH } from '../util/validate.ts'
+import { MAX_ID_LENGTH, assertIdentifier } from '../util/validate.ts'
 import type { TurnRuntime } from './runtime.ts'
 
 const SUFFIX = '~next'
+
+/**
+ * A run id given by a caller (engine.start, a childId): any identifier except one ending in
+ * the successor suffix, which only continueAsNew hands out — so a successor's id can never be
+ * taken by an unrelated run first.
+ */
+export function assertCallerRunId(id: unknown, what: string): asserts id is string {
+  assertIdentifier(id, what)
+  if (id.endsWith(SUFFIX)) {
+    throw new InvalidArgumentError(
+      `${what} must not end with "${SUFFIX}": that suffix names the successors of ctx.continueAsNew`,
+      { details: { what } },
+    )
+  }
+}
 
 export function continueAsNew(rt: TurnRuntime, input: unknown): Promise<never> {
   if (!rt.live || rt.stopping) return rt.never()

@@ -42,8 +42,9 @@ export function waitForEvent<T>(
       ? waitingRecord({ runId: rt.runId, seq, name, kind: 'event', wakeAt: deadline, startedAt })
       : null
   const registration = { seq, name, match, startedAt }
-  // Now, and again whenever a busy turn reads a new message or the deadline comes (publishers
-  // reach the wait once it is registered, with the run's suspend).
+  // No re-evaluation in a busy turn (unlike signal waits): publishers reach the wait only once
+  // it is registered, with the run's suspend, and that suspend reads the log for what it
+  // missed — so a timeout decided before then could pass over an event already published.
   const evaluate = (): void => {
     const message = rt.takeMessage(eventMessageName(seq))
     if (message !== null) {
@@ -52,7 +53,7 @@ export function waitForEvent<T>(
       const error = new EventTimeoutError(name, timeoutMs ?? deadline - startedAt)
       rt.complete(step, { ok: false, error: encodeError(error, rt.codec) })
     } else {
-      rt.waitDurably(seq, deadline, `event "${name}"`, pending, evaluate, registration)
+      rt.waitDurably(seq, deadline, `event "${name}"`, pending, undefined, registration)
     }
   }
   evaluate()

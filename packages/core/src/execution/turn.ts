@@ -424,7 +424,8 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   }
 
   /**
-   * Re-evaluate the waits a message could end (signals, children, updates) now that new
+   * Re-evaluate the waits a message could end (signals, children, updates; not events, see
+   * event_wait.ts) now that new
    * messages arrived, in position order; each either completes or waits again.
    */
   private recheckWaits(): void {

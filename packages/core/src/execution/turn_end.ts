@@ -104,6 +104,7 @@ export class TurnEnding {
       error: null,
       continuedTo: successor,
     }
+    this.clearEventWaits(finish)
     if ((await this.commit([create, finish])) === null) return
     if (this.deps.events.wants('run:continued'))
       this.deps.events.emit('run:continued', { ...this.ref(), successorRunId: successor })
@@ -133,7 +134,9 @@ export class TurnEnding {
       error,
     }
     this.notifyParent(op)
-    this.clearEventWaits(op)
+    // A run timed out as it woke has not re-registered its waits in this turn: clear anyway
+    // (rare endings; the clearing costs a statement).
+    op.clearEventWaits = true
     if ((await this.commit([op])) === null) return
     this.deps.events.emit('run:cancelled', this.ref())
     this.end({ kind: 'cancelled', error })

@@ -2,7 +2,7 @@ import type { Migration } from '../../shared/migration.ts'
 import type { Tables } from '../../shared/tables.ts'
 
 /**
- * Broadcast events: the Postgres migration 4 (docs/postgres.md) in MySQL/MariaDB types.
+ * Broadcast events: the Postgres migration 5 (docs/postgres.md) in MySQL/MariaDB types.
  *
  * - `cairn_events`, the event log (kept for a retention window), keyed by the event id;
  *   `(name, published_at)` serves a suspending run's read of one name's recent events,

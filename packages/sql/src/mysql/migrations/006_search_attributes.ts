@@ -2,7 +2,7 @@ import type { Migration } from '../../shared/migration.ts'
 import type { Tables } from '../../shared/tables.ts'
 
 /**
- * Search attributes: the Postgres migration 4 (docs/postgres.md) in MySQL/MariaDB types.
+ * Search attributes: the Postgres migration 6 (docs/postgres.md) in MySQL/MariaDB types.
  *
  * - `name` and `text_value` are VARBINARY (byte for byte: code point order, and no
  *   trailing-space padding: `'a'` and `'a '` are two values, as everywhere else). A text value

@@ -2,7 +2,7 @@ import type { Migration } from '../../shared/migration.ts'
 import type { Tables } from '../../shared/tables.ts'
 
 /**
- * Search attributes (`ctx.upsertSearchAttributes`): the SQLite migration 4 in Postgres types.
+ * Search attributes (`ctx.upsertSearchAttributes`): the SQLite migration 6 in Postgres types.
  *
  * - One row per (run, name), keyed by the run's integer key like checkpoints; no foreign key
  *   (as for checkpoints): every row is written through its run's row in the checkpoint's
