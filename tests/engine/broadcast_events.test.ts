@@ -233,4 +233,21 @@ eachStore('broadcast events', (test) => {
     hold.release()
     assert.deepEqual(await outputOf(env, engine, runId), { order: { id: 1 } })
   })
+
+  test('race: the same, when the suspend applied but its acknowledgement was lost', async (env) => {
+    const store = new HeldStore(env.handle.store)
+    const engine = await env.engine({ store })
+    engine.register('paid', 1, async (ctx) =>
+      ctx.waitForEvent<Order>('order.paid', { match: { 'order.id': 2 } }),
+    )
+    const hold = store.holdNextEventSuspend()
+    const { runId } = await engine.start('paid', null)
+    await hold.reached
+    await engine.publishEvent('order.paid', { order: { id: 2 } })
+    store.failNext(1, 'after') // the held suspend applies, then its connection "drops"
+    hold.release()
+    await env.settle()
+    await env.skip(60_000) // the turn was lost: the run is taken at the next poll
+    assert.deepEqual(await outputOf(env, engine, runId), { order: { id: 2 } })
+  })
 })

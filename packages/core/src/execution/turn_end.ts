@@ -167,7 +167,13 @@ export class TurnEnding {
     if (eventWaits.length > 0) suspend.eventWaits = eventWaits
     ops.push(suspend)
     const results = await this.commit(ops)
-    if (results === null) return
+    if (results === null) {
+      // Lost — or applied with its acknowledgement lost, the retry then meeting its own write
+      // as fenced: the log read is owed either way. Deliveries are idempotent, and one to a
+      // run that did not suspend here changes nothing its holder would not do itself.
+      if (eventWaits.length > 0) await this.catchUpEvents(eventWaits)
+      return
+    }
     // The store may have woken the run at once (a signal landed during the turn).
     const stored = results.at(-1)
     let availableAt =
