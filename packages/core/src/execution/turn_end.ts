@@ -165,13 +165,17 @@ export class TurnEnding {
     }
     const eventWaits = list.flatMap((w) => (w.event === undefined ? [] : [w.event]))
     if (eventWaits.length > 0) suspend.eventWaits = eventWaits
+    // Only a wait registered for the first time needs the log: publishers reach the others.
+    const newWaits = list.flatMap((w) =>
+      w.event === undefined || w.pending === null ? [] : [w.event],
+    )
     ops.push(suspend)
     const results = await this.commit(ops)
     if (results === null) {
       // Lost — or applied with its acknowledgement lost, the retry then meeting its own write
       // as fenced: the log read is owed either way. Deliveries are idempotent, and one to a
       // run that did not suspend here changes nothing its holder would not do itself.
-      if (eventWaits.length > 0) await this.catchUpEvents(eventWaits)
+      if (newWaits.length > 0) await this.catchUpEvents(newWaits)
       return
     }
     // The store may have woken the run at once (a signal landed during the turn).
@@ -179,7 +183,7 @@ export class TurnEnding {
     let availableAt =
       stored?.status === 'applied' && stored.availableAt !== undefined ? stored.availableAt : wakeAt
     // Events published before the waits were registered: delivered now, waking the run.
-    if (eventWaits.length > 0 && (await this.catchUpEvents(eventWaits)) > 0)
+    if (newWaits.length > 0 && (await this.catchUpEvents(newWaits)) > 0)
       availableAt = this.deps.clock.now()
     failpoint('P7') // suspended with a timer: a crash test keeps every engine down past it
     if (this.deps.events.wants('run:suspended')) {
