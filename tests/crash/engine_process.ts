@@ -3,7 +3,8 @@
  * id, so a restarted process reclaims its runs at once. Configured by env: CRASH_LEDGER,
  * CRASH_INSTANCE (default `crash-engine`), and the store — CRASH_DB (a SQLite file) or
  * CRASH_PG_URL + CRASH_PG_SCHEMA (Postgres) or CRASH_MYSQL_URL + CRASH_MYSQL_DB (MySQL/MariaDB);
- * CRASH_LOG (a file for warnings), CRASH_TRACE (a file for lifecycle events); failpoints by
+ * CRASH_LOG (a file for warnings), CRASH_TRACE (a file for lifecycle events), CRASH_LEASE_MS
+ * (default 2 s); failpoints by
  * CAIRN_FAILPOINTS.
  */
 import { appendFileSync } from 'node:fs'
@@ -58,7 +59,7 @@ const engine = new Engine({
   logger: logger(),
   instanceId: process.env.CRASH_INSTANCE ?? 'crash-engine',
   concurrency: Number(process.env.CRASH_CONCURRENCY ?? 50),
-  leaseMs: 2_000,
+  leaseMs: Number(process.env.CRASH_LEASE_MS ?? 2_000),
   holdTimersUpToMs: 100,
   pollIntervalMs: 50,
 })
