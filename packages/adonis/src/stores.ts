@@ -1,15 +1,15 @@
 /**
  * The stores `config/durable.ts` chooses from. Each is a config provider: nothing is opened,
- * and no driver is loaded, until the provider resolves the one `store` names at boot.
+ * and no driver is loaded, until the provider resolves the one `store` names at boot. Their
+ * E_INVALID_ARGUMENT errors are restated by the provider under the store's key in `stores`.
  */
 /// <reference types="@adonisjs/lucid/database_provider" />
 import { configProvider } from '@adonisjs/core'
 import type { ApplicationService } from '@adonisjs/core/types'
-import type { StateStore } from '@cairn/core'
+import { InvalidArgumentError, type StateStore } from '@cairn/core'
 import type { SqliteStoreOptions } from '@cairn/sql/sqlite'
 import type { KnexStoreOptions } from '@cairn/sql/knex'
 import type { StoreProvider } from './types.ts'
-import { invalidConfig } from './errors.ts'
 
 export interface LucidStoreOptions extends KnexStoreOptions {
   /** The Lucid connection (a key of config/database.ts `connections`). Default: Lucid's primary connection. */
@@ -39,17 +39,16 @@ export const stores = {
     return configProvider.create(async (app: ApplicationService): Promise<StateStore> => {
       const { connection, ...storeOptions } = options
       if (!app.container.hasBinding('lucid.db')) {
-        throw invalidConfig(
-          'stores.lucid',
+        throw new InvalidArgumentError(
           'needs the @adonisjs/lucid database provider in adonisrc.ts providers',
         )
       }
       const db = await app.container.make('lucid.db')
       const name = connection ?? db.primaryConnectionName
       if (!db.manager.has(name)) {
-        throw invalidConfig(
-          'stores.lucid.connection',
-          `names no Lucid connection (config/database.ts has: ${[...db.manager.connections.keys()].join(', ')}), got ${JSON.stringify(name)}`,
+        const known = [...db.manager.connections.keys()].join(', ')
+        throw new InvalidArgumentError(
+          `connection ${JSON.stringify(name)} is not a Lucid connection (config/database.ts has: ${known})`,
         )
       }
       const { KnexStore } = await import('@cairn/sql/knex')

@@ -75,7 +75,7 @@ void test('stores.lucid with an unknown connection fails boot, naming the field'
     assert.ok(InvalidArgumentError.is(error))
     assert.match(
       error.message,
-      /"stores\.lucid\.connection" names no Lucid connection \(config\/database\.ts has: primary, other\), got "nope"/,
+      /Invalid config\/durable\.ts: "stores\.lucid" connection "nope" is not a Lucid connection \(config\/database\.ts has: primary, other\)/,
     )
     return true
   })

@@ -175,6 +175,30 @@ void describe('@cairn/adonis config', () => {
     )
   })
 
+  void test("a store's or the engine's option error fails boot as a config error", async (t) => {
+    const dir = await tempDir(t)
+    const badPath = await createApp({
+      store: 'main',
+      stores: { main: stores.sqlite({ path: '' }) },
+    })
+    await assert.rejects(
+      badPath.boot(),
+      /Invalid config\/durable\.ts: "stores\.main" sqlite store: path must be a non-empty string/,
+    )
+    const badId = await createApp(
+      defineConfig({
+        store: 'sqlite',
+        stores: { sqlite: stores.sqlite({ path: join(dir, 'd.sqlite') }) },
+        instanceId: ' worker-1',
+      }),
+    )
+    await assert.rejects(badId.boot(), (error: Error) => {
+      assert.ok(InvalidArgumentError.is(error))
+      assert.match(error.message, /^Invalid config\/durable\.ts: .*instanceId/)
+      return true
+    })
+  })
+
   void test('a missing config fails boot', async () => {
     const app = await createApp(undefined)
     await assert.rejects(

@@ -10,7 +10,7 @@ import { validateConfig } from '../define_config.ts'
 import { discoverWorkflows } from '../discovery.ts'
 import { bindEngine } from '../bound_engine.ts'
 import type { BaseWorkflow } from '../base_workflow.ts'
-import { invalidConfig } from '../errors.ts'
+import { asConfigError, invalidConfig } from '../errors.ts'
 import type { ResolvedDurableConfig } from '../types.ts'
 import '../types.ts'
 
@@ -31,18 +31,22 @@ export default class DurableProvider {
   register(): void {
     this.app.container.singleton('durable.engine', async () => {
       const config = this.#resolvedConfig()
-      const store = await configProvider.resolve<StateStore>(this.app, config.stores[config.store])
-      if (store === null)
-        throw invalidConfig(`stores.${config.store}`, 'did not resolve to a store')
+      const store = await this.#resolveStore(config)
       const logger = (await this.app.container.make('logger')) as unknown as Logger
-      const engine = new Engine({
-        store,
-        logger,
-        ...(config.instanceId === undefined ? {} : { instanceId: config.instanceId }),
-        ...(config.leaseMs === undefined ? {} : { leaseMs: config.leaseMs }),
-        ...(config.concurrency === undefined ? {} : { concurrency: config.concurrency }),
-        ...(config.pollIntervalMs === undefined ? {} : { pollIntervalMs: config.pollIntervalMs }),
-      })
+      let engine: Engine
+      try {
+        engine = new Engine({
+          store,
+          logger,
+          ...(config.instanceId === undefined ? {} : { instanceId: config.instanceId }),
+          ...(config.leaseMs === undefined ? {} : { leaseMs: config.leaseMs }),
+          ...(config.concurrency === undefined ? {} : { concurrency: config.concurrency }),
+          ...(config.pollIntervalMs === undefined ? {} : { pollIntervalMs: config.pollIntervalMs }),
+        })
+      } catch (error) {
+        await store.close().catch(() => {})
+        throw asConfigError(error, null)
+      }
       this.#engine = engine
       return engine
     })
@@ -87,6 +91,19 @@ export default class DurableProvider {
     this.#engine = null
     bindEngine(null)
     await engine.close(this.#resolvedConfig().drainTimeoutMs)
+  }
+
+  /** Builds the store `config.store` names (only that one). */
+  async #resolveStore(config: ResolvedDurableConfig): Promise<StateStore> {
+    const field = `stores.${config.store}`
+    let store: StateStore | null
+    try {
+      store = await configProvider.resolve<StateStore>(this.app, config.stores[config.store])
+    } catch (error) {
+      throw asConfigError(error, field)
+    }
+    if (store === null) throw invalidConfig(field, 'did not resolve to a store')
+    return store
   }
 
   #resolvedConfig(): ResolvedDurableConfig {
