@@ -1,0 +1,106 @@
+/**
+ * `defineConfig` for `config/durable.ts`: checks the config where it is written (an invalid
+ * one fails when the app loads its config, with a message naming the field) and fills in the
+ * defaults. The provider checks again at boot, for a config that did not go through it.
+ */
+import type { DurableConfig, ResolvedDurableConfig, StoreProvider } from './types.ts'
+import { invalidConfig } from './errors.ts'
+
+const KNOWN_FIELDS = new Set([
+  'store',
+  'stores',
+  'instanceId',
+  'leaseMs',
+  'concurrency',
+  'pollIntervalMs',
+  'drainTimeoutMs',
+  'drive',
+  'workflowsPath',
+])
+
+export function defineConfig<Stores extends Record<string, StoreProvider>>(
+  config: DurableConfig<Stores>,
+): ResolvedDurableConfig {
+  return validateConfig(config)
+}
+
+/** Checks a config object (from defineConfig or not) and fills in its defaults. */
+export function validateConfig(config: unknown): ResolvedDurableConfig {
+  if (config === null || typeof config !== 'object' || Array.isArray(config)) {
+    throw invalidConfig('(root)', 'must export an object (use defineConfig)')
+  }
+  const c = config as Record<string, unknown>
+  for (const key of Object.keys(c)) {
+    if (!KNOWN_FIELDS.has(key)) throw invalidConfig(key, 'is not a known option')
+  }
+  const stores = c.stores
+  if (stores === null || typeof stores !== 'object' || Array.isArray(stores)) {
+    throw invalidConfig('stores', 'must be an object of stores (stores.sqlite(…), stores.lucid(…))')
+  }
+  const storeNames = Object.keys(stores)
+  for (const name of storeNames) {
+    if (!isConfigProvider((stores as Record<string, unknown>)[name])) {
+      throw invalidConfig(`stores.${name}`, 'must be stores.sqlite(…) or stores.lucid(…)')
+    }
+  }
+  if (typeof c.store !== 'string' || !storeNames.includes(c.store)) {
+    throw invalidConfig(
+      'store',
+      `must name one of stores (${storeNames.join(', ') || 'none defined'}), got ${JSON.stringify(c.store)}`,
+    )
+  }
+  if (c.instanceId !== undefined && (typeof c.instanceId !== 'string' || c.instanceId === '')) {
+    throw invalidConfig(
+      'instanceId',
+      `must be a non-empty string, got ${JSON.stringify(c.instanceId)}`,
+    )
+  }
+  for (const field of ['leaseMs', 'concurrency', 'pollIntervalMs'] as const) {
+    if (c[field] !== undefined) positiveInteger(c[field], field)
+  }
+  if (
+    c.drainTimeoutMs !== undefined &&
+    (!Number.isSafeInteger(c.drainTimeoutMs) || (c.drainTimeoutMs as number) < 0)
+  ) {
+    throw invalidConfig('drainTimeoutMs', `must be an integer ≥ 0, got ${String(c.drainTimeoutMs)}`)
+  }
+  if (c.drive !== undefined && typeof c.drive !== 'boolean') {
+    throw invalidConfig('drive', `must be true or false, got ${JSON.stringify(c.drive)}`)
+  }
+  if (
+    c.workflowsPath !== undefined &&
+    (typeof c.workflowsPath !== 'string' || c.workflowsPath === '')
+  ) {
+    throw invalidConfig(
+      'workflowsPath',
+      `must be a non-empty path, got ${JSON.stringify(c.workflowsPath)}`,
+    )
+  }
+  return {
+    store: c.store,
+    stores: stores as Record<string, StoreProvider>,
+    instanceId: c.instanceId as string | undefined,
+    leaseMs: c.leaseMs as number | undefined,
+    concurrency: c.concurrency as number | undefined,
+    pollIntervalMs: c.pollIntervalMs as number | undefined,
+    drainTimeoutMs: (c.drainTimeoutMs as number | undefined) ?? 10_000,
+    drive: (c.drive as boolean | undefined) ?? false,
+    workflowsPath: (c.workflowsPath as string | undefined) ?? 'app/workflows',
+  }
+}
+
+function positiveInteger(value: unknown, field: string): void {
+  if (!Number.isSafeInteger(value) || (value as number) <= 0) {
+    throw invalidConfig(field, `must be a positive integer, got ${String(value)}`)
+  }
+}
+
+/** A value made by configProvider.create (the shape core checks: `type` + `resolver`). */
+function isConfigProvider(value: unknown): boolean {
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    (value as { type?: unknown }).type === 'provider' &&
+    typeof (value as { resolver?: unknown }).resolver === 'function'
+  )
+}

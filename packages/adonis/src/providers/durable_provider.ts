@@ -1,0 +1,113 @@
+/**
+ * The AdonisJS provider: binds the engine as the container singleton `durable.engine`,
+ * registers the app's discovered workflows at boot, drives runs at start only when the config
+ * says this process drives, and drains on shutdown.
+ */
+import { configProvider } from '@adonisjs/core'
+import type { ApplicationService } from '@adonisjs/core/types'
+import { Engine, type Logger, type StateStore } from '@cairn/core'
+import { validateConfig } from '../define_config.ts'
+import { discoverWorkflows } from '../discovery.ts'
+import { bindEngine } from '../bound_engine.ts'
+import type { BaseWorkflow } from '../base_workflow.ts'
+import { asConfigError, invalidConfig } from '../errors.ts'
+import type { ResolvedDurableConfig } from '../types.ts'
+import '../types.ts'
+
+type RunnableClass = new () => BaseWorkflow<unknown, unknown>
+
+/** App environments in which `drive: true` makes the process drive runs. */
+const DRIVING_ENVIRONMENTS = new Set(['web', 'test'])
+
+export default class DurableProvider {
+  readonly app: ApplicationService
+  #config: ResolvedDurableConfig | null = null
+  #engine: Engine | null = null
+
+  constructor(app: ApplicationService) {
+    this.app = app
+  }
+
+  register(): void {
+    this.app.container.singleton('durable.engine', async () => {
+      const config = this.#resolvedConfig()
+      const store = await this.#resolveStore(config)
+      const logger = (await this.app.container.make('logger')) as unknown as Logger
+      let engine: Engine
+      try {
+        engine = new Engine({
+          store,
+          logger,
+          ...(config.instanceId === undefined ? {} : { instanceId: config.instanceId }),
+          ...(config.leaseMs === undefined ? {} : { leaseMs: config.leaseMs }),
+          ...(config.concurrency === undefined ? {} : { concurrency: config.concurrency }),
+          ...(config.pollIntervalMs === undefined ? {} : { pollIntervalMs: config.pollIntervalMs }),
+        })
+      } catch (error) {
+        await store.close().catch(() => {})
+        throw asConfigError(error, null)
+      }
+      this.#engine = engine
+      return engine
+    })
+  }
+
+  /** Checks the config, builds the engine and registers every workflow under the workflows path. */
+  async boot(): Promise<void> {
+    const config = this.#resolvedConfig()
+    const engine = await this.app.container.make('durable.engine')
+    const discovered = await discoverWorkflows(
+      this.app.makePath(config.workflowsPath),
+      this.app.makePath(),
+    )
+    for (const { workflow, name, version } of discovered) {
+      const { name: _name, version: _version, ...options } = workflow.workflow
+      engine.register(
+        name,
+        version,
+        async (ctx, input: unknown) => {
+          // The container builds the instance, so later @inject() constructors get their services.
+          const instance = await this.app.container.make(workflow as unknown as RunnableClass)
+          return instance.run(ctx, input)
+        },
+        options,
+      )
+    }
+    bindEngine(engine)
+  }
+
+  /** Drives runs when `drive` is true and this is the web server or a test process. */
+  async start(): Promise<void> {
+    const config = this.#resolvedConfig()
+    if (config.drive && DRIVING_ENVIRONMENTS.has(this.app.getEnvironment())) {
+      await (await this.app.container.make('durable.engine')).startDriving()
+    }
+  }
+
+  /** Drains (up to `drainTimeoutMs`), hands back what is left, and closes the store. */
+  async shutdown(): Promise<void> {
+    const engine = this.#engine
+    if (engine === null) return
+    this.#engine = null
+    bindEngine(null)
+    await engine.close(this.#resolvedConfig().drainTimeoutMs)
+  }
+
+  /** Builds the store `config.store` names (only that one). */
+  async #resolveStore(config: ResolvedDurableConfig): Promise<StateStore> {
+    const field = `stores.${config.store}`
+    let store: StateStore | null
+    try {
+      store = await configProvider.resolve<StateStore>(this.app, config.stores[config.store])
+    } catch (error) {
+      throw asConfigError(error, field)
+    }
+    if (store === null) throw invalidConfig(field, 'did not resolve to a store')
+    return store
+  }
+
+  #resolvedConfig(): ResolvedDurableConfig {
+    this.#config ??= validateConfig(this.app.config.get('durable'))
+    return this.#config
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * The shapes of `config/durable.ts` and the container binding the provider adds. Types only.
+ */
+import type { Engine, StateStore } from '@cairn/core'
+import type { ConfigProvider } from '@adonisjs/core/types'
+
+/** A store, built lazily at boot: only the store `config.store` names is ever built. */
+export type StoreProvider = ConfigProvider<StateStore>
+
+/** What `defineConfig` takes (and returns, checked). */
+export interface DurableConfig<
+  Stores extends Record<string, StoreProvider> = Record<string, StoreProvider>,
+> {
+  /** The key in `stores` this application uses. */
+  store: keyof Stores & string
+  /** The stores this application may use: `stores.sqlite(…)`, `stores.lucid(…)`. */
+  stores: Stores
+  /**
+   * Identity of this process for the engine's leases. Give a stable one per host/slot so a
+   * restarted process reclaims its runs at once. Default: host-pid-random.
+   */
+  instanceId?: string
+  /** Lease length (ms); a dead process's runs are recovered this long after its last renewal. Default 30 000. */
+  leaseMs?: number
+  /** Most runs executing at once in this process when it drives. Default 100. */
+  concurrency?: number
+  /** Safety-net poll interval (ms) for work started by other processes. Default 1 000. */
+  pollIntervalMs?: number
+  /** How long shutdown lets executing runs finish before handing them back (ms). Default 10 000. */
+  drainTimeoutMs?: number
+  /**
+   * Whether the web server and test processes (app environments `web` and `test`) drive runs
+   * too. Default false: they only start and read runs. Console commands and the REPL never
+   * drive through this option.
+   */
+  drive?: boolean
+  /** Where workflow classes are discovered, relative to the app root. Default `app/workflows`. */
+  workflowsPath?: string
+}
+
+/** The config after `defineConfig`: every default filled in. */
+export interface ResolvedDurableConfig {
+  store: string
+  stores: Record<string, StoreProvider>
+  instanceId: string | undefined
+  leaseMs: number | undefined
+  concurrency: number | undefined
+  pollIntervalMs: number | undefined
+  drainTimeoutMs: number
+  drive: boolean
+  workflowsPath: string
+}
+
+declare module '@adonisjs/core/types' {
+  interface ContainerBindings {
+    'durable.engine': Engine
+  }
+}
