@@ -75,4 +75,24 @@ eachStore('updates', (test) => {
     await env.settle()
     await assert.rejects(engine.update(busy.runId, 'x', 1, { timeoutMs: 50 }), /not decided/)
   })
+
+  test('onUpdate refuses a bad timeoutMs in the workflow, before taking a position', async (env) => {
+    const engine = await env.engine()
+    engine.register('bad', 1, async (ctx) => {
+      try {
+        await ctx.onUpdate('x', { timeoutMs: -1 })
+        return 'waited'
+      } catch (error) {
+        return `${(error as { code?: string }).code}: ${(error as Error).message}`
+      }
+    })
+    const { runId } = await engine.start('bad', null)
+    const outcome = await engine.waitForRun(runId, { timeoutMs: 5_000 })
+    assert.deepEqual(outcome, {
+      runId,
+      status: 'completed',
+      output: 'E_INVALID_ARGUMENT: onUpdate timeoutMs must be an integer >= 0, got -1',
+    })
+    assert.deepEqual(await engine.getSteps(runId), [], 'no position recorded')
+  })
 })

@@ -13,6 +13,7 @@ import { eventMessageName } from './event_delivery.ts'
 import { encodeEventMatch } from './event_match.ts'
 import { encodeError } from './outcome.ts'
 import type { TurnRuntime } from './runtime.ts'
+import { checkWaitTimeout } from './wait_timeout.ts'
 import type { EventWaitOptions } from './types.ts'
 import { checkSignalName } from './wait_names.ts'
 import { waitingRecord } from './waiting_record.ts'
@@ -27,7 +28,7 @@ export function waitForEvent<T>(
     throw new InvalidArgumentError('waitForEvent options must be an object { match?, timeoutMs? }')
   }
   const match = encodeEventMatch(options.match)
-  const timeoutMs = checkTimeout(options.timeoutMs)
+  const timeoutMs = checkWaitTimeout(options.timeoutMs, 'waitForEvent')
   if (!rt.live) return rt.never()
   const seq = rt.takeSeq()
   const record = rt.recorded(seq, name, 'event')
@@ -41,31 +42,18 @@ export function waitForEvent<T>(
     record === undefined
       ? waitingRecord({ runId: rt.runId, seq, name, kind: 'event', wakeAt: deadline, startedAt })
       : null
-  const registration = { seq, name, match, startedAt }
-  // No re-evaluation in a busy turn (unlike signal waits): publishers reach the wait only once
-  // it is registered, with the run's suspend, and that suspend reads the log for what it
-  // missed — so a timeout decided before then could pass over an event already published.
-  const evaluate = (): void => {
-    const message = rt.takeMessage(eventMessageName(seq))
-    if (message !== null) {
-      rt.complete(step, { ok: true, output: message.payload }, message.seq)
-    } else if (deadline !== null && deadline <= rt.clock.now()) {
-      const error = new EventTimeoutError(name, timeoutMs ?? deadline - startedAt)
-      rt.complete(step, { ok: false, error: encodeError(error, rt.codec) })
-    } else {
-      rt.waitDurably(seq, deadline, `event "${name}"`, pending, undefined, registration)
-    }
+  const message = rt.takeMessage(eventMessageName(seq))
+  if (message !== null) {
+    rt.complete(step, { ok: true, output: message.payload }, message.seq)
+  } else if (deadline !== null && deadline <= rt.clock.now()) {
+    const error = new EventTimeoutError(name, timeoutMs ?? deadline - startedAt)
+    rt.complete(step, { ok: false, error: encodeError(error, rt.codec) })
+  } else {
+    // No re-evaluation in a busy turn (no `recheck`, unlike signal waits): publishers reach the
+    // wait only once it is registered, with the run's suspend, and that suspend reads the log
+    // for what it missed — a timeout decided before then could pass over a published event.
+    const registration = { seq, name, match, startedAt }
+    rt.waitDurably(seq, deadline, `event "${name}"`, pending, undefined, registration)
   }
-  evaluate()
   return outcome
-}
-
-function checkTimeout(timeoutMs: unknown): number | null {
-  if (timeoutMs === undefined) return null
-  if (!Number.isSafeInteger(timeoutMs) || (timeoutMs as number) < 0) {
-    throw new InvalidArgumentError(
-      `waitForEvent timeoutMs must be an integer >= 0, got ${String(timeoutMs)}`,
-    )
-  }
-  return timeoutMs as number
 }

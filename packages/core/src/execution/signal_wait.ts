@@ -6,9 +6,10 @@
  * the same value and no signal is received twice. Signal waits never hold the lease: with no
  * signal at hand the run suspends, and a signal (or the timeout) wakes it.
  */
-import { InvalidArgumentError, SignalTimeoutError } from '../errors/index.ts'
+import { SignalTimeoutError } from '../errors/index.ts'
 import { encodeError } from './outcome.ts'
 import type { TurnRuntime } from './runtime.ts'
+import { checkWaitTimeout } from './wait_timeout.ts'
 import { checkSignalName } from './wait_names.ts'
 import type { SignalWaitOptions } from './types.ts'
 import { waitingRecord } from './waiting_record.ts'
@@ -28,7 +29,7 @@ export function waitForMessage<T>(
   name: string,
   options: SignalWaitOptions = {},
 ): Promise<T> {
-  const timeoutMs = checkTimeout(options.timeoutMs)
+  const timeoutMs = checkWaitTimeout(options.timeoutMs, 'waitForSignal')
   if (!rt.live) return rt.never()
   const seq = rt.takeSeq()
   const record = rt.recorded(seq, name, 'signal')
@@ -57,14 +58,4 @@ export function waitForMessage<T>(
   }
   evaluate()
   return outcome
-}
-
-function checkTimeout(timeoutMs: unknown): number | null {
-  if (timeoutMs === undefined) return null
-  if (!Number.isSafeInteger(timeoutMs) || (timeoutMs as number) < 0) {
-    throw new InvalidArgumentError(
-      `waitForSignal timeoutMs must be an integer >= 0, got ${String(timeoutMs)}`,
-    )
-  }
-  return timeoutMs as number
 }

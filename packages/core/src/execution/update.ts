@@ -11,6 +11,7 @@ import type { TurnRuntime } from './runtime.ts'
 import type { UpdateOptions } from './types.ts'
 import { checkSignalName, RESERVED_PREFIX } from './wait_names.ts'
 import { waitingRecord } from './waiting_record.ts'
+import { checkWaitTimeout } from './wait_timeout.ts'
 
 /** What the run recorded about one update: the caller polls for it by `updateId`. */
 export interface UpdateDecision {
@@ -29,6 +30,7 @@ export async function onUpdate<A>(
   options: UpdateOptions<A> = {},
 ): Promise<A> {
   checkSignalName(name, 'an update name')
+  checkWaitTimeout(options.timeoutMs, 'onUpdate')
   for (;;) {
     const decision = await nextDecision<A>(rt, name, options)
     if (decision.accepted) return decision.arg as A
