@@ -357,7 +357,7 @@ export class Engine {
     if (result === null || result.status === 'not_found')
       throw new RunNotFoundError(`no run with id "${runId}"`, { details: { runId } })
     if (result.status === 'terminal' && result.current.status === 'continued') {
-      const successor = await successorOf(this.adoptionDeps(), runId)
+      const successor = await successorOf(this.options.store, runId)
       if (successor !== null) return this.cancel(successor, options)
     }
     if (result.status === 'terminal') {
@@ -430,8 +430,7 @@ export class Engine {
     ).catch(async (error: unknown) => {
       if (!RunTerminalError.is(error)) throw error
       const status = (error.details as { status?: string }).status
-      const successor =
-        status === 'continued' ? await successorOf(this.adoptionDeps(), runId) : null
+      const successor = status === 'continued' ? await successorOf(this.options.store, runId) : null
       if (successor !== null) return { successor }
       throw new InvalidArgumentError(
         `run "${runId}" already finished (${status}); it cannot be cancelled`,
@@ -443,10 +442,6 @@ export class Engine {
     // The run continued as new: the latest run of its chain is the one to unwind.
     if ('successor' in receipt) return this.cancelCompensating(receipt.successor, reason)
     if (!receipt.duplicate) this.driver.turnOf(runId)?.requestCancel(reason)
-  }
-
-  private adoptionDeps() {
-    return { options: this.options, committer: this.committer }
   }
 
   private cancellationDeps(): CancellationDeps {

@@ -11,6 +11,7 @@
  * Cairn's other messages (child outcomes, webhook callbacks, updates) are addressed to the
  * predecessor's positions and end with it.
  */
+import type { StateStore } from '../contracts/state_store.ts'
 import type { Committer } from './committer.ts'
 import type { ResolvedEngineOptions } from './options.ts'
 import { CANCEL_SIGNAL, RESERVED_PREFIX } from '../execution/wait_names.ts'
@@ -48,12 +49,10 @@ export async function adoptInbox(deps: AdoptionDeps, from: string, to: string): 
 }
 
 /**
- * The successor of a `continued` run and, before returning it, its adopted inbox: where a
- * signal (or a cancel) addressed to the chain goes. null when `runId` did not continue.
+ * The successor of a `continued` run: where a signal or a cancel addressed to the chain goes
+ * next. null when `runId` did not continue.
  */
-export async function successorOf(deps: AdoptionDeps, runId: string): Promise<string | null> {
-  const run = await deps.options.store.getRun(runId)
-  if (run?.status !== 'continued' || run.continuedTo === null) return null
-  await adoptInbox(deps, runId, run.continuedTo)
-  return run.continuedTo
+export async function successorOf(store: StateStore, runId: string): Promise<string | null> {
+  const run = await store.getRun(runId)
+  return run?.status === 'continued' ? run.continuedTo : null
 }

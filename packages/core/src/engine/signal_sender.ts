@@ -12,7 +12,7 @@ import { checkSignalName } from '../execution/wait_names.ts'
 import { assertIdentifier } from '../util/validate.ts'
 import type { Committer } from './committer.ts'
 import type { Driver } from './driver.ts'
-import { successorOf } from './inbox_adoption.ts'
+import { adoptInbox, successorOf } from './inbox_adoption.ts'
 import type { ResolvedEngineOptions } from './options.ts'
 
 /** Where a signal goes: a run, and the name its workflow waits on. */
@@ -71,7 +71,10 @@ async function forwardedTo(
 ): Promise<string | null> {
   if (!RunTerminalError.is(error)) return null
   if ((error.details as { status?: string }).status !== 'continued') return null
-  return successorOf(deps, runId)
+  const next = await successorOf(deps.options.store, runId)
+  // The older, unreceived signals go first: the chain keeps acceptance order.
+  if (next !== null) await adoptInbox(deps, runId, next)
+  return next
 }
 
 /** Deliver a signal whose token is already checked (Cairn's own names included). */
