@@ -81,6 +81,32 @@ eachStore('composition', (test) => {
     assert.equal(output(await engine.waitForRun(there.runId, { timeoutMs: 5_000 })), 'signal later')
   })
 
+  test("a child's result wins a race against a long step while the step still runs", async (env) => {
+    const engine = await env.engine()
+    let open = () => {}
+    engine.register('quick', 1, async (ctx) => ctx.localStep('answer', () => 42))
+    engine.register('race', 1, async (ctx) => {
+      const winner = await Promise.race([
+        ctx.localStep('slow', async () => {
+          await new Promise<void>((resolve) => (open = resolve))
+          return 'step'
+        }),
+        ctx.child<number>('quick', null).then((n) => `child ${n}`),
+      ])
+      return winner
+    })
+    const { runId } = await engine.start('race', null)
+    await env.settle()
+    const steps = await engine.getSteps(runId)
+    assert.deepEqual(
+      steps.map((s) => [s.seq, s.kind, s.status]),
+      [[1, 'child', 'completed']],
+      "the child's result is received while the step still runs",
+    )
+    open()
+    assert.equal(output(await engine.waitForRun(runId, { timeoutMs: 5_000 })), 'child 42')
+  })
+
   test('a signal wait times out on time while a long step runs', async (env) => {
     const engine = await env.engine()
     let open = () => {}

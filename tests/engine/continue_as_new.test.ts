@@ -298,4 +298,30 @@ eachStore('continueAsNew', (test) => {
     assert.equal(outcome.status, 'cancelled')
     assert.equal(stepsRun, 0, 'the successor took no step')
   })
+
+  test('run:continued names the successor; a successor gets a fresh execution timeout', async (env) => {
+    const engine = await env.engine()
+    const continued: Array<{ runId: string; successorRunId: string }> = []
+    engine.on('run:continued', ({ runId, successorRunId }) =>
+      continued.push({ runId, successorRunId }),
+    )
+    const HOUR = 3_600_000
+    engine.register(
+      'rounds',
+      1,
+      async (ctx, round: number) => {
+        await ctx.sleep(40 * 60_000) // two rounds outlast one execution timeout, not each
+        if (round === 0) return ctx.continueAsNew(1)
+        return `finished round ${round}`
+      },
+      { executionTimeoutMs: HOUR },
+    )
+    const { runId } = await engine.start('rounds', 0)
+    await env.settle()
+    await env.skip(40 * 60_000)
+    await env.skip(40 * 60_000)
+    const outcome = await engine.waitForRun(runId, { timeoutMs: 5_000 })
+    assert.equal(output(outcome), 'finished round 1')
+    assert.deepEqual(continued, [{ runId, successorRunId: `${runId}~next` }])
+  })
 })
