@@ -4,7 +4,7 @@
  * finish that does not say both is refused with nothing applied.
  */
 import assert from 'node:assert/strict'
-import type { FinishRunOp, StateStore } from '@cairn/core/contracts'
+import type { Fence, FinishRunOp, StateStore } from '@cairn/core/contracts'
 import { OWNER_B, T0, createdRecord, newRun } from './fixtures.ts'
 import { expectRejection, same, type Define } from './harness.ts'
 import {
@@ -18,7 +18,7 @@ import {
   startRun,
 } from './store_calls.ts'
 
-function continuedFinish(fence: { runId: string; epoch: number }, to: string): FinishRunOp {
+function continuedFinish(fence: Fence, to: string): FinishRunOp {
   return {
     type: 'finishRun',
     fence,
@@ -29,14 +29,20 @@ function continuedFinish(fence: { runId: string; epoch: number }, to: string): F
   }
 }
 
-async function continueRun(store: StateStore, at: number) {
-  const fence = await startRun(store, 'run-1', T0)
+/** The batch a turn writes to continue run-1 at `at`: the successor, then the finish. */
+async function continueBatch(store: StateStore, fence: Fence, at: number) {
   const successor = { ...newRun('run-1~next', { createdAt: at }), continuedFrom: 'run-1' }
   const results = await apply(
     store,
     [{ type: 'createRun', run: successor }, continuedFinish(fence, 'run-1~next')],
     at,
   )
+  return { successor, results }
+}
+
+async function continueRun(store: StateStore, at: number) {
+  const fence = await startRun(store, 'run-1', T0)
+  const { successor, results } = await continueBatch(store, fence, at)
   results.forEach((result, i) => expectApplied(result, `op ${i}`))
   return { fence, successor }
 }
@@ -122,12 +128,7 @@ export function continuationTests(define: Define): void {
         await applyOne(store, { type: 'cancelRun', runId: 'run-1', error: '"x"' }, T0 + 5),
         'cancel',
       )
-      const successor = { ...newRun('run-1~next', { createdAt: T0 + 10 }), continuedFrom: 'run-1' }
-      const [created, finished] = await apply(
-        store,
-        [{ type: 'createRun', run: successor }, continuedFinish(fence, 'run-1~next')],
-        T0 + 10,
-      )
+      const [created, finished] = (await continueBatch(store, fence, T0 + 10)).results
       expectApplied(created, 'createRun')
       expectFenced(finished, { status: 'cancelled', epoch: 2 }, 'finishRun')
       const run = await mustGetRun(store, 'run-1')
