@@ -1,6 +1,7 @@
 /**
  * Durations as users write them: a number of milliseconds or a string such as '30s',
- * '2h', '1.5m', '250ms', '1d'. Anything else is rejected, never guessed.
+ * '2h', '1.5m', '250ms', '1d', or with the unit spelled out ('7 days', '1 hour', '90 minutes',
+ * as users of other engines write them). Anything else is rejected, never guessed.
  */
 import { InvalidArgumentError } from '../errors/index.ts'
 
@@ -14,7 +15,20 @@ const UNIT_MS: Record<string, number> = {
   d: 86_400_000,
   w: 604_800_000,
 }
-const PATTERN = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)$/
+/** Spelled-out units (singular; a trailing "s" is accepted) and their short form. */
+const LONG_UNITS: Record<string, keyof typeof UNIT_MS> = {
+  millisecond: 'ms',
+  msec: 'ms',
+  second: 's',
+  sec: 's',
+  minute: 'm',
+  min: 'm',
+  hour: 'h',
+  hr: 'h',
+  day: 'd',
+  week: 'w',
+}
+const PATTERN = /^(\d+(?:\.\d+)?)\s*([a-z]+)$/
 
 /** Milliseconds in `value`, an integer ≥ 0; throws E_INVALID_ARGUMENT naming `what`. */
 export function toMilliseconds(value: Duration, what = 'duration'): number {
@@ -29,10 +43,20 @@ export function toMilliseconds(value: Duration, what = 'duration'): number {
 
 function parseText(text: string, what: string): number {
   const match = PATTERN.exec(text)
-  if (match === null) {
+  const unit = match === null ? undefined : unitOf(match[2] as string)
+  if (match === null || unit === undefined) {
     throw new InvalidArgumentError(
       `${what} "${text.slice(0, 40)}" is not a duration (use ms or '250ms', '30s', '5m', '2h', '1d', '1w')`,
     )
   }
-  return Number(match[1]) * (UNIT_MS[match[2] as string] as number)
+  return Number(match[1]) * (UNIT_MS[unit] as number)
+}
+
+function unitOf(word: string): keyof typeof UNIT_MS | undefined {
+  if (Object.hasOwn(UNIT_MS, word)) return word
+  if (Object.hasOwn(LONG_UNITS, word)) return LONG_UNITS[word]
+  const singular = word.endsWith('s') ? word.slice(0, -1) : undefined
+  return singular !== undefined && Object.hasOwn(LONG_UNITS, singular)
+    ? LONG_UNITS[singular]
+    : undefined
 }
