@@ -18,3 +18,7 @@ export {
 } from './base_workflow.ts'
 export { discoverWorkflows, type DiscoveredWorkflow } from './discovery.ts'
 export type { DurableConfig, ResolvedDurableConfig, StoreProvider } from './types.ts'
+// What generated workflow files import; the package's own `node ace configure` hook.
+export type { WorkflowContext } from '@cairn/core'
+export { configure } from '../configure.ts'
+export { stubsRoot } from '../stubs/main.ts'

@@ -4,6 +4,8 @@
  * E_INVALID_ARGUMENT errors are restated by the provider under the store's key in `stores`.
  */
 /// <reference types="@adonisjs/lucid/database_provider" />
+import { mkdir } from 'node:fs/promises'
+import { dirname } from 'node:path'
 import { configProvider } from '@adonisjs/core'
 import type { ApplicationService } from '@adonisjs/core/types'
 import { InvalidArgumentError, type StateStore } from '@cairn/core'
@@ -20,12 +22,15 @@ export const stores = {
   /**
    * The embedded store: a SQLite file through `node:sqlite` (`@cairn/sql/sqlite`), no server
    * and no Lucid needed. `path` is relative to the process's working directory; use
-   * `app.tmpPath('durable.sqlite')` or `app.makePath(…)` for one inside the app.
+   * `app.tmpPath('durable.sqlite')` or `app.makePath(…)` for one inside the app. A missing
+   * directory is created: an app's tmp/ is not in its repository, so a fresh clone lacks it.
    */
   sqlite(options: SqliteStoreOptions): StoreProvider {
     return configProvider.create(async (): Promise<StateStore> => {
       const { SqliteStore } = await import('@cairn/sql/sqlite')
-      return new SqliteStore(options)
+      const store = new SqliteStore(options) // checks the options first
+      if (options.path !== ':memory:') await mkdir(dirname(options.path), { recursive: true })
+      return store
     })
   },
 
