@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
-import { defineStep, FatalError, type StepContext } from '@cairn/core'
+import { defineStep, FatalError, type StepContext, type WorkflowContext } from '@cairn/core'
+import { FakeClock } from '@cairn/core/testing'
 import { eachStore } from '../helpers/harness.ts'
 
 interface Order {
@@ -103,6 +104,40 @@ eachStore('registered steps (ctx.step)', (test) => {
     })
     assert.equal(firstCalls, 1)
     assert.equal(secondCalls, 0, 'a completed step is replayed, never re-run')
+  })
+
+  test('a crash after the checkpoint: the restarted engine replays the step, the step in flight runs again', async (env) => {
+    const calls = { reserve: 0, ship: 0 }
+    const body = async (ctx: WorkflowContext) => {
+      const reservation = await ctx.step<string>('reserve', 'sku-1')
+      const shipment = await ctx.step<string>('ship', reservation)
+      return shipment
+    }
+    // The first process "dies" inside `ship`: its clock is frozen, it does nothing more.
+    const first = await env.engine({
+      instanceId: 'node-a',
+      leaseMs: 60_000,
+      clock: new FakeClock(env.clock.now()),
+    })
+    first.registerStep('reserve', (sku: string) => (calls.reserve++, `hold-${sku}`))
+    first.registerStep('ship', () => (calls.ship++, new Promise<never>(() => {})))
+    first.register('order', 1, body)
+    const { runId } = await first.start('order', null)
+    await env.settle()
+    assert.deepEqual(calls, { reserve: 1, ship: 1 })
+
+    const restarted = await env.engine({ instanceId: 'node-a', leaseMs: 60_000 })
+    restarted.registerStep('reserve', (sku: string) => (calls.reserve++, `again-${sku}`))
+    restarted.registerStep('ship', (hold: string) => (calls.ship++, `shipped ${hold}`))
+    restarted.register('order', 1, body)
+    await env.settle()
+    await env.skip(1)
+    assert.deepEqual(await restarted.waitForRun(runId, { timeoutMs: 5_000 }), {
+      runId,
+      status: 'completed',
+      output: 'shipped hold-sku-1',
+    })
+    assert.deepEqual(calls, { reserve: 1, ship: 2 }, 'only the step without a checkpoint ran again')
   })
 
   test('retries follow the registered options; call options override them field by field', async (env) => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
-import { InvalidArgumentError } from '@cairn/core'
+import { InvalidArgumentError, type WorkflowContext } from '@cairn/core'
 import { defineConfig, stores } from '@cairn/adonis'
 import CheckoutWorkflow from './fixtures/app/app/workflows/checkout_workflow.ts'
 import AddTaxStep from './fixtures/app/app/steps/add_tax_step.ts'
@@ -56,6 +56,17 @@ void describe('@cairn/adonis steps', () => {
       assert.match(error.message, /app\/steps\/legacy\/old_charge\.ts/)
       return true
     })
+  })
+
+  void test('invoke is typed by run: a wrong input does not compile', () => {
+    // Compile-time only (tsc fails if the error below disappears); never called.
+    const typed = (ctx: WorkflowContext) => {
+      // @ts-expect-error -- `cents` must be a number
+      void AddTaxStep.invoke(ctx, { cents: '12' })
+      const cents: Promise<{ cents: number; key: string }> = AddTaxStep.invoke(ctx, { cents: 12 })
+      return cents
+    }
+    assert.equal(typeof typed, 'function')
   })
 
   void test('stepsPath must be a non-empty path', () => {
