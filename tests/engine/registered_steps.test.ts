@@ -298,6 +298,11 @@ eachStore('registered steps (ctx.step)', (test) => {
     assert.throws(() => engine.registerStep('bad-retries', () => 1, { retries: -1 }), invalid)
     assert.throws(() => engine.registerStep('bad-timeout', () => 1, { timeoutMs: 0 }), invalid)
     assert.throws(
+      () => engine.registerStep('misspelt', () => 1, { retry: { retries: 2 } } as never),
+      (error: Error & { code?: string }) =>
+        invalid(error) && /unknown option "retry"/.test(error.message),
+    )
+    assert.throws(
       () => engine.registerStep('bad-backoff', () => 1, { backoff: { type: 'linear' as never } }),
       invalid,
     )

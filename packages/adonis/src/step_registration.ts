@@ -4,7 +4,7 @@
  * workflow is; a function step (defineStep) is registered as it is.
  */
 import type { ApplicationService } from '@adonisjs/core/types'
-import type { Engine, StepContext } from '@cairn/core'
+import { InvalidArgumentError, type Engine, type StepContext } from '@cairn/core'
 import type { BaseStep } from './base_step.ts'
 import type { DiscoveredStep } from './step_discovery.ts'
 
@@ -16,19 +16,31 @@ export function registerSteps(
   steps: readonly DiscoveredStep[],
 ): void {
   for (const entry of steps) {
-    if (entry.kind === 'function') {
-      engine.registerStep(entry.step)
-      continue
+    try {
+      register(engine, app, entry)
+    } catch (error) {
+      // The engine's message names the step; the file is where to fix it.
+      if (!InvalidArgumentError.is(error)) throw error
+      throw new InvalidArgumentError(`${error.message} (in ${entry.file})`, {
+        details: { ...error.details, file: entry.file },
+      })
     }
-    const { name: _name, ...options } = entry.step.step
-    const stepClass = entry.step as unknown as RunnableStep
-    engine.registerStep(
-      entry.name,
-      async (input: unknown, stepContext: StepContext) => {
-        const instance = await app.container.make(stepClass)
-        return instance.run(input, stepContext)
-      },
-      options,
-    )
   }
+}
+
+function register(engine: Engine, app: ApplicationService, entry: DiscoveredStep): void {
+  if (entry.kind === 'function') {
+    engine.registerStep(entry.step)
+    return
+  }
+  const { name: _name, ...options } = entry.step.step
+  const stepClass = entry.step as unknown as RunnableStep
+  engine.registerStep(
+    entry.name,
+    async (input: unknown, stepContext: StepContext) => {
+      const instance = await app.container.make(stepClass)
+      return instance.run(input, stepContext)
+    },
+    options,
+  )
 }

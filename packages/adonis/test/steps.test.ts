@@ -8,6 +8,7 @@ import AddTaxStep from './fixtures/app/app/steps/add_tax_step.ts'
 import { createApp, startApp, tempDir } from './helpers.ts'
 
 const DUPLICATE_STEPS_APP_ROOT = new URL('./fixtures/duplicate_steps_app/', import.meta.url)
+const BAD_STEP_APP_ROOT = new URL('./fixtures/bad_step_app/', import.meta.url)
 
 function sqliteConfig(dir: string) {
   return defineConfig({
@@ -54,6 +55,18 @@ void describe('@cairn/adonis steps', () => {
       assert.match(error.message, /Step "charge" is declared twice/)
       assert.match(error.message, /app\/steps\/charge_step\.ts/)
       assert.match(error.message, /app\/steps\/legacy\/old_charge\.ts/)
+      return true
+    })
+  })
+
+  void test('a step declaring an unknown option fails boot, naming the option and the file', async (t) => {
+    const dir = await tempDir(t)
+    const app = await createApp(sqliteConfig(dir), { root: BAD_STEP_APP_ROOT })
+    t.after(() => app.terminate())
+    await assert.rejects(app.boot(), (error: Error) => {
+      assert.ok(InvalidArgumentError.is(error))
+      assert.match(error.message, /step "refund": unknown option "retry"/)
+      assert.match(error.message, /\(in app\/steps\/refund_step\.ts\)/)
       return true
     })
   })

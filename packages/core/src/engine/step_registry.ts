@@ -8,6 +8,9 @@ import { checkStepTimeout } from '../execution/step_timeout.ts'
 import type { StepHandler, StepOptions } from '../execution/types.ts'
 import { assertIdentifier } from '../util/validate.ts'
 
+// A misspelt option (`retry`, `timeout`) would otherwise be ignored without a word.
+const OPTION_NAMES = new Set(['retries', 'backoff', 'timeoutMs'])
+
 export interface RegisteredStep {
   name: string
   handler: StepHandler<never, unknown>
@@ -28,6 +31,12 @@ export class StepRegistry {
       throw new DuplicateStepError(`step "${name}" is already registered`, {
         details: { step: name },
       })
+    const unknown = Object.keys(options).find((key) => !OPTION_NAMES.has(key))
+    if (unknown !== undefined)
+      throw new InvalidArgumentError(
+        `step "${name}": unknown option "${unknown}" (step options are retries, backoff, timeoutMs)`,
+        { details: { step: name, option: unknown } },
+      )
     try {
       resolveRetryPolicy(options)
       checkStepTimeout(options.timeoutMs)
