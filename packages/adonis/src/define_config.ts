@@ -16,6 +16,7 @@ const KNOWN_FIELDS = new Set([
   'drainTimeoutMs',
   'drive',
   'workflowsPath',
+  'stepsPath',
 ])
 
 export function defineConfig<Stores extends Record<string, StoreProvider>>(
@@ -67,14 +68,9 @@ export function validateConfig(config: unknown): ResolvedDurableConfig {
   if (c.drive !== undefined && typeof c.drive !== 'boolean') {
     throw invalidConfig('drive', `must be true or false, got ${JSON.stringify(c.drive)}`)
   }
-  if (
-    c.workflowsPath !== undefined &&
-    (typeof c.workflowsPath !== 'string' || c.workflowsPath === '')
-  ) {
-    throw invalidConfig(
-      'workflowsPath',
-      `must be a non-empty path, got ${JSON.stringify(c.workflowsPath)}`,
-    )
+  for (const field of ['workflowsPath', 'stepsPath'] as const) {
+    if (c[field] !== undefined && (typeof c[field] !== 'string' || c[field] === ''))
+      throw invalidConfig(field, `must be a non-empty path, got ${JSON.stringify(c[field])}`)
   }
   return {
     store: c.store,
@@ -86,6 +82,7 @@ export function validateConfig(config: unknown): ResolvedDurableConfig {
     drainTimeoutMs: (c.drainTimeoutMs as number | undefined) ?? 10_000,
     drive: (c.drive as boolean | undefined) ?? false,
     workflowsPath: (c.workflowsPath as string | undefined) ?? 'app/workflows',
+    stepsPath: (c.stepsPath as string | undefined) ?? 'app/steps',
   }
 }
 

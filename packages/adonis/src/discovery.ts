@@ -1,12 +1,10 @@
 /**
- * Finds the workflow classes of an app: every module under the workflows directory
- * (recursively) whose default export extends BaseWorkflow. Two classes declaring the same
+ * Finds the workflow classes of an app: every module of the workflows directory (see
+ * app_modules.ts) whose default export extends BaseWorkflow. Two classes declaring the same
  * workflow name and version fail boot, naming both files.
  */
-import { readdir } from 'node:fs/promises'
-import { join, relative } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { InvalidArgumentError } from '@cairn/core'
+import { scanModules, type AppModule, type Importer } from './app_modules.ts'
 import { BaseWorkflow, workflowDefinition, type WorkflowClass } from './base_workflow.ts'
 
 export interface DiscoveredWorkflow {
@@ -17,9 +15,6 @@ export interface DiscoveredWorkflow {
   version: string | number
 }
 
-const MODULE = /\.(ts|js|mts|mjs)$/
-const DECLARATION = /\.d\.(ts|mts)$/
-
 /**
  * Imports every module under `dir` (absolute). A missing directory is no workflows. A module
  * without a BaseWorkflow default export is skipped (helpers may live next to workflows).
@@ -27,17 +22,20 @@ const DECLARATION = /\.d\.(ts|mts)$/
 export async function discoverWorkflows(
   dir: string,
   appRoot: string,
-  importer: (url: string) => Promise<unknown> = (url) => import(url),
+  importer?: Importer,
 ): Promise<DiscoveredWorkflow[]> {
-  const files = await listModules(dir)
+  return workflowsIn(await scanModules(dir, appRoot, importer))
+}
+
+/** The workflow classes among `modules`, checked for duplicates. */
+export async function workflowsIn(modules: readonly AppModule[]): Promise<DiscoveredWorkflow[]> {
   const found: DiscoveredWorkflow[] = []
   const seen = new Map<string, DiscoveredWorkflow>()
-  for (const path of files) {
-    const mod = (await importer(pathToFileURL(path).href)) as { default?: unknown }
+  for (const { file, load } of modules) {
+    const mod = (await load()) as { default?: unknown }
     const candidate = mod.default
     if (typeof candidate !== 'function' || !(candidate.prototype instanceof BaseWorkflow)) continue
     const workflow = candidate as WorkflowClass
-    const file = relative(appRoot, path)
     const { name, version } = workflowDefinition(workflow, file)
     const key = `${name}\u0000${String(version)}`
     const earlier = seen.get(key)
@@ -52,18 +50,4 @@ export async function discoverWorkflows(
     found.push(entry)
   }
   return found
-}
-
-async function listModules(dir: string): Promise<string[]> {
-  let entries
-  try {
-    entries = await readdir(dir, { recursive: true, withFileTypes: true })
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
-    throw error
-  }
-  return entries
-    .filter((e) => e.isFile() && MODULE.test(e.name) && !DECLARATION.test(e.name))
-    .map((e) => join(e.parentPath, e.name))
-    .sort()
 }

@@ -36,6 +36,8 @@ export interface DurableConfig<
   drive?: boolean
   /** Where workflow classes are discovered, relative to the app root. Default `app/workflows`. */
   workflowsPath?: string
+  /** Where step classes and defineStep modules are discovered, relative to the app root. Default `app/steps`. */
+  stepsPath?: string
 }
 
 /** The config after `defineConfig`: every default filled in. */
@@ -49,6 +51,7 @@ export interface ResolvedDurableConfig {
   drainTimeoutMs: number
   drive: boolean
   workflowsPath: string
+  stepsPath: string
 }
 
 declare module '@adonisjs/core/types' {

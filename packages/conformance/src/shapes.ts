@@ -19,6 +19,7 @@ const RUN_STATUSES = [
 const CHECKPOINT_STATUSES = ['completed', 'failed', 'retrying', 'waiting']
 const CHECKPOINT_KINDS = [
   'local',
+  'step',
   'sleep',
   'side_effect',
   'patch',

@@ -29,6 +29,7 @@ export {
 } from './engine/events.ts'
 export { defaultLogger, silentLogger } from './engine/default_logger.ts'
 export type * from './execution/types.ts'
+export { defineStep } from './execution/define_step.ts'
 export {
   MemoryStore,
   checkFinishOp,

@@ -1,13 +1,17 @@
 /**
  * The AdonisJS provider: binds the engine as the container singleton `durable.engine`,
- * registers the app's discovered workflows at boot, drives runs at start only when the config
+ * registers the app's discovered steps and workflows at boot, drives runs at start only when the config
  * says this process drives, and drains on shutdown.
  */
 import { configProvider } from '@adonisjs/core'
 import type { ApplicationService } from '@adonisjs/core/types'
 import { Engine, type Logger, type StateStore } from '@cairn/core'
 import { validateConfig } from '../define_config.ts'
-import { discoverWorkflows } from '../discovery.ts'
+import { appModules } from '../app_modules.ts'
+import { workflowsIn } from '../discovery.ts'
+import { STEPS_BARREL, WORKFLOWS_BARREL } from '../index_hooks.ts'
+import { stepsIn } from '../step_discovery.ts'
+import { registerSteps } from '../step_registration.ts'
 import { bindEngine } from '../bound_engine.ts'
 import type { BaseWorkflow } from '../base_workflow.ts'
 import { asConfigError, invalidConfig } from '../errors.ts'
@@ -52,13 +56,18 @@ export default class DurableProvider {
     })
   }
 
-  /** Checks the config, builds the engine and registers every workflow under the workflows path. */
+  /**
+   * Checks the config, builds the engine and registers the app's steps and workflows: those
+   * the generated barrels list (index_hooks.ts), else those found under the configured paths.
+   */
   async boot(): Promise<void> {
     const config = this.#resolvedConfig()
     const engine = await this.app.container.make('durable.engine')
-    const discovered = await discoverWorkflows(
-      this.app.makePath(config.workflowsPath),
-      this.app.makePath(),
+    const root = this.app.makePath()
+    const steps = await stepsIn(await appModules(root, config.stepsPath, STEPS_BARREL, 'steps'))
+    registerSteps(engine, this.app, steps)
+    const discovered = await workflowsIn(
+      await appModules(root, config.workflowsPath, WORKFLOWS_BARREL, 'workflows'),
     )
     for (const { workflow, name, version } of discovered) {
       const { name: _name, version: _version, ...options } = workflow.workflow

@@ -105,6 +105,9 @@ export interface InboxMessage {
 
 export type CheckpointKind =
   | 'local'
+  // ctx.step: a registered step, called by name. Its kind does not say where it ran, so a
+  // step later placed on a remote worker keeps the history it recorded in-process.
+  | 'step'
   | 'sleep'
   | 'side_effect'
   | 'patch'

@@ -18,6 +18,7 @@ import type { Committer } from './committer.ts'
 import type { EventHub } from './events.ts'
 import type { ResolvedEngineOptions } from './options.ts'
 import type { WorkflowRegistry } from './registry.ts'
+import type { StepRegistry } from './step_registry.ts'
 import type { RunWaiters, TerminalOutcome } from './run_waiters.ts'
 import { LeaseKeeper } from './lease_keeper.ts'
 import { ParkSweeper } from './park_sweeper.ts'
@@ -27,6 +28,7 @@ import { SuccessorCheck } from './successor_check.ts'
 export interface DriverDeps {
   options: ResolvedEngineOptions
   registry: WorkflowRegistry
+  steps: StepRegistry
   committer: Committer
   deliverer: Deliverer
   events: EventHub
@@ -77,6 +79,7 @@ export class Driver {
       events: deps.events,
       holdTimersUpToMs: o.holdTimersUpToMs,
       webhookUrl: o.webhookUrl,
+      findStep: (name) => deps.steps.find(name),
       newestVersion: (workflow) => deps.registry.resolve(workflow).version,
       loadInbox: (runId) => o.store.loadInbox(runId),
       inboxPollMs: o.pollIntervalMs,
@@ -119,6 +122,8 @@ export class Driver {
     const { store, clock, instanceId } = this.deps.options
     await store.reclaimOwned(instanceId, clock.now())
     await store.unpark(this.deps.registry.keys(), ErrorCodes.WORKFLOW_NOT_REGISTERED, clock.now())
+    // A run parked for a step this process may now have tries again (it parks again if not).
+    await store.unpark(this.deps.registry.keys(), ErrorCodes.STEP_NOT_REGISTERED, clock.now())
     this.driving = true
     this.draining = false
     this.keepAlive ??= setInterval(() => {}, 1 << 30)
@@ -141,20 +146,37 @@ export class Driver {
   }
 
   /**
-   * A workflow version was registered while driving: runs parked for lack of it resume, and
-   * claimable runs of it are picked up now.
+   * A workflow version was registered while driving: runs parked for lack of it (or of a step
+   * this process may have) resume, and claimable runs of it are picked up now.
    */
   async registered(key: { workflow: string; version: string }): Promise<void> {
-    if (!this.driving) return
+    const codes = [ErrorCodes.WORKFLOW_NOT_REGISTERED, ErrorCodes.STEP_NOT_REGISTERED]
+    await this.unparkNow(
+      [key],
+      codes,
+      'cairn: could not unpark runs of a newly registered workflow',
+    )
+  }
+
+  /** A step was registered while driving: runs parked for lack of a step try again. */
+  async stepRegistered(): Promise<void> {
+    const keys = this.deps.registry.keys()
+    const codes = [ErrorCodes.STEP_NOT_REGISTERED]
+    await this.unparkNow(keys, codes, 'cairn: could not unpark runs after a step was registered')
+  }
+
+  private async unparkNow(
+    keys: readonly { workflow: string; version: string }[],
+    codes: readonly string[],
+    failure: string,
+  ): Promise<void> {
+    if (!this.driving || keys.length === 0) return
     const { store, clock, logger } = this.deps.options
     this.unparking += 1
     try {
-      await store.unpark([key], ErrorCodes.WORKFLOW_NOT_REGISTERED, clock.now())
+      for (const code of codes) await store.unpark(keys, code, clock.now())
     } catch (error) {
-      logger.error(
-        { err: error, ...key },
-        'cairn: could not unpark runs of a newly registered workflow',
-      )
+      logger.error({ err: error, keys }, failure)
     } finally {
       this.unparking -= 1
     }

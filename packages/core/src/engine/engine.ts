@@ -20,7 +20,13 @@ import {
 } from '../errors/index.ts'
 import { ErrorCodes } from '../errors/index.ts'
 import { Deliverer } from '../execution/deliverer.ts'
-import type { WorkflowBody, WorkflowOptions } from '../execution/types.ts'
+import type {
+  StepHandler,
+  StepOptions,
+  StepReference,
+  WorkflowBody,
+  WorkflowOptions,
+} from '../execution/types.ts'
 import { assertIdentifier } from '../util/validate.ts'
 import { Committer } from './committer.ts'
 import { Driver } from './driver.ts'
@@ -28,6 +34,7 @@ import { publishEvent, type PublishEventOptions, type PublishedEvent } from './e
 import { EventHub, type EngineEventName, type Listener } from './events.ts'
 import { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } from './options.ts'
 import { WorkflowRegistry } from './registry.ts'
+import { StepRegistry } from './step_registry.ts'
 import { startRun, type StartedRun, type StartOptions } from './run_starter.ts'
 import { continueRun, type ContinueOptions } from './breakpoint_continuer.ts'
 import { readEvent, type GetEventOptions } from './event_reader.ts'
@@ -82,6 +89,7 @@ const TERMINAL = new Set(['completed', 'failed', 'cancelled', 'continued'])
 export class Engine {
   readonly options: ResolvedEngineOptions
   private readonly registry = new WorkflowRegistry()
+  private readonly steps = new StepRegistry()
   private readonly events: EventHub
   private readonly committer: Committer
   private readonly waiters = new RunWaiters()
@@ -97,6 +105,7 @@ export class Engine {
     this.driver = new Driver({
       options: this.options,
       registry: this.registry,
+      steps: this.steps,
       committer: this.committer,
       deliverer: new Deliverer(),
       events: this.events,
@@ -122,6 +131,25 @@ export class Engine {
   ): this {
     const entry = this.registry.add(name, version, body as WorkflowBody<never, unknown>, options)
     void this.driver.registered({ workflow: entry.name, version: entry.version })
+    return this
+  }
+
+  /**
+   * Register a step `ctx.step(name, input)` calls: a handler `(input, stepCtx) => output` and
+   * its retry/timeout options (those of `ctx.localStep`), checked now. Either a `defineStep`
+   * reference or name, handler and options. A name registered twice throws E_DUPLICATE_STEP.
+   */
+  registerStep<I, O>(step: StepReference<I, O>): this
+  registerStep<I, O>(name: string, handler: StepHandler<I, O>, options?: StepOptions): this
+  registerStep<I, O>(
+    step: string | StepReference<I, O>,
+    handler?: StepHandler<I, O>,
+    options?: StepOptions,
+  ): this {
+    if (typeof step === 'object' && step !== null)
+      this.steps.add(step.name, step.handler as StepHandler<never, unknown>, step.options)
+    else this.steps.add(step, handler as StepHandler<never, unknown>, options)
+    void this.driver.stepRegistered()
     return this
   }
 

@@ -22,6 +22,14 @@ export class InvalidCursorError extends defineError(ErrorCodes.INVALID_CURSOR) {
 export class WorkflowNotRegisteredError extends defineError(ErrorCodes.WORKFLOW_NOT_REGISTERED) {}
 /** The same workflow name and version were registered twice. */
 export class DuplicateWorkflowError extends defineError(ErrorCodes.DUPLICATE_WORKFLOW) {}
+/**
+ * `ctx.step` named a step no `engine.registerStep` registered on the engine executing the run.
+ * The run is parked with this code (never failed: the step may be registered by a later
+ * deploy) and resumes when an engine process starts driving.
+ */
+export class StepNotRegisteredError extends defineError(ErrorCodes.STEP_NOT_REGISTERED) {}
+/** The same step name was registered twice. */
+export class DuplicateStepError extends defineError(ErrorCodes.DUPLICATE_STEP) {}
 /** No run has this id. */
 export class RunNotFoundError extends defineError(ErrorCodes.RUN_NOT_FOUND) {}
 /** The run has finished (completed, failed or cancelled): it accepts no more signals. */

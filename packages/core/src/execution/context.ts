@@ -9,6 +9,7 @@ import { breakpoint } from './breakpoint.ts'
 import { continueAsNew } from './continue_as_new.ts'
 import { startChild } from './child.ts'
 import { localStep } from './local_step.ts'
+import { registeredStep } from './registered_step.ts'
 import { patched } from './patched.ts'
 import { setEvent } from './set_event.ts'
 import { upsertSearchAttributes } from './search_attributes.ts'
@@ -27,6 +28,7 @@ import type {
   SignalWaitOptions,
   EventWaitOptions,
   StepFn,
+  StepReference,
   UpdateOptions,
   Webhook,
   WorkflowContext,
@@ -53,6 +55,16 @@ export class TurnContext implements WorkflowContext {
 
   localStep<T>(name: string, fn: StepFn<T>, options?: LocalStepOptions<T>): Promise<T> {
     return localStep(this.#turn, name, fn, options)
+  }
+
+  step<I, O>(step: StepReference<I, O>, input: I, options?: LocalStepOptions<O>): Promise<O>
+  step<O = unknown>(name: string, input: unknown, options?: LocalStepOptions<O>): Promise<O>
+  step<O>(
+    step: string | StepReference<never, O>,
+    input: unknown,
+    options?: LocalStepOptions<O>,
+  ): Promise<O> {
+    return registeredStep<O>(this.#turn, step, input, options)
   }
 
   now(): Date {

@@ -1,18 +1,14 @@
 /**
- * `ctx.localStep`: run a function in this process, retry it per policy, checkpoint the
- * outcome. A recorded outcome is replayed, never re-run. A failed attempt that will be
- * retried is recorded (attempt count and due time), so a crash does not reset the budget
- * and a long back-off suspends the run instead of holding its lease.
+ * `ctx.localStep`: run a function in this process as a checkpointed step. A recorded outcome
+ * is replayed, never re-run. The attempts themselves (retries, timeouts, recording) are
+ * step_attempts.ts, shared with registered steps (`ctx.step`).
  */
-import type { SerializedError } from '../contracts/codec.ts'
-import type { CheckpointRecord } from '../contracts/records.ts'
-import { InvalidArgumentError, StepTimeoutError } from '../errors/index.ts'
-import { serializeError } from '../codec/index.ts'
-import { failpoint } from '../util/failpoints.ts'
-import { encodeError, encodeValue } from './outcome.ts'
-import { decideRetry, resolveRetryPolicy, type RetryPolicy } from './retry_policy.ts'
-import type { EncodedOutcome, StepRecordInput, TurnRuntime } from './runtime.ts'
-import type { LocalStepOptions, StepContext, StepFn } from './types.ts'
+import type { CheckpointKind } from '../contracts/records.ts'
+import { InvalidArgumentError } from '../errors/index.ts'
+import { resolveRetryPolicy } from './retry_policy.ts'
+import type { TurnRuntime } from './runtime.ts'
+import { StepAttempts, type AttemptPlan } from './step_attempts.ts'
+import type { LocalStepOptions, StepFn } from './types.ts'
 
 export function localStep<T>(
   rt: TurnRuntime,
@@ -20,238 +16,68 @@ export function localStep<T>(
   fn: StepFn<T>,
   options?: LocalStepOptions<T>,
 ): Promise<T> {
-  const compensate = options?.compensate
-  if (compensate === undefined) return runLocalStep(rt, name, fn, options)
-  if (typeof compensate !== 'function')
-    throw new InvalidArgumentError(`step "${name}": compensate must be a function`)
-  // Registered as the result is delivered (live or replayed: the same order every time).
-  return runLocalStep(rt, name, fn, options).then((value) => {
+  checkStepName(name)
+  if (typeof fn !== 'function')
+    throw new InvalidArgumentError(`step "${name}": fn must be a function`)
+  const compensate = checkCompensate(name, options?.compensate)
+  const plan: AttemptPlan = {
+    fn,
+    policy:
+      options === undefined ? rt.defaultRetryPolicy : resolveRetryPolicy(options, rt.retryDefaults),
+    timeoutMs: options?.timeoutMs,
+  }
+  return withCompensation(rt, name, runCheckpointedStep<T>(rt, name, 'local', plan), compensate)
+}
+
+/**
+ * Take the step's position; replay its recorded outcome, or run its attempts. `plan` null: the
+ * step cannot run here (`unrunnable` is told its position) — a recorded outcome still replays.
+ */
+export function runCheckpointedStep<T>(
+  rt: TurnRuntime,
+  name: string,
+  kind: CheckpointKind,
+  plan: AttemptPlan | null,
+  unrunnable?: (seq: number) => void,
+): Promise<T> {
+  if (!rt.live) return rt.never()
+  const seq = rt.takeSeq()
+  const record = rt.recorded(seq, name, kind)
+  if (record === null) return rt.never()
+  const outcome = rt.awaitOutcome<T>(seq)
+  if (record?.status === 'completed' || record?.status === 'failed') return outcome
+  if (plan === null) {
+    unrunnable?.(seq)
+    return rt.never()
+  }
+  new StepAttempts(rt, { ...plan, seq, name, kind }, record).run()
+  return outcome
+}
+
+/** Saga: registered as the result is delivered (live or replayed: the same order every time). */
+export function withCompensation<T>(
+  rt: TurnRuntime,
+  name: string,
+  result: Promise<T>,
+  compensate: ((value: T) => unknown) | undefined,
+): Promise<T> {
+  if (compensate === undefined) return result
+  return result.then((value) => {
     rt.registerCompensation(name, () => compensate(value))
     return value
   })
 }
 
-function runLocalStep<T>(
-  rt: TurnRuntime,
-  name: string,
-  fn: StepFn<T>,
-  options?: LocalStepOptions<T>,
-): Promise<T> {
+export function checkStepName(name: unknown): asserts name is string {
   if (typeof name !== 'string' || name.length === 0)
     throw new InvalidArgumentError('step name must be a non-empty string')
-  if (typeof fn !== 'function')
-    throw new InvalidArgumentError(`step "${name}": fn must be a function`)
-  const policy =
-    options === undefined ? rt.defaultRetryPolicy : resolveRetryPolicy(options, rt.retryDefaults)
-  if (!rt.live) return rt.never()
-  const seq = rt.takeSeq()
-  const record = rt.recorded(seq, name, 'local')
-  if (record === null) return rt.never()
-  const outcome = rt.awaitOutcome<T>(seq)
-  if (record?.status === 'completed' || record?.status === 'failed') return outcome
-  new StepAttempts(rt, { seq, name, fn, policy, timeoutMs: options?.timeoutMs }, record).run()
-  return outcome
 }
 
-interface StepPlan {
-  seq: number
-  name: string
-  fn: StepFn<unknown>
-  policy: RetryPolicy
-  timeoutMs: number | undefined
-}
-
-class StepAttempts {
-  private attempts: number
-  private notBefore: number
-  private readonly startedAt: number
-  private readonly rt: TurnRuntime
-  private readonly plan: StepPlan
-
-  constructor(rt: TurnRuntime, plan: StepPlan, record: CheckpointRecord | undefined) {
-    this.rt = rt
-    this.plan = plan
-    this.attempts = record?.attempts ?? 0
-    this.notBefore = record?.wakeAt ?? 0
-    this.startedAt = record?.startedAt ?? rt.clock.now()
-  }
-
-  /**
-   * Callback style on purpose: this is the per-step hot path, and a synchronous step body
-   * completes without a single extra promise.
-   */
-  run(): void {
-    this.rt.beginWork()
-    this.next()
-  }
-
-  private next(): void {
-    // A compensating cancel lets in-flight attempts finish but starts no new one.
-    if (!this.rt.live || this.rt.stopping) return this.rt.endWork()
-    if (this.notBefore > this.rt.clock.now()) return this.waitForRetry()
-    this.attempts += 1
-    this.emit('step:started')
-    failpoint('P4')
-    if (this.plan.timeoutMs !== undefined) return void this.attemptWithTimeout(this.plan.timeoutMs)
-    let value: unknown
-    try {
-      value = this.plan.fn(this.stepContext(null))
-    } catch (error) {
-      return this.onFailure(error)
-    }
-    if (isThenable(value)) {
-      value.then(
-        (v) => this.onSuccess(v),
-        (e: unknown) => this.onFailure(e),
-      )
-    } else this.onSuccess(value)
-  }
-
-  private async attemptWithTimeout(timeoutMs: number): Promise<void> {
-    const { signal, done } = this.timeoutSignal(timeoutMs)
-    try {
-      this.onSuccess(await this.plan.fn(this.stepContext(signal)))
-    } catch (error) {
-      this.onFailure(signal.aborted && isTimeout(signal.reason) ? signal.reason : error)
-    } finally {
-      done()
-    }
-  }
-
-  private onSuccess(value: unknown): void {
-    if (this.rt.live) this.succeed(value)
-    else this.late(encodeValue(value, this.rt.codec, `result of step "${this.plan.name}"`))
-    this.rt.endWork()
-  }
-
-  private onFailure(error: unknown): void {
-    if (!this.rt.live) {
-      this.late({ ok: false, error: encodeError(error, this.rt.codec) })
-      return this.rt.endWork()
-    }
-    const decision = decideRetry(error, this.attempts, this.plan.policy)
-    const encoded = encodeError(error, this.rt.codec)
-    if (!decision.retry) {
-      this.rt.complete(this.step(), { ok: false, error: encoded })
-      this.emit('step:failed', () => serializeError(error))
-      return this.rt.endWork()
-    }
-    this.notBefore = this.rt.clock.now() + decision.delayMs
-    void this.rt.saveRetrying(this.step(), encoded, this.notBefore).then((saved) => {
-      if (!saved) return this.rt.endWork()
-      this.emitRetried(error, decision.delayMs)
-      this.next()
-    })
-  }
-
-  /** The turn is over (the run was cancelled, or the lease lost): the turn decides what to keep. */
-  private late(outcome: EncodedOutcome): void {
-    this.rt.recordLate(this.step(), outcome)
-  }
-
-  /** Wait out the back-off here (short) or leave it to a later turn (long: the run suspends). */
-  private waitForRetry(): void {
-    const label = `retry of step "${this.plan.name}"`
-    const next = () => this.next()
-    // Fired late (the turn stayed busy): the attempt is work again, as when first started.
-    const nextLater = () => {
-      this.rt.beginWork()
-      this.next()
-    }
-    const held = this.rt.waitUntil(this.plan.seq, this.notBefore, label, null, next, nextLater)
-    if (!held) this.rt.endWork()
-  }
-
-  private succeed(value: unknown): void {
-    const encoded = encodeValue(value, this.rt.codec, `result of step "${this.plan.name}"`)
-    this.rt.complete(this.step(), encoded)
-    if (encoded.ok) this.emit('step:completed')
-    else this.emit('step:failed', () => this.rt.codec.decode(encoded.error) as SerializedError)
-  }
-
-  private timeoutSignal(timeoutMs: number): { signal: AbortSignal; done: () => void } {
-    const timeout = new AbortController()
-    const timer = setTimeout(
-      () => timeout.abort(new StepTimeoutError(this.plan.name, timeoutMs)),
-      timeoutMs,
-    )
-    return {
-      signal: AbortSignal.any([this.rt.signal, timeout.signal]),
-      done: () => clearTimeout(timer),
-    }
-  }
-
-  private stepContext(signal: AbortSignal | null): StepContext {
-    return new AttemptContext(this.rt, this.plan.name, this.attempts, signal)
-  }
-
-  private step(): StepRecordInput {
-    return {
-      seq: this.plan.seq,
-      name: this.plan.name,
-      kind: 'local',
-      attempts: this.attempts,
-      startedAt: this.startedAt,
-    }
-  }
-
-  private emit(
-    event: 'step:started' | 'step:completed' | 'step:failed',
-    error?: () => SerializedError,
-  ): void {
-    if (!this.rt.events.wants(event)) return
-    if (event === 'step:failed')
-      this.rt.events.emit(event, { ...this.ref(), error: (error as () => SerializedError)() })
-    else this.rt.events.emit(event, this.ref())
-  }
-
-  private emitRetried(error: unknown, delayMs: number): void {
-    if (!this.rt.events.wants('step:retried')) return
-    this.rt.events.emit('step:retried', { ...this.ref(), error: serializeError(error), delayMs })
-  }
-
-  private ref() {
-    const { runId, workflow, version } = this.rt
-    return {
-      runId,
-      workflow,
-      version,
-      seq: this.plan.seq,
-      name: this.plan.name,
-      attempt: this.attempts,
-    }
-  }
-}
-
-/** What a step function receives. The turn's signal is only made when asked for. */
-class AttemptContext implements StepContext {
-  readonly runId: string
-  readonly stepName: string
-  readonly attempt: number
-  readonly #rt: TurnRuntime
-  readonly #signal: AbortSignal | null
-
-  constructor(rt: TurnRuntime, stepName: string, attempt: number, signal: AbortSignal | null) {
-    this.runId = rt.runId
-    this.stepName = stepName
-    this.attempt = attempt
-    this.#rt = rt
-    this.#signal = signal
-  }
-
-  get signal(): AbortSignal {
-    return this.#signal ?? this.#rt.signal
-  }
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  )
-}
-
-function isTimeout(reason: unknown): boolean {
-  return StepTimeoutError.is(reason)
+export function checkCompensate<T>(
+  name: string,
+  compensate: unknown,
+): ((value: T) => unknown) | undefined {
+  if (compensate === undefined || typeof compensate === 'function')
+    return compensate as ((value: T) => unknown) | undefined
+  throw new InvalidArgumentError(`step "${name}": compensate must be a function`)
 }

@@ -5,10 +5,16 @@
  */
 import type { Clock } from '../contracts/clock.ts'
 import type { Codec } from '../contracts/codec.ts'
-import type { CheckpointKind, CheckpointRecord, InboxMessage } from '../contracts/records.ts'
+import type {
+  CheckpointKind,
+  CheckpointRecord,
+  InboxMessage,
+  ParkReason,
+} from '../contracts/records.ts'
 import type { EventWaitToRegister } from '../contracts/state_store.ts'
 import type { ChildRequest, ChildStart } from '../engine/child_starter.ts'
 import type { EventHub } from '../engine/events.ts'
+import type { RegisteredStep } from '../engine/step_registry.ts'
 import type { SearchAttributeUpsert } from '../contracts/search_attributes.ts'
 import type { StandardSchemaV1 } from '../contracts/standard_schema.ts'
 import type { RetryPolicy } from './retry_policy.ts'
@@ -118,6 +124,10 @@ export interface TurnRuntime {
     recheck?: () => void,
     event?: EventWaitToRegister,
   ): void
+  /** The step registered under `name` on this engine (`ctx.step`), or undefined. */
+  findStep(name: string): RegisteredStep | undefined
+  /** Park the run with `reason`: it cannot go on safely here. The turn ends. */
+  park(reason: ParkReason): Promise<void>
   /** Create a child run linked to this run's position (idempotent by child run id). */
   startChildRun(request: ChildRequest): Promise<ChildStart>
   /** Saga: remember how to undo a completed step, in the order results were delivered. */

@@ -40,6 +40,7 @@ import type { EncodedOutcome, StepRecordInput, TurnRuntime } from './runtime.ts'
 import { resolveRetryPolicy, type RetryPolicy } from './retry_policy.ts'
 import type { RetryOptions } from './types.ts'
 import { TurnEnding, type TurnEnd } from './turn_end.ts'
+import type { RegisteredStep } from '../engine/step_registry.ts'
 
 export interface TurnDeps {
   /** Creates a child run for `ctx.child` (engine/child_starter.ts). */
@@ -62,6 +63,8 @@ export interface TurnDeps {
   inboxPollMs: number
   /** Base of `ctx.webhook()` URLs, or null. */
   webhookUrl: string | null
+  /** The registered step `ctx.step(name)` calls, or undefined. */
+  findStep(name: string): RegisteredStep | undefined
   onEnded(turn: Turn, end: TurnEnd): void
 }
 
@@ -470,6 +473,10 @@ export class Turn implements TurnRuntime, DeliveryTarget {
         this.engineWork -= 1
       },
     }
+  }
+
+  findStep(name: string): RegisteredStep | undefined {
+    return this.deps.findStep(name)
   }
 
   get webhookUrl(): string | null {

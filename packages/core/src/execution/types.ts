@@ -6,10 +6,17 @@ import type { SearchAttributeUpsert } from '../contracts/search_attributes.ts'
 import type { StandardSchemaV1 } from '../contracts/standard_schema.ts'
 import type { Duration } from '../util/duration.ts'
 
-/** What a local step's function receives. */
+/** What a step's function (local) or handler (registered) receives. */
 export interface StepContext {
   readonly runId: string
   readonly stepName: string
+  /** The step's position in the run: the same on every attempt, replay and crash recovery. */
+  readonly seq: number
+  /**
+   * `<runId>/<seq>`: unique to this step of this run and the same on every attempt. Pass it to
+   * an external API's idempotency key so a retried or re-run attempt does not act twice.
+   */
+  readonly idempotencyKey: string
   /** 1 for the first attempt, 2 for the first retry, … (counted durably across crashes). */
   readonly attempt: number
   /** Aborted when the step times out, the run is cancelled or this engine loses the lease. */
@@ -49,6 +56,25 @@ export interface LocalStepOptions<T = unknown> extends RetryOptions {
   compensate?: (result: T) => unknown
 }
 
+/** The retry and timeout options a registered step declares (`engine.registerStep`). */
+export type StepOptions = Omit<LocalStepOptions, 'compensate'>
+
+/**
+ * A registered step's work: receives the step's input (as the codec decodes it, the form a
+ * remote worker would receive) and returns its output, which is checkpointed.
+ */
+export type StepHandler<I = unknown, O = unknown> = (input: I, step: StepContext) => O | Promise<O>
+
+/**
+ * A typed handle on a registered step, made by `defineStep`: `engine.registerStep(ref)`
+ * registers it, `ctx.step(ref, input)` calls it with its input and output types.
+ */
+export interface StepReference<I = unknown, O = unknown> {
+  readonly name: string
+  readonly handler: StepHandler<I, O>
+  readonly options: StepOptions
+}
+
 export interface WorkflowContext {
   readonly runId: string
   readonly workflow: string
@@ -58,6 +84,14 @@ export interface WorkflowContext {
    * without running `fn` again. Retried per `options` unless it throws `FatalError`.
    */
   localStep<T>(name: string, fn: StepFn<T>, options?: LocalStepOptions<T>): Promise<T>
+  /**
+   * Call a registered step (`engine.registerStep`) with `input` and checkpoint its result;
+   * replay returns the recorded result without calling the handler. Retried per the step's
+   * registered options, overridden field by field by `options`. A step name this engine has
+   * not registered parks the run (E_STEP_NOT_REGISTERED) until an engine that has it starts.
+   */
+  step<I, O>(step: StepReference<I, O>, input: I, options?: LocalStepOptions<O>): Promise<O>
+  step<O = unknown>(name: string, input: unknown, options?: LocalStepOptions<O>): Promise<O>
   /**
    * Deterministic current time: the time at which the latest result this workflow received
    * was recorded (the run's creation time before any). Synchronous; `await` works too.

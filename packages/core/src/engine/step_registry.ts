@@ -1,0 +1,54 @@
+/**
+ * Registered steps, by name: the units of work `ctx.step(name, input)` calls. A step name is
+ * durable (it is recorded at the step's position), so one name is one handler.
+ */
+import { DuplicateStepError, InvalidArgumentError } from '../errors/index.ts'
+import { resolveRetryPolicy } from '../execution/retry_policy.ts'
+import { checkStepTimeout } from '../execution/step_timeout.ts'
+import type { StepHandler, StepOptions } from '../execution/types.ts'
+import { assertIdentifier } from '../util/validate.ts'
+
+// A misspelt option (`retry`, `timeout`) would otherwise be ignored without a word.
+const OPTION_NAMES = new Set(['retries', 'backoff', 'timeoutMs'])
+
+export interface RegisteredStep {
+  name: string
+  handler: StepHandler<never, unknown>
+  options: StepOptions
+}
+
+export class StepRegistry {
+  private readonly byName = new Map<string, RegisteredStep>()
+
+  /** Checks everything now, so a bad option fails at boot rather than in a run. */
+  add(name: string, handler: StepHandler<never, unknown>, options: StepOptions = {}): void {
+    assertIdentifier(name, 'step name')
+    if (typeof handler !== 'function')
+      throw new InvalidArgumentError(`step "${name}": handler must be a function`)
+    if (options === null || typeof options !== 'object')
+      throw new InvalidArgumentError(`step "${name}": options must be an object`)
+    if (this.byName.has(name))
+      throw new DuplicateStepError(`step "${name}" is already registered`, {
+        details: { step: name },
+      })
+    const unknown = Object.keys(options).find((key) => !OPTION_NAMES.has(key))
+    if (unknown !== undefined)
+      throw new InvalidArgumentError(
+        `step "${name}": unknown option "${unknown}" (step options are retries, backoff, timeoutMs)`,
+        { details: { step: name, option: unknown } },
+      )
+    try {
+      resolveRetryPolicy(options)
+      checkStepTimeout(options.timeoutMs)
+    } catch (error) {
+      throw new InvalidArgumentError(`step "${name}": ${(error as Error).message}`, {
+        details: { step: name },
+      })
+    }
+    this.byName.set(name, { name, handler, options })
+  }
+
+  find(name: string): RegisteredStep | undefined {
+    return this.byName.get(name)
+  }
+}

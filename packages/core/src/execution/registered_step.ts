@@ -1,0 +1,106 @@
+/**
+ * `ctx.step(name | ref, input, options?)`: call a step registered with `engine.registerStep`.
+ * Recorded as kind `step` (not `local`), so a later move of the step to a remote worker keeps
+ * the history. Runs through the same attempts as a local step; the retry policy is the
+ * workflow's defaults, overridden by the step's registered options, overridden by the call's.
+ *
+ * The handler receives its input after a round trip through the codec — what a remote worker
+ * would receive — so a value the codec cannot carry fails the step (E_NOT_SERIALIZABLE, never
+ * retried) instead of working in-process and breaking later.
+ *
+ * A name this engine has not registered parks the run (E_STEP_NOT_REGISTERED, naming the
+ * step): it must not fail for a deploy that forgot a step, nor run anything else in its place.
+ * A recorded outcome replays without the handler, so a run past that step is unaffected.
+ */
+import { ErrorCodes, InvalidArgumentError } from '../errors/index.ts'
+import type { RegisteredStep } from '../engine/step_registry.ts'
+import {
+  checkCompensate,
+  checkStepName,
+  runCheckpointedStep,
+  withCompensation,
+} from './local_step.ts'
+import { resolveRetryPolicy } from './retry_policy.ts'
+import type { TurnRuntime } from './runtime.ts'
+import type { AttemptPlan } from './step_attempts.ts'
+import { checkStepTimeout } from './step_timeout.ts'
+import type { LocalStepOptions, StepFn, StepOptions, StepReference } from './types.ts'
+
+export function registeredStep<O>(
+  rt: TurnRuntime,
+  step: string | StepReference<never, O>,
+  input: unknown,
+  options?: LocalStepOptions<O>,
+): Promise<O> {
+  const name = stepName(step)
+  const compensate = checkCompensate(name, options?.compensate)
+  const registered = rt.findStep(name)
+  // Checked even when the step is missing, so a bad call fails the same way on every engine.
+  const merged = mergeOptions(name, registered?.options ?? {}, options ?? {})
+  const plan = registered === undefined ? null : attemptPlan(rt, registered, input, merged)
+  const result = runCheckpointedStep<O>(rt, name, 'step', plan, (seq) => parkMissing(rt, name, seq))
+  return withCompensation(rt, name, result, compensate)
+}
+
+function stepName(step: unknown): string {
+  const name = typeof step === 'object' && step !== null ? (step as StepReference).name : step
+  checkStepName(name)
+  return name
+}
+
+/** The call's options over the registered ones, field by field (backoff too); validated. */
+function mergeOptions(
+  name: string,
+  registered: StepOptions,
+  call: StepOptions & { compensate?: unknown },
+): StepOptions {
+  if (call === null || typeof call !== 'object')
+    throw new InvalidArgumentError(`step "${name}": options must be an object`)
+  const { compensate: _compensate, ...callOptions } = call
+  const merged: StepOptions = { ...registered, ...definedOnly(callOptions) }
+  if (registered.backoff !== undefined || callOptions.backoff !== undefined)
+    merged.backoff = { ...registered.backoff, ...definedOnly(callOptions.backoff ?? {}) }
+  try {
+    checkStepTimeout(merged.timeoutMs)
+  } catch (error) {
+    throw new InvalidArgumentError(`step "${name}": ${(error as Error).message}`)
+  }
+  return merged
+}
+
+function attemptPlan(
+  rt: TurnRuntime,
+  registered: RegisteredStep,
+  input: unknown,
+  options: StepOptions,
+): AttemptPlan {
+  const handler = registered.handler as (
+    input: unknown,
+    ...rest: Parameters<StepFn<unknown>>
+  ) => unknown
+  let encoded: string | null | undefined
+  const fn: StepFn<unknown> = (stepContext) => {
+    // Encoded once (the first attempt), decoded per attempt: each gets its own copy.
+    encoded ??=
+      input === undefined ? null : rt.codec.encode(input, `input of step "${registered.name}"`)
+    return handler(encoded === null ? undefined : rt.codec.decode(encoded), stepContext)
+  }
+  return {
+    fn,
+    policy: resolveRetryPolicy(options, rt.retryDefaults),
+    timeoutMs: options.timeoutMs,
+  }
+}
+
+function parkMissing(rt: TurnRuntime, name: string, seq: number): void {
+  void rt.park({
+    code: ErrorCodes.STEP_NOT_REGISTERED,
+    message: `step "${name}" (position ${seq}) is not registered on this engine; register it with engine.registerStep and restart, or cancel the run`,
+    details: { step: name, seq },
+  })
+}
+
+// An explicit `undefined` in the call must not erase a registered value.
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>
+}
