@@ -29,6 +29,7 @@ import { EventHub, type EngineEventName, type Listener } from './events.ts'
 import { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } from './options.ts'
 import { WorkflowRegistry } from './registry.ts'
 import { startRun, type StartedRun, type StartOptions } from './run_starter.ts'
+import { requeueRun, type RequeueReceipt } from './requeuer.ts'
 import { continueRun, type ContinueOptions } from './breakpoint_continuer.ts'
 import { readEvent, type GetEventOptions } from './event_reader.ts'
 import { successorOf } from './inbox_adoption.ts'
@@ -369,6 +370,27 @@ export class Engine {
       )
     }
     await cancelChildren(this.cancellationDeps(), runId, reason)
+  }
+
+  /**
+   * Retry a run that ended `failed`: it becomes `pending` again and resumes by replay. The
+   * step failure that made it fail (and any failed step recorded after it) runs again with a
+   * fresh retry budget; completed steps are replayed, not re-run (docs/requeue.md has the
+   * rule). Wakes this engine's driving at once. E_RUN_NOT_FOUND for an unknown id;
+   * E_RUN_NOT_REQUEUEABLE, naming the status, for a run that is not failed (a second
+   * concurrent requeue gets it with `pending`) or that ran its saga compensations.
+   */
+  async requeue(runId: string): Promise<RequeueReceipt> {
+    assertIdentifier(runId, 'runId')
+    await this.open()
+    return requeueRun(
+      {
+        options: this.options,
+        events: this.events,
+        wake: (at) => this.driver.wake(at),
+      },
+      runId,
+    )
   }
 
   /**

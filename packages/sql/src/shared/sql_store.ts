@@ -18,6 +18,8 @@ import type {
   ListRunsQuery,
   OpResult,
   ParkReason,
+  RequeueRequest,
+  RequeueResult,
   RunPage,
   RunRecord,
   SearchAttributes,
@@ -36,6 +38,7 @@ import { parkUnrunnable, reclaimOwned, unpark } from './maintenance.ts'
 import { migrate } from './migrate.ts'
 import type { Migration } from './migration.ts'
 import { getRun, loadCheckpoints, loadInbox } from './reads.ts'
+import { requeueRun } from './requeue.ts'
 import { withRetries } from './retry.ts'
 
 export interface SqlStoreParts extends BatchContext {
@@ -97,6 +100,10 @@ export class SqlStore implements StateStore {
 
   unpark(keys: readonly WorkflowKey[], reasonCode: string, now: number): Promise<number> {
     return this.#call('unpark', true, () => unpark(this.parts, keys, reasonCode, now))
+  }
+
+  requeueRun(request: RequeueRequest): Promise<RequeueResult> {
+    return this.#call('requeueRun', true, () => requeueRun(this.parts, request))
   }
 
   getRun(runId: string): Promise<RunRecord | null> {
