@@ -197,18 +197,24 @@ eachStore('requeue', (test) => {
     )
     engine.register('sleeper', 1, async (ctx) => ctx.sleep('1h'))
     engine.register('done', 1, async () => 'done')
+    engine.register('chain', 1, async (ctx, generation: number) =>
+      generation === 0 ? ctx.continueAsNew(1) : 'end of chain',
+    )
     const running = (await engine.start('busy', null)).runId
     const waiting = (await engine.start('sleeper', null)).runId
     const completed = (await engine.start('done', null)).runId
     const cancelled = (await engine.start('sleeper', null, { runId: 'to-cancel' })).runId
+    const continued = (await engine.start('chain', 0)).runId
     await env.settle()
     await engine.waitForRun(completed, { timeoutMs: 5_000 })
+    await engine.waitForRun(continued, { timeoutMs: 5_000 })
     await engine.cancel(cancelled)
     const expected = {
       [running]: 'running',
       [waiting]: 'waiting',
       [completed]: 'completed',
       [cancelled]: 'cancelled',
+      [continued]: 'continued',
     }
     for (const [runId, status] of Object.entries(expected)) {
       const before = await engine.getRun(runId)

@@ -7,11 +7,19 @@
 import { checkRequeueRequest } from '@cairn/core'
 import type { RequeueRequest, RequeueResult, RunStatus } from '@cairn/core/contracts'
 import type { SqlContext } from './context.ts'
-import type { SqlSession } from './driver.ts'
+import type { SqlSession, SqlStatement } from './driver.ts'
 import { toSafeInteger } from './integers.ts'
 import { Params } from './params.ts'
 
-export async function requeueRun(ctx: SqlContext, request: RequeueRequest): Promise<RequeueResult> {
+export interface RequeueContext extends SqlContext {
+  /** Sent in the transaction once the run is claimable: a wake-up for other engines. */
+  wakeStatement?: (at: number) => SqlStatement
+}
+
+export async function requeueRun(
+  ctx: RequeueContext,
+  request: RequeueRequest,
+): Promise<RequeueResult> {
   checkRequeueRequest(request) // refused before anything is written
   return ctx.pool.transaction(async (session) => {
     const run = await lockRun(ctx, session, request.runId)
@@ -20,6 +28,7 @@ export async function requeueRun(ctx: SqlContext, request: RequeueRequest): Prom
       return { status: 'refused', current: { status: run.status, epoch: run.epoch } }
     await markPending(ctx, session, request.runId, request.now)
     const positionsReset = await resetPositions(ctx, session, run.key, request.resetSeqs)
+    if (ctx.wakeStatement !== undefined) await session.query(ctx.wakeStatement(request.now))
     return { status: 'applied', epoch: run.epoch + 1, positionsReset }
   })
 }

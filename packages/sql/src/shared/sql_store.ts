@@ -31,6 +31,7 @@ import { applyBatch, type BatchContext } from './apply_batch.ts'
 import { CallGate } from './call_gate.ts'
 import { claimRuns, type ClaimWriter } from './claim_runs.ts'
 import { appendEvent, loadEventWaits, loadEvents, removeEventWaits } from './event_log.ts'
+import type { SqlStatement } from './driver.ts'
 import { closedStoreError, storeFailure } from './failures.ts'
 import { listRuns } from './list_runs.ts'
 import { loadSearchAttributes } from './load_attributes.ts'
@@ -46,6 +47,11 @@ export interface SqlStoreParts extends BatchContext {
   kind: string
   claims: ClaimWriter
   migrations: readonly Migration[]
+  /**
+   * A statement publishing a wake-up hint on commit, for writes outside applyBatch that make a
+   * run claimable (a requeue): Postgres NOTIFY. Absent: other engines find the run by polling.
+   */
+  wakeStatement?: (at: number) => SqlStatement
 }
 
 export class SqlStore implements StateStore {
