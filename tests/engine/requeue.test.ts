@@ -288,6 +288,39 @@ eachStore('requeue', (test) => {
     assert.equal(slowCalls, 2)
   })
 
+  test('a run past its execution timeout is refused; within it, it is requeued', async (env) => {
+    const engine = await env.engine()
+    const state = { broken: true }
+    engine.register(
+      'bounded',
+      1,
+      async (ctx) =>
+        ctx.localStep('call', () => {
+          if (state.broken) throw new FatalError('down')
+          return 'ok'
+        }),
+      { executionTimeoutMs: 60_000 },
+    )
+    const { runId } = await engine.start('bounded', null)
+    assert.equal((await engine.waitForRun(runId, { timeoutMs: 5_000 })).status, 'failed')
+    const late = await engine.start('bounded', null, { runId: 'late' })
+    assert.equal((await engine.waitForRun(late.runId, { timeoutMs: 5_000 })).status, 'failed')
+    state.broken = false
+    assert.deepEqual(await engine.requeue(runId), { runId, positionsReset: 1 })
+    assert.equal((await engine.waitForRun(runId, { timeoutMs: 5_000 })).status, 'completed')
+    await env.skip(60_000) // "late" is now past its deadline
+    const before = await engine.getRun('late')
+    const error = await rejectionOf(engine.requeue('late'))
+    assert.equal(error.code, 'E_RUN_NOT_REQUEUEABLE')
+    assert.deepEqual(error.details, {
+      runId: 'late',
+      status: 'failed',
+      reason: 'execution_timeout',
+      timeoutMs: 60_000,
+    })
+    assert.deepEqual(await engine.getRun('late'), before)
+  })
+
   test('a saga that ran its compensations is refused: its completed steps were undone', async (env) => {
     const engine = await env.engine()
     engine.register('saga', 1, async (ctx) => {

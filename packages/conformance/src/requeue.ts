@@ -181,7 +181,7 @@ export function requeueTests(define: Define): void {
   })
 
   define(
-    'malformed positions are refused with E_INVALID_ARGUMENT, nothing applied',
+    'malformed positions or epoch are refused with E_INVALID_ARGUMENT, nothing applied',
     async (store) => {
       await failedRun(store)
       const before = await snapshot(store, 'run-1')
@@ -191,6 +191,13 @@ export function requeueTests(define: Define): void {
           () => requeue(store, resetSeqs, T0 + 100),
           'E_INVALID_ARGUMENT',
           `resetSeqs ${JSON.stringify(resetSeqs).slice(0, 40)}`,
+        )
+      }
+      for (const epoch of [-1, 1.5]) {
+        await expectRejection(
+          () => requeue(store, [2], T0 + 100, epoch),
+          'E_INVALID_ARGUMENT',
+          `epoch ${epoch}`,
         )
       }
       same(await snapshot(store, 'run-1'), before, 'the failed run')

@@ -378,7 +378,8 @@ export class Engine {
    * fresh retry budget; completed steps are replayed, not re-run (docs/requeue.md has the
    * rule). Wakes this engine's driving at once. E_RUN_NOT_FOUND for an unknown id;
    * E_RUN_NOT_REQUEUEABLE, naming the status, for a run that is not failed (a second
-   * concurrent requeue gets it with `pending`) or that ran its saga compensations.
+   * concurrent requeue gets it with `pending`), that ran its saga compensations, or that is past
+   * its workflow's execution timeout.
    */
   async requeue(runId: string): Promise<RequeueReceipt> {
     assertIdentifier(runId, 'runId')
@@ -387,6 +388,8 @@ export class Engine {
       {
         options: this.options,
         events: this.events,
+        executionTimeoutMs: (workflow, version) =>
+          this.registry.find(workflow, version)?.options.executionTimeoutMs,
         wake: (at) => this.driver.wake(at),
       },
       runId,

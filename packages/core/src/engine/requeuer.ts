@@ -20,6 +20,8 @@ export interface RequeueReceipt {
 export interface RequeuerDeps {
   options: ResolvedEngineOptions
   events: EventHub
+  /** The execution timeout this engine knows for a workflow version, if any. */
+  executionTimeoutMs(workflow: string, version: string): number | undefined
   /** The run is claimable from `at`: this engine, if it drives runs, looks at once. */
   wake(at: number): void
 }
@@ -36,6 +38,7 @@ export async function requeueRun(deps: RequeuerDeps, runId: string): Promise<Req
     const run = await store.getRun(runId)
     if (run === null) throw notFound(runId)
     if (run.status !== 'failed') throw notFailed(runId, run.status)
+    checkExecutionDeadline(deps, run)
     const plan = planRequeue(run.error, await store.loadCheckpoints(runId), codec)
     if ('refused' in plan) throw compensated(runId)
     const now = clock.now()
@@ -50,6 +53,20 @@ export async function requeueRun(deps: RequeuerDeps, runId: string): Promise<Req
     if (result.current.status !== 'failed' || round === MAX_ROUNDS)
       throw notFailed(runId, result.current.status)
   }
+}
+
+/**
+ * An execution timeout counts from the run's creation, requeue or not: a run past it would be
+ * cancelled with E_WORKFLOW_TIMEOUT on its first turn, so it is refused here instead. (An
+ * engine that does not register the workflow cannot tell; the run is then cancelled there.)
+ */
+function checkExecutionDeadline(deps: RequeuerDeps, run: RunRecord): void {
+  const timeoutMs = deps.executionTimeoutMs(run.workflow, run.version)
+  if (timeoutMs === undefined || deps.options.clock.now() < run.createdAt + timeoutMs) return
+  throw new RunNotRequeueableError(
+    `run "${run.id}" is past its execution timeout (${timeoutMs} ms from its creation); start a new run instead`,
+    { details: { runId: run.id, status: 'failed', reason: 'execution_timeout', timeoutMs } },
+  )
 }
 
 function emitRequeued(events: EventHub, run: RunRecord, positionsReset: number): void {

@@ -27,8 +27,9 @@ export class RunNotFoundError extends defineError(ErrorCodes.RUN_NOT_FOUND) {}
 /** The run has finished (completed, failed or cancelled): it accepts no more signals. */
 export class RunTerminalError extends defineError(ErrorCodes.RUN_TERMINAL) {}
 /**
- * `engine.requeue` refused: the run is not `failed` (`details.status` names what it is), or it
- * failed after running its compensations (`details.reason: 'compensated'`).
+ * `engine.requeue` refused: the run is not `failed` (`details.status` names what it is), it
+ * failed after running its compensations (`details.reason: 'compensated'`), or it is past its
+ * workflow's execution timeout (`'execution_timeout'`).
  */
 export class RunNotRequeueableError extends defineError(ErrorCodes.RUN_NOT_REQUEUEABLE) {}
 /** `engine.continue` found no breakpoint the run waits at. */
