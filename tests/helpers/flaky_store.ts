@@ -58,6 +58,7 @@ export class FlakyStore implements StateStore {
   parkUnrunnable: StateStore['parkUnrunnable'] = (a, b, c, d) =>
     this.inner.parkUnrunnable(a, b, c, d)
   unpark: StateStore['unpark'] = (k, c, n) => this.inner.unpark(k, c, n)
+  requeueRun: StateStore['requeueRun'] = (r) => this.inner.requeueRun(r)
   getRun: StateStore['getRun'] = (id) => this.inner.getRun(id)
   loadCheckpoints: StateStore['loadCheckpoints'] = (id) => this.inner.loadCheckpoints(id)
   loadInbox: StateStore['loadInbox'] = (id) => this.inner.loadInbox(id)

@@ -18,6 +18,7 @@ import { inboxTests } from './inbox.ts'
 import { listRunsTests } from './list_runs.ts'
 import { parkTests } from './park_unpark.ts'
 import { payloadTests } from './payloads.ts'
+import { requeueTests } from './requeue.ts'
 import { runsCreateTests } from './runs_create.ts'
 import { searchAttributeTests } from './search_attributes.ts'
 import { transitionTests } from './transitions.ts'
@@ -31,6 +32,7 @@ export function storeConformance(test: TestFn, factory: StoreFactory): void {
   claimTests(definer(test, factory, 'claims and leases'))
   transitionTests(definer(test, factory, 'suspend, release, finish, park'))
   cancelTests(definer(test, factory, 'cancelRun'))
+  requeueTests(definer(test, factory, 'requeueRun'))
   inboxTests(definer(test, factory, 'inbox (signals)'))
   childrenTests(definer(test, factory, 'child runs'))
   continuationTests(definer(test, factory, 'continueAsNew'))

@@ -14,6 +14,7 @@
 export { Engine, type WaitOptions, type CancelOptions, type RunList } from './engine/engine.ts'
 export type { EngineOptions, ResolvedEngineOptions } from './engine/options.ts'
 export type { StartOptions, StartedRun } from './engine/run_starter.ts'
+export type { RequeueReceipt } from './engine/requeuer.ts'
 export type { SignalToken, SignalOptions, SignalReceipt } from './engine/signal_sender.ts'
 export type { ContinueOptions } from './engine/breakpoint_continuer.ts'
 export type { PublishEventOptions, PublishedEvent } from './engine/event_publisher.ts'
@@ -33,6 +34,7 @@ export { defineStep } from './execution/define_step.ts'
 export {
   MemoryStore,
   checkFinishOp,
+  checkRequeueRequest,
   encodeCursor,
   decodeCursor,
   type CursorPosition,

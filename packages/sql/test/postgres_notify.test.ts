@@ -2,7 +2,7 @@
  * watchClaimable on Postgres: LISTEN/NOTIFY wake-ups published by applyBatch in the batch's
  * transaction, one per batch, the earliest availableAt as payload (messages and children's
  * notices waking runs included); a stopped watcher gets nothing; the listener reconnects
- * after its connection is killed.
+ * after its connection is killed. A requeue (outside applyBatch) wakes watchers too.
  */
 import assert from 'node:assert/strict'
 import type { StateStore, StoreOp } from '@cairn/core/contracts'
@@ -168,6 +168,31 @@ pgTest(
     })
   },
 )
+
+pgTest('a requeue wakes a watcher with the time the run became claimable', async () => {
+  await withOpenStore(async (store) => {
+    const hints = new Hints()
+    await store.applyBatch([create('failed', T0, true)], T0)
+    const fence = { runId: 'failed', epoch: 1 }
+    const fail: StoreOp = { type: 'finishRun', fence, status: 'failed', output: null, error: '{}' }
+    await store.applyBatch([fail], T0 + 1)
+    const stop = await store.watchClaimable(hints.onWake)
+    const refused = await store.requeueRun({
+      runId: 'failed',
+      epoch: 0,
+      resetSeqs: [],
+      now: T0 + 2,
+    })
+    assert.equal(refused.status, 'refused')
+    await store.requeueRun({ runId: 'failed', epoch: 1, resetSeqs: [], now: T0 + 3 })
+    assert.deepEqual(
+      await hints.next(1, 1_000),
+      [T0 + 3],
+      'one hint, from the requeue that applied',
+    )
+    await stop()
+  })
+})
 
 pgTest('a stopped watcher receives nothing, and schemas do not wake each other', async () => {
   await withOpenStore(async (store) => {

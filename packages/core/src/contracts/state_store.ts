@@ -258,6 +258,37 @@ export type OpResult =
   | { status: 'not_found' }
   | { status: 'delivered'; seq: number; duplicate: boolean }
 
+/**
+ * A failed run to requeue (`engine.requeue`): which run, the epoch it was read at, and the
+ * positions to run again. The engine decides the positions (engine/requeue_plan.ts); the
+ * store applies them as given.
+ */
+export interface RequeueRequest {
+  runId: string
+  /** The run's `leaseEpoch` when the caller read it `failed`: it must still be failed at it. */
+  epoch: number
+  /**
+   * Positions whose `failed` checkpoint is removed, so the replay runs them again (integers
+   * >= 0, at most 1000, no duplicates). A position holding a checkpoint of another status,
+   * or none, is left as it is and not counted.
+   */
+  resetSeqs: readonly number[]
+  now: number
+}
+
+/**
+ * - `applied`: the run is `pending` at `epoch` (the new one); `positionsReset` checkpoints
+ *   were removed.
+ * - `refused`: the run is not `failed` at the requested epoch (`current` says what it is: a
+ *   concurrent requeue left it `pending`, or it was requeued and failed again at a later
+ *   epoch); nothing changed.
+ * - `not_found`: no run has this id.
+ */
+export type RequeueResult =
+  | { status: 'applied'; epoch: number; positionsReset: number }
+  | { status: 'refused'; current: FenceState }
+  | { status: 'not_found' }
+
 export interface ClaimRequest {
   /** Instance id of the claiming engine; becomes `leaseOwner`. */
   owner: string
@@ -374,6 +405,19 @@ export interface StateStore {
    * `pending`, `availableAt = now`, reason cleared. Returns how many. Idempotent.
    */
   unpark(keys: readonly WorkflowKey[], reasonCode: string, now: number): Promise<number>
+
+  /**
+   * Requeue a failed run, in ONE transaction: when the run is `failed` at `request.epoch`, it
+   * becomes `pending` and claimable now (`availableAt = now`), with `error`, `finishedAt`,
+   * `waitingOn` and `parkReason` cleared, the epoch incremented (no holder of an earlier
+   * lease can write again), and the `failed` checkpoints at `request.resetSeqs` removed; every
+   * other checkpoint, the inbox, search attributes, input, turns and links stay as they are.
+   * Otherwise nothing changes (`refused` / `not_found`). Two concurrent calls for one epoch:
+   * exactly one applies, the other is `refused` with `pending`. A retry after an "outcome
+   * unknown" failure is `refused` if the first call applied (re-read the run to know).
+   * Rejects with E_INVALID_ARGUMENT (nothing applied) for a malformed `resetSeqs`.
+   */
+  requeueRun(request: RequeueRequest): Promise<RequeueResult>
 
   /** The run, or null if no run has this id. Reads committed state only. */
   getRun(runId: string): Promise<RunRecord | null>

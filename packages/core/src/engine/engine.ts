@@ -36,6 +36,7 @@ import { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } 
 import { WorkflowRegistry } from './registry.ts'
 import { StepRegistry } from './step_registry.ts'
 import { startRun, type StartedRun, type StartOptions } from './run_starter.ts'
+import { requeueRun, type RequeueReceipt } from './requeuer.ts'
 import { continueRun, type ContinueOptions } from './breakpoint_continuer.ts'
 import { readEvent, type GetEventOptions } from './event_reader.ts'
 import { successorOf } from './inbox_adoption.ts'
@@ -397,6 +398,30 @@ export class Engine {
       )
     }
     await cancelChildren(this.cancellationDeps(), runId, reason)
+  }
+
+  /**
+   * Retry a run that ended `failed`: it becomes `pending` again and resumes by replay. The
+   * step failure that made it fail (and any failed step recorded after it) runs again with a
+   * fresh retry budget; completed steps are replayed, not re-run (docs/requeue.md has the
+   * rule). Wakes this engine's driving at once. E_RUN_NOT_FOUND for an unknown id;
+   * E_RUN_NOT_REQUEUEABLE, naming the status, for a run that is not failed (a second
+   * concurrent requeue gets it with `pending`), that ran its saga compensations, or that is past
+   * its workflow's execution timeout.
+   */
+  async requeue(runId: string): Promise<RequeueReceipt> {
+    assertIdentifier(runId, 'runId')
+    await this.open()
+    return requeueRun(
+      {
+        options: this.options,
+        events: this.events,
+        executionTimeoutMs: (workflow, version) =>
+          this.registry.find(workflow, version)?.options.executionTimeoutMs,
+        wake: (at) => this.driver.wake(at),
+      },
+      runId,
+    )
   }
 
   /**

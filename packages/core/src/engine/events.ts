@@ -30,6 +30,8 @@ export interface EngineEvents {
   'run:continued': RunRef & { successorRunId: string }
   'run:suspended': RunRef & { wakeAt: number | null; waitingOn: string }
   'run:parked': RunRef & { reason: ParkReason }
+  /** A failed run was requeued (`engine.requeue`); `positionsReset` steps run again. */
+  'run:requeued': RunRef & { positionsReset: number }
   'step:started': StepRef
   'step:completed': StepRef
   'step:failed': StepRef & { error: SerializedError }
@@ -47,6 +49,7 @@ const NAMES: EngineEventName[] = [
   'run:continued',
   'run:suspended',
   'run:parked',
+  'run:requeued',
   'step:started',
   'step:completed',
   'step:failed',

@@ -34,6 +34,12 @@ export class DuplicateStepError extends defineError(ErrorCodes.DUPLICATE_STEP) {
 export class RunNotFoundError extends defineError(ErrorCodes.RUN_NOT_FOUND) {}
 /** The run has finished (completed, failed or cancelled): it accepts no more signals. */
 export class RunTerminalError extends defineError(ErrorCodes.RUN_TERMINAL) {}
+/**
+ * `engine.requeue` refused: the run is not `failed` (`details.status` names what it is), it
+ * failed after running its compensations (`details.reason: 'compensated'`), or it is past its
+ * workflow's execution timeout (`'execution_timeout'`).
+ */
+export class RunNotRequeueableError extends defineError(ErrorCodes.RUN_NOT_REQUEUEABLE) {}
 /** `engine.continue` found no breakpoint the run waits at. */
 export class NotAtBreakpointError extends defineError(ErrorCodes.NOT_AT_BREAKPOINT) {}
 /** A webhook callback carried a token no run recorded (malformed, guessed or from another store). */

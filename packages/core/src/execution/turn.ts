@@ -34,6 +34,7 @@ import { Inbox } from './inbox.ts'
 import { saveLateOutcome } from './late_outcome.ts'
 import { InboxWatch, type InboxWatchHost } from './inbox_watch.ts'
 import { CANCEL_SIGNAL } from './wait_names.ts'
+import { compensationStepName } from './compensation_name.ts'
 import { localStep } from './local_step.ts'
 import { decodeOutcome } from './outcome.ts'
 import type { EncodedOutcome, StepRecordInput, TurnRuntime } from './runtime.ts'
@@ -701,7 +702,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     for (const { stepName, undo: fn } of undo) {
       if (!this.live) return
       // A failed compensation is recorded (failed checkpoint) and the others still run.
-      await localStep(this, `compensate:${stepName}`, fn).catch(() => undefined)
+      await localStep(this, compensationStepName(stepName), fn).catch(() => undefined)
     }
   }
 

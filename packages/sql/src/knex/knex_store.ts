@@ -63,6 +63,8 @@ export class KnexStore implements StateStore {
     this.#opened('parkUnrunnable').parkUnrunnable(runnable, olderThan, reason, now)
   readonly unpark: StateStore['unpark'] = (keys, reasonCode, now) =>
     this.#opened('unpark').unpark(keys, reasonCode, now)
+  readonly requeueRun: StateStore['requeueRun'] = (request) =>
+    this.#opened('requeueRun').requeueRun(request)
   readonly getRun: StateStore['getRun'] = (runId) => this.#opened('getRun').getRun(runId)
   readonly loadCheckpoints: StateStore['loadCheckpoints'] = (runId) =>
     this.#opened('loadCheckpoints').loadCheckpoints(runId)
@@ -119,6 +121,7 @@ function neverOpened(kind: string, operation: string): Required<StateStore> {
     reclaimOwned: reject,
     parkUnrunnable: reject,
     unpark: reject,
+    requeueRun: reject,
     getRun: reject,
     loadCheckpoints: reject,
     loadInbox: reject,

@@ -43,6 +43,8 @@ export function postgresOnPool(
     writer: new PostgresWaveWriter(tables, channel),
     claims: postgresClaims,
     migrations,
+    // Delivered on commit, like the NOTIFY of a batch (wave_statement.ts): same channel, payload.
+    wakeStatement: (at) => ({ text: 'SELECT pg_notify($1, $2)', values: [channel, String(at)] }),
   }
   return { parts, listenerConfig, channel }
 }

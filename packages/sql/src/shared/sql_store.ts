@@ -18,6 +18,8 @@ import type {
   ListRunsQuery,
   OpResult,
   ParkReason,
+  RequeueRequest,
+  RequeueResult,
   RunPage,
   RunRecord,
   SearchAttributes,
@@ -29,6 +31,7 @@ import { applyBatch, type BatchContext } from './apply_batch.ts'
 import { CallGate } from './call_gate.ts'
 import { claimRuns, type ClaimWriter } from './claim_runs.ts'
 import { appendEvent, loadEventWaits, loadEvents, removeEventWaits } from './event_log.ts'
+import type { SqlStatement } from './driver.ts'
 import { closedStoreError, storeFailure } from './failures.ts'
 import { listRuns } from './list_runs.ts'
 import { loadSearchAttributes } from './load_attributes.ts'
@@ -36,6 +39,7 @@ import { parkUnrunnable, reclaimOwned, unpark } from './maintenance.ts'
 import { migrate } from './migrate.ts'
 import type { Migration } from './migration.ts'
 import { getRun, loadCheckpoints, loadInbox } from './reads.ts'
+import { requeueRun } from './requeue.ts'
 import { withRetries } from './retry.ts'
 
 export interface SqlStoreParts extends BatchContext {
@@ -43,6 +47,11 @@ export interface SqlStoreParts extends BatchContext {
   kind: string
   claims: ClaimWriter
   migrations: readonly Migration[]
+  /**
+   * A statement publishing a wake-up hint on commit, for writes outside applyBatch that make a
+   * run claimable (a requeue): Postgres NOTIFY. Absent: other engines find the run by polling.
+   */
+  wakeStatement?: (at: number) => SqlStatement
 }
 
 export class SqlStore implements StateStore {
@@ -97,6 +106,10 @@ export class SqlStore implements StateStore {
 
   unpark(keys: readonly WorkflowKey[], reasonCode: string, now: number): Promise<number> {
     return this.#call('unpark', true, () => unpark(this.parts, keys, reasonCode, now))
+  }
+
+  requeueRun(request: RequeueRequest): Promise<RequeueResult> {
+    return this.#call('requeueRun', true, () => requeueRun(this.parts, request))
   }
 
   getRun(runId: string): Promise<RunRecord | null> {

@@ -4,7 +4,7 @@
  * subclass's business: SqliteStore opens its own (node:sqlite) and keeps it; the store on a
  * Knex instance (knex/) borrows Knex's better-sqlite3 connection for each call.
  */
-import { StoreFailureError, checkFinishOp } from '@cairn/core'
+import { StoreFailureError, checkFinishOp, checkRequeueRequest } from '@cairn/core'
 import type {
   CheckpointRecord,
   ClaimRequest,
@@ -17,6 +17,8 @@ import type {
   ListRunsQuery,
   OpResult,
   ParkReason,
+  RequeueRequest,
+  RequeueResult,
   RunPage,
   RunRecord,
   SearchAttributes,
@@ -40,6 +42,7 @@ import {
   type MessageRow,
   type RunRow,
 } from './row_mapping.ts'
+import { requeueRun } from './requeue.ts'
 import { inImmediateTransaction } from './transaction.ts'
 
 export abstract class SqliteStoreBase implements StateStore {
@@ -92,6 +95,13 @@ export abstract class SqliteStoreBase implements StateStore {
 
   unpark(keys: readonly WorkflowKey[], reasonCode: string, now: number): Promise<number> {
     return this.#write('unpark', ({ cache }) => unpark(cache, keys, reasonCode, now))
+  }
+
+  requeueRun(request: RequeueRequest): Promise<RequeueResult> {
+    return this.call('requeueRun', (c) => {
+      checkRequeueRequest(request) // refused before anything is written
+      return inTransaction(c, () => requeueRun(c.s, c.cache, request))
+    })
   }
 
   getRun(runId: string): Promise<RunRecord | null> {

@@ -21,6 +21,8 @@ import type {
   OpResult,
   ParkReason,
   RunPage,
+  RequeueRequest,
+  RequeueResult,
   RunRecord,
   SearchAttributes,
   StateStore,
@@ -32,6 +34,7 @@ import { claimRuns, reclaimOwned } from './claims.ts'
 import { appendEvent, loadEventWaits, loadEvents, removeEventWaits } from './event_ops.ts'
 import { parkUnrunnable, unpark } from './parking.ts'
 import { getRun, listRuns, loadCheckpoints, loadInbox, loadSearchAttributes } from './queries.ts'
+import { requeueRun } from './requeue.ts'
 import { StoreState } from './store_state.ts'
 
 export class MemoryStore implements StateStore {
@@ -65,6 +68,10 @@ export class MemoryStore implements StateStore {
 
   async unpark(keys: readonly WorkflowKey[], reasonCode: string, now: number): Promise<number> {
     return unpark(this.#state, keys, reasonCode, now)
+  }
+
+  async requeueRun(request: RequeueRequest): Promise<RequeueResult> {
+    return requeueRun(this.#state, request)
   }
 
   async getRun(runId: string): Promise<RunRecord | null> {

@@ -1,0 +1,34 @@
+/** Requeueing a failed run: one synchronous change, so atomic like every memory store call. */
+import type { RequeueRequest, RequeueResult } from '../../contracts/index.ts'
+import { checkRequeueRequest } from '../requeue_check.ts'
+import type { StoreState } from './store_state.ts'
+
+export function requeueRun(store: StoreState, request: RequeueRequest): RequeueResult {
+  checkRequeueRequest(request)
+  const state = store.runs.get(request.runId)
+  if (state === undefined) return { status: 'not_found' }
+  const run = state.run
+  if (run.status !== 'failed' || run.leaseEpoch !== request.epoch)
+    return { status: 'refused', current: { status: run.status, epoch: run.leaseEpoch } }
+  const epoch = run.leaseEpoch + 1
+  let positionsReset = 0
+  for (const seq of request.resetSeqs) {
+    if (state.checkpoints.get(seq)?.status !== 'failed') continue
+    state.checkpoints.delete(seq)
+    positionsReset += 1
+  }
+  store.change(
+    state,
+    {
+      status: 'pending',
+      error: null,
+      finishedAt: null,
+      availableAt: request.now,
+      waitingOn: null,
+      parkReason: null,
+      leaseEpoch: epoch,
+    },
+    request.now,
+  )
+  return { status: 'applied', epoch, positionsReset }
+}

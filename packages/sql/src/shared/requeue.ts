@@ -1,0 +1,77 @@
+/**
+ * requeueRun on Postgres and MySQL: one transaction that locks the run row, checks it is
+ * failed at the epoch the caller read, then moves it to pending and removes the failed
+ * checkpoints at the positions given. The row lock orders concurrent requeues: the second
+ * waits, then reads `pending` and is refused.
+ */
+import { checkRequeueRequest } from '@cairn/core'
+import type { RequeueRequest, RequeueResult, RunStatus } from '@cairn/core/contracts'
+import type { SqlContext } from './context.ts'
+import type { SqlSession, SqlStatement } from './driver.ts'
+import { toSafeInteger } from './integers.ts'
+import { Params } from './params.ts'
+
+export interface RequeueContext extends SqlContext {
+  /** Sent in the transaction once the run is claimable: a wake-up for other engines. */
+  wakeStatement?: (at: number) => SqlStatement
+}
+
+export async function requeueRun(
+  ctx: RequeueContext,
+  request: RequeueRequest,
+): Promise<RequeueResult> {
+  checkRequeueRequest(request) // refused before anything is written
+  return ctx.pool.transaction(async (session) => {
+    const run = await lockRun(ctx, session, request.runId)
+    if (run === null) return { status: 'not_found' }
+    if (run.status !== 'failed' || run.epoch !== request.epoch)
+      return { status: 'refused', current: { status: run.status, epoch: run.epoch } }
+    await markPending(ctx, session, request.runId, request.now)
+    const positionsReset = await resetPositions(ctx, session, run.key, request.resetSeqs)
+    if (ctx.wakeStatement !== undefined) await session.query(ctx.wakeStatement(request.now))
+    return { status: 'applied', epoch: run.epoch + 1, positionsReset }
+  })
+}
+
+interface LockedRun {
+  key: unknown
+  status: RunStatus
+  epoch: number
+}
+
+async function lockRun(ctx: SqlContext, session: SqlSession, runId: string) {
+  const p = new Params(ctx.dialect)
+  // Qualified `r.key`: KEY is a reserved word in MySQL, allowed only after a dot.
+  const text = `SELECT r.key, r.status, r.lease_epoch FROM ${ctx.tables.runs} r
+    WHERE r.id = ${p.add(runId)} ${ctx.dialect.lockRows}`
+  const [row] = (await session.query(p.statement(text))).rows
+  if (row === undefined) return null
+  const locked: LockedRun = {
+    key: row[0],
+    status: row[1] as RunStatus,
+    epoch: toSafeInteger(row[2], 'lease_epoch'),
+  }
+  return locked
+}
+
+async function markPending(ctx: SqlContext, session: SqlSession, runId: string, now: number) {
+  const p = new Params(ctx.dialect)
+  const text = `UPDATE ${ctx.tables.runs} SET status = 'pending', error = NULL, finished_at = NULL,
+    available_at = ${p.add(now)}, waiting_on = NULL, park_reason = NULL,
+    lease_epoch = lease_epoch + 1, updated_at = ${p.add(now)}
+    WHERE id = ${p.add(runId)}`
+  await session.query(p.statement(text, true))
+}
+
+async function resetPositions(
+  ctx: SqlContext,
+  session: SqlSession,
+  key: unknown,
+  seqs: readonly number[],
+): Promise<number> {
+  if (seqs.length === 0) return 0
+  const p = new Params(ctx.dialect)
+  const text = `DELETE FROM ${ctx.tables.checkpoints} WHERE run_key = ${p.add(key)}
+    AND status = 'failed' AND ${ctx.dialect.inList(p, 'seq', seqs, 'int')}`
+  return (await session.query(p.statement(text, true))).affected
+}

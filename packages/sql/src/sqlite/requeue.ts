@@ -1,0 +1,40 @@
+/**
+ * requeueRun on SQLite: inside the caller's BEGIN IMMEDIATE, one conditional UPDATE of the run
+ * (failed at the epoch read, else nothing) and, only if it applied, one DELETE of the failed
+ * checkpoints at the positions given (one JSON array parameter: one text for any count).
+ */
+import type { RequeueRequest, RequeueResult, RunStatus } from '@cairn/core/contracts'
+import type { StatementCache } from './statement_cache.ts'
+import type { Statements } from './statements.ts'
+
+const REQUEUE_RUN = `UPDATE cairn_runs SET status = 'pending', error = NULL, finished_at = NULL,
+    available_at = ?, waiting_on = NULL, park_reason = NULL, lease_epoch = lease_epoch + 1, updated_at = ?
+    WHERE id = ? AND status = 'failed' AND lease_epoch = ? RETURNING key, lease_epoch`
+
+const RESET_POSITIONS = `DELETE FROM cairn_checkpoints
+    WHERE run_key = ? AND status = 'failed' AND seq IN (SELECT value FROM json_each(?))`
+
+export function requeueRun(
+  s: Statements,
+  cache: StatementCache,
+  request: RequeueRequest,
+): RequeueResult {
+  const { runId, epoch, resetSeqs, now } = request
+  const row = cache.get('requeue:run', () => REQUEUE_RUN).get(now, now, runId, epoch) as
+    { key: number; lease_epoch: number } | undefined
+  if (row === undefined) return notRequeued(s, runId)
+  const positionsReset =
+    resetSeqs.length === 0
+      ? 0
+      : Number(
+          cache.get('requeue:reset', () => RESET_POSITIONS).run(row.key, JSON.stringify(resetSeqs))
+            .changes,
+        )
+  return { status: 'applied', epoch: Number(row.lease_epoch), positionsReset }
+}
+
+function notRequeued(s: Statements, runId: string): RequeueResult {
+  const row = s.selectFence.get(runId) as { status: string; lease_epoch: number } | undefined
+  if (row === undefined) return { status: 'not_found' }
+  return { status: 'refused', current: { status: row.status as RunStatus, epoch: row.lease_epoch } }
+}
