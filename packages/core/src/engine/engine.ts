@@ -54,6 +54,7 @@ import {
   type StepInfo,
 } from './views.ts'
 import type { ListRunsQuery } from '../contracts/state_store.ts'
+import type { WorkflowKey } from '../contracts/records.ts'
 import type { SearchAttributes } from '../contracts/search_attributes.ts'
 
 export interface WaitOptions {
@@ -129,6 +130,11 @@ export class Engine {
     const entry = this.registry.add(name, version, body as WorkflowBody<never, unknown>, options)
     void this.driver.registered({ workflow: entry.name, version: entry.version })
     return this
+  }
+
+  /** The workflow versions registered on this engine, in registration order. */
+  registeredWorkflows(): readonly WorkflowKey[] {
+    return this.registry.keys()
   }
 
   /** Open the store (migrations). Called for you by every other method; idempotent. */
