@@ -1,0 +1,24 @@
+/**
+ * The Ace commands of @cairn/adonis, for adonisrc.ts:
+ *
+ *   commands: [() => import('@cairn/adonis/commands')]
+ *
+ * Written by hand because the package ships TypeScript source with no build step (a build
+ * would generate this loader with `adonis-kit index`). A new command is one file in this
+ * directory and one entry in COMMANDS.
+ */
+import type { BaseCommand } from '@adonisjs/core/ace'
+import type { CommandMetaData } from '@adonisjs/core/types/ace'
+import DurableWork from './durable_work.ts'
+import DurableRuns from './durable_runs.ts'
+import DurableCancel from './durable_cancel.ts'
+
+const COMMANDS: (typeof BaseCommand)[] = [DurableWork, DurableRuns, DurableCancel]
+
+export async function getMetaData(): Promise<CommandMetaData[]> {
+  return COMMANDS.map((command) => command.serialize())
+}
+
+export async function getCommand(metaData: CommandMetaData): Promise<typeof BaseCommand | null> {
+  return COMMANDS.find((command) => command.commandName === metaData.commandName) ?? null
+}
