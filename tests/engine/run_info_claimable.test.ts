@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import type { WorkflowContext } from '@cairn/core'
 import { eachStore } from '../helpers/harness.ts'
 
 // RunInfo.claimableAt is what `durable:runs --stale` reads: when a driving engine may claim
@@ -8,7 +9,7 @@ eachStore('RunInfo.claimableAt', (test) => {
     const starter = await env.engine({ drive: false, instanceId: 'starter' })
     let openGate: () => void = () => {}
     const gate = new Promise<void>((resolve) => (openGate = resolve))
-    const body = async (ctx: import('@cairn/core').WorkflowContext) => {
+    const body = async (ctx: WorkflowContext) => {
       await ctx.localStep('work', () => gate)
       await ctx.sleep('1h')
       return 'done'

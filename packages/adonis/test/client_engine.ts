@@ -2,12 +2,16 @@
  * An engine in the test process on the same SQLite file as the fixture app: it starts and reads
  * runs and never drives (its bodies throw if anything ever executed them here).
  */
-import type { TestContext } from 'node:test'
 import { Engine, silentLogger, type Clock } from '@cairn/core'
 import { SqliteStore } from '@cairn/sql/sqlite'
 
+/** Where the engine's close is registered: a test's context, or a suite's cleanup list. */
+export interface Cleanup {
+  after(fn: () => unknown): void
+}
+
 export async function clientEngine(
-  t: TestContext,
+  t: Cleanup,
   db: string,
   options: { clock?: Clock } = {},
 ): Promise<Engine> {
