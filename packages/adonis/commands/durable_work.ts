@@ -65,7 +65,8 @@ export default class DurableWork extends DurableCommand {
       // from the command when the app terminates.
       this.exitCode = 1
       await this.terminate()
-      throw error
+      // A Cairn error (invalid config, store unreachable) says what is wrong without a stack.
+      this.refuse(error)
     }
   }
 

@@ -17,4 +17,9 @@ export {
   type StartAndWaitOptions,
 } from './base_workflow.ts'
 export { discoverWorkflows, type DiscoveredWorkflow } from './discovery.ts'
-export type { DurableConfig, ResolvedDurableConfig, StoreProvider } from './types.ts'
+export type {
+  DurableConfig,
+  DurableOverrides,
+  ResolvedDurableConfig,
+  StoreProvider,
+} from './types.ts'

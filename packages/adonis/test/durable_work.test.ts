@@ -106,3 +106,14 @@ void test('a bad flag is a clear error with exit code 1, before anything boots',
     /E_INVALID_ARGUMENT: --instance-id must be 1–255 printable characters/,
   )
 })
+
+void test('a store it cannot open: the error code and message, exit code 1', async (t) => {
+  const dir = await tempDir(t)
+  const exit = await runAce(['durable:work'], join(dir, 'missing-dir', 'durable.sqlite'))
+  assert.equal(exit.code, 1)
+  assert.match(
+    exit.stderr,
+    /E_STORE_FAILURE: sqlite store: open failed: unable to open database file/,
+  )
+  assert.doesNotMatch(exit.stdout, /Driving runs/)
+})
