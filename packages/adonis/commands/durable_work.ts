@@ -18,7 +18,7 @@ export default class DurableWork extends DurableCommand {
   static override help = [
     'The first SIGINT/SIGTERM drains: executing runs finish or suspend, for up to the drain timeout, and the rest are handed back to the store. A second signal hands back at once and exits with code 1.',
   ]
-  // The app is booted by run(), after the flags are written into the config the engine is built from.
+  // run() boots the app itself: the flags must be bound (durable.overrides) before the engine is built.
   static override options: CommandOptions = { startApp: false, staysAlive: true }
 
   declare concurrency?: number
