@@ -64,6 +64,10 @@ eachStore('engine basics', (test) => {
     const engine = await env.engine()
     engine.register('a', 1, async () => 'a')
     engine.register('b', 1, async () => 'b')
+    assert.deepEqual(engine.registeredWorkflows(), [
+      { workflow: 'a', version: '1' },
+      { workflow: 'b', version: '1' },
+    ])
     const ids: string[] = []
     for (let i = 0; i < 5; i++) {
       ids.push((await engine.start('a', i, { runId: `a-${i}` })).runId)

@@ -78,4 +78,25 @@ eachStore('cancel and drain', (test) => {
     })
     assert.equal(firstStarted, 1)
   })
+
+  test('close resolves with the drain result, and a second close waits for the first', async (env) => {
+    const engine = await env.engine()
+    let openGate: () => void = () => {}
+    const gate = new Promise<void>((resolve) => (openGate = resolve))
+    engine.register('gated', 1, async (ctx) => ctx.localStep('work', () => gate.then(() => 'done')))
+    const { runId } = await engine.start('gated', null)
+    await env.settle()
+    const outcome = engine.waitForRun(runId, { timeoutMs: 60_000 })
+    const first = engine.close(60_000)
+    let secondResult: unknown = null
+    // A shutdown hook closing after a signal handler already did: it must not return early.
+    const second = engine.close(0).then((result) => (secondResult = result))
+    await env.settle()
+    assert.equal(secondResult, null, 'the second close waits while the step still runs')
+    openGate()
+    assert.deepEqual(await first, { finished: true, released: 0 })
+    await second
+    assert.deepEqual(secondResult, { finished: true, released: 0 })
+    assert.equal((await outcome).status, 'completed')
+  })
 })

@@ -1,21 +1,32 @@
 /**
- * The commands loader adonisrc.ts lists (`() => import('@cairn/adonis/commands')`). The
- * package ships TypeScript source with no build step, so this hand-written list stands in
- * for the `commands.json` index a build would generate.
+ * The Ace commands of @cairn/adonis, for adonisrc.ts:
+ *
+ *   commands: [() => import('@cairn/adonis/commands')]
+ *
+ * Written by hand because the package ships TypeScript source with no build step (a build
+ * would generate this loader with `adonis-kit index`). A new command is one file in this
+ * directory and one entry in COMMANDS.
  */
 import type { BaseCommand } from '@adonisjs/core/ace'
 import type { CommandMetaData } from '@adonisjs/core/types/ace'
+import DurableWork from './durable_work.ts'
+import DurableRuns from './durable_runs.ts'
+import DurableCancel from './durable_cancel.ts'
 import MakeStep from './make_step.ts'
 import MakeWorkflow from './make_workflow.ts'
 
-const commands: Array<typeof BaseCommand> = [MakeWorkflow, MakeStep]
+const COMMANDS: (typeof BaseCommand)[] = [
+  DurableWork,
+  DurableRuns,
+  DurableCancel,
+  MakeWorkflow,
+  MakeStep,
+]
 
 export async function getMetaData(): Promise<CommandMetaData[]> {
-  return commands.map((command) => command.serialize())
+  return COMMANDS.map((command) => command.serialize())
 }
 
-export async function getCommand(metaData: {
-  commandName: string
-}): Promise<typeof BaseCommand | null> {
-  return commands.find((command) => command.commandName === metaData.commandName) ?? null
+export async function getCommand(metaData: CommandMetaData): Promise<typeof BaseCommand | null> {
+  return COMMANDS.find((command) => command.commandName === metaData.commandName) ?? null
 }

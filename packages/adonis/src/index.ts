@@ -28,7 +28,12 @@ export {
 export { defineStep } from '@cairn/core'
 export { discoverSteps, type DiscoveredStep } from './step_discovery.ts'
 export { indexWorkflows, indexSteps, type IndexHookOptions } from './index_hooks.ts'
-export type { DurableConfig, ResolvedDurableConfig, StoreProvider } from './types.ts'
+export type {
+  DurableConfig,
+  DurableOverrides,
+  ResolvedDurableConfig,
+  StoreProvider,
+} from './types.ts'
 // What generated workflow files import; the package's own `node ace configure` hook.
 export type { WorkflowContext } from '@cairn/core'
 export { configure } from '../configure.ts'

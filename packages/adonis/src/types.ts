@@ -54,8 +54,17 @@ export interface ResolvedDurableConfig {
   stepsPath: string
 }
 
+/**
+ * Settings one process lays over config/durable.ts (`durable:work --concurrency …`): bound in
+ * the container as `durable.overrides` before the app boots, read by the provider at boot.
+ */
+export type DurableOverrides = Partial<
+  Pick<DurableConfig, 'instanceId' | 'concurrency' | 'drainTimeoutMs'>
+>
+
 declare module '@adonisjs/core/types' {
   interface ContainerBindings {
     'durable.engine': Engine
+    'durable.overrides': DurableOverrides
   }
 }

@@ -39,3 +39,12 @@ void test('the same app as an ace command (console environment) starts runs and 
     status: 'pending',
   })
 })
+
+void test('the REPL (repl environment) starts runs and does not drive either', async (t) => {
+  const dir = await tempDir(t)
+  assert.deepEqual(await runEcho('repl', join(dir, 'durable.sqlite')), {
+    providers: 2,
+    driving: false,
+    status: 'pending',
+  })
+})

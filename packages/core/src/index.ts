@@ -11,7 +11,13 @@
  * (contracts/state_store.ts); the memory store here is the reference, `@cairn/sql` has
  * SQLite. `@cairn/core/testing` has a fake clock and a test engine.
  */
-export { Engine, type WaitOptions, type CancelOptions, type RunList } from './engine/engine.ts'
+export {
+  Engine,
+  type WaitOptions,
+  type CancelOptions,
+  type RunList,
+  type DrainResult,
+} from './engine/engine.ts'
 export type { EngineOptions, ResolvedEngineOptions } from './engine/options.ts'
 export type { StartOptions, StartedRun } from './engine/run_starter.ts'
 export type { RequeueReceipt } from './engine/requeuer.ts'

@@ -34,7 +34,7 @@ export default class DurableProvider {
 
   register(): void {
     this.app.container.singleton('durable.engine', async () => {
-      const config = this.#resolvedConfig()
+      const config = await this.#resolvedConfig()
       const store = await this.#resolveStore(config)
       const logger = (await this.app.container.make('logger')) as unknown as Logger
       let engine: Engine
@@ -61,7 +61,7 @@ export default class DurableProvider {
    * the generated barrels list (index_hooks.ts), else those found under the configured paths.
    */
   async boot(): Promise<void> {
-    const config = this.#resolvedConfig()
+    const config = await this.#resolvedConfig()
     const engine = await this.app.container.make('durable.engine')
     const root = this.app.makePath()
     const steps = await stepsIn(await appModules(root, config.stepsPath, STEPS_BARREL, 'steps'))
@@ -87,7 +87,7 @@ export default class DurableProvider {
 
   /** Drives runs when `drive` is true and this is the web server or a test process. */
   async start(): Promise<void> {
-    const config = this.#resolvedConfig()
+    const config = await this.#resolvedConfig()
     if (config.drive && DRIVING_ENVIRONMENTS.has(this.app.getEnvironment())) {
       await (await this.app.container.make('durable.engine')).startDriving()
     }
@@ -99,7 +99,7 @@ export default class DurableProvider {
     if (engine === null) return
     this.#engine = null
     bindEngine(null)
-    await engine.close(this.#resolvedConfig().drainTimeoutMs)
+    await engine.close((await this.#resolvedConfig()).drainTimeoutMs)
   }
 
   /** Builds the store `config.store` names (only that one). */
@@ -115,8 +115,20 @@ export default class DurableProvider {
     return store
   }
 
-  #resolvedConfig(): ResolvedDurableConfig {
-    this.#config ??= validateConfig(this.app.config.get('durable'))
+  /**
+   * config/durable.ts, with what this process overrides (durable:work's flags, bound as
+   * `durable.overrides` before boot) laid over it, checked once.
+   */
+  async #resolvedConfig(): Promise<ResolvedDurableConfig> {
+    if (this.#config !== null) return this.#config
+    const config: unknown = this.app.config.get('durable')
+    const overrides = this.app.container.hasBinding('durable.overrides')
+      ? await this.app.container.make('durable.overrides')
+      : {}
+    // A missing or malformed config is reported as it is, not hidden under the overrides.
+    const merged =
+      config !== null && typeof config === 'object' ? { ...config, ...overrides } : config
+    this.#config = validateConfig(merged)
     return this.#config
   }
 }

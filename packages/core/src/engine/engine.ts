@@ -62,6 +62,7 @@ import {
   type StepInfo,
 } from './views.ts'
 import type { ListRunsQuery } from '../contracts/state_store.ts'
+import type { WorkflowKey } from '../contracts/records.ts'
 import type { SearchAttributes } from '../contracts/search_attributes.ts'
 
 export interface WaitOptions {
@@ -80,6 +81,12 @@ export interface CancelOptions {
   compensate?: boolean
 }
 
+/** How a drain ended: every executing run finished or suspended, or `released` were handed back. */
+export interface DrainResult {
+  finished: boolean
+  released: number
+}
+
 export interface RunList<I = unknown, O = unknown> {
   runs: RunInfo<I, O>[]
   nextCursor: string | null
@@ -96,7 +103,7 @@ export class Engine {
   private readonly waiters = new RunWaiters()
   private readonly driver: Driver
   private opening: Promise<void> | null = null
-  private closed = false
+  private closing: Promise<DrainResult> | null = null
 
   constructor(options: EngineOptions) {
     this.options = resolveEngineOptions(options)
@@ -152,6 +159,11 @@ export class Engine {
     else this.steps.add(step, handler as StepHandler<never, unknown>, options)
     void this.driver.stepRegistered()
     return this
+  }
+
+  /** The workflow versions registered on this engine, in registration order. */
+  registeredWorkflows(): readonly WorkflowKey[] {
+    return this.registry.keys()
   }
 
   /** Open the store (migrations). Called for you by every other method; idempotent. */
@@ -283,18 +295,19 @@ export class Engine {
    * Graceful shutdown: stop taking runs, let executing turns finish or suspend for up to
    * `timeoutMs`, then release the rest so another engine picks them up at once.
    */
-  drain(timeoutMs = 10_000): Promise<{ finished: boolean; released: number }> {
+  drain(timeoutMs = 10_000): Promise<DrainResult> {
     return this.driver.drain(timeoutMs)
   }
 
-  /** Drain (default 10s), flush writes and close the store. */
-  async close(drainTimeoutMs = 10_000): Promise<void> {
-    if (this.closed) return
-    this.closed = true
-    await this.drain(drainTimeoutMs)
-    await this.committer.settle()
-    this.committer.close()
-    if (this.opening !== null) await this.options.store.close()
+  /**
+   * Drain (default 10s), flush writes and close the store; resolves with the drain's result.
+   * A second call waits for the first one (its timeout is ignored): whoever closes second —
+   * a framework's shutdown hook after a signal handler — must not carry on before the store
+   * is closed.
+   */
+  close(drainTimeoutMs = 10_000): Promise<DrainResult> {
+    this.closing ??= this.closeOnce(drainTimeoutMs)
+    return this.closing
   }
 
   /** The run, or null for an unknown id. */
@@ -453,6 +466,14 @@ export class Engine {
   /** Runs executing in this process now. */
   get activeRuns(): number {
     return this.driver.activeRuns
+  }
+
+  private async closeOnce(drainTimeoutMs: number): Promise<DrainResult> {
+    const drained = await this.drain(drainTimeoutMs)
+    await this.committer.settle()
+    this.committer.close()
+    if (this.opening !== null) await this.options.store.close()
+    return drained
   }
 
   private async waitTimeout(runId: string, timeoutMs: number | undefined): Promise<never> {

@@ -26,6 +26,12 @@ export interface RunInfo<I = unknown, O = unknown> {
   waitingOn: string | null
   /** When a waiting run wakes next (its earliest timer), else null. */
   wakeAt: Date | null
+  /**
+   * When a driving engine may claim the run: a pending run's since-when, a waiting run's wake
+   * time, a running run's lease expiry (the holder renews it while alive); null for parked and
+   * finished runs. Long past for an open run means no engine is picking it up.
+   */
+  claimableAt: Date | null
   createdAt: Date
   updatedAt: Date
   finishedAt: Date | null
@@ -76,6 +82,7 @@ export function toRunInfo<I, O>(
     parkReason: run.parkReason,
     waitingOn: run.waitingOn,
     wakeAt: run.status === 'waiting' && run.availableAt !== null ? new Date(run.availableAt) : null,
+    claimableAt: run.availableAt === null ? null : new Date(run.availableAt),
     createdAt: new Date(run.createdAt),
     updatedAt: new Date(run.updatedAt),
     finishedAt: run.finishedAt === null ? null : new Date(run.finishedAt),

@@ -69,7 +69,7 @@ export async function createTestEngine(options: Partial<EngineOptions> = {}): Pr
     store,
     skipTime: (duration) => clock.advance(toMilliseconds(duration, 'skipTime')),
     runUntilIdle: (maxSteps = 10_000) => runUntilIdle(engine, clock, maxSteps),
-    close: () => engine.close(1_000),
+    close: async () => void (await engine.close(1_000)),
   }
   clock.settler = async () => {
     await settle()
