@@ -17,6 +17,7 @@ import { stubsRoot } from './stubs/main.ts'
 import { storeFromFlag, type StoreChoice } from './src/configure/store_choice.ts'
 import { defineEnvironment } from './src/configure/env_variables.ts'
 import { addImportAliases } from './src/configure/import_aliases.ts'
+import { registerCodegenHook } from './src/configure/codegen_hook.ts'
 
 export async function configure(command: Configure): Promise<void> {
   let store: StoreChoice | undefined
@@ -34,6 +35,7 @@ export async function configure(command: Configure): Promise<void> {
   await codemods.updateRcFile((rc) =>
     rc.addProvider('@cairn/adonis/durable_provider').addCommand('@cairn/adonis/commands'),
   )
+  await registerCodegenHook(codemods, appRoot)
   await defineEnvironment(codemods, appRoot, store)
   if (store === 'lucid') await warnWithoutLucid(command, appRoot)
   await codemods.makeUsingStub(stubsRoot, 'config/durable.stub', {})

@@ -35,6 +35,6 @@ export type {
   StoreProvider,
 } from './types.ts'
 // What generated workflow files import; the package's own `node ace configure` hook.
-export type { WorkflowContext } from '@cairn/core'
+export type { WorkflowContext, StepContext } from '@cairn/core'
 export { configure } from '../configure.ts'
 export { stubsRoot } from '../stubs/main.ts'

@@ -29,7 +29,9 @@ export const stores = {
     return configProvider.create(async (): Promise<StateStore> => {
       const { SqliteStore } = await import('@cairn/sql/sqlite')
       const store = new SqliteStore(options) // checks the options first
-      if (options.path !== ':memory:') await mkdir(dirname(options.path), { recursive: true })
+      // A directory that cannot be made is reported by the store's own open (E_STORE_FAILURE).
+      if (options.path !== ':memory:')
+        await mkdir(dirname(options.path), { recursive: true }).catch(() => {})
       return store
     })
   },

@@ -1,7 +1,6 @@
 /**
- * registerCodegenHook, the configure step that adds the workflows barrel generator to
- * adonisrc.ts hooks. Not wired into configure until the hook exists in the package; tested
- * here through the real codemods so that wiring it is one line.
+ * registerCodegenHook, the configure step that adds the workflows and steps barrel generators
+ * to adonisrc.ts hooks, through the real codemods.
  */
 import assert from 'node:assert/strict'
 import { readFile, writeFile } from 'node:fs/promises'
@@ -22,7 +21,7 @@ export default defineConfig({
 })
 `
 
-void test('adds indexWorkflows() to the init hooks and its import, once however often it runs', async (t) => {
+void test('adds indexWorkflows() and indexSteps() to the init hooks and their import, once however often it runs', async (t) => {
   const root = await tempDir(t)
   await writeFile(join(root, 'adonisrc.ts'), RC_FILE)
   await writeFile(join(root, 'tsconfig.json'), '{ "compilerOptions": { "strict": true } }\n')
@@ -33,8 +32,8 @@ void test('adds indexWorkflows() to the init hooks and its import, once however 
 
   await registerCodegenHook(codemods, root)
   const once = await readFile(join(root, 'adonisrc.ts'), 'utf8')
-  assert.match(once, /import \{ indexWorkflows \} from '@cairn\/adonis'/)
-  assert.match(once, /init: \[indexEntities\(\), indexWorkflows\(\)\]/)
+  assert.match(once, /import \{ indexWorkflows, indexSteps \} from '@cairn\/adonis'/)
+  assert.match(once, /init: \[indexEntities\(\), indexWorkflows\(\), indexSteps\(\)\]/)
 
   await registerCodegenHook(codemods, root)
   assert.equal(await readFile(join(root, 'adonisrc.ts'), 'utf8'), once)

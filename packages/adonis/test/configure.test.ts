@@ -71,6 +71,8 @@ void describe('node ace configure @cairn/adonis on a fresh app', () => {
     const rcFile = await read('adonisrc.ts')
     assert.match(rcFile, /providers: \[.*import\('@cairn\/adonis\/durable_provider'\)/s)
     assert.match(rcFile, /commands: \[.*import\('@cairn\/adonis\/commands'\)/s)
+    assert.match(rcFile, /import \{ indexWorkflows, indexSteps \} from '@cairn\/adonis'/)
+    assert.match(rcFile, /init: \[indexWorkflows\(\), indexSteps\(\)\]/)
 
     assert.match(await read('.env'), /^DURABLE_STORE=sqlite$/m)
     const env = await read('start/env.ts')
@@ -120,6 +122,20 @@ void describe('node ace configure @cairn/adonis on a fresh app', () => {
       output: { id: 'greet-1' },
     })
     assert.ok((await stat(join(root, 'tmp/durable.sqlite'))).isFile())
+  })
+
+  void test('node ace codegen writes the workflows barrel, and the app boots from it', async () => {
+    assertSucceeded(await ace(root, 'codegen'))
+    const barrel = await read('.adonisjs/server/workflows.ts')
+    assert.match(barrel, /greet_workflow/)
+    // The barrel is what the provider loads: one that names no workflow leaves none registered.
+    await writeFile(join(root, '.adonisjs/server/workflows.ts'), 'export const workflows = []\n')
+    await writeFileIn(root, 'bin/run_greet.ts', RUN_GREET)
+    const ran = await runInApp(root, ['--import=@poppinss/ts-exec', 'bin/run_greet.ts'])
+    assert.notEqual(ran.exitCode, 0)
+    assert.match(output(ran), /greet/)
+    await writeFile(join(root, '.adonisjs/server/workflows.ts'), barrel)
+    assertSucceeded(await runInApp(root, ['--import=@poppinss/ts-exec', 'bin/run_greet.ts']))
   })
 
   void test('make:workflow refuses to overwrite a file, and overwrites it with --force', async () => {

@@ -24,7 +24,7 @@ void test('drives runs started elsewhere; SIGTERM drains the step in flight, the
     banner,
     /Cairn worker "worker-1": store "sqlite" \(sqlite\), concurrency 3, drain timeout 10000 ms/,
   )
-  assert.match(banner, /2 workflow version\(s\) registered: echo@1, gated@1/)
+  assert.match(banner, /3 workflow version\(s\) registered: convert@1, echo@1, gated@1/)
 
   const echo = await client.start('echo', 'hi')
   assert.deepEqual(await client.waitForRun(echo.runId, { timeoutMs: 60_000 }), {
@@ -109,7 +109,9 @@ void test('a bad flag is a clear error with exit code 1, before anything boots',
 
 void test('a store it cannot open: the error code and message, exit code 1', async (t) => {
   const dir = await tempDir(t)
-  const exit = await runAce(['durable:work'], join(dir, 'missing-dir', 'durable.sqlite'))
+  // The store makes a missing directory; a path through a regular file cannot be made.
+  await writeFile(join(dir, 'a-file'), '')
+  const exit = await runAce(['durable:work'], join(dir, 'a-file', 'durable.sqlite'))
   assert.equal(exit.code, 1)
   assert.match(
     exit.stderr,

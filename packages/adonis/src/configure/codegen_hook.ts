@@ -1,23 +1,24 @@
 /**
- * Registers the workflows barrel generator as an assembler init hook in adonisrc.ts
- * (`hooks: { init: [indexEntities(), indexWorkflows()] }`). Not called by configure yet: the
- * hook is being added to the package separately; once `indexWorkflows` is exported from
- * '@cairn/adonis', configure calls this after registering the provider.
+ * Registers the barrel generators as assembler init hooks in adonisrc.ts
+ * (`hooks: { init: [indexEntities(), indexWorkflows(), indexSteps()] }`), so `node ace serve`,
+ * `build` and `codegen` write `.adonisjs/server/{workflows,steps}.ts` and the provider boots
+ * from them instead of scanning the directories.
  */
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { Codemods } from '@adonisjs/core/ace/codemods'
 
-const HOOK_CALL = 'indexWorkflows()'
+const HOOKS = ['indexWorkflows', 'indexSteps'] as const
 
 export async function registerCodegenHook(codemods: Codemods, appRoot: string): Promise<void> {
   // A raw hook expression is appended even when present (assembler 8.5 dedupes only
   // import-style hooks), so look first: configure must be safe to run twice.
   const rcFile = await readFile(join(appRoot, 'adonisrc.ts'), 'utf8')
-  if (rcFile.includes(HOOK_CALL)) return
-  await codemods.updateRcFile((rc) =>
-    rc
-      .addNamedImport('@cairn/adonis', ['indexWorkflows'])
-      .addAssemblerHook('init', HOOK_CALL, true),
-  )
+  const missing = HOOKS.filter((hook) => !rcFile.includes(`${hook}()`))
+  if (missing.length === 0) return
+  await codemods.updateRcFile((rc) => {
+    rc.addNamedImport('@cairn/adonis', [...missing])
+    for (const hook of missing) rc.addAssemblerHook('init', `${hook}()`, true)
+    return rc
+  })
 }

@@ -85,8 +85,12 @@ export default class DurableProvider {
     bindEngine(engine)
   }
 
-  /** Drives runs when `drive` is true and this is the web server or a test process. */
-  async start(): Promise<void> {
+  /**
+   * Drives runs when `drive` is true and this is the web server or a test process. In `ready`,
+   * not `start`: an app warmed up without being run (`node ace codegen`, the assembler) calls
+   * providers' `start` but never their `shutdown`, and a driving engine would keep it alive.
+   */
+  async ready(): Promise<void> {
     const config = await this.#resolvedConfig()
     if (config.drive && DRIVING_ENVIRONMENTS.has(this.app.getEnvironment())) {
       await (await this.app.container.make('durable.engine')).startDriving()
