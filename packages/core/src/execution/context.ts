@@ -9,6 +9,7 @@ import { breakpoint } from './breakpoint.ts'
 import { continueAsNew } from './continue_as_new.ts'
 import { startChild } from './child.ts'
 import { localStep } from './local_step.ts'
+import { transactionStep } from './transaction_step.ts'
 import { patched } from './patched.ts'
 import { setEvent } from './set_event.ts'
 import { upsertSearchAttributes } from './search_attributes.ts'
@@ -27,6 +28,8 @@ import type {
   SignalWaitOptions,
   EventWaitOptions,
   StepFn,
+  RetryOptions,
+  TransactionFn,
   UpdateOptions,
   Webhook,
   WorkflowContext,
@@ -53,6 +56,10 @@ export class TurnContext implements WorkflowContext {
 
   localStep<T>(name: string, fn: StepFn<T>, options?: LocalStepOptions<T>): Promise<T> {
     return localStep(this.#turn, name, fn, options)
+  }
+
+  transaction<T, H>(name: string, fn: TransactionFn<T, H>, options?: RetryOptions): Promise<T> {
+    return transactionStep(this.#turn, name, fn, options)
   }
 
   now(): Date {

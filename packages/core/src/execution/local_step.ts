@@ -5,7 +5,7 @@
  * and a long back-off suspends the run instead of holding its lease.
  */
 import type { SerializedError } from '../contracts/codec.ts'
-import type { CheckpointRecord } from '../contracts/records.ts'
+import type { CheckpointKind, CheckpointRecord } from '../contracts/records.ts'
 import { InvalidArgumentError, StepTimeoutError } from '../errors/index.ts'
 import { serializeError } from '../codec/index.ts'
 import { failpoint } from '../util/failpoints.ts'
@@ -53,7 +53,7 @@ function runLocalStep<T>(
   return outcome
 }
 
-interface StepPlan {
+export interface StepPlan {
   seq: number
   name: string
   fn: StepFn<unknown>
@@ -61,12 +61,17 @@ interface StepPlan {
   timeoutMs: number | undefined
 }
 
-class StepAttempts {
-  private attempts: number
+/**
+ * The attempts of one step: retries, back-off, events. `attempt()` runs one attempt; a
+ * transactional step (transaction_step.ts) overrides it and `kind`.
+ */
+export class StepAttempts {
+  protected attempts: number
   private notBefore: number
   private readonly startedAt: number
-  private readonly rt: TurnRuntime
-  private readonly plan: StepPlan
+  protected readonly rt: TurnRuntime
+  protected readonly plan: StepPlan
+  protected readonly kind: CheckpointKind = 'local'
 
   constructor(rt: TurnRuntime, plan: StepPlan, record: CheckpointRecord | undefined) {
     this.rt = rt
@@ -92,6 +97,11 @@ class StepAttempts {
     this.attempts += 1
     this.emit('step:started')
     failpoint('P4')
+    this.attempt()
+  }
+
+  /** Run one attempt; it ends in onSuccess or onFailure. */
+  protected attempt(): void {
     if (this.plan.timeoutMs !== undefined) return void this.attemptWithTimeout(this.plan.timeoutMs)
     let value: unknown
     try {
@@ -124,7 +134,7 @@ class StepAttempts {
     this.rt.endWork()
   }
 
-  private onFailure(error: unknown): void {
+  protected onFailure(error: unknown): void {
     if (!this.rt.live) {
       this.late({ ok: false, error: encodeError(error, this.rt.codec) })
       return this.rt.endWork()
@@ -181,21 +191,21 @@ class StepAttempts {
     }
   }
 
-  private stepContext(signal: AbortSignal | null): StepContext {
+  protected stepContext(signal: AbortSignal | null): StepContext {
     return new AttemptContext(this.rt, this.plan.name, this.attempts, signal)
   }
 
-  private step(): StepRecordInput {
+  protected step(): StepRecordInput {
     return {
       seq: this.plan.seq,
       name: this.plan.name,
-      kind: 'local',
+      kind: this.kind,
       attempts: this.attempts,
       startedAt: this.startedAt,
     }
   }
 
-  private emit(
+  protected emit(
     event: 'step:started' | 'step:completed' | 'step:failed',
     error?: () => SerializedError,
   ): void {
