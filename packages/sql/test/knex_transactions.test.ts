@@ -104,8 +104,8 @@ for (const [dialect, register] of DIALECTS) {
         const { runId } = await engine.start('insert-item', { note: 'b' })
         const outcome = await engine.waitForRun(runId, { timeoutMs: 30_000 })
         assert.equal(outcome.status, 'completed')
-        assert.equal(app.calls.count, 2, 'the fenced call, then the one under the new lease')
         assert.deepEqual(await items(app.knex, app.spec), [{ run_id: runId, note: 'b', call: 2 }])
+        assert.equal(app.calls.count, 2, 'the fenced call, then the one under the new lease')
       })
     },
   )

@@ -90,7 +90,7 @@ export async function commitTransactional(
 
 function unsupported(kind: string): TransactionsUnsupportedError {
   return new TransactionsUnsupportedError(
-    `ctx.transaction needs a store that shares a database connection with your app; the ${kind} store does not (use stores.lucid or KnexStore)`,
+    `ctx.transaction: the ${kind} store does not share a database connection with your app, so your writes cannot commit with the step's checkpoint; use stores.lucid or KnexStore`,
     { details: { store: kind } },
   )
 }
