@@ -14,6 +14,7 @@ import {
   eventually,
   freshApp,
   items,
+  itemsTable,
   newEngine,
   openKnex,
   openStore,
@@ -148,6 +149,82 @@ for (const [dialect, register] of DIALECTS) {
         assert.equal(outcome.status, 'completed')
         assert.equal(app.calls.count, 1)
         assert.deepEqual(await items(app.knex, app.spec), [{ run_id: runId, note: 'd', call: 1 }])
+      })
+    },
+  )
+}
+
+/** The recorded outcomes of `names`, in delivery order (what replay follows). */
+async function deliveryOrder(app: App, names: string[]): Promise<string[]> {
+  const table =
+    app.spec.dialect === 'sqlite' ? 'cairn_checkpoints' : `${app.spec.place}.cairn_checkpoints`
+  const rows = await app.knex(table).whereIn('name', names).select('name', 'delivery_order')
+  return rows
+    .sort(
+      (a: { delivery_order: unknown }, b: { delivery_order: unknown }) =>
+        Number(a.delivery_order) - Number(b.delivery_order),
+    )
+    .map((row: { name: string }) => row.name)
+}
+
+/** Lets every queued callback and I/O completion of the moment run (no timing involved). */
+async function macrotasks(count: number): Promise<void> {
+  for (let i = 0; i < count; i++) await new Promise((resolve) => setImmediate(resolve))
+}
+
+for (const [dialect, register] of DIALECTS) {
+  register(
+    `[${dialect}] a transaction holding the connection while the store's batches wait for it: no deadlock, outcomes in order, replay agrees`,
+    async () => {
+      await withApp(dialect, async (app) => {
+        const engine = await app.engine()
+        const others: Array<Promise<unknown>> = []
+        const register = (target: Engine) =>
+          target.register('mixed', 1, async (ctx) => {
+            // Each branch takes a position once it sees its outcome: replay, delivering by
+            // the recorded order, hands out the same positions only if the live run saw the
+            // outcomes in that order too (else: NonDeterminismError, the run parks).
+            const seen = (v: string) => ctx.localStep(`${v} seen`, () => v)
+            const slow = ctx.transaction('slow', async (trx: Knex.Transaction) => {
+              await trx(itemsTable(app.spec)).insert({ run_id: ctx.runId, note: 'slow', call: 0 })
+              // Another run starts and this run's quick step records its outcome while this
+              // transaction is open: on SQLite their batch waits for Knex's one connection.
+              others.push(engine.start('insert-item', { note: 'other' }))
+              await macrotasks(20)
+              return 'slow'
+            })
+            const quick = ctx.localStep('quick', () => 'quick')
+            const both = await Promise.all([slow.then(seen), quick.then(seen)])
+            await ctx.waitForSignal('go')
+            return [...both, await ctx.localStep('after', () => 'after')]
+          })
+        register(engine)
+        const { runId } = await engine.start('mixed', null)
+        await eventually(
+          async () => (await engine.getRun(runId))?.status === 'waiting',
+          'suspended',
+        )
+        const [other] = await Promise.all(others)
+        const otherId = (other as { runId: string }).runId
+        await engine.waitForRun(otherId, { timeoutMs: 20_000 })
+        await engine.close()
+        // Replayed by a new engine: the recorded delivery order must reproduce the branches.
+        const second = await app.engine()
+        register(second)
+        await second.signal({ runId, name: 'go' })
+        const outcome = await second.waitForRun(runId, { timeoutMs: 20_000 })
+        assert.deepEqual(outcome, {
+          runId,
+          status: 'completed',
+          output: ['slow', 'quick', 'after'],
+        })
+        assert.deepEqual(await deliveryOrder(app, ['slow', 'quick', 'after']), [
+          'quick',
+          'slow',
+          'after',
+        ])
+        const notes = (await items(app.knex, app.spec)).map((row) => row.note).sort()
+        assert.deepEqual(notes, ['other', 'slow'])
       })
     },
   )
