@@ -11,7 +11,7 @@
  * E_TRANSACTIONS_UNSUPPORTED.
  */
 import type { CheckpointRecord } from './records.ts'
-import type { Fence, OpResult } from './state_store.ts'
+import type { OpResult } from './state_store.ts'
 
 /**
  * The handle types packages give `ctx.transaction`'s function, merged by declaration
