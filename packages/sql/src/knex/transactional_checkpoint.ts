@@ -4,13 +4,18 @@
  * Knex's query builder (the batch writers run on the store's own connections and commit by
  * themselves; this write must not).
  *
- * Locks the run row first (FOR UPDATE; SQLite's write lock covers it): a claim or cancel that
- * would move the epoch waits for this commit, or has already committed and is seen here, so
- * the fence holds at commit. Taken only now, after the application's writes, so a long
- * transaction does not block the run's lease renewals; and always before the checkpoint row,
- * the order the batch writers lock in, so the two never deadlock.
+ * Locks the run row (FOR UPDATE; on SQLite the transaction's write lock covers it): a claim or
+ * cancel that would move the epoch waits for this commit, or has already committed and is seen
+ * here (a locking read sees the latest commit at any isolation level), so the fence holds at
+ * commit. Taken only now, after the application's writes, so a long transaction does not hold
+ * up the run's lease renewals.
  */
-import type { CheckpointRecord, Fence, TransactionalStepResult } from '@cairn/core/contracts'
+import type {
+  CheckpointRecord,
+  Fence,
+  RunStatus,
+  TransactionalStepResult,
+} from '@cairn/core/contracts'
 import type { Knex } from 'knex'
 import type { KnexDialect } from './dialect.ts'
 
@@ -48,13 +53,13 @@ export async function saveTransactionalCheckpoint(
   if (run === undefined) return { status: 'fenced', current: null }
   const epoch = Number(run.lease_epoch)
   if (run.status !== 'running' || epoch !== fence.epoch) {
-    return { status: 'fenced', current: { status: run.status as never, epoch } }
+    return { status: 'fenced', current: { status: run.status as RunStatus, epoch } }
   }
   const place = { run_key: run.key, seq: checkpoint.seq }
-  const existing = await locked(
-    dialect,
-    trx(tables.checkpoints).where(place).first<CheckpointRow>(),
-  )
+  // A plain read: no other transaction writes this position while the run row is ours (a
+  // stale holder is fenced), and a locking read of a missing row would take a gap lock on
+  // MySQL at the application's REPEATABLE READ, holding up other runs' checkpoint inserts.
+  const existing = await trx(tables.checkpoints).where(place).first<CheckpointRow>()
   if (existing !== undefined && (existing.status === 'completed' || existing.status === 'failed')) {
     return { status: 'conflict', existing: checkpointRecord(fence.runId, existing) }
   }
