@@ -24,6 +24,7 @@ import {
   type StepHooks,
 } from './helpers/transactional_app.ts'
 import type { Engine } from '@cairn/core'
+import type { KnexStoreOptions } from '@cairn/sql/knex'
 import type { Knex } from 'knex'
 
 const sqliteTest: Register = (name, body) => void test(name, body)
@@ -33,7 +34,11 @@ interface App {
   knex: Knex
   calls: { count: number }
   /** A started engine on a new store over the app's Knex, running `insert-item`. */
-  engine(hooks?: StepHooks, options?: Parameters<typeof newEngine>[1]): Promise<Engine>
+  engine(
+    hooks?: StepHooks,
+    options?: Parameters<typeof newEngine>[1],
+    store?: KnexStoreOptions,
+  ): Promise<Engine>
 }
 
 async function withApp(dialect: Dialect, body: (app: App) => Promise<void>): Promise<void> {
@@ -45,8 +50,8 @@ async function withApp(dialect: Dialect, body: (app: App) => Promise<void>): Pro
     spec,
     knex,
     calls,
-    async engine(hooks, options) {
-      const engine = newEngine(await openStore(knex, spec), options)
+    async engine(hooks, options, store) {
+      const engine = newEngine(await openStore(knex, spec, store), options)
       registerInsertItem(engine, spec, calls, hooks)
       engines.push(engine)
       await engine.startDriving()
@@ -149,6 +154,37 @@ for (const [dialect, register] of DIALECTS) {
         assert.equal(outcome.status, 'completed')
         assert.equal(app.calls.count, 1)
         assert.deepEqual(await items(app.knex, app.spec), [{ run_id: runId, note: 'd', call: 1 }])
+      })
+    },
+  )
+}
+
+for (const [dialect, register] of DIALECTS) {
+  register(
+    `[${dialect}] a COMMIT reported lost that did land: the retry finds the recorded result and rolls its own insert back`,
+    async () => {
+      await withApp(dialect, async (app) => {
+        let commits = 0
+        // The first COMMIT succeeds but the caller hears a failure (a connection lost during
+        // COMMIT: outcome unknown), so the step is tried again.
+        const transactions = {
+          async begin() {
+            const trx = await app.knex.transaction()
+            const commit = async () => {
+              await trx.commit()
+              if (++commits === 1) throw new Error('connection lost during COMMIT')
+            }
+            return { handle: trx, knexTransaction: trx, commit, rollback: () => trx.rollback() }
+          },
+        }
+        const engine = await app.engine({}, {}, { transactions })
+        const { runId } = await engine.start('insert-item', { note: 'e' })
+        const outcome = await engine.waitForRun(runId, { timeoutMs: 20_000 })
+        // The recorded result is the first attempt's; the second attempt's insert rolled back.
+        assert.deepEqual(outcome, { runId, status: 'completed', output: { call: 1, attempt: 1 } })
+        assert.deepEqual(await items(app.knex, app.spec), [{ run_id: runId, note: 'e', call: 1 }])
+        assert.equal(app.calls.count, 2)
+        assert.equal(commits, 1, 'the retry rolled back instead of committing')
       })
     },
   )

@@ -1,7 +1,8 @@
 /**
- * Child: starts `insert-item` (run id from argv) on the app described by argv's AppSpec, with
- * CAIRN_FAILPOINTS=P5=#1 set by this script's parent environment… or here, before core loads:
- * the transactional step dies (SIGKILL) after writing its checkpoint, before COMMIT.
+ * Child: starts `insert-item` (run id from argv) on the app that argv's AppSpec describes, and
+ * dies at failpoint P5 (SIGKILL): its transactional step has inserted and written its
+ * checkpoint, and not committed. The failpoint is switched on before @cairn/core loads (it
+ * reads CAIRN_FAILPOINTS once), hence the dynamic import.
  */
 import type { AppSpec } from '../helpers/transactional_app.ts'
 

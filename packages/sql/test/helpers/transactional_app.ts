@@ -53,8 +53,12 @@ export function itemsTable(spec: AppSpec): string {
 }
 
 /** Opens the store (creating the place and Cairn's tables), then the app table. */
-export async function openStore(knex: Knex, spec: AppSpec): Promise<KnexStore> {
-  const store = createKnexStore(knex, storeOptions(spec))
+export async function openStore(
+  knex: Knex,
+  spec: AppSpec,
+  extra: KnexStoreOptions = {},
+): Promise<KnexStore> {
+  const store = createKnexStore(knex, { ...storeOptions(spec), ...extra })
   await store.open()
   const schema = () =>
     spec.dialect === 'sqlite' ? knex.schema : knex.schema.withSchema(spec.place)
