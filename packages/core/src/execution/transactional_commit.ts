@@ -15,7 +15,7 @@ import type { Fence, StateStore } from '../contracts/state_store.ts'
 import type { TransactionalWork } from '../contracts/transactions.ts'
 import type { Committer } from '../engine/committer.ts'
 import type { StepRecordInput } from './runtime.ts'
-import { TransactionsUnsupportedError } from '../errors/index.ts'
+import { StoreFailureError, TransactionsUnsupportedError } from '../errors/index.ts'
 
 /** What the turn lends an attempt. */
 export interface TransactionalHost {
@@ -76,16 +76,25 @@ export async function commitTransactional(
     if (error instanceof TurnEnded) return false
     throw error
   }
-  const { order, record, earlierWrites } = slot.reservation as Reservation
-  await earlierWrites
+  const reservation = slot.reservation
   if (result.status === 'fenced') {
-    host.settleReserved(order, null)
+    if (reservation !== undefined) host.settleReserved(reservation.order, null)
     host.lost(`transactional step fenced (run is ${result.current?.status ?? 'gone'})`)
     return false
   }
+  if (reservation === undefined) throw workNotCalled(store.kind)
+  await reservation.earlierWrites
   // conflict: an earlier attempt did commit (its outcome was reported lost); this one rolled back.
-  host.settleReserved(order, result.status === 'conflict' ? result.existing : record)
+  const delivered = result.status === 'conflict' ? result.existing : reservation.record
+  host.settleReserved(reservation.order, delivered)
   return true
+}
+
+/** A store bug: it reported a commit without running the step. */
+function workNotCalled(kind: string): StoreFailureError {
+  return new StoreFailureError(
+    `the ${kind} store ended a transactional step without calling its function`,
+  )
 }
 
 function unsupported(kind: string): TransactionsUnsupportedError {
