@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict'
 import { TransactionsUnsupportedError } from '@cairn/core'
+import type { WorkflowContext } from '@cairn/core'
 import type { Knex } from 'knex'
 import { eachStore } from '../helpers/harness.ts'
 
@@ -61,5 +62,28 @@ eachStore('transactional steps', (test) => {
       status: 'completed',
       output: supported ? 'transactional' : 'at least once',
     })
+  })
+
+  test('bad arguments fail the run with E_INVALID_ARGUMENT, naming what is wrong', async (env) => {
+    const engine = await env.engine()
+    const cases: Array<[string, (ctx: WorkflowContext) => Promise<unknown>, RegExp]> = [
+      ['no-name', (ctx) => ctx.transaction('', () => 1), /non-empty string/],
+      ['no-fn', (ctx) => ctx.transaction('t', 'nope' as never), /fn must be a function/],
+      [
+        'timeout',
+        (ctx) => ctx.transaction('t', () => 1, { timeoutMs: 5 } as never),
+        /timeoutMs is a localStep option/,
+      ],
+      ['retries', (ctx) => ctx.transaction('t', () => 1, { retries: -1 }), /retries/],
+    ]
+    for (const [name, body, message] of cases) {
+      engine.register(name, 1, body)
+      const { runId } = await engine.start(name, null)
+      const outcome = await engine.waitForRun(runId, { timeoutMs: 10_000 })
+      assert.equal(outcome.status, 'failed', name)
+      if (outcome.status !== 'failed') continue
+      assert.equal(outcome.error.code, 'E_INVALID_ARGUMENT', name)
+      assert.match(outcome.error.message, message)
+    }
   })
 })

@@ -21,6 +21,7 @@ export function transactionStep<T, H>(
     throw new InvalidArgumentError('transaction name must be a non-empty string')
   if (typeof fn !== 'function')
     throw new InvalidArgumentError(`transaction "${name}": fn must be a function`)
+  refuseLocalOnlyOptions(name, options)
   const policy =
     options === undefined ? rt.defaultRetryPolicy : resolveRetryPolicy(options, rt.retryDefaults)
   if (!rt.live) return rt.never()
@@ -32,6 +33,20 @@ export function transactionStep<T, H>(
   const plan = { seq, name, fn: unused, policy, timeoutMs: undefined }
   new TransactionAttempts(rt, plan, record, fn as TransactionFn<unknown, unknown>).run()
   return outcome
+}
+
+/**
+ * A local step's `timeoutMs` and `compensate` do not apply (an open transaction cannot be
+ * abandoned mid-way; a committed one is undone by a step of your own): refused, not ignored.
+ */
+function refuseLocalOnlyOptions(name: string, options: RetryOptions | undefined): void {
+  for (const key of ['timeoutMs', 'compensate']) {
+    if (options !== null && typeof options === 'object' && key in options)
+      throw new InvalidArgumentError(
+        `transaction "${name}": ${key} is a localStep option; ctx.transaction takes retries and backoff only`,
+        { details: { step: name, option: key } },
+      )
+  }
 }
 
 /** The plan's local function: a transactional attempt runs its own (attempt() below). */
