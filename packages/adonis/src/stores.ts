@@ -11,9 +11,10 @@ import type { ApplicationService } from '@adonisjs/core/types'
 import { InvalidArgumentError, type StateStore } from '@cairn/core'
 import type { SqliteStoreOptions } from '@cairn/sql/sqlite'
 import type { KnexStoreOptions } from '@cairn/sql/knex'
+import { lucidTransactions } from './lucid_transactions.ts'
 import type { StoreProvider } from './types.ts'
 
-export interface LucidStoreOptions extends KnexStoreOptions {
+export interface LucidStoreOptions extends Omit<KnexStoreOptions, 'transactions'> {
   /** The Lucid connection (a key of config/database.ts `connections`). Default: Lucid's primary connection. */
   connection?: string
 }
@@ -40,7 +41,8 @@ export const stores = {
    * The app's own database through one of its Lucid connections: Cairn's tables live next to
    * the app's, on the connection's Knex instance (`@cairn/sql/knex`) — Postgres (`pg`),
    * MySQL/MariaDB (`mysql2`) or SQLite (`better-sqlite3`). Needs `@adonisjs/lucid`'s provider.
-   * Closing the engine leaves the connection open: it is Lucid's.
+   * Closing the engine leaves the connection open: it is Lucid's. `ctx.transaction` hands
+   * steps a Lucid TransactionClient on this connection (see docs/transactions.md).
    */
   lucid(options: LucidStoreOptions = {}): StoreProvider {
     return configProvider.create(async (app: ApplicationService): Promise<StateStore> => {
@@ -59,7 +61,12 @@ export const stores = {
         )
       }
       const { KnexStore } = await import('@cairn/sql/knex')
-      return new KnexStore(db.connection(name).getWriteClient(), storeOptions)
+      const client = db.connection(name)
+      // ctx.transaction opens its Lucid transaction on this same connection (lucid_transactions.ts).
+      return new KnexStore(client.getWriteClient(), {
+        ...storeOptions,
+        transactions: lucidTransactions(client),
+      })
     })
   },
 }

@@ -30,6 +30,7 @@ const CHECKPOINT_KINDS = [
   'webhook',
   'update',
   'search_attrs',
+  'transaction',
 ]
 
 type Check = (value: unknown) => boolean

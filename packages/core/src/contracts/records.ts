@@ -120,6 +120,8 @@ export type CheckpointKind =
   | 'event'
   // ctx.upsertSearchAttributes. Kinds stay within 16 characters: MySQL's column is VARCHAR(16).
   | 'search_attrs'
+  // ctx.transaction: a step whose database writes commit with its checkpoint.
+  | 'transaction'
 
 /**
  * `completed` / `failed`: an outcome delivered to the workflow; never changes again (I1).

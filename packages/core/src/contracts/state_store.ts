@@ -45,6 +45,7 @@ import type {
   TerminalStatus,
   WorkflowKey,
 } from './records.ts'
+import type { TransactionalStepResult, TransactionalWork } from './transactions.ts'
 
 /** Names the lease a write is made under. */
 export interface Fence {
@@ -437,6 +438,21 @@ export interface StateStore {
    * the returned function stops listening. Stores without push (memory, SQLite, MySQL) omit it.
    */
   watchClaimable?(onWake: (at: number) => void): Promise<() => Promise<void>>
+
+  /**
+   * OPTIONAL (contracts/transactions.ts). A transactional step: open a database transaction on
+   * the connection the application shares, call `work(handle)`, save the checkpoint it returns
+   * by the saveCheckpoint rules under `fence` — but only on a `running` run (a cancelled run's
+   * late outcome is not recorded: its writes roll back) — and commit. Atomic: the
+   * application's writes and the checkpoint commit together or not at all; `fenced` and
+   * `conflict` roll back (see TransactionalStepResult). `work` rejecting rolls back and
+   * rejects with its error, unchanged; a store failure rejects with E_STORE_FAILURE, and one
+   * during COMMIT is "outcome unknown": the caller retries, and a retry of a step that did
+   * commit meets `conflict` (rolled back), so the writes never happen twice. Not batched:
+   * runs beside applyBatch, whose writes it does not wait for (ordering is the caller's).
+   * Stores whose connection is their own omit it.
+   */
+  runTransactionalStep?(fence: Fence, work: TransactionalWork): Promise<TransactionalStepResult>
 
   /**
    * A page of runs, newest first. Rejects with `E_INVALID_CURSOR` for a cursor it did not

@@ -45,6 +45,8 @@ const RETRY_MAX_MS = 2_000
 
 export class Committer {
   private queue: Pending[] = []
+  /** The batch being written, or null. */
+  private inFlight: Pending[] | null = null
   private flushing = false
   private scheduled = false
   private closed = false
@@ -89,6 +91,28 @@ export class Committer {
     }
   }
 
+  /**
+   * Call `done` once every write queued so far has been acknowledged (applied or refused), at
+   * once when none is. A transactional step commits beside the batches (its own transaction)
+   * and waits here before delivering its outcome, so outcomes recorded before it reach the
+   * workflow first. Costs nothing on the batch path: it wraps the last write's callbacks.
+   */
+  afterQueued(done: () => void): void {
+    const last = this.queue.at(-1) ?? this.inFlight?.at(-1)
+    if (last === undefined) return done()
+    const { resolve, reject } = last
+    last.resolve = (result) => {
+      resolve(result)
+      done()
+    }
+    // A refused caller's request may leave earlier engine writes requeued: wait for those too
+    // (after the requeue, hence the microtask).
+    last.reject = (error) => {
+      reject(error)
+      queueMicrotask(() => this.afterQueued(done))
+    }
+  }
+
   /** Reject queued writes and refuse new ones. */
   close(): void {
     this.closed = true
@@ -109,6 +133,7 @@ export class Committer {
     if (this.queue.length === 0 || this.closed) return
     this.flushing = true
     const batch = this.queue.splice(0, this.options.maxBatch)
+    this.inFlight = batch
     try {
       const results = await this.options.store.applyBatch(
         batch.map((item) => item.op),
@@ -121,6 +146,7 @@ export class Committer {
       return
     } finally {
       this.flushing = false
+      this.inFlight = null
     }
     if (this.queue.length > 0) this.schedule()
   }

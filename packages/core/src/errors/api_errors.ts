@@ -52,5 +52,12 @@ export class WaitTimeoutError extends defineError(ErrorCodes.WAIT_TIMEOUT) {}
 export class EngineStoppedError extends defineError(ErrorCodes.ENGINE_STOPPED) {}
 /** The store failed (I/O, disk full, lock timeout); nothing was applied. */
 export class StoreFailureError extends defineError(ErrorCodes.STORE_FAILURE) {}
+/**
+ * `ctx.transaction` on a store that cannot run the app's database writes in the transaction of
+ * its checkpoint (its connection is not the app's). Never retried: retrying cannot help.
+ */
+export class TransactionsUnsupportedError extends defineError(
+  ErrorCodes.TRANSACTIONS_UNSUPPORTED,
+) {}
 /** A schema migration failed; the store did not open. */
 export class MigrationFailedError extends defineError(ErrorCodes.MIGRATION_FAILED) {}

@@ -10,6 +10,7 @@ import { continueAsNew } from './continue_as_new.ts'
 import { startChild } from './child.ts'
 import { localStep } from './local_step.ts'
 import { registeredStep } from './registered_step.ts'
+import { transactionStep } from './transaction_step.ts'
 import { patched } from './patched.ts'
 import { setEvent } from './set_event.ts'
 import { upsertSearchAttributes } from './search_attributes.ts'
@@ -29,6 +30,8 @@ import type {
   EventWaitOptions,
   StepFn,
   StepReference,
+  RetryOptions,
+  TransactionFn,
   UpdateOptions,
   Webhook,
   WorkflowContext,
@@ -65,6 +68,10 @@ export class TurnContext implements WorkflowContext {
     options?: LocalStepOptions<O>,
   ): Promise<O> {
     return registeredStep<O>(this.#turn, step, input, options)
+  }
+
+  transaction<T, H>(name: string, fn: TransactionFn<T, H>, options?: RetryOptions): Promise<T> {
+    return transactionStep(this.#turn, name, fn, options)
   }
 
   now(): Date {

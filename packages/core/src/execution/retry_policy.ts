@@ -1,12 +1,13 @@
 /**
  * When a failed local step attempt is tried again. FatalError (and values the codec cannot
- * store) never retry; RetryableError's `retryAfterMs` sets a floor under the backoff.
+ * store, and a transactional step on a store without transactions) never retry; RetryableError's `retryAfterMs` sets a floor under the backoff.
  */
 import {
   FatalError,
   NotSerializableError,
   PayloadTooLargeError,
   RetryableError,
+  TransactionsUnsupportedError,
 } from '../errors/index.ts'
 import { InvalidArgumentError } from '../errors/index.ts'
 import { toMilliseconds } from '../util/duration.ts'
@@ -80,7 +81,12 @@ export function decideRetry(error: unknown, attempts: number, policy: RetryPolic
 }
 
 function isPermanent(error: unknown): boolean {
-  return FatalError.is(error) || NotSerializableError.is(error) || PayloadTooLargeError.is(error)
+  return (
+    FatalError.is(error) ||
+    NotSerializableError.is(error) ||
+    PayloadTooLargeError.is(error) ||
+    TransactionsUnsupportedError.is(error)
+  )
 }
 
 /** Delay before attempt `attempts + 1`. */

@@ -84,6 +84,18 @@ export interface TurnRuntime {
   recordLate(step: StepRecordInput, outcome: EncodedOutcome): void
   /** Durably record a failed attempt that will be retried at `wakeAt`. Resolves false if the turn was lost. */
   saveRetrying(step: StepRecordInput, error: string, wakeAt: number): Promise<boolean>
+  /**
+   * One attempt of a transactional step (transactional_commit.ts): the store runs `run` with
+   * its transaction handle and commits the `completed` checkpoint of `step` with the output
+   * `run` returns (codec text) in that transaction; the outcome is then delivered like
+   * `complete`'s. Resolves true when committed, false when the turn ended instead (rolled
+   * back); rejects with `run`'s error or the store's (rolled back, nothing recorded), or with
+   * E_TRANSACTIONS_UNSUPPORTED when the store has no transactional steps.
+   */
+  commitInTransaction(
+    step: StepRecordInput,
+    run: (handle: unknown) => Promise<string | null>,
+  ): Promise<boolean>
   /** Record a marker (patch) with no delivery; it lands before any later write of this run. */
   saveMarker(step: StepRecordInput): void
   /**

@@ -21,18 +21,19 @@ export interface AttemptPlan {
   timeoutMs: number | undefined
 }
 
-interface StepPlan extends AttemptPlan {
+export interface StepPlan extends AttemptPlan {
   seq: number
   name: string
   kind: CheckpointKind
 }
 
+/** `attempt()` runs one attempt; a transactional step (transaction_step.ts) overrides it. */
 export class StepAttempts {
-  private attempts: number
+  protected attempts: number
   private notBefore: number
   private readonly startedAt: number
-  private readonly rt: TurnRuntime
-  private readonly plan: StepPlan
+  protected readonly rt: TurnRuntime
+  protected readonly plan: StepPlan
 
   constructor(rt: TurnRuntime, plan: StepPlan, record: CheckpointRecord | undefined) {
     this.rt = rt
@@ -58,6 +59,11 @@ export class StepAttempts {
     this.attempts += 1
     this.emit('step:started')
     failpoint('P4')
+    this.attempt()
+  }
+
+  /** Run one attempt; it ends in onSuccess or onFailure. */
+  protected attempt(): void {
     if (this.plan.timeoutMs !== undefined) return void this.attemptWithTimeout(this.plan.timeoutMs)
     let value: unknown
     try {
@@ -90,7 +96,7 @@ export class StepAttempts {
     this.rt.endWork()
   }
 
-  private onFailure(error: unknown): void {
+  protected onFailure(error: unknown): void {
     if (!this.rt.live) {
       this.late({ ok: false, error: encodeError(error, this.rt.codec) })
       return this.rt.endWork()
@@ -147,11 +153,11 @@ export class StepAttempts {
     }
   }
 
-  private stepContext(signal: AbortSignal | null): StepContext {
+  protected stepContext(signal: AbortSignal | null): StepContext {
     return new AttemptContext(this.rt, this.plan, this.attempts, signal)
   }
 
-  private step(): StepRecordInput {
+  protected step(): StepRecordInput {
     return {
       seq: this.plan.seq,
       name: this.plan.name,
@@ -161,7 +167,7 @@ export class StepAttempts {
     }
   }
 
-  private emit(
+  protected emit(
     event: 'step:started' | 'step:completed' | 'step:failed',
     error?: () => SerializedError,
   ): void {

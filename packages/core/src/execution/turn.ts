@@ -36,6 +36,8 @@ import { InboxWatch, type InboxWatchHost } from './inbox_watch.ts'
 import { CANCEL_SIGNAL } from './wait_names.ts'
 import { compensationStepName } from './compensation_name.ts'
 import { localStep } from './local_step.ts'
+import { DeliveryHold } from './delivery_hold.ts'
+import { commitTransactional, type TransactionalHost } from './transactional_commit.ts'
 import { decodeOutcome } from './outcome.ts'
 import type { EncodedOutcome, StepRecordInput, TurnRuntime } from './runtime.ts'
 import { resolveRetryPolicy, type RetryPolicy } from './retry_policy.ts'
@@ -156,6 +158,8 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   private readonly inbox: Inbox
   private readonly limit: ExecutionLimit | null
   private readonly compensations: Compensation[] = []
+  /** Later outcomes waiting for a transactional step's (delivery_hold.ts). */
+  private readonly hold = new DeliveryHold()
   /** A compensating cancel: the body gets no new position, completed steps are undone. */
   private cancelRequest: { reason: string } | null = null
   private unwinding = false
@@ -343,13 +347,11 @@ export class Turn implements TurnRuntime, DeliveryTarget {
       (result) => {
         failpoint('P6')
         const delivered = result.status === 'conflict' ? result.existing : record
-        this.active += 1 // the delivery is work until the body has seen it
-        this.engineWork += 1
-        this.deps.deliverer.push(this, delivered)
+        this.pushDelivery(record.order as number, delivered)
       },
       (result) => {
         // Cancelled elsewhere while the step ran: record what it did, undelivered.
-        if (step.kind === 'local' && consumes === undefined && result?.status === 'fenced')
+        if (isStepKind(step.kind) && consumes === undefined && result?.status === 'fenced')
           saveLateOutcome(this.deps.committer, record, this.fence.epoch, result)
       },
     )
@@ -374,6 +376,45 @@ export class Turn implements TurnRuntime, DeliveryTarget {
       () => resolve(false),
     )
     return promise
+  }
+
+  commitInTransaction(
+    step: StepRecordInput,
+    run: (handle: unknown) => Promise<string | null>,
+  ): Promise<boolean> {
+    return commitTransactional(this.transactionalHost(), step, run)
+  }
+
+  private transactionalHost(): TransactionalHost {
+    return {
+      fence: this.fence,
+      store: this.deps.store,
+      committer: this.deps.committer,
+      isLive: () => this.live,
+      reserveOrder: () => {
+        const order = this.nextOrder++
+        this.hold.reserve(order)
+        return order
+      },
+      completedRecord: (step, output, order) => {
+        const record = this.buildRecord(step, 'completed', order)
+        record.output = output
+        return record
+      },
+      settleReserved: (order, record) => {
+        if (record !== null && this.live) this.pushDelivery(order, record)
+        this.hold.release(order)
+      },
+      lost: (reason) => this.lost(reason),
+    }
+  }
+
+  /** Hand `record` (recorded at delivery `order`) to the deliverer, after any earlier transactional outcome. */
+  private pushDelivery(order: number, record: CheckpointRecord): void {
+    this.active += 1 // the delivery is work until the body has seen it
+    this.engineWork += 1
+    if (this.hold.idle) this.deps.deliverer.push(this, record)
+    else this.hold.deliver(order, () => this.deps.deliverer.push(this, record))
   }
 
   saveMarker(step: StepRecordInput): void {
@@ -578,6 +619,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     this.durableTimers.clear()
     this.inboxWatch.stop()
     this.deps.deliverer.forget(this)
+    this.hold.clear()
     this.calls.clear()
     this.waits.clear()
     if (this.abortController !== null && !this.abortController.signal.aborted)
@@ -768,4 +810,9 @@ function describeMismatch(recorded: StepIdentity | null, attempted: StepIdentity
     return `history records ${show(recorded)} at position ${seq}, but the workflow code never asked for it (it finished or waits on something else)`
   }
   return `position ${seq}: history records ${show(recorded)}, the workflow code asked for ${show(attempted)}`
+}
+
+/** Steps whose outcome, arriving after a cancel, is kept for the timeline (late_outcome.ts). */
+function isStepKind(kind: CheckpointKind): boolean {
+  return kind === 'local' || kind === 'transaction'
 }

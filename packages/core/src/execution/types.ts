@@ -4,6 +4,7 @@
  */
 import type { SearchAttributeUpsert } from '../contracts/search_attributes.ts'
 import type { StandardSchemaV1 } from '../contracts/standard_schema.ts'
+import type { TransactionHandle } from '../contracts/transactions.ts'
 import type { Duration } from '../util/duration.ts'
 
 /** What a step's function (local) or handler (registered) receives. */
@@ -24,6 +25,12 @@ export interface StepContext {
 }
 
 export type StepFn<T> = (step: StepContext) => T | Promise<T>
+
+/**
+ * What `ctx.transaction` runs: `trx` is the open database transaction to write through (a Knex
+ * transaction, or with @cairn/adonis a Lucid TransactionClient: contracts/transactions.ts).
+ */
+export type TransactionFn<T, H = TransactionHandle> = (trx: H, step: StepContext) => T | Promise<T>
 
 export interface BackoffOptions {
   /** `exponential` (default) multiplies the delay by `factor` after each failed attempt. */
@@ -92,6 +99,20 @@ export interface WorkflowContext {
    */
   step<I, O>(step: StepReference<I, O>, input: I, options?: LocalStepOptions<O>): Promise<O>
   step<O = unknown>(name: string, input: unknown, options?: LocalStepOptions<O>): Promise<O>
+
+  /**
+   * Run `fn` inside a database transaction on the app's connection and commit its checkpoint
+   * in that same transaction: its database writes happen exactly once. Replay returns the
+   * recorded result without running `fn`. A throw rolls back and is retried per `options`
+   * (like localStep); a lost lease rolls back. Needs a store sharing the app's connection
+   * (KnexStore, stores.lucid), else fails with E_TRANSACTIONS_UNSUPPORTED. Keep `fn` to
+   * database work: anything else it does is at-least-once, as in any step.
+   */
+  transaction<T, H = TransactionHandle>(
+    name: string,
+    fn: TransactionFn<T, H>,
+    options?: RetryOptions,
+  ): Promise<T>
   /**
    * Deterministic current time: the time at which the latest result this workflow received
    * was recorded (the run's creation time before any). Synchronous; `await` works too.

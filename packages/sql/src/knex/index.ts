@@ -6,3 +6,4 @@
  */
 export { KnexStore, createKnexStore } from './knex_store.ts'
 export type { KnexStoreOptions } from './options.ts'
+export type { OpenTransaction, TransactionOpener } from './transaction_opener.ts'

@@ -9,6 +9,9 @@ import type { Knex } from 'knex'
 import { closedStoreError } from '../shared/failures.ts'
 import { knexTarget, type KnexDialect, type KnexTarget } from './dialect.ts'
 import { checkOptionsFor, type KnexStoreOptions } from './options.ts'
+import { knexTransactions } from './transaction_opener.ts'
+import { checkpointTables } from './transactional_checkpoint.ts'
+import { runTransactionalStep, type TransactionalStepTarget } from './transactional_step.ts'
 
 export class KnexStore implements StateStore {
   readonly kind: KnexDialect
@@ -19,6 +22,7 @@ export class KnexStore implements StateStore {
   declare readonly watchClaimable?: StateStore['watchClaimable']
   readonly #target: KnexTarget
   readonly #options: KnexStoreOptions
+  readonly #transactional: TransactionalStepTarget
   #store: StateStore | null = null
   #loading: Promise<StateStore> | null = null
   #closed = false
@@ -32,6 +36,12 @@ export class KnexStore implements StateStore {
     checkOptionsFor(this.#target, options)
     this.#options = { ...options }
     this.kind = this.#target.dialect
+    this.#transactional = {
+      knex,
+      dialect: this.kind,
+      tables: checkpointTables(this.kind, options.schema ?? options.database),
+      opener: options.transactions ?? knexTransactions(knex),
+    }
     if (this.kind === 'postgres') {
       this.watchClaimable = (onWake) => this.#opened('watchClaimable').watchClaimable!(onWake)
     }
@@ -81,6 +91,19 @@ export class KnexStore implements StateStore {
     this.#opened('removeEventWaits').removeEventWaits(waits)
   readonly loadSearchAttributes: StateStore['loadSearchAttributes'] = (runIds) =>
     this.#opened('loadSearchAttributes').loadSearchAttributes(runIds)
+
+  /**
+   * Transactional steps run on the application's Knex instance itself (transactional_step.ts),
+   * beside the dialect's store, which needs to be open: its tables must exist.
+   */
+  readonly runTransactionalStep: NonNullable<StateStore['runTransactionalStep']> = (
+    fence,
+    work,
+  ) => {
+    if (this.#store === null || this.#closed)
+      return Promise.reject(closedStoreError(this.kind, 'runTransactionalStep'))
+    return runTransactionalStep(this.#transactional, fence, work)
+  }
 
   /** The dialect's store (which rejects calls once closed), or one rejecting every call. */
   #opened(operation: string): Required<StateStore> {
@@ -132,5 +155,6 @@ function neverOpened(kind: string, operation: string): Required<StateStore> {
     removeEventWaits: reject,
     loadSearchAttributes: reject,
     watchClaimable: reject,
+    runTransactionalStep: reject,
   }
 }
