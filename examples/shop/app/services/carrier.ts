@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import db from '@adonisjs/lucid/services/db'
+import { timestamp } from '#services/timestamp'
 import { FatalError } from '@cairn/core'
 
 export interface Shipment {
@@ -25,7 +26,7 @@ export default class Carrier {
     await db
       .insertQuery()
       .table('shipments')
-      .insert({ order_id: orderId, tracking_number: trackingNumber, created_at: new Date() })
+      .insert({ order_id: orderId, tracking_number: trackingNumber, created_at: timestamp() })
     return { orderId, trackingNumber }
   }
 }

@@ -4,6 +4,7 @@
  * record of what was taken.
  */
 import db from '@adonisjs/lucid/services/db'
+import { timestamp } from '#services/timestamp'
 import { FatalError } from '@cairn/core'
 
 export interface Reservation {
@@ -32,7 +33,7 @@ export default class Inventory {
       await trx
         .insertQuery()
         .table('stock_reservations')
-        .insert({ order_id: orderId, sku, quantity, reserved_at: new Date() })
+        .insert({ order_id: orderId, sku, quantity, reserved_at: timestamp() })
       return { orderId, sku, quantity }
     })
   }
@@ -44,7 +45,7 @@ export default class Inventory {
         .from('stock_reservations')
         .where('order_id', reservation.orderId)
         .whereNull('released_at')
-        .update({ released_at: new Date() })
+        .update({ released_at: timestamp() })
       if (affectedRows(marked) === 0) return { released: 0 }
       await trx
         .from('products')

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import db from '@adonisjs/lucid/services/db'
+import { timestamp } from '#services/timestamp'
 import shopConfig from '#config/shop'
 
 export type OrderStatus = 'placed' | 'awaiting_approval' | 'approved' | 'completed' | 'failed'
@@ -36,7 +37,7 @@ export default class Orders {
     const product = await db.from('products').where('sku', sku).firstOrFail()
     const id = randomBytes(6).toString('hex')
     const amountCents = product.price_cents * quantity
-    const now = new Date()
+    const now = timestamp()
     const row = {
       id,
       run_id: `checkout-${id}`,
@@ -80,7 +81,7 @@ export default class Orders {
     await db
       .from('orders')
       .where('id', id)
-      .update({ ...changes, updated_at: new Date() })
+      .update({ ...changes, updated_at: timestamp() })
   }
 }
 

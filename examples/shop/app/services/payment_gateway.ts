@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto'
 import { inject } from '@adonisjs/core'
 import db from '@adonisjs/lucid/services/db'
+import { timestamp } from '#services/timestamp'
 import { FatalError } from '@cairn/core'
 import FaultInjection from '#services/fault_injection'
 
@@ -65,7 +66,7 @@ export default class PaymentGateway {
         kind: 'charge',
         amount_cents: amountCents,
         idempotency_key: idempotencyKey,
-        created_at: new Date(),
+        created_at: timestamp(),
       })
       await this.#recordCall(orderId, 'charge', idempotencyKey, 'accepted', trx)
     })
@@ -89,7 +90,7 @@ export default class PaymentGateway {
         kind: 'refund',
         amount_cents: charge.amountCents,
         idempotency_key: idempotencyKey,
-        created_at: new Date(),
+        created_at: timestamp(),
       })
       await this.#recordCall(charge.orderId, 'refund', idempotencyKey, 'accepted', trx)
     })
@@ -112,7 +113,7 @@ export default class PaymentGateway {
       operation,
       idempotency_key: idempotencyKey,
       outcome,
-      called_at: new Date(),
+      called_at: timestamp(),
     })
   }
 }
