@@ -1,7 +1,8 @@
 /**
  * Starts the shop as `npm start` does (bin/server.ts under @poppinss/ts-exec, web
- * environment), in a child process on a free port (PORT=0; the port is read from the line
- * the server prints), on the database the test chooses. Stopped (SIGTERM) when the test ends.
+ * environment, from the app's directory), in a child process on a free port (PORT=0; the
+ * port is read from the line the server prints), on the database the test chooses. Stopped
+ * (SIGTERM) when the test ends.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -31,11 +32,30 @@ export async function tempDatabase(t: TestContext): Promise<string> {
   return join(dir, 'shop.sqlite3')
 }
 
-export async function startShop(t: TestContext, env: Record<string, string>): Promise<ShopServer> {
-  const child = spawn(process.execPath, ['--import=@poppinss/ts-exec', 'bin/server.ts'], {
-    cwd: APP_ROOT,
+/** How the server is launched: by default bin/server.ts, directly. */
+export interface Launch {
+  command: string
+  args: string[]
+  cwd: string
+}
+
+const DIRECT: Launch = {
+  command: process.execPath,
+  args: ['--import=@poppinss/ts-exec', 'bin/server.ts'],
+  cwd: APP_ROOT,
+}
+
+export async function startShop(
+  t: TestContext,
+  env: Record<string, string>,
+  launch: Launch = DIRECT,
+): Promise<ShopServer> {
+  const child = spawn(launch.command, launch.args, {
+    cwd: launch.cwd,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, so a launch through a shell is signalled as a whole.
+    detached: true,
   })
   let output = ''
   const listeners = new Set<() => void>()
@@ -70,7 +90,7 @@ export async function startShop(t: TestContext, env: Record<string, string>): Pr
     output: () => output,
     printed,
     async crash() {
-      child.kill('SIGKILL')
+      signalGroup(child, 'SIGKILL')
       await exited
     },
   }
@@ -78,8 +98,17 @@ export async function startShop(t: TestContext, env: Record<string, string>): Pr
 
 async function stop(child: ChildProcess, exited: Promise<void>): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return
-  child.kill('SIGTERM')
+  signalGroup(child, 'SIGTERM')
   await exited
+}
+
+/** Signals the child's process group (the server, and the shell that started it if any). */
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-child.pid!, signal)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error
+  }
 }
 
 /** A safety net for a test that would otherwise hang, not a timing assertion. */
