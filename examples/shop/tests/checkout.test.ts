@@ -150,6 +150,15 @@ void test('a step that fails undoes the earlier ones: the carrier refuses, the c
     ['declined'],
   )
   assert.equal(mug.reservation.released, true)
+
+  // Not enough stock: the first step fails, so nothing is charged and nothing needs undoing.
+  const tooMany = await placeOrder(shop.url, 'espresso', 11)
+  const espresso = await orderWhen(shop.url, tooMany, finished)
+  assert.equal(espresso.run.status, 'failed', JSON.stringify(espresso))
+  assert.match(espresso.failureReason, /Not enough stock of espresso for 11/)
+  assert.deepEqual(espresso.payments, [])
+  assert.deepEqual(espresso.gatewayCalls, [])
+  assert.equal(espresso.reservation, null)
 })
 
 void test('bad input gets a structured 4xx, never a 500', async (t) => {

@@ -1,12 +1,13 @@
 import { inject } from '@adonisjs/core'
 import type { HttpContext } from '@adonisjs/core/http'
 import durable from '@cairn/adonis/services/main'
-import { RunTerminalError } from '@cairn/core'
+import { RunNotFoundError, RunTerminalError } from '@cairn/core'
 import {
   E_ALREADY_DECIDED,
   E_NO_APPROVAL_NEEDED,
   E_ORDER_CLOSED,
   E_ORDER_NOT_FOUND,
+  E_ORDER_WITHOUT_RUN,
 } from '#exceptions/shop_errors'
 import Orders from '#services/orders'
 import { decisionValidator } from '#validators/order_validators'
@@ -47,6 +48,8 @@ export default class ApprovalsController {
       })
     } catch (error) {
       if (RunTerminalError.is(error)) throw new E_ORDER_CLOSED([id])
+      // The order row is written before its run is started (see docs/examples/shop.md).
+      if (RunNotFoundError.is(error)) throw new E_ORDER_WITHOUT_RUN([id])
       throw error
     }
     if (receipt.duplicate) throw new E_ALREADY_DECIDED([id])

@@ -20,3 +20,9 @@ export const E_ALREADY_DECIDED = createError<[string]>(
   'E_ALREADY_DECIDED',
   409,
 )
+
+export const E_ORDER_WITHOUT_RUN = createError<[string]>(
+  'Order %s has no checkout run: it was recorded but its run never started',
+  'E_ORDER_WITHOUT_RUN',
+  409,
+)
