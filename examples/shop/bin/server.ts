@@ -2,7 +2,9 @@
  * The shop's HTTP server (`npm start` at the repository root). Boots the AdonisJS app in the
  * web environment: the shop provider migrates and seeds the database, the Cairn provider
  * drives checkout runs, and the server listens on HOST:PORT (default 127.0.0.1:3333).
- * Runs under the app's TypeScript loader: node --import=@poppinss/ts-exec bin/server.ts
+ * Once it listens it prints its URL and a curl line to try.
+ * Runs under the app's TypeScript loader, from this directory (ts-exec reads its tsconfig.json):
+ * node --import=@poppinss/ts-exec bin/server.ts
  */
 await import('reflect-metadata')
 const { Ignitor, prettyPrintError } = await import('@adonisjs/core')
@@ -23,6 +25,12 @@ void new Ignitor(APP_ROOT, { importer: IMPORTER })
     })
     app.listen('SIGTERM', () => void app.terminate())
     app.listen('SIGINT', () => void app.terminate())
+    // Once the server listens: its address (the real port, also with PORT=0) and what to try.
+    void app.ready(async () => {
+      const { printWelcome } = await import('#start/welcome')
+      const server = await app.container.make('server')
+      printWelcome(server.getNodeServer()?.address() ?? null)
+    })
   })
   .httpServer()
   .start()

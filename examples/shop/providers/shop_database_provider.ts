@@ -1,12 +1,11 @@
 /**
  * Makes `npm start` need no setup: at the web server's start, before Cairn's provider starts
  * driving runs (it is listed after this one), the shop's tables are migrated and the catalog
- * seeded. Once the server listens, it prints where to send requests.
+ * seeded.
  */
 import type { ApplicationService } from '@adonisjs/core/types'
 import { MigrationRunner } from '@adonisjs/lucid/migration'
 import CatalogSeeder from '#database/seeders/catalog_seeder'
-import { printWelcome } from '#start/welcome'
 
 export default class ShopDatabaseProvider {
   protected app: ApplicationService
@@ -22,10 +21,5 @@ export default class ShopDatabaseProvider {
     // The runner records a failed migration instead of throwing: fail the boot with it.
     if (migrator.error !== null) throw migrator.error
     await new CatalogSeeder(db.connection()).run()
-  }
-
-  async ready() {
-    const server = await this.app.container.make('server')
-    printWelcome(server.getNodeServer()?.address() ?? null)
   }
 }

@@ -22,9 +22,9 @@ void test('npm start boots the shop; the printed curl places an order that compl
     { command: 'sh', args: ['-c', pkg.scripts.start], cwd: REPO_ROOT },
   )
   // The curl line it printed, replayed: its JSON body, against the URL it printed.
-  const printed = /curl -X POST (\S+) -H 'content-type: application\/json' -d '([^']+)'/.exec(
-    shop.output(),
-  )
+  const curl = /curl -X POST (\S+) -H 'content-type: application\/json' -d '([^']+)'/
+  await shop.printed(curl)
+  const printed = curl.exec(shop.output())
   assert.ok(printed, shop.output())
   assert.equal(printed[1], `${shop.url}/orders`)
   const placed = await post(printed[1], JSON.parse(printed[2]!))
