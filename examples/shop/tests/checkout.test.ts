@@ -13,6 +13,7 @@ import {
   placeOrder,
   post,
   stockOf,
+  VISA,
 } from './helpers/shop_client.ts'
 import { startShop, tempDatabase } from './helpers/shop_server.ts'
 
@@ -169,8 +170,20 @@ void test('bad input gets a structured 4xx, never a 500', async (t) => {
   assert.equal(invalid.status, 422)
   assert.deepEqual(
     invalid.body.errors.map((e: { field: string; rule: string }) => `${e.field}:${e.rule}`),
-    ['sku:database.exists', 'quantity:min', 'card:creditCard'],
+    ['sku:database.exists', 'quantity:min', 'card:regex'],
   )
+  const notACard = await post(orders, { sku: 'mug', quantity: 1, card: '4242424242424241' })
+  assert.equal(notACard.status, 422)
+  assert.equal(notACard.body.errors[0].rule, 'creditCard')
+  // Refused as sent, not trimmed or reformatted into something valid.
+  for (const [field, value] of [
+    ['sku', ' mug'],
+    ['card', '4242 4242 4242 4242'],
+  ] as const) {
+    const reply = await post(orders, { sku: 'mug', quantity: 1, card: VISA, [field]: value })
+    assert.equal(reply.status, 422, `${field}=${JSON.stringify(value)}`)
+    assert.equal(reply.body.errors[0].field, field)
+  }
   // A number in a string is refused, not converted.
   const stringly = await post(orders, { sku: 'mug', quantity: '2', card: '4242424242424242' })
   assert.equal(stringly.status, 422)
