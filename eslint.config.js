@@ -4,7 +4,7 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '**/*.js', '!eslint.config.js'] },
+  { ignores: ['node_modules/**', '**/*.js', '!eslint.config.js', '**/.adonisjs/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

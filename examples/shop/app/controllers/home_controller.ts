@@ -1,0 +1,50 @@
+import type { HttpContext } from '@adonisjs/core/http'
+import db from '@adonisjs/lucid/services/db'
+import shopConfig from '#config/shop'
+
+/** GET /: what the shop sells and what to try, as curl lines for this server's address. */
+export default class HomeController {
+  async index({ request }: HttpContext) {
+    const url = `${request.protocol()}://${request.host()}`
+    const products = await db.from('products').orderBy('price_cents')
+    const order = (body: string) =>
+      `curl -X POST ${url}/orders -H 'content-type: application/json' -d '${body}'`
+    return {
+      shop: 'Cairn example shop: each order is a durable checkout workflow (docs/examples/shop.md)',
+      products: products.map((p) => ({
+        sku: p.sku,
+        name: p.name,
+        priceCents: Number(p.price_cents),
+        stock: Number(p.stock),
+        ships: Boolean(p.can_ship),
+      })),
+      approvalThresholdCents: shopConfig.approvalThresholdCents,
+      try: [
+        {
+          what: 'an order that completes: reserve stock, charge, ship',
+          curl: order('{"sku":"mug","quantity":2,"card":"4242424242424242"}'),
+        },
+        {
+          what: 'a declined card: the run fails at charge-card and the stock is released',
+          curl: order('{"sku":"mug","quantity":1,"card":"4000000000000002"}'),
+        },
+        {
+          what: 'a product the carrier refuses: the run fails at ship, the card is refunded and the stock released',
+          curl: order('{"sku":"vase","quantity":1,"card":"4242424242424242"}'),
+        },
+        {
+          what: 'an order above the approval threshold: it waits for a manager',
+          curl: order('{"sku":"espresso","quantity":1,"card":"4242424242424242"}'),
+        },
+        {
+          what: 'approve it (it ships) or reject it (refund, stock released)',
+          curl: `curl -X POST ${url}/orders/<orderId>/approve   # or /reject`,
+        },
+        {
+          what: "follow an order: its status, its run, payments, stock, shipment; then the run's steps",
+          curl: `curl ${url}/orders/<orderId>   # and ${url}/orders/<orderId>/timeline`,
+        },
+      ],
+    }
+  }
+}

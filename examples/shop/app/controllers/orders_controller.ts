@@ -1,0 +1,77 @@
+import { inject } from '@adonisjs/core'
+import type { HttpContext } from '@adonisjs/core/http'
+import durable from '@cairn/adonis/services/main'
+import shopConfig from '#config/shop'
+import { E_ORDER_NOT_FOUND } from '#exceptions/shop_errors'
+import { presentOrder } from '#presenters/order'
+import { presentTimeline } from '#presenters/timeline'
+import OrderRecordsReader from '#services/order_records'
+import Orders, { type Order } from '#services/orders'
+import { placeOrderValidator } from '#validators/order_validators'
+import CheckoutWorkflow from '#workflows/checkout_workflow'
+
+@inject()
+export default class OrdersController {
+  #orders: Orders
+  #records: OrderRecordsReader
+
+  constructor(orders: Orders, records: OrderRecordsReader) {
+    this.#orders = orders
+    this.#records = records
+  }
+
+  /** POST /orders: records the order and starts its checkout run (202: it goes on in the background). */
+  async store({ request, response }: HttpContext) {
+    const { sku, quantity, card } = await request.validateUsing(placeOrderValidator)
+    const order = await this.#orders.place({ sku, quantity, card })
+    const { runId } = await CheckoutWorkflow.dispatch(
+      {
+        orderId: order.id,
+        sku,
+        quantity,
+        amountCents: order.amountCents,
+        card,
+        approval: order.needsApproval ? { timeoutMs: shopConfig.approvalTimeoutMs } : null,
+      },
+      { runId: order.runId },
+    )
+    return response.accepted({
+      orderId: order.id,
+      runId,
+      amountCents: order.amountCents,
+      needsApproval: order.needsApproval,
+      links: { self: `/orders/${order.id}`, timeline: `/orders/${order.id}/timeline` },
+    })
+  }
+
+  /** GET /orders/:id: the order, its run's status, its payments, stock and shipment. */
+  async show({ params }: HttpContext) {
+    const order = await this.#findOrFail(params.id)
+    const [run, records] = await Promise.all([
+      durable.getRun(order.runId),
+      this.#records.read(order.id),
+    ])
+    return presentOrder(order, run, records)
+  }
+
+  /** GET /orders/:id/timeline: the checkout run's recorded steps, in order. */
+  async timeline({ params }: HttpContext) {
+    const order = await this.#findOrFail(params.id)
+    const [run, steps] = await Promise.all([
+      durable.getRun(order.runId),
+      durable.getSteps(order.runId),
+    ])
+    return {
+      orderId: order.id,
+      runId: order.runId,
+      runStatus: run?.status ?? null,
+      steps: presentTimeline(steps),
+    }
+  }
+
+  async #findOrFail(id: unknown): Promise<Order> {
+    const order = typeof id === 'string' ? await this.#orders.find(id) : null
+    if (order === null) throw new E_ORDER_NOT_FOUND([String(id)])
+    return order
+  }
+}

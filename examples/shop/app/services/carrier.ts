@@ -1,0 +1,32 @@
+/**
+ * A fake shipping carrier. Shipping an order twice (a step re-run after a crash) returns the
+ * first shipment. It refuses products marked as not shippable: the demo's failing step.
+ */
+import { randomBytes } from 'node:crypto'
+import db from '@adonisjs/lucid/services/db'
+import { timestamp } from '#services/timestamp'
+import { FatalError } from '@cairn/core'
+
+export interface Shipment {
+  orderId: string
+  trackingNumber: string
+}
+
+export default class Carrier {
+  async ship(orderId: string, sku: string): Promise<Shipment> {
+    const existing = await db.from('shipments').where('order_id', orderId).first()
+    if (existing) return { orderId, trackingNumber: existing.tracking_number }
+    const product = await db.from('products').where('sku', sku).first()
+    if (!product?.can_ship) {
+      throw new FatalError(`The carrier refuses to ship ${sku}`, {
+        details: { reason: 'not_shippable', sku },
+      })
+    }
+    const trackingNumber = `TRK-${randomBytes(5).toString('hex').toUpperCase()}`
+    await db
+      .insertQuery()
+      .table('shipments')
+      .insert({ order_id: orderId, tracking_number: trackingNumber, created_at: timestamp() })
+    return { orderId, trackingNumber }
+  }
+}

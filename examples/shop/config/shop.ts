@@ -1,0 +1,9 @@
+import env from '#start/env'
+
+/** The shop's business settings. A run reads them once, at placement (they are in its input). */
+export default {
+  /** Orders above this amount wait for a manager's approval: $500 by default. */
+  approvalThresholdCents: env.get('SHOP_APPROVAL_THRESHOLD_CENTS', 50_000),
+  /** How long an order waits for that approval before it is cancelled: a day by default. */
+  approvalTimeoutMs: env.get('SHOP_APPROVAL_TIMEOUT_MS', 24 * 60 * 60 * 1000),
+}
