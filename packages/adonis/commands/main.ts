@@ -12,12 +12,14 @@ import type { CommandMetaData } from '@adonisjs/core/types/ace'
 import DurableWork from './durable_work.ts'
 import DurableRuns from './durable_runs.ts'
 import DurableCancel from './durable_cancel.ts'
+import DurableRetry from './durable_retry.ts'
 import MakeStep from './make_step.ts'
 import MakeWorkflow from './make_workflow.ts'
 
 const COMMANDS: (typeof BaseCommand)[] = [
   DurableWork,
   DurableRuns,
+  DurableRetry,
   DurableCancel,
   MakeWorkflow,
   MakeStep,
