@@ -5,8 +5,10 @@
  * `start` starts one and waits for its result, with the input and output types of `run`.
  */
 import {
+  currentWorkflowContext,
   deserializeError,
   InvalidArgumentError,
+  type ChildOptions,
   type Engine,
   type StartOptions,
   type WorkflowContext,
@@ -53,13 +55,22 @@ export abstract class BaseWorkflow<Input = unknown, Output = unknown> {
   /** The workflow body: deterministic code that does its work through `ctx`. */
   abstract run(ctx: WorkflowContext, input: Input): Promise<Output>
 
-  /** Starts a run of this workflow (the version this class declares) and returns its id. */
+  /**
+   * Starts a run of this workflow (the version this class declares) and returns its id. Called
+   * from a workflow body, it starts a child run (`ctx.startChild`, recorded at its position;
+   * `runId` is the child's id) and does not wait for it.
+   */
   static async dispatch<W extends BaseWorkflow<never, unknown>>(
     this: WorkflowClass<W>,
     input: WorkflowInput<W>,
     options: StartOptions = {},
   ): Promise<DispatchedRun> {
     const { name, version } = workflowDefinition(this)
+    const parent = currentWorkflowContext()
+    if (parent !== undefined) {
+      const child = parent.startChild(name, input, childOptions(version, options))
+      return { runId: child.runId, existing: false }
+    }
     return boundEngine().start(name, input, { version, ...options })
   }
 
@@ -67,6 +78,10 @@ export abstract class BaseWorkflow<Input = unknown, Output = unknown> {
    * Starts a run and waits for it to end: resolves with its output, or rejects with the
    * error it failed with (rebuilt: name, message, code) or was cancelled with. Some process
    * must drive runs (`drive: true`, or a worker) or this waits until `timeoutMs`.
+   *
+   * Called from a workflow body, it runs a child run and waits for it (`ctx.child`, recorded
+   * at its position: replay returns its recorded outcome); `runId` is the child's id. A child
+   * has no wait timeout of its own (`timeoutMs` is refused there): race it with `ctx.sleep`.
    */
   static async start<W extends BaseWorkflow<never, unknown>>(
     this: WorkflowClass<W>,
@@ -75,6 +90,15 @@ export abstract class BaseWorkflow<Input = unknown, Output = unknown> {
   ): Promise<WorkflowOutput<W>> {
     const { timeoutMs, ...startOptions } = options
     const { name, version } = workflowDefinition(this)
+    const parent = currentWorkflowContext()
+    if (parent !== undefined) {
+      if (timeoutMs !== undefined) {
+        throw new InvalidArgumentError(
+          `${this.name}.start inside a workflow runs a child run: timeoutMs does not apply (race it with ctx.sleep)`,
+        )
+      }
+      return parent.child<WorkflowOutput<W>>(name, input, childOptions(version, startOptions))
+    }
     const engine: Engine = boundEngine()
     const { runId } = await engine.start(name, input, { version, ...startOptions })
     const outcome = await engine.waitForRun<WorkflowOutput<W>>(
@@ -83,6 +107,14 @@ export abstract class BaseWorkflow<Input = unknown, Output = unknown> {
     )
     if (outcome.status === 'completed') return outcome.output
     throw deserializeError(outcome.error)
+  }
+}
+
+/** A child's options from dispatch/start's: the caller's run id becomes the child's id. */
+function childOptions(version: string | number, options: StartOptions): ChildOptions {
+  return {
+    version: options.version ?? version,
+    ...(options.runId === undefined ? {} : { childId: options.runId }),
   }
 }
 

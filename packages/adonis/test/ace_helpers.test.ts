@@ -30,6 +30,7 @@ function run(fields: Partial<RunInfo>): RunInfo {
     finishedAt: null,
     turns: 0,
     leaseOwner: null,
+    parentRunId: null,
     continuedFrom: null,
     continuedTo: null,
     searchAttributes: {},

@@ -37,6 +37,7 @@ export {
 export { defaultLogger, silentLogger } from './engine/default_logger.ts'
 export type * from './execution/types.ts'
 export { defineStep } from './execution/define_step.ts'
+export { currentWorkflowContext } from './execution/current_context.ts'
 export {
   MemoryStore,
   checkFinishOp,

@@ -24,6 +24,7 @@ import { LeaseKeeper } from './lease_keeper.ts'
 import { ParkSweeper } from './park_sweeper.ts'
 import { PollSchedule } from './poll_schedule.ts'
 import { SuccessorCheck } from './successor_check.ts'
+import { runAsBody } from '../execution/current_context.ts'
 
 export interface DriverDeps {
   options: ResolvedEngineOptions
@@ -330,7 +331,7 @@ export class Driver {
       })
     }
     const ctx = new TurnContext(turn)
-    turn.begin(() => workflow.body(ctx, input as never))
+    turn.begin(() => runAsBody(ctx, () => workflow.body(ctx, input as never)))
   }
 
   private onTurnEnded(turn: Turn, end: TurnEnd): void {

@@ -38,6 +38,8 @@ export interface RunInfo<I = unknown, O = unknown> {
   /** Times the run was claimed (turns started). */
   turns: number
   leaseOwner: string | null
+  /** The run that started this one as its child (ctx.child / ctx.startChild), or null. */
+  parentRunId: string | null
   /** The run this one continues (ctx.continueAsNew), or null. */
   continuedFrom: string | null
   /** Status `continued`: the successor that carries on; else null. */
@@ -88,6 +90,7 @@ export function toRunInfo<I, O>(
     finishedAt: run.finishedAt === null ? null : new Date(run.finishedAt),
     turns: run.turns,
     leaseOwner: run.leaseOwner,
+    parentRunId: run.parentRunId,
     continuedFrom: run.continuedFrom,
     continuedTo: run.continuedTo,
     searchAttributes,

@@ -2,6 +2,7 @@
  * `ctx.sideEffect`: run a non-deterministic function once (no retries) and record its
  * value; replay returns the recorded value. A throw is recorded too and replays as a throw.
  */
+import { runOutsideBody } from './current_context.ts'
 import { InvalidArgumentError } from '../errors/index.ts'
 import { encodeError, encodeValue } from './outcome.ts'
 import type { TurnRuntime } from './runtime.ts'
@@ -31,7 +32,7 @@ async function runOnce(
   const step = { seq, name, kind: 'side_effect' as const, attempts: 1, startedAt: rt.clock.now() }
   rt.beginWork()
   try {
-    const value = await fn()
+    const value = await runOutsideBody(fn)
     rt.complete(step, encodeValue(value, rt.codec, `value of side effect "${name}"`))
   } catch (error) {
     rt.complete(step, { ok: false, error: encodeError(error, rt.codec) })

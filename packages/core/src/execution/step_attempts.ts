@@ -4,6 +4,7 @@
  * count and due time), so a crash does not reset the budget and a long back-off suspends the
  * run instead of holding its lease.
  */
+import { runOutsideBody } from './current_context.ts'
 import type { SerializedError } from '../contracts/codec.ts'
 import type { CheckpointKind, CheckpointRecord } from '../contracts/records.ts'
 import { StepTimeoutError } from '../errors/index.ts'
@@ -67,7 +68,7 @@ export class StepAttempts {
     if (this.plan.timeoutMs !== undefined) return void this.attemptWithTimeout(this.plan.timeoutMs)
     let value: unknown
     try {
-      value = this.plan.fn(this.stepContext(null))
+      value = runOutsideBody(() => this.plan.fn(this.stepContext(null)))
     } catch (error) {
       return this.onFailure(error)
     }
@@ -82,7 +83,7 @@ export class StepAttempts {
   private async attemptWithTimeout(timeoutMs: number): Promise<void> {
     const { signal, done } = this.timeoutSignal(timeoutMs)
     try {
-      this.onSuccess(await this.plan.fn(this.stepContext(signal)))
+      this.onSuccess(await runOutsideBody(() => this.plan.fn(this.stepContext(signal))))
     } catch (error) {
       this.onFailure(signal.aborted && isTimeout(signal.reason) ? signal.reason : error)
     } finally {

@@ -5,6 +5,7 @@
  * runs again. Attempts, retries and events are a local step's (local_step.ts): an attempt that
  * throws rolls back and is retried per the options; only a committed attempt completes.
  */
+import { runOutsideBody } from './current_context.ts'
 import { InvalidArgumentError } from '../errors/index.ts'
 import { checkStepName } from './local_step.ts'
 import { StepAttempts, type StepPlan } from './step_attempts.ts'
@@ -79,7 +80,7 @@ class TransactionAttempts extends StepAttempts {
     const what = `result of transaction "${this.plan.name}"`
     this.rt
       .commitInTransaction(this.step(), async (handle) => {
-        const value = await this.#fn(handle, step)
+        const value = await runOutsideBody(() => this.#fn(handle, step))
         // A value the codec refuses throws here, inside the transaction: nothing commits.
         return value === undefined ? null : this.rt.codec.encode(value, what)
       })
