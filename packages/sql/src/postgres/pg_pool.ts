@@ -10,6 +10,7 @@ import { OutcomeUnknown } from '../shared/failures.ts'
 import { classifyPgError, describePgError, isConnectionLoss, isMissingTable } from './pg_errors.ts'
 import { PG_TYPES } from './pg_types.ts'
 import { StatementNames } from './statement_names.ts'
+import { connectionFailure } from './connection_guard.ts'
 
 /**
  * What PgPool uses of a pg.Pool (which is one). knex/knex_pg_pool.ts offers the same over the
@@ -148,6 +149,8 @@ class Checkout {
 
   constructor(client: PgPooledClient) {
     this.client = client
+    // An error between the pool handing it out and this listener (connection_guard.ts).
+    this.broken = connectionFailure(client)
     client.on('error', this.#onError)
   }
 

@@ -7,6 +7,7 @@ import type { ClientConfig } from 'pg'
 import type { ResolvedPostgresOptions } from './options.ts'
 import { PgPool } from './pg_pool.ts'
 import { PG_TYPES } from './pg_types.ts'
+import { guardConnection } from './connection_guard.ts'
 
 /** How long a call waits for a connection (a new one, or a free one when all `max` are busy). */
 const CONNECT_TIMEOUT_MS = 10_000
@@ -19,6 +20,7 @@ export interface PoolSetup {
 
 export function setUpPool(options: ResolvedPostgresOptions): PoolSetup {
   if (options.pool !== null) {
+    options.pool.on('connect', guardConnection)
     return { pool: new PgPool(options.pool, false), clientConfig: { ...options.pool.options } }
   }
   const clientConfig: ClientConfig = {
@@ -34,5 +36,6 @@ export function setUpPool(options: ResolvedPostgresOptions): PoolSetup {
   // pg_terminate_backend); with no listener that event would crash the process. The pool has
   // already dropped the connection: the next call opens a new one.
   pool.on('error', () => undefined)
+  pool.on('connect', guardConnection)
   return { pool: new PgPool(pool, true), clientConfig }
 }
