@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import db from '@adonisjs/lucid/services/db'
+import type { QueryClientContract } from '@adonisjs/lucid/types/database'
 import { timestamp } from '#services/timestamp'
 import shopConfig from '#config/shop'
 
@@ -69,16 +70,21 @@ export default class Orders {
     await this.#update(id, { status: 'approved', approved_by: by })
   }
 
-  async markCompleted(id: string): Promise<void> {
-    await this.#update(id, { status: 'completed' })
+  /** `client`: a transaction to write through (the run's `ctx.transaction`), else `db`. */
+  async markCompleted(id: string, client?: QueryClientContract): Promise<void> {
+    await this.#update(id, { status: 'completed' }, client)
   }
 
   async markFailed(id: string, reason: string): Promise<void> {
     await this.#update(id, { status: 'failed', failure_reason: reason })
   }
 
-  async #update(id: string, changes: Record<string, unknown>): Promise<void> {
-    await db
+  async #update(
+    id: string,
+    changes: Record<string, unknown>,
+    client: QueryClientContract = db.connection(),
+  ): Promise<void> {
+    await client
       .from('orders')
       .where('id', id)
       .update({ ...changes, updated_at: timestamp() })

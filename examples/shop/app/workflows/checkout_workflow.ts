@@ -6,16 +6,22 @@
  * unanswered, the completed steps are undone newest first: the charge is refunded, then the
  * stock released (docs/sagas.md).
  *
- * The services are built by the container (@inject) and do the work; this class only says
- * in which order, what is recorded, and what undoes what.
+ * The forward steps are step classes in app/steps, built by the container for each attempt.
+ * The workflow still has services injected for what is not a registered step: the undos
+ * (`compensate` is a closure, run as the recorded step `compensate:<step>`) and the order's
+ * status changes. Completing the order is a `ctx.transaction`: a database-only write that
+ * commits with the step's checkpoint, exactly once.
  */
 import { inject } from '@adonisjs/core'
 import { BaseWorkflow } from '@cairn/adonis'
 import { CancelledError, FatalError, SignalTimeoutError, type WorkflowContext } from '@cairn/core'
-import Carrier from '#services/carrier'
 import Inventory from '#services/inventory'
 import Orders from '#services/orders'
 import PaymentGateway from '#services/payment_gateway'
+import ChargeCardStep from '#steps/charge_card_step'
+import ReserveStockStep from '#steps/reserve_stock_step'
+import ShipStep from '#steps/ship_step'
+import type { TransactionClientContract } from '@adonisjs/lucid/types/database'
 
 /** The signal POST /orders/:id/approve and /reject send. */
 export const APPROVAL_SIGNAL = 'approval'
@@ -48,14 +54,12 @@ export default class CheckoutWorkflow extends BaseWorkflow<CheckoutInput, Checko
 
   #inventory: Inventory
   #payments: PaymentGateway
-  #carrier: Carrier
   #orders: Orders
 
-  constructor(inventory: Inventory, payments: PaymentGateway, carrier: Carrier, orders: Orders) {
+  constructor(inventory: Inventory, payments: PaymentGateway, orders: Orders) {
     super()
     this.#inventory = inventory
     this.#payments = payments
-    this.#carrier = carrier
     this.#orders = orders
   }
 
@@ -74,27 +78,22 @@ export default class CheckoutWorkflow extends BaseWorkflow<CheckoutInput, Checko
 
   async #checkout(ctx: WorkflowContext, input: CheckoutInput): Promise<CheckoutResult> {
     const { orderId } = input
-    await ctx.localStep(
-      'reserve-stock',
-      () => this.#inventory.reserve(orderId, input.sku, input.quantity),
+    await ReserveStockStep.invoke(
+      ctx,
+      { orderId, sku: input.sku, quantity: input.quantity },
       { compensate: (reservation) => this.#inventory.release(reservation) },
     )
-    const charge = await ctx.localStep(
-      'charge-card',
-      // The key names this run's charge step: a re-run of the step after a crash repeats the
-      // key, and the gateway answers with the first charge instead of charging again.
-      ({ runId, stepName }) =>
-        this.#payments.charge({
-          orderId,
-          card: input.card,
-          amountCents: input.amountCents,
-          idempotencyKey: `${runId}:${stepName}`,
-        }),
+    const charge = await ChargeCardStep.invoke(
+      ctx,
+      { orderId, card: input.card, amountCents: input.amountCents },
       { compensate: (charged) => this.#payments.refund(charged) },
     )
     if (input.approval !== null) await this.#awaitApproval(ctx, orderId, input.approval.timeoutMs)
-    const shipment = await ctx.localStep('ship', () => this.#carrier.ship(orderId, input.sku))
-    await ctx.localStep('complete-order', () => this.#orders.markCompleted(orderId))
+    const shipment = await ShipStep.invoke(ctx, { orderId, sku: input.sku })
+    // Only a database write: it commits with the step's checkpoint, so it happens exactly once.
+    await ctx.transaction<void, TransactionClientContract>('complete-order', (trx) =>
+      this.#orders.markCompleted(orderId, trx),
+    )
     return { orderId, chargeId: charge.chargeId, trackingNumber: shipment.trackingNumber }
   }
 
