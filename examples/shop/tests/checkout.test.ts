@@ -43,12 +43,15 @@ void test('an order completes: stock reserved, card charged once, shipped', asyn
   const { status, body } = await get(`${shop.url}/orders/${orderId}/timeline`)
   assert.equal(status, 200)
   assert.deepEqual(
-    body.steps.map((s: { step: string; status: string }) => `${s.step}:${s.status}`),
+    body.steps.map(
+      (s: { step: string; kind: string; status: string }) => `${s.kind}:${s.step}:${s.status}`,
+    ),
     [
-      'reserve-stock:completed',
-      'charge-card:completed',
-      'ship:completed',
-      'complete-order:completed',
+      // Step classes in app/steps (registered steps), and the transactional completion.
+      'step:reserve-stock:completed',
+      'step:charge-card:completed',
+      'step:ship:completed',
+      'transaction:complete-order:completed',
     ],
   )
 })
