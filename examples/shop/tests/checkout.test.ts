@@ -47,7 +47,9 @@ void test('an order completes: stock reserved, card charged once, shipped', asyn
       (s: { step: string; kind: string; status: string }) => `${s.kind}:${s.step}:${s.status}`,
     ),
     [
-      // Step classes in app/steps (registered steps), and the transactional completion.
+      // The order's row, written with the first checkpoint; step classes in app/steps
+      // (registered steps); the transactional completion.
+      'transaction:record-order:completed',
       'step:reserve-stock:completed',
       'step:charge-card:completed',
       'step:ship:completed',

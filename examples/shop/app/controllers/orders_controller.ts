@@ -20,10 +20,14 @@ export default class OrdersController {
     this.#records = records
   }
 
-  /** POST /orders: records the order and starts its checkout run (202: it goes on in the background). */
+  /**
+   * POST /orders: prices the order and starts its checkout run, whose first step records the
+   * order (202: it goes on in the background). Until that step commits, GET /orders/:id shows
+   * the order as `placing`.
+   */
   async store({ request, response }: HttpContext) {
     const { sku, quantity, card } = await request.validateUsing(placeOrderValidator)
-    const order = await this.#orders.place({ sku, quantity, card })
+    const order = await this.#orders.draft({ sku, quantity, card })
     const { runId } = await CheckoutWorkflow.dispatch(
       {
         orderId: order.id,
@@ -46,6 +50,8 @@ export default class OrdersController {
 
   /** GET /orders/:id: the order, its run's status, its payments, stock and shipment. */
   async show({ params }: HttpContext) {
+    const placing = await this.#placing(params.id)
+    if (placing !== null) return placing
     const order = await this.#findOrFail(params.id)
     const [run, records] = await Promise.all([
       durable.getRun(order.runId),
@@ -67,6 +73,14 @@ export default class OrdersController {
       runStatus: run?.status ?? null,
       steps: presentTimeline(steps),
     }
+  }
+
+  /** An order whose run exists but has not recorded it yet: `placing`, with its run. */
+  async #placing(id: unknown) {
+    if (typeof id !== 'string' || (await this.#orders.find(id)) !== null) return null
+    const run = await durable.getRun(`checkout-${id}`).catch(() => null)
+    if (run === null) return null
+    return { id, status: 'placing', run: { id: run.id, status: run.status } }
   }
 
   async #findOrFail(id: unknown): Promise<Order> {

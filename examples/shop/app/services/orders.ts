@@ -32,29 +32,66 @@ export interface PlaceOrder {
   card: string
 }
 
+/** What the checkout run knows of its order: enough to write its row. */
+export interface RecordOrder {
+  orderId: string
+  sku: string
+  quantity: number
+  amountCents: number
+  card: string
+  needsApproval: boolean
+}
+
+function orderRow(
+  id: string,
+  sku: string,
+  quantity: number,
+  amountCents: number,
+  cardLast4: string,
+  now: string,
+) {
+  return {
+    id,
+    run_id: `checkout-${id}`,
+    sku,
+    quantity,
+    amount_cents: amountCents,
+    card_last4: cardLast4,
+    needs_approval: amountCents > shopConfig.approvalThresholdCents,
+    status: 'placed',
+    approved_by: null,
+    failure_reason: null,
+    created_at: now,
+    updated_at: now,
+  }
+}
+
 export default class Orders {
-  /** Records a new order priced from the catalog; its checkout run is started by the caller. */
-  async place({ sku, quantity, card }: PlaceOrder): Promise<Order> {
+  /**
+   * Prices a new order from the catalog and gives it an id; nothing is written. Its row is
+   * written by the checkout run's first step (`record`), so an order never exists without its
+   * run: the route starts the run, and the run records the order.
+   */
+  async draft({ sku, quantity, card }: PlaceOrder): Promise<Order> {
     const product = await db.from('products').where('sku', sku).firstOrFail()
     const id = randomBytes(6).toString('hex')
     const amountCents = product.price_cents * quantity
     const now = timestamp()
-    const row = {
-      id,
-      run_id: `checkout-${id}`,
-      sku,
-      quantity,
-      amount_cents: amountCents,
-      card_last4: card.slice(-4),
-      needs_approval: amountCents > shopConfig.approvalThresholdCents,
-      status: 'placed',
-      approved_by: null,
-      failure_reason: null,
-      created_at: now,
-      updated_at: now,
-    }
-    await db.insertQuery().table('orders').insert(row)
-    return toOrder(row)
+    return toOrder(orderRow(id, sku, quantity, amountCents, card.slice(-4), now))
+  }
+
+  /** Writes a drafted order's row through `client` (the run's `ctx.transaction`). */
+  async record(order: RecordOrder, client: QueryClientContract): Promise<void> {
+    const row = orderRow(
+      order.orderId,
+      order.sku,
+      order.quantity,
+      order.amountCents,
+      order.card.slice(-4),
+      timestamp(),
+    )
+    row.needs_approval = order.needsApproval
+    await client.insertQuery().table('orders').insert(row)
   }
 
   async find(id: string): Promise<Order | null> {

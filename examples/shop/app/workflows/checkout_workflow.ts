@@ -1,5 +1,5 @@
 /**
- * The checkout: reserve stock → charge the card → (above the approval threshold) wait for a
+ * The checkout: record the order → reserve stock → charge the card → (above the approval threshold) wait for a
  * manager's decision → ship → complete. A durable workflow: every step's result is recorded
  * before the next step starts, so a crash or a restart resumes where the run was and never
  * charges the card twice. When a later step fails, or the order is rejected or left
@@ -78,6 +78,11 @@ export default class CheckoutWorkflow extends BaseWorkflow<CheckoutInput, Checko
 
   async #checkout(ctx: WorkflowContext, input: CheckoutInput): Promise<CheckoutResult> {
     const { orderId } = input
+    // The order's row is written here, with this step's checkpoint, not by the route: an order
+    // exists only once its run does, and a replay never writes it twice.
+    await ctx.transaction<void, TransactionClientContract>('record-order', (trx) =>
+      this.#orders.record({ ...input, needsApproval: input.approval !== null }, trx),
+    )
     await ReserveStockStep.invoke(
       ctx,
       { orderId, sku: input.sku, quantity: input.quantity },
