@@ -1,6 +1,6 @@
 /**
- * The checkout: record the order → reserve stock → charge the card → (above the approval threshold) wait for a
- * manager's decision → ship → complete. A durable workflow: every step's result is recorded
+ * The checkout: record the order → reserve stock → charge the card → (above the approval
+ * threshold) wait for a manager's decision → ship → complete. A durable workflow: every step's result is recorded
  * before the next step starts, so a crash or a restart resumes where the run was and never
  * charges the card twice. When a later step fails, or the order is rejected or left
  * unanswered, the completed steps are undone newest first: the charge is refunded, then the
