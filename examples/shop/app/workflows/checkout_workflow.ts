@@ -1,16 +1,16 @@
 /**
  * The checkout: record the order → reserve stock → charge the card → (above the approval
- * threshold) wait for a manager's decision → ship → complete. A durable workflow: every step's result is recorded
- * before the next step starts, so a crash or a restart resumes where the run was and never
- * charges the card twice. When a later step fails, or the order is rejected or left
- * unanswered, the completed steps are undone newest first: the charge is refunded, then the
+ * threshold) wait for a manager's decision → ship → complete. A durable workflow: every step's
+ * result is recorded before the next step starts, so a crash or a restart resumes where the run
+ * was and never charges the card twice. When a later step fails, or the order is rejected or
+ * left unanswered, the completed steps are undone newest first: the charge is refunded, then the
  * stock released (docs/sagas.md).
  *
  * The forward steps are step classes in app/steps, built by the container for each attempt.
  * The workflow still has services injected for what is not a registered step: the undos
  * (`compensate` is a closure, run as the recorded step `compensate:<step>`) and the order's
- * status changes. Completing the order is a `ctx.transaction`: a database-only write that
- * commits with the step's checkpoint, exactly once.
+ * status changes. Recording and completing the order are `ctx.transaction`s: database-only
+ * writes that commit with the step's checkpoint, exactly once.
  */
 import { inject } from '@adonisjs/core'
 import { BaseWorkflow } from '@cairn/adonis'
