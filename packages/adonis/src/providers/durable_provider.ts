@@ -12,13 +12,11 @@ import { workflowsIn } from '../discovery.ts'
 import { STEPS_BARREL, WORKFLOWS_BARREL } from '../index_hooks.ts'
 import { stepsIn } from '../step_discovery.ts'
 import { registerSteps } from '../step_registration.ts'
+import { registerWorkflows } from '../workflow_registration.ts'
 import { bindEngine } from '../bound_engine.ts'
-import type { BaseWorkflow } from '../base_workflow.ts'
 import { asConfigError, invalidConfig } from '../errors.ts'
 import type { ResolvedDurableConfig } from '../types.ts'
 import '../types.ts'
-
-type RunnableClass = new () => BaseWorkflow<unknown, unknown>
 
 /** App environments in which `drive: true` makes the process drive runs. */
 const DRIVING_ENVIRONMENTS = new Set(['web', 'test'])
@@ -69,19 +67,7 @@ export default class DurableProvider {
     const discovered = await workflowsIn(
       await appModules(root, config.workflowsPath, WORKFLOWS_BARREL, 'workflows'),
     )
-    for (const { workflow, name, version } of discovered) {
-      const { name: _name, version: _version, ...options } = workflow.workflow
-      engine.register(
-        name,
-        version,
-        async (ctx, input: unknown) => {
-          // The container builds the instance, so later @inject() constructors get their services.
-          const instance = await this.app.container.make(workflow as unknown as RunnableClass)
-          return instance.run(ctx, input)
-        },
-        options,
-      )
-    }
+    registerWorkflows(engine, this.app, discovered)
     bindEngine(engine)
   }
 
