@@ -45,6 +45,12 @@ export {
   encodeCursor,
   decodeCursor,
   type CursorPosition,
+  checkRunFilters,
+  checkCheckpointPage,
+  MAX_ID_CONTAINS_LENGTH,
+  MAX_WORKFLOW_FACETS,
+  MAX_CHECKPOINT_PAGE,
+  type RunWindowFilters,
 } from './store/index.ts'
 export * from './search/index.ts'
 export { SystemClock, systemClock } from './clock/system_clock.ts'
