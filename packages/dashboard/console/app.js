@@ -1,6 +1,6 @@
 // Entry point of the console: wires the theme toggle, the session (login in token mode) and
-// the router, and swaps views in <main>. On each new view focus moves to its heading, so
-// keyboard and screen-reader users land on the new content.
+// the router, and swaps views in <main>. On each view after the first, focus moves to its
+// heading, so keyboard and screen-reader users land on the new content.
 import { byId, h, replace } from './dom.js'
 import { loginHref, navigate, startRouter } from './router.js'
 import { logout, refreshSession, session } from './session.js'
@@ -13,6 +13,9 @@ import { notice } from './widgets.js'
 
 const main = byId('main')
 let current = { name: null, view: null }
+// The first view leaves focus at the top of the document (the skip link is the first Tab
+// stop); later views move focus to their heading so the change is announced.
+let firstRender = true
 
 const VIEWS = {
   runs: { create: runsView, title: () => 'Runs' },
@@ -36,7 +39,8 @@ function render(route) {
   current = { name: route.name, view }
   replace(main, view.element)
   document.title = `${spec.title(route)} · Cairn`
-  main.querySelector('h1')?.focus()
+  if (!firstRender) (main.querySelector('h1') ?? main).focus()
+  firstRender = false
 }
 
 function needsLogin(route) {

@@ -61,3 +61,12 @@ export function uniqueId(prefix) {
   counter += 1
   return `${prefix}-${counter}`
 }
+
+/**
+ * Moves focus to `heading` when a view finished loading while focus still sat on <main>
+ * (where the router put it before the heading existed); never steals it from a control.
+ */
+export function takeFocusFromMain(heading) {
+  const active = document.activeElement
+  if (heading && (active === null || active.id === 'main')) heading.focus()
+}

@@ -28,8 +28,8 @@ export function runSummary(run, onChanged) {
       copyButton('Copy id', () => run.id),
     ),
     runFacts(run),
-    run.error ? errorPanel(run.error) : null,
     runActions(run, onChanged),
+    run.error ? errorPanel(run.error) : null,
     lineage(run),
     waits(run.waits ?? []),
     h(
@@ -80,7 +80,7 @@ function errorPanel(error) {
           h('pre', { class: 'json', text: error.stack }),
         )
       : null,
-    jsonBlock('Error', error),
+    h('details', {}, h('summary', { text: 'Full error as JSON' }), jsonBlock('Error', error)),
   )
 }
 

@@ -1,7 +1,7 @@
 // A run's page: the summary (run_summary.js) and the timeline of its positions, loaded page by
 // page from the API, then kept current by the run's event stream without reloading.
 import { get } from './api.js'
-import { h, replace } from './dom.js'
+import { h, replace, takeFocusFromMain } from './dom.js'
 import { announce, openStream } from './live.js'
 import { runsHref } from './router.js'
 import { runSummary } from './run_summary.js'
@@ -91,7 +91,9 @@ function showRun(state, parts, run) {
     parts.summary,
     runSummary(run, () => void loadRun(state, parts)),
   )
-  if (hadFocus) document.getElementById('run-title')?.focus()
+  const title = document.getElementById('run-title')
+  if (hadFocus) title?.focus()
+  else takeFocusFromMain(title)
   parts.line.setRun(run)
 }
 

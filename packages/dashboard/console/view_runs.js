@@ -27,7 +27,7 @@ export function runsView(route) {
   const form = filterForm((params) => apply(withStatuses(params, state.query)))
   const table = runsTable()
   const status = h('div', { class: 'list-status', role: 'status' })
-  const pager = pagerControls(state, () => load(state, parts))
+  const pager = pagerControls(state)
   const liveBadge = h('span', { class: 'live-badge', text: 'Live: connecting' })
   const parts = { chips, form, table, status, pager, liveBadge }
   const element = h(
@@ -84,25 +84,22 @@ async function load(state, parts) {
   if (cursor) pageParams.set('cursor', cursor)
   parts.status.replaceChildren('Loading runs…')
   try {
-    const [page, facets] = await Promise.all([
-      get('runs', pageParams, { signal: abort.signal }),
-      get('facets', params, { signal: abort.signal }),
-    ])
+    const page = await get('runs', pageParams, { signal: abort.signal })
     parts.table.setRuns(page.runs)
-    parts.chips.render(state.query.getAll('status'), facets.byStatus)
-    parts.form.setWorkflows(facets.byWorkflow.map((entry) => entry.workflow))
     parts.pager.render(page.nextCursor)
     parts.status.replaceChildren(`${page.runs.length} runs on this page.`)
   } catch (error) {
     if (abort.signal.aborted) return
     parts.status.replaceChildren(notice(`Could not load runs: ${error.message}`, 'error'))
   }
+  void refreshFacets(state, parts)
 }
 
 async function refreshFacets(state, parts) {
   try {
     const facets = await get('facets', filterParams(state.query))
     parts.chips.render(state.query.getAll('status'), facets.byStatus)
+    parts.form.setWorkflows(facets.byWorkflow.map((entry) => entry.workflow))
   } catch {
     // Counts stay as they were; the next event or page load tries again.
   }

@@ -2,7 +2,7 @@
 // its neighbours, and “Fork from here”.
 import { forkFrom } from './actions.js'
 import { get } from './api.js'
-import { h, replace } from './dom.js'
+import { h, replace, takeFocusFromMain } from './dom.js'
 import { formatDuration, formatTime } from './format.js'
 import { runHref, runsHref, stepHref } from './router.js'
 import { facts, jsonBlock, notice, statusBadge } from './widgets.js'
@@ -44,6 +44,7 @@ async function load(runId, seq, body) {
         notice('This run has no such position.', 'error'),
       )
     replace(body, stepDetail(run, step))
+    takeFocusFromMain(document.getElementById('step-title'))
   } catch (error) {
     replace(
       body,
