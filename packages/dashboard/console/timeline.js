@@ -41,34 +41,56 @@ export function timeline() {
     header,
     rows.element,
   )
-  const relayout = () => {
-    const changed = updateDomain(state)
+  const relayout = (domainChanged) => {
     table.setAttribute('aria-rowcount', String(state.steps.length + 1))
     rows.setCount(state.steps.length)
-    if (changed) {
-      renderAxis(axis, state)
-      rows.invalidate()
-    }
+    if (!domainChanged) return
+    renderAxis(axis, state)
+    rows.invalidate()
   }
+  const live = liveQueue(state, relayout, rows)
   return {
     element: table,
     setRun(run) {
       state.run = run
-      relayout()
+      relayout(updateDomain(state, state.steps, true))
     },
     addSteps(steps) {
       for (const step of steps) put(state, step)
-      relayout()
+      relayout(updateDomain(state, steps, false))
     },
-    upsertStep(step) {
-      const index = put(state, step)
-      relayout()
-      rows.invalidate(index)
-    },
+    upsertStep: live.push,
     scrollToSeq: (seq) => rows.scrollToIndex(state.indexBySeq.get(seq) ?? 0),
     count: () => state.steps.length,
     renderNow: () => rows.renderNow(),
-    dispose: () => rows.dispose(),
+    dispose: () => {
+      live.dispose()
+      rows.dispose()
+    },
+  }
+}
+
+/**
+ * Live step events, applied once per frame: a stream that (re)sends thousands of positions
+ * at once costs one layout, not one per event.
+ */
+function liveQueue(state, relayout, rows) {
+  let pending = []
+  let frame = 0
+  const flush = () => {
+    frame = 0
+    const steps = pending
+    pending = []
+    const changed = steps.map((step) => put(state, step))
+    relayout(updateDomain(state, steps, false))
+    for (const index of new Set(changed)) rows.invalidate(index)
+  }
+  return {
+    push(step) {
+      pending.push(step)
+      if (frame === 0) frame = requestAnimationFrame(flush)
+    },
+    dispose: () => cancelAnimationFrame(frame),
   }
 }
 
@@ -91,13 +113,20 @@ function put(state, step) {
   return index
 }
 
-/** Recomputes the axis bounds; true when they moved. */
-function updateDomain(state) {
+/**
+ * Widens the axis to cover `steps` (and the run); `reset` recomputes it from the run alone
+ * first (a new run object). True when the bounds moved.
+ */
+function updateDomain(state, steps, reset) {
   const run = state.run
-  let start = run ? Date.parse(run.createdAt) : Infinity
-  let end = run ? Date.parse(run.finishedAt ?? run.updatedAt) : -Infinity
-  if (run && !run.finishedAt) end = Math.max(end, Date.now())
-  for (const step of state.steps) {
+  let start = reset || state.steps.length === steps.length ? Infinity : state.start
+  let end = reset || state.steps.length === steps.length ? -Infinity : state.end
+  if (run) {
+    start = Math.min(start, Date.parse(run.createdAt))
+    end = Math.max(end, Date.parse(run.finishedAt ?? run.updatedAt))
+    if (!run.finishedAt) end = Math.max(end, Date.now())
+  }
+  for (const step of steps) {
     start = Math.min(start, Date.parse(step.startedAt))
     end = Math.max(
       end,
