@@ -40,6 +40,14 @@ void test('list → filter → failed run → retry → completes live', async (
     await page.getByRole('button', { name: /^failed/ }).getAttribute('aria-pressed'),
     'true',
   )
+  await page.getByLabel('Workflow').fill('batch')
+  await page.getByLabel('Workflow').press('Enter')
+  await page.getByText('No runs match this filter.').waitFor()
+  assert.match(page.url(), /#\/runs\?status=failed&workflow=batch$/)
+  await page.getByLabel('Workflow').fill('ship-order')
+  await page.getByRole('button', { name: 'Apply filters' }).click()
+  await page.waitForFunction(() => document.querySelectorAll('.runs-table tbody tr').length === 1)
+  assert.match(page.url(), /#\/runs\?status=failed&workflow=ship-order$/)
   const row = page.locator(`tr[data-run-id="${failed.runId}"]`)
   assert.match(await row.innerText(), /payment provider unavailable/)
 
