@@ -1,6 +1,6 @@
 /**
- * Actions from the console against a real engine: a signal delivered through its dialog
- * completes a waiting run (seen live); the JSON editor refuses invalid input before anything
+ * Actions from the console against a real engine: a signal or a breakpoint's continue sent
+ * through its dialog completes a waiting run (seen live); the JSON editor refuses invalid input before anything
  * is sent; a bulk cancel over the current filter shows how many runs match, then cancels them.
  */
 import assert from 'node:assert/strict'
@@ -33,6 +33,24 @@ void test('send a signal from the dialog; the run completes live', async (t) => 
   )
   assert.equal(await headerStatus(page).innerText(), 'completed')
   assert.match(await page.locator('.payloads').innerText(), /"by": "ops"/)
+  assertNoProblems(problems)
+})
+
+void test('continue a breakpoint with a note; the run completes live', async (t) => {
+  const { world, page, problems } = await openConsole(t)
+  const { runId } = await world.engine.start('reviewed', {})
+  await page.goto(consoleUrl(world, `#/runs/${encodeURIComponent(runId)}`))
+  await page.getByRole('button', { name: 'Continue breakpoint' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Continue from the breakpoint' })
+  assert.equal(await dialog.getByLabel('Breakpoint label (optional)').inputValue(), 'review')
+  await dialog.getByLabel('Note for the run (JSON, optional)').fill('"looks good"')
+  await dialog.getByRole('button', { name: 'Continue run' }).click()
+  await dialog.waitFor({ state: 'detached' })
+  await page.waitForFunction(
+    () => document.querySelector('.view-run .view-header .status')?.textContent === 'completed',
+  )
+  assert.equal(await settle(world, runId), 'completed')
+  assert.match(await page.locator('.payloads').innerText(), /"looks good"/)
   assertNoProblems(problems)
 })
 
