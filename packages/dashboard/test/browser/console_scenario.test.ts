@@ -13,6 +13,7 @@ import type { PageDocument, PageWindow } from './page_dom.ts'
 // Inside page.evaluate callbacks only (see page_dom.ts).
 declare const document: PageDocument
 declare const window: PageWindow
+declare const navigator: { clipboard: { readText(): Promise<string> } }
 
 void test('list → filter → failed run → retry → completes live', async (t) => {
   const { world, page, problems } = await openConsole(t)
@@ -86,6 +87,11 @@ void test('list → filter → failed run → retry → completes live', async (
   await page.getByRole('link', { name: 'charge' }).click()
   await page.getByRole('heading', { name: '1. charge' }).waitFor()
   assert.match(await page.locator('pre.json').last().innerText(), /"ch-42"/)
+  assert.equal(await page.getByRole('link', { name: 'Next position' }).count(), 0) // the last one
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'])
+  await page.getByRole('button', { name: 'Copy output' }).click()
+  await page.getByRole('button', { name: 'Copied' }).waitFor()
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), '"ch-42"')
   await saveScreenshot(page, 'step-detail')
   assertNoProblems(problems)
 })
