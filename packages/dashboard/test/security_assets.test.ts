@@ -39,6 +39,7 @@ void describe('security: console assets', () => {
     writeFileSync(join(consoleDir, 'index.html'), '<!doctype html><title>console</title>')
     writeFileSync(join(consoleDir, 'js', 'app.js'), 'console.log(1)')
     writeFileSync(join(consoleDir, '.env'), 'SECRET=1')
+    writeFileSync(join(consoleDir, '.draft.js'), 'a dotfile of a servable type')
     writeFileSync(join(consoleDir, 'notes.md'), 'not a servable type')
     writeFileSync(join(dir, 'secret.txt'), 'outside the console')
     f = await fixture({ consoleDir, basePath: '/ops' })
@@ -70,6 +71,7 @@ void describe('security: console assets', () => {
       '/ops/assets/..\\..\\secret.txt',
       '/ops/assets//etc/passwd',
       '/ops/assets/.env',
+      '/ops/assets/.draft.js',
       '/ops/assets/notes.md',
       '/ops/assets/late.js',
       '/ops/assets/js/../js/app.js',
