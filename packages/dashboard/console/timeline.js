@@ -13,16 +13,21 @@ const TICKS = [0, 0.25, 0.5, 0.75, 1]
 const COLUMNS = ['#', 'Position', 'Kind', 'Status', 'Tries', 'Duration', 'Timeline']
 
 /**
- * `{ element, setRun(run), addSteps(steps), upsertStep(step), scrollToSeq(seq), count() }`.
+ * `{ element, setRun(run), addSteps(steps), upsertStep(step), focusSeq(seq), count() }`.
  * `run` supplies the axis bounds, the run id for links and children/waits for child links.
  */
 export function timeline() {
-  const state = { run: null, steps: [], indexBySeq: new Map(), start: 0, end: 1 }
+  // `waits`: open waits with no position record yet (a signal wait without a timeout has
+  // none), drawn as extra rows after the positions so what the run waits for is on the axis.
+  const state = { run: null, steps: [], waits: [], indexBySeq: new Map(), start: 0, end: 1 }
   const axis = h('div', { class: 'tl-axis', 'aria-hidden': 'true' })
   const rows = virtualRows({
     rowHeight: ROW_HEIGHT,
     label: 'Positions of this run, one row each',
-    renderRow: (index) => stepRow(state, state.steps[index], index),
+    renderRow: (index) =>
+      index < state.steps.length
+        ? stepRow(state, state.steps[index], index)
+        : waitRow(state, state.waits[index - state.steps.length], index),
   })
   const header = h(
     'div',
@@ -42,11 +47,13 @@ export function timeline() {
     rows.element,
   )
   const relayout = (domainChanged) => {
-    table.setAttribute('aria-rowcount', String(state.steps.length + 1))
-    rows.setCount(state.steps.length)
-    if (!domainChanged) return
-    renderAxis(axis, state)
-    rows.invalidate()
+    const waitsBefore = state.waits.length
+    state.waits = unrecordedWaits(state)
+    const rowCount = state.steps.length + state.waits.length
+    table.setAttribute('aria-rowcount', String(rowCount + 1))
+    rows.setCount(rowCount)
+    if (domainChanged) renderAxis(axis, state)
+    if (domainChanged || waitsBefore + state.waits.length > 0) rows.invalidate()
   }
   const live = liveQueue(state, relayout, rows)
   return {
@@ -60,7 +67,15 @@ export function timeline() {
       relayout(updateDomain(state, steps, false))
     },
     upsertStep: live.push,
-    scrollToSeq: (seq) => rows.scrollToIndex(state.indexBySeq.get(seq) ?? 0),
+    /** Scrolls position `seq` into view and focuses its link; false when there is none. */
+    focusSeq(seq) {
+      const index = state.indexBySeq.get(seq)
+      if (index === undefined) return false
+      rows.scrollToIndex(index)
+      rows.renderNow()
+      rows.rowAt(index)?.querySelector('a')?.focus()
+      return true
+    },
     count: () => state.steps.length,
     renderNow: () => rows.renderNow(),
     dispose: () => {
@@ -200,6 +215,34 @@ function childRunId(run, seq) {
   const defaultId = `${run?.id}/${seq}`
   const child = (run?.lineage?.children ?? []).find((entry) => entry.id === defaultId)
   return child ? child.id : null
+}
+
+function unrecordedWaits(state) {
+  return (state.run?.waits ?? []).filter(
+    (wait) => wait.seq === null || !state.indexBySeq.has(wait.seq),
+  )
+}
+
+function waitRow(state, wait, index) {
+  const since = state.run ? state.run.updatedAt : new Date().toISOString()
+  const step = {
+    name: wait.name ?? wait.kind,
+    status: 'waiting',
+    startedAt: since,
+    updatedAt: since,
+    wakeAt: null,
+  }
+  return h(
+    'div',
+    { class: 'tl-row tl-status-waiting', role: 'row', 'aria-rowindex': String(index + 2) },
+    h('div', { role: 'cell', class: 'mono', text: wait.seq === null ? '—' : String(wait.seq) }),
+    h('div', { role: 'cell', class: 'tl-name', text: step.name, title: step.name }),
+    h('div', { role: 'cell', text: wait.kind }),
+    h('div', { role: 'cell' }, statusBadge('waiting')),
+    h('div', { role: 'cell', text: '—' }),
+    h('div', { role: 'cell', text: '—' }),
+    h('div', { role: 'cell', class: 'tl-track' }, bar(state, step)),
+  )
 }
 
 function bar(state, step) {

@@ -19,6 +19,7 @@ void test('send a signal from the dialog; the run completes live', async (t) => 
   await page.goto(consoleUrl(world, `#/runs/${encodeURIComponent(runId)}`))
   await page.getByRole('heading', { name: 'Waiting for' }).waitFor()
   assert.match(await page.locator('.waits').innerText(), /Signal “approve”/)
+  await page.locator('.tl-bar-waiting').waitFor() // the open wait, hatched on the timeline
 
   await page.getByRole('button', { name: 'Send signal' }).click()
   const dialog = page.getByRole('dialog', { name: 'Send a signal' })
