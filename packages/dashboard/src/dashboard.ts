@@ -11,6 +11,7 @@ import { mountActionRoutes } from './api/action_routes.ts'
 import { mountBulkRoutes } from './api/bulk_routes.ts'
 import { mountStreamRoutes } from './stream/stream_routes.ts'
 import { StreamRegistry } from './stream/stream_registry.ts'
+import { mountMetricsRoute } from './http/metrics_route.ts'
 import { accessControl } from './http/access_control.ts'
 import type { AppEnv } from './http/app_env.ts'
 import { respondToError } from './http/error_handler.ts'
@@ -45,6 +46,7 @@ function buildApp(options: ResolvedOptions, streams: StreamRegistry): Hono<AppEn
   mountActionRoutes(app, options.engine)
   mountBulkRoutes(app, options)
   mountStreamRoutes(app, options, streams)
+  if (options.metrics !== undefined) mountMetricsRoute(app, options.metrics)
   mountAssets(app, options.consoleDir)
   root.notFound(() => errorResponse(notFound()))
   root.onError((error, c) =>

@@ -78,3 +78,28 @@ void describe('dashboard under a base path', () => {
     assert.equal(headers.get('location'), '/admin/cairn/')
   })
 })
+
+void describe('dashboard metrics route', () => {
+  void test('GET metrics serves the metrics text behind the same auth', async () => {
+    const metrics = {
+      contentType: 'text/plain; version=0.0.4; charset=utf-8',
+      render: async () => 'cairn_runs_started_total 3\n',
+    }
+    const f = await fixture({ metrics })
+    try {
+      const ok = await call(f.dashboard, '/metrics')
+      assert.equal(ok.status, 200)
+      assert.equal(ok.text, 'cairn_runs_started_total 3\n')
+      assert.equal(ok.headers.get('content-type'), metrics.contentType)
+      assert.equal((await call(f.dashboard, '/metrics', { bearer: false })).status, 401)
+    } finally {
+      await f.close()
+    }
+    const without = await fixture()
+    try {
+      assert.equal((await call(without.dashboard, '/metrics')).status, 404)
+    } finally {
+      await without.close()
+    }
+  })
+})
