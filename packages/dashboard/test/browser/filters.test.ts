@@ -84,3 +84,19 @@ void test('cursor paging: next page, previous page, first page', async (t) => {
   assert.equal(await page.getByRole('button', { name: 'First page' }).isDisabled(), true)
   assertNoProblems(problems)
 })
+
+void test('the list tails live: a run started elsewhere appears and changes status', async (t) => {
+  const { world, page, problems } = await openConsole(t)
+  await page.goto(consoleUrl(world, '#/runs?status=waiting&status=completed'))
+  await page.getByText('No runs match this filter.').waitFor()
+  await page.getByText('Live', { exact: true }).waitFor()
+
+  const { runId } = await world.engine.start('approval', {}, { runId: 'live-one' })
+  const row = page.locator(`tr[data-run-id="${runId}"]`)
+  await row.locator('.status', { hasText: 'waiting' }).waitFor()
+  await world.engine.signal({ runId, name: 'approve' }, 'ok')
+  await row.locator('.status', { hasText: 'completed' }).waitFor()
+  // Announced to screen readers through the aria-live region (batched, so wait for it).
+  await page.locator('#live-region', { hasText: 'live-one' }).waitFor({ state: 'attached' })
+  assertNoProblems(problems)
+})
