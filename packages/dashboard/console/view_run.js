@@ -3,10 +3,9 @@
 import { get } from './api.js'
 import { h, replace, takeFocusFromMain, uniqueId } from './dom.js'
 import { announce, openStream } from './live.js'
-import { runsHref } from './router.js'
 import { runSummary } from './run_summary.js'
 import { timeline } from './timeline.js'
-import { notice } from './widgets.js'
+import { breadcrumbs, notice } from './widgets.js'
 
 const STEP_PAGE = 1000
 
@@ -37,13 +36,7 @@ export function runView(route) {
   const element = h(
     'section',
     { class: 'view view-run' },
-    h(
-      'nav',
-      { class: 'breadcrumbs', 'aria-label': 'Breadcrumbs' },
-      h('a', { href: runsHref(), text: 'Runs' }),
-      ' › ',
-      h('span', { class: 'mono', text: runId }),
-    ),
+    breadcrumbs([[runId, null, true]]),
     summary,
     section,
   )

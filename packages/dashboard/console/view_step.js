@@ -4,8 +4,8 @@ import { forkFrom } from './actions.js'
 import { get } from './api.js'
 import { h, replace, takeFocusFromMain } from './dom.js'
 import { formatDuration, formatTime } from './format.js'
-import { runHref, runsHref, stepHref } from './router.js'
-import { facts, jsonBlock, notice, statusBadge } from './widgets.js'
+import { runHref, stepHref } from './router.js'
+import { breadcrumbs, facts, jsonBlock, notice, statusBadge } from './widgets.js'
 
 /** The step view: `{ element, dispose() }`. */
 export function stepView(route) {
@@ -14,15 +14,10 @@ export function stepView(route) {
   const element = h(
     'section',
     { class: 'view view-step' },
-    h(
-      'nav',
-      { class: 'breadcrumbs', 'aria-label': 'Breadcrumbs' },
-      h('a', { href: runsHref(), text: 'Runs' }),
-      ' › ',
-      h('a', { href: runHref(id), class: 'mono', text: id }),
-      ' › ',
-      h('span', { text: `position ${seq}` }),
-    ),
+    breadcrumbs([
+      [id, runHref(id), true],
+      [`position ${seq}`, null, false],
+    ]),
     body,
   )
   void load(id, seq, body)
