@@ -19,6 +19,11 @@ export interface StartOptions {
   runId?: string
   /** Start this version instead of the newest registered one. */
   version?: string | number
+  /**
+   * Labels for finding the run later (`listRuns({ tag })`), fixed for its life: at most 20,
+   * each 1..64 characters without control characters, no duplicates (E_INVALID_ARGUMENT).
+   */
+  tags?: readonly string[]
 }
 
 export interface StartedRun {

@@ -106,6 +106,8 @@ export function toRunRecord(row: readonly unknown[], at = 0): RunRecord {
     parentSeq: nullableInt(18),
     continuedFrom: nullableText(19),
     continuedTo: nullableText(20),
+    tags: [],
+    origin: null,
   }
 }
 

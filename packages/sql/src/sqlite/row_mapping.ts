@@ -109,6 +109,8 @@ export function toRunRecord(row: RunRow): RunRecord {
     parentSeq,
     continuedFrom,
     continuedTo,
+    tags: [],
+    origin: null,
   }
 }
 

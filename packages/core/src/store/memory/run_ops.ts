@@ -39,6 +39,8 @@ function newRunRecord(op: CreateRunOp, now: number): RunRecord {
     parentSeq: op.run.parent?.seq ?? null,
     continuedFrom: op.run.continuedFrom ?? null,
     continuedTo: null,
+    tags: [...(op.run.tags ?? [])],
+    origin: op.run.origin === undefined ? null : { ...op.run.origin },
   }
 }
 
