@@ -41,6 +41,8 @@ export { currentWorkflowContext } from './execution/current_context.ts'
 export {
   MemoryStore,
   checkFinishOp,
+  checkCreateOp,
+  checkTags,
   checkRequeueRequest,
   encodeCursor,
   decodeCursor,

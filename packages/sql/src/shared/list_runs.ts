@@ -21,7 +21,16 @@ export async function listRuns(ctx: SqlContext, query: ListRunsQuery): Promise<R
   const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
   const terms = parseSearchFilter(query.searchAttributes)
   const p = new Params(ctx.dialect)
+  // A tag's runs come from its range of the tag table's key, already in list order: the
+  // order and the cursor use that table's copies of (created_at, id) so the key serves both.
+  const tagged = query.tag !== undefined
+  const o = tagged
+    ? { createdAt: 't.run_created_at', id: 't.run_id' }
+    : { createdAt: 'r.created_at', id: 'r.id' }
   const where = [
+    tagged ? `t.tag = ${p.add(query.tag)}` : null,
+    // Runs made from one run: one range of the partial index cairn_runs_origin_created.
+    query.originRunId === undefined ? null : `r.origin_run_id = ${p.add(query.originRunId)}`,
     query.workflow === undefined ? null : `r.workflow = ${p.add(query.workflow)}`,
     // A run's children: one range of the parent index (cairn_runs_parent_created).
     query.parentRunId === undefined ? null : `r.parent_run_id = ${p.add(query.parentRunId)}`,
@@ -40,11 +49,14 @@ export async function listRuns(ctx: SqlContext, query: ListRunsQuery): Promise<R
     // it, not a row comparison, into an index range (a page then costs the same at any depth).
     cursor === undefined
       ? null
-      : `r.created_at <= ${p.add(cursor.createdAt)} AND (r.created_at, r.id) < (${p.add(cursor.createdAt)}, ${p.add(cursor.id)})`,
+      : `${o.createdAt} <= ${p.add(cursor.createdAt)} AND (${o.createdAt}, ${o.id}) < (${p.add(cursor.createdAt)}, ${p.add(cursor.id)})`,
   ].filter((term) => term !== null)
-  const text = `SELECT ${runColumns('r')} FROM ${ctx.tables.runs} r
+  const from = tagged
+    ? `${ctx.tables.runTags} t JOIN ${ctx.tables.runs} r ON r.key = t.run_key`
+    : `${ctx.tables.runs} r`
+  const text = `SELECT ${runColumns('r')} FROM ${from}
     ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
-    ORDER BY r.created_at DESC, r.id DESC LIMIT ${p.add(limit + 1)}`
+    ORDER BY ${o.createdAt} DESC, ${o.id} DESC LIMIT ${p.add(limit + 1)}`
   const { rows } = await ctx.pool.query(p.statement(text))
   const runs = rows.slice(0, limit).map((row) => toRunRecord(row))
   const last = runs[runs.length - 1]

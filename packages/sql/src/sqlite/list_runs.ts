@@ -20,6 +20,8 @@ interface Shape {
   statusCount: number | null
   cursor: boolean
   terms: readonly SearchTerm[]
+  tag: boolean
+  origin: boolean
 }
 
 export function listRuns(cache: StatementCache, query: ListRunsQuery): RunPage {
@@ -34,8 +36,12 @@ export function listRuns(cache: StatementCache, query: ListRunsQuery): RunPage {
     statusCount: statuses?.length ?? null,
     cursor: !!cursor,
     terms,
+    tag: query.tag !== undefined,
+    origin: query.originRunId !== undefined,
   }
   const params: SQLInputValue[] = [
+    ...(query.tag !== undefined ? [query.tag] : []),
+    ...(query.originRunId !== undefined ? [query.originRunId] : []),
     ...(query.workflow !== undefined ? [query.workflow] : []),
     ...(query.parentRunId !== undefined ? [query.parentRunId] : []),
     ...(statuses ?? []),
@@ -66,7 +72,7 @@ function statusList(status: ListRunsQuery['status']): readonly RunStatus[] | nul
 }
 
 function shapeKey(shape: Shape): string {
-  return `list:${shape.workflow ? 'w' : '-'}:${shape.parent ? 'p' : '-'}:${shape.statusCount ?? '-'}:${shape.cursor ? 'c' : '-'}:${shape.terms.map(searchTermShape).join(',')}`
+  return `list:${shape.workflow ? 'w' : '-'}:${shape.parent ? 'p' : '-'}:${shape.statusCount ?? '-'}:${shape.cursor ? 'c' : '-'}:${shape.terms.map(searchTermShape).join(',')}:${shape.tag ? 't' : '-'}${shape.origin ? 'o' : '-'}`
 }
 
 /** A term's bound values, in the order searchTermSql places them. */
@@ -76,7 +82,13 @@ function termValues(term: SearchTerm): SQLInputValue[] {
 }
 
 function listSql(shape: Shape): string {
+  // A tag's runs come from its range of cairn_run_tags, already in list order; the order and
+  // the cursor use that table's copies of (created_at, id) so the key serves both.
+  const [createdAt, id] = shape.tag ? ['t.run_created_at', 't.run_id'] : ['created_at', 'id']
   const where = [
+    shape.tag ? 't.tag = ?' : null,
+    // Served by the partial index cairn_runs_origin_created.
+    shape.origin ? 'origin_run_id = ?' : null,
     shape.workflow ? 'workflow = ?' : null,
     // Served by the partial index cairn_runs_parent_created (a run's children are one range).
     shape.parent ? 'parent_run_id = ?' : null,
@@ -85,8 +97,20 @@ function listSql(shape: Shape): string {
       : `status IN (${Array(shape.statusCount).fill('?').join(', ')})`,
     // Each term: the keys of one range of an attribute index (search_terms.ts).
     ...shape.terms.map((term) => searchTermSql(term, 'key', 'cairn_search_attributes', () => '?')),
-    shape.cursor ? '(created_at, id) < (?, ?)' : null,
+    shape.cursor ? `(${createdAt}, ${id}) < (?, ?)` : null,
   ].filter((term) => term !== null)
   const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''
-  return `SELECT ${RUN_COLUMNS} FROM cairn_runs ${whereSql} ORDER BY created_at DESC, id DESC LIMIT ?`
+  const from = shape.tag
+    ? 'cairn_run_tags t JOIN cairn_runs ON cairn_runs.key = t.run_key'
+    : 'cairn_runs'
+  const columns = shape.tag ? qualified(RUN_COLUMNS, 'cairn_runs') : RUN_COLUMNS
+  return `SELECT ${columns} FROM ${from} ${whereSql} ORDER BY ${createdAt} DESC, ${id} DESC LIMIT ?`
+}
+
+/** `a, b` → `table.a, table.b`: run columns named apart from the tag table's. */
+function qualified(columns: string, table: string): string {
+  return columns
+    .split(', ')
+    .map((column) => `${table}.${column}`)
+    .join(', ')
 }

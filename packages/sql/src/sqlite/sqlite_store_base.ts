@@ -4,7 +4,7 @@
  * subclass's business: SqliteStore opens its own (node:sqlite) and keeps it; the store on a
  * Knex instance (knex/) borrows Knex's better-sqlite3 connection for each call.
  */
-import { StoreFailureError, checkFinishOp, checkRequeueRequest } from '@cairn/core'
+import { StoreFailureError, checkCreateOp, checkFinishOp, checkRequeueRequest } from '@cairn/core'
 import type {
   CheckpointRecord,
   ClaimRequest,
@@ -69,7 +69,11 @@ export abstract class SqliteStoreBase implements StateStore {
   applyBatch(ops: readonly StoreOp[], now: number): Promise<OpResult[]> {
     return this.call('applyBatch', (c) => {
       if (ops.length === 0) return []
-      for (const op of ops) checkFinishOp(op) // refused before anything is written
+      for (const op of ops) {
+        // Refused before anything is written.
+        checkFinishOp(op)
+        checkCreateOp(op)
+      }
       return inTransaction(c, () => ops.map((op) => applyOp(c.s, op, now)))
     })
   }

@@ -41,6 +41,8 @@ export function listRuns(store: StoreState, query: ListRunsQuery): RunPage {
     parentRunId: query.parentRunId,
     statuses: statusSet(query.status),
     terms: parseSearchFilter(query.searchAttributes),
+    tag: query.tag,
+    originRunId: query.originRunId,
   }
   const { states, more } = store.listing.page(filter, after, limit)
   const last = states[states.length - 1]

@@ -16,6 +16,8 @@ export interface ListFilter {
   statuses: ReadonlySet<RunStatus> | null
   /** Search attribute conditions, ANDed ([] for none). */
   terms: readonly SearchTerm[]
+  tag?: string | undefined
+  originRunId?: string | undefined
 }
 
 function comparePosition(a: CursorPosition, b: CursorPosition): number {
@@ -66,5 +68,7 @@ function matches(state: RunState, filter: ListFilter): boolean {
   if (filter.workflow !== undefined && run.workflow !== filter.workflow) return false
   if (filter.parentRunId !== undefined && run.parentRunId !== filter.parentRunId) return false
   if (filter.statuses !== null && !filter.statuses.has(run.status)) return false
+  if (filter.tag !== undefined && !run.tags.includes(filter.tag)) return false
+  if (filter.originRunId !== undefined && run.origin?.runId !== filter.originRunId) return false
   return filter.terms.every((term) => termMatches(state.searchAttributes.get(term.name), term))
 }
