@@ -23,6 +23,8 @@ import { parkTests } from './park_unpark.ts'
 import { payloadTests } from './payloads.ts'
 import { requeueTests } from './requeue.ts'
 import { runsCreateTests } from './runs_create.ts'
+import { runSeedTests } from './run_seeds.ts'
+import { runTagTests } from './run_tags.ts'
 import { searchAttributeTests } from './search_attributes.ts'
 import { transitionTests } from './transitions.ts'
 
@@ -48,4 +50,6 @@ export function storeConformance(test: TestFn, factory: StoreFactory): void {
   badInputTests(definer(test, factory, 'bad inputs'))
   payloadTests(definer(test, factory, 'payloads and numbers'))
   searchAttributeTests(definer(test, factory, 'search attributes'))
+  runTagTests(definer(test, factory, 'run tags and origin'))
+  runSeedTests(definer(test, factory, 'createRun seed'))
 }

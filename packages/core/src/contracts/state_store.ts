@@ -40,6 +40,7 @@ import type {
   InboxMessage,
   MessageKind,
   ParkReason,
+  RunOrigin,
   RunRecord,
   RunStatus,
   TerminalStatus,
@@ -69,6 +70,14 @@ export interface NewRun {
   parent?: { runId: string; seq: number }
   /** The run this one continues (`ctx.continueAsNew`). Stored as given. */
   continuedFrom?: string
+  /**
+   * Labels (RunRecord.tags): at most 20, each 1..64 characters without control characters,
+   * no duplicates; a store refuses others with E_INVALID_ARGUMENT (the batch applies nothing).
+   * Absent or empty: no tags.
+   */
+  tags?: readonly string[]
+  /** The run this one was made from (retry with edited input, fork). Stored as given. */
+  origin?: RunOrigin
 }
 
 /**
@@ -83,6 +92,15 @@ export interface CreateRunOp {
   type: 'createRun'
   run: NewRun
   claim?: { owner: string; leaseMs: number }
+  /**
+   * Checkpoints the new run starts with (a fork copies its source's delivered outcomes):
+   * inserted in the same transaction iff the run is created; an `exists` result writes
+   * nothing. Each must name this run (`runId`), have status `completed` or `failed` and a
+   * non-null `order`, with no two at one `seq` and no two with one `order`; positions need
+   * not be dense (a fork leaves out the waits it did not copy). A store refuses others with
+   * E_INVALID_ARGUMENT (the batch applies nothing). At most 10000.
+   */
+  seed?: readonly CheckpointRecord[]
 }
 
 /**
@@ -339,6 +357,10 @@ export interface ListRunsQuery {
    * served by an index: a scan over the rows the other filters leave.
    */
   idContains?: string
+  /** Only runs carrying this tag (RunRecord.tags). Combines with the others and with `cursor`. */
+  tag?: string
+  /** Only runs made from this run (`origin.runId`: its retries with edited input and forks). */
+  originRunId?: string
 }
 
 /** The filters of a facet count: a ListRunsQuery without paging. */

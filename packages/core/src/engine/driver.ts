@@ -282,9 +282,10 @@ export class Driver {
     if (!reserved) this.reserved += 1
     try {
       const store = this.deps.options.store
-      // A fresh run has no history; a run never signalled has no inbox: no read for either.
+      // A fresh run has no history (unless a fork seeded it); a run never signalled has no
+      // inbox: no read for either.
       const [records, loaded] = await Promise.all([
-        run.turns > 1 ? store.loadCheckpoints(run.id) : [],
+        run.turns > 1 || run.origin?.kind === 'fork' ? store.loadCheckpoints(run.id) : [],
         run.inboxSeq > 0 ? store.loadInbox(run.id) : [],
       ])
       let messages = loaded

@@ -7,6 +7,7 @@
 import {
   StoreFailureError,
   checkCheckpointPage,
+  checkCreateOp,
   checkFinishOp,
   checkRequeueRequest,
 } from '@cairn/core'
@@ -78,7 +79,11 @@ export abstract class SqliteStoreBase implements StateStore {
   applyBatch(ops: readonly StoreOp[], now: number): Promise<OpResult[]> {
     return this.call('applyBatch', (c) => {
       if (ops.length === 0) return []
-      for (const op of ops) checkFinishOp(op) // refused before anything is written
+      for (const op of ops) {
+        // Refused before anything is written.
+        checkFinishOp(op)
+        checkCreateOp(op)
+      }
       return inTransaction(c, () => ops.map((op) => applyOp(c.s, op, now)))
     })
   }
