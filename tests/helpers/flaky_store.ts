@@ -63,6 +63,7 @@ export class FlakyStore implements StateStore {
   loadCheckpoints: StateStore['loadCheckpoints'] = (id) => this.inner.loadCheckpoints(id)
   loadInbox: StateStore['loadInbox'] = (id) => this.inner.loadInbox(id)
   listRuns: StateStore['listRuns'] = (q) => this.inner.listRuns(q)
+  backlog: StateStore['backlog'] = (now) => this.inner.backlog(now)
   appendEvent: StateStore['appendEvent'] = (e, p) => this.inner.appendEvent(e, p)
   loadEvents: StateStore['loadEvents'] = (n, s) => this.inner.loadEvents(n, s)
   loadEventWaits: StateStore['loadEventWaits'] = (n) => this.inner.loadEventWaits(n)

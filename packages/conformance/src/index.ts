@@ -5,6 +5,7 @@
  *   import { test } from 'node:test'
  *   storeConformance(test, { name: 'sqlite', create: async () => ({ store, cleanup }) })
  */
+import { backlogTests } from './backlog.ts'
 import { badInputTests } from './bad_inputs.ts'
 import { batchFencingTests } from './batch_fencing.ts'
 import { cancelTests } from './cancel.ts'
@@ -39,6 +40,7 @@ export function storeConformance(test: TestFn, factory: StoreFactory): void {
   eventTests(definer(test, factory, 'broadcast events'))
   parkTests(definer(test, factory, 'parkUnrunnable and unpark'))
   listRunsTests(definer(test, factory, 'listRuns'))
+  backlogTests(definer(test, factory, 'backlog'))
   badInputTests(definer(test, factory, 'bad inputs'))
   payloadTests(definer(test, factory, 'payloads and numbers'))
   searchAttributeTests(definer(test, factory, 'search attributes'))

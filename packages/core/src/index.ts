@@ -42,6 +42,7 @@ export {
   MemoryStore,
   checkFinishOp,
   checkRequeueRequest,
+  checkBacklogTime,
   encodeCursor,
   decodeCursor,
   type CursorPosition,

@@ -336,6 +336,18 @@ export interface RunPage {
   nextCursor: string | null
 }
 
+/** How much work waits for an engine (`backlog(now)`), for metrics and operators. */
+export interface RunBacklog {
+  /** Runs with status `pending` (created or requeued, not yet claimed). */
+  pending: number
+  /** Runs with status `waiting` (suspended on a timer, signal, child, event, …). */
+  waiting: number
+  /** Waiting runs whose `availableAt <= now`: timers due and not yet picked up. */
+  dueTimers: number
+  /** The smallest `availableAt` over pending runs (the longest wait for a first claim), or null. */
+  oldestPendingAt: number | null
+}
+
 /** Where an event log is pruned as a publish appends: at most `limit` events older than `before`. */
 export interface EventPruning {
   before: number
@@ -459,6 +471,13 @@ export interface StateStore {
    * issue (garbage or altered), and `E_INVALID_ARGUMENT` for a limit outside 1..1000.
    */
   listRuns(query: ListRunsQuery): Promise<RunPage>
+
+  /**
+   * Counts of the runs waiting for an engine at `now` (see RunBacklog). One consistent read
+   * of aggregates (SQL stores: COUNT and MIN over indexes, no row is loaded). Read-only;
+   * retry: safe.
+   */
+  backlog(now: number): Promise<RunBacklog>
 
   /**
    * Append `event` to the event log unless an event with its id is there already (then

@@ -81,6 +81,7 @@ export class KnexStore implements StateStore {
   readonly loadInbox: StateStore['loadInbox'] = (runId) =>
     this.#opened('loadInbox').loadInbox(runId)
   readonly listRuns: StateStore['listRuns'] = (query) => this.#opened('listRuns').listRuns(query)
+  readonly backlog: StateStore['backlog'] = (now) => this.#opened('backlog').backlog(now)
   readonly appendEvent: StateStore['appendEvent'] = (event, prune) =>
     this.#opened('appendEvent').appendEvent(event, prune)
   readonly loadEvents: StateStore['loadEvents'] = (name, since) =>
@@ -149,6 +150,7 @@ function neverOpened(kind: string, operation: string): Required<StateStore> {
     loadCheckpoints: reject,
     loadInbox: reject,
     listRuns: reject,
+    backlog: reject,
     appendEvent: reject,
     loadEvents: reject,
     loadEventWaits: reject,

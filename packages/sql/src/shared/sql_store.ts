@@ -20,6 +20,7 @@ import type {
   ParkReason,
   RequeueRequest,
   RequeueResult,
+  RunBacklog,
   RunPage,
   RunRecord,
   SearchAttributes,
@@ -28,6 +29,7 @@ import type {
   WorkflowKey,
 } from '@cairn/core/contracts'
 import { applyBatch, type BatchContext } from './apply_batch.ts'
+import { backlog } from './backlog.ts'
 import { CallGate } from './call_gate.ts'
 import { claimRuns, type ClaimWriter } from './claim_runs.ts'
 import { appendEvent, loadEventWaits, loadEvents, removeEventWaits } from './event_log.ts'
@@ -126,6 +128,10 @@ export class SqlStore implements StateStore {
 
   listRuns(query: ListRunsQuery): Promise<RunPage> {
     return this.#call('listRuns', false, () => listRuns(this.parts, query))
+  }
+
+  backlog(now: number): Promise<RunBacklog> {
+    return this.#call('backlog', false, () => backlog(this.parts, now))
   }
 
   appendEvent(event: EventRecord, prune: EventPruning): Promise<{ publishedAt: number }> {

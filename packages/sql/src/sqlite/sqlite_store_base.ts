@@ -4,7 +4,12 @@
  * subclass's business: SqliteStore opens its own (node:sqlite) and keeps it; the store on a
  * Knex instance (knex/) borrows Knex's better-sqlite3 connection for each call.
  */
-import { StoreFailureError, checkFinishOp, checkRequeueRequest } from '@cairn/core'
+import {
+  StoreFailureError,
+  checkBacklogTime,
+  checkFinishOp,
+  checkRequeueRequest,
+} from '@cairn/core'
 import type {
   CheckpointRecord,
   ClaimRequest,
@@ -19,6 +24,7 @@ import type {
   ParkReason,
   RequeueRequest,
   RequeueResult,
+  RunBacklog,
   RunPage,
   RunRecord,
   SearchAttributes,
@@ -26,6 +32,7 @@ import type {
   StoreOp,
   WorkflowKey,
 } from '@cairn/core/contracts'
+import { backlogSql, toRunBacklog } from '../shared/backlog.ts'
 import { CallGate } from '../shared/call_gate.ts'
 import { claimRuns } from './claim_runs.ts'
 import { appendEvent, loadEventWaits, loadEvents, removeEventWaits } from './ops/event_ops.ts'
@@ -125,6 +132,15 @@ export abstract class SqliteStoreBase implements StateStore {
 
   listRuns(query: ListRunsQuery): Promise<RunPage> {
     return this.call('listRuns', ({ cache }) => listRuns(cache, query))
+  }
+
+  /** The shared statement (../shared/backlog.ts): one read, counts over indexes. */
+  backlog(now: number): Promise<RunBacklog> {
+    return this.call('backlog', ({ cache }) => {
+      checkBacklogTime(now)
+      const statement = cache.get('backlog', () => backlogSql('cairn_runs', '?'), true)
+      return toRunBacklog(statement.get(now) as unknown as unknown[] | undefined)
+    })
   }
 
   appendEvent(event: EventRecord, prune: EventPruning): Promise<{ publishedAt: number }> {

@@ -20,6 +20,7 @@ import type {
   ListRunsQuery,
   OpResult,
   ParkReason,
+  RunBacklog,
   RunPage,
   RequeueRequest,
   RequeueResult,
@@ -30,6 +31,7 @@ import type {
   WorkflowKey,
 } from '../../contracts/index.ts'
 import { applyBatch } from './apply_batch.ts'
+import { backlog } from './backlog.ts'
 import { claimRuns, reclaimOwned } from './claims.ts'
 import { appendEvent, loadEventWaits, loadEvents, removeEventWaits } from './event_ops.ts'
 import { parkUnrunnable, unpark } from './parking.ts'
@@ -88,6 +90,10 @@ export class MemoryStore implements StateStore {
 
   async listRuns(query: ListRunsQuery): Promise<RunPage> {
     return listRuns(this.#state, query)
+  }
+
+  async backlog(now: number): Promise<RunBacklog> {
+    return backlog(this.#state, now)
   }
 
   async appendEvent(event: EventRecord, prune: EventPruning): Promise<{ publishedAt: number }> {
