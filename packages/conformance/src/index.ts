@@ -16,6 +16,7 @@ import { claimTests } from './claims_leases.ts'
 import { eventTests } from './events.ts'
 import { definer, type StoreFactory, type TestFn } from './harness.ts'
 import { inboxTests } from './inbox.ts'
+import { leaseRecoveryTests } from './lease_recovery.ts'
 import { listRunsTests } from './list_runs.ts'
 import { parkTests } from './park_unpark.ts'
 import { payloadTests } from './payloads.ts'
@@ -31,6 +32,7 @@ export function storeConformance(test: TestFn, factory: StoreFactory): void {
   batchFencingTests(definer(test, factory, 'applyBatch and fencing'))
   checkpointTests(definer(test, factory, 'checkpoints'))
   claimTests(definer(test, factory, 'claims and leases'))
+  leaseRecoveryTests(definer(test, factory, 'lease recovery'))
   transitionTests(definer(test, factory, 'suspend, release, finish, park'))
   cancelTests(definer(test, factory, 'cancelRun'))
   requeueTests(definer(test, factory, 'requeueRun'))

@@ -43,6 +43,7 @@ export {
   checkFinishOp,
   checkRequeueRequest,
   checkBacklogTime,
+  claimResult,
   encodeCursor,
   decodeCursor,
   type CursorPosition,

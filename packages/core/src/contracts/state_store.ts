@@ -310,6 +310,19 @@ export interface ClaimResult {
    * poll next.
    */
   nextAvailableAt: number | null
+  /**
+   * The claimed runs that were `running` before this claim — a lease that expired (its engine
+   * died or stalled), or one an engine handed back with reclaimOwned — each with the instance
+   * that held it, in `claimed` order. Absent when there is none (the common case).
+   */
+  recovered?: RecoveredLease[]
+}
+
+/** A claimed run taken over from a lease holder (ClaimResult.recovered). */
+export interface RecoveredLease {
+  runId: string
+  /** `leaseOwner` before the claim. */
+  previousOwner: string
 }
 
 export interface ListRunsQuery {
