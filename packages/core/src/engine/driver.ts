@@ -23,6 +23,7 @@ import type { RunWaiters, TerminalOutcome } from './run_waiters.ts'
 import { LeaseKeeper } from './lease_keeper.ts'
 import { ParkSweeper } from './park_sweeper.ts'
 import { PollSchedule } from './poll_schedule.ts'
+import { emitRecovered } from './recovery_events.ts'
 import { SuccessorCheck } from './successor_check.ts'
 import { runAsBody } from '../execution/current_context.ts'
 
@@ -273,6 +274,7 @@ export class Driver {
       throw error
     }
     failpoint('P3')
+    emitRecovered(this.deps.events, result, instanceId)
     for (const run of result.claimed) void this.runClaimed(run)
     if (result.claimed.length === free) return this.polls.whenCapacity()
     this.polls.afterPoll(result.nextAvailableAt, result.claimed.length)

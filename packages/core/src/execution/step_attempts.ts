@@ -33,6 +33,8 @@ export class StepAttempts {
   protected attempts: number
   private notBefore: number
   private readonly startedAt: number
+  /** performance.now() as the current attempt began (events' durationMs). */
+  private attemptStart = 0
   protected readonly rt: TurnRuntime
   protected readonly plan: StepPlan
 
@@ -60,6 +62,7 @@ export class StepAttempts {
     this.attempts += 1
     this.emit('step:started')
     failpoint('P4')
+    this.attemptStart = performance.now()
     this.attempt()
   }
 
@@ -102,6 +105,7 @@ export class StepAttempts {
       this.late({ ok: false, error: encodeError(error, this.rt.codec) })
       return this.rt.endWork()
     }
+    const durationMs = this.elapsed()
     const decision = decideRetry(error, this.attempts, this.plan.policy)
     const encoded = encodeError(error, this.rt.codec)
     if (!decision.retry) {
@@ -112,7 +116,7 @@ export class StepAttempts {
     this.notBefore = this.rt.clock.now() + decision.delayMs
     void this.rt.saveRetrying(this.step(), encoded, this.notBefore).then((saved) => {
       if (!saved) return this.rt.endWork()
-      this.emitRetried(error, decision.delayMs)
+      this.emitRetried(error, decision.delayMs, durationMs)
       this.next()
     })
   }
@@ -173,14 +177,23 @@ export class StepAttempts {
     error?: () => SerializedError,
   ): void {
     if (!this.rt.events.wants(event)) return
-    if (event === 'step:failed')
-      this.rt.events.emit(event, { ...this.ref(), error: (error as () => SerializedError)() })
-    else this.rt.events.emit(event, this.ref())
+    if (event === 'step:started') return this.rt.events.emit(event, this.ref())
+    const durationMs = this.elapsed()
+    if (event === 'step:failed') {
+      const serialized = (error as () => SerializedError)()
+      this.rt.events.emit(event, { ...this.ref(), durationMs, error: serialized })
+    } else this.rt.events.emit(event, { ...this.ref(), durationMs })
   }
 
-  private emitRetried(error: unknown, delayMs: number): void {
+  private emitRetried(error: unknown, delayMs: number, durationMs: number): void {
     if (!this.rt.events.wants('step:retried')) return
-    this.rt.events.emit('step:retried', { ...this.ref(), error: serializeError(error), delayMs })
+    const event = { ...this.ref(), durationMs, error: serializeError(error), delayMs }
+    this.rt.events.emit('step:retried', event)
+  }
+
+  /** Milliseconds since the current attempt began. */
+  private elapsed(): number {
+    return performance.now() - this.attemptStart
   }
 
   private ref() {
