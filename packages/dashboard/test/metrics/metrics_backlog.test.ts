@@ -40,8 +40,8 @@ async function scrape(metrics: { render(): Promise<string> }) {
 }
 
 for (const store of STORES) {
-  describe(`metrics backlog [${store}]`, () => {
-    test('gauges show pending, waiting, due timers and the oldest pending age', () =>
+  void describe(`metrics backlog [${store}]`, () => {
+    void test('gauges show pending, waiting, due timers and the oldest pending age', () =>
       withEnv(store, async (env) => {
         const sleeper = await env.engine()
         // Ten minutes: far beyond the timers an engine holds in-process, so the runs suspend.
@@ -67,7 +67,7 @@ for (const store of STORES) {
         metrics.close()
       }))
 
-    test('a storm of scrapes reads the store once per cache period', () =>
+    void test('a storm of scrapes reads the store once per cache period', () =>
       withEnv(store, async (env) => {
         const { wrapped, control } = controlled(env.store)
         const engine = await env.engine({ store: wrapped, drive: false })
@@ -82,7 +82,7 @@ for (const store of STORES) {
         metrics.close()
       }))
 
-    test('a failing or hanging store: the scrape answers, gauges keep values, errors count', () =>
+    void test('a failing or hanging store: the scrape answers, gauges keep values, errors count', () =>
       withEnv(store, async (env) => {
         const { wrapped, control } = controlled(env.store)
         const engine = await env.engine({ store: wrapped, drive: false })

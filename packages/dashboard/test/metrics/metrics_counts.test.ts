@@ -36,8 +36,8 @@ function registerWorkflows(engine: Engine): void {
 }
 
 for (const store of STORES) {
-  describe(`metrics counts [${store}]`, () => {
-    test('run counters, step histogram and retries match the runs', () =>
+  void describe(`metrics counts [${store}]`, () => {
+    void test('run counters, step histogram and retries match the runs', () =>
       withEnv(store, async (env) => {
         const engine = await env.engine({ drive: false })
         registerWorkflows(engine)

@@ -14,8 +14,8 @@ import { parseExposition, samplesOf, valueOf } from './exposition.ts'
 const hang = () => new Promise<never>(() => {})
 
 for (const store of STORES) {
-  describe(`metrics lifecycle [${store}]`, () => {
-    test('a lease taken over from a stalled engine counts as recovery and takeover', () =>
+  void describe(`metrics lifecycle [${store}]`, () => {
+    void test('a lease taken over from a stalled engine counts as recovery and takeover', () =>
       withEnv(store, async (env) => {
         // The first engine's clock never moves: it never renews its lease.
         const first = await env.engine({ leaseMs: 10_000, clock: new FakeClock(env.clock.now()) })
@@ -36,8 +36,8 @@ for (const store of STORES) {
   })
 }
 
-describe('metrics labels and registry', () => {
-  test('step names beyond the limit are counted as _other', () =>
+void describe('metrics labels and registry', () => {
+  void test('step names beyond the limit are counted as _other', () =>
     withEnv('memory', async (env) => {
       const engine = await env.engine({ drive: false })
       engine.register('many', 1, async (ctx) => {
@@ -60,7 +60,7 @@ describe('metrics labels and registry', () => {
       metrics.close()
     }))
 
-  test('close() unsubscribes and removes only its own metrics from a shared registry', () =>
+  void test('close() unsubscribes and removes only its own metrics from a shared registry', () =>
     withEnv('memory', async (env) => {
       const engine = await env.engine({ drive: false })
       engine.register('one', 1, async () => 'done')
@@ -83,7 +83,7 @@ describe('metrics labels and registry', () => {
       again.close()
     }))
 
-  test('bad options are refused with E_INVALID_ARGUMENT', () =>
+  void test('bad options are refused with E_INVALID_ARGUMENT', () =>
     withEnv('memory', async (env) => {
       const engine = await env.engine({ drive: false })
       const bad = [
