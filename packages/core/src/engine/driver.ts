@@ -26,6 +26,7 @@ import { PollSchedule } from './poll_schedule.ts'
 import { emitRecovered } from './recovery_events.ts'
 import { SuccessorCheck } from './successor_check.ts'
 import { runAsBody } from '../execution/current_context.ts'
+import { tracing } from '../execution/tracing_hooks.ts'
 
 export interface DriverDeps {
   options: ResolvedEngineOptions
@@ -333,11 +334,16 @@ export class Driver {
       })
     }
     const ctx = new TurnContext(turn)
-    turn.begin(() => runAsBody(ctx, () => workflow.body(ctx, input as never)))
+    const body = () => runAsBody(ctx, () => workflow.body(ctx, input as never))
+    const hooks = tracing.current
+    if (hooks === null) return turn.begin(body)
+    const trace = { runId: run.id, workflow: run.workflow, version: run.version, epoch: run.epoch }
+    turn.begin(() => hooks.turn(trace, body))
   }
 
   private onTurnEnded(turn: Turn, end: TurnEnd): void {
     if (this.turns.get(turn.runId) === turn) this.turns.delete(turn.runId)
+    tracing.current?.turnEnded(turn.runId, end.kind, end.kind === 'lost' ? end.reason : undefined)
     this.deps.waiters.notify(turn.runId, outcomeOf(end))
     if (end.kind === 'suspended' && end.wakeAt !== null) this.wake(end.wakeAt)
     // The successor was created claimable now: take it without waiting for the next poll.

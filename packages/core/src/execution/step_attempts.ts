@@ -5,6 +5,7 @@
  * run instead of holding its lease.
  */
 import { runOutsideBody } from './current_context.ts'
+import { tracing } from './tracing_hooks.ts'
 import type { SerializedError } from '../contracts/codec.ts'
 import type { CheckpointKind, CheckpointRecord } from '../contracts/records.ts'
 import { StepTimeoutError } from '../errors/index.ts'
@@ -71,7 +72,7 @@ export class StepAttempts {
     if (this.plan.timeoutMs !== undefined) return void this.attemptWithTimeout(this.plan.timeoutMs)
     let value: unknown
     try {
-      value = runOutsideBody(() => this.plan.fn(this.stepContext(null)))
+      value = this.traced(() => runOutsideBody(() => this.plan.fn(this.stepContext(null))))
     } catch (error) {
       return this.onFailure(error)
     }
@@ -86,7 +87,8 @@ export class StepAttempts {
   private async attemptWithTimeout(timeoutMs: number): Promise<void> {
     const { signal, done } = this.timeoutSignal(timeoutMs)
     try {
-      this.onSuccess(await runOutsideBody(() => this.plan.fn(this.stepContext(signal))))
+      const step = this.stepContext(signal)
+      this.onSuccess(await this.traced(() => runOutsideBody(() => this.plan.fn(step))))
     } catch (error) {
       this.onFailure(signal.aborted && isTimeout(signal.reason) ? signal.reason : error)
     } finally {
@@ -189,6 +191,12 @@ export class StepAttempts {
     if (!this.rt.events.wants('step:retried')) return
     const event = { ...this.ref(), durationMs, error: serializeError(error), delayMs }
     this.rt.events.emit('step:retried', event)
+  }
+
+  /** Call the step function inside the attempt's trace context, when tracing is installed. */
+  protected traced<T>(call: () => T): T {
+    const hooks = tracing.current
+    return hooks === null ? call() : hooks.attempt(this.ref(), call)
   }
 
   /** Milliseconds since the current attempt began. */
