@@ -13,7 +13,7 @@ const metrics = createMetrics(t.engine)
 
 // Any HTTP server will do; the dashboard mounts the same thing at <base>/metrics.
 const server = createServer((_, res) => {
-  metrics
+  void metrics
     .render()
     .then((text) => res.writeHead(200, { 'content-type': metrics.contentType }).end(text))
 })
