@@ -3,10 +3,9 @@
  * and a store that fails or hangs still gets an answer (last values kept, errors counted).
  */
 import assert from 'node:assert/strict'
-import { describe, test } from 'node:test'
 import type { RunBacklog, StateStore } from '@cairn/core/contracts'
 import { createMetrics } from '../../src/metrics/index.ts'
-import { STORES, withEnv } from './engines.ts'
+import { eachStore } from '../../../../tests/helpers/harness.ts'
 import { parseExposition, valueOf } from './exposition.ts'
 
 /** The store, with backlog() counted and switchable to fail or hang. */
@@ -39,89 +38,84 @@ async function scrape(metrics: { render(): Promise<string> }) {
   }
 }
 
-for (const store of STORES) {
-  void describe(`metrics backlog [${store}]`, () => {
-    void test('gauges show pending, waiting, due timers and the oldest pending age', () =>
-      withEnv(store, async (env) => {
-        const sleeper = await env.engine()
-        // Ten minutes: far beyond the timers an engine holds in-process, so the runs suspend.
-        sleeper.register('nap', 1, async (ctx) => ctx.sleep(600_000))
-        await sleeper.start('nap', null)
-        await sleeper.start('nap', null)
-        await env.settle()
-        await sleeper.drain(1_000) // the two runs stay waiting: no engine drives them now
-        const idle = await env.engine({ drive: false })
-        const metrics = createMetrics(idle, { backlogCacheMs: 0 })
-        const empty = { pending: 0, waiting: 2, due: 0, age: 0, errors: 0 }
-        assert.deepEqual(await scrape(metrics), empty)
-        idle.register('later', 1, async () => 'done')
-        await idle.start('later', null)
-        await env.clock.advance(1_500)
-        await idle.start('later', null)
-        await env.clock.advance(500)
-        const young = { pending: 2, waiting: 2, due: 0, age: 2, errors: 0 }
-        assert.deepEqual(await scrape(metrics), young, 'the oldest pending run was created 2 s ago')
-        await env.clock.advance(600_000)
-        const late = { pending: 2, waiting: 2, due: 2, age: 602, errors: 0 }
-        assert.deepEqual(await scrape(metrics), late, 'both sleeps are over')
-        metrics.close()
-      }))
-
-    void test('a storm of scrapes reads the store once per cache period', () =>
-      withEnv(store, async (env) => {
-        const { wrapped, control } = controlled(env.store)
-        const engine = await env.engine({ store: wrapped, drive: false })
-        engine.register('later', 1, async () => 'done')
-        await engine.start('later', null)
-        const metrics = createMetrics(engine, { backlogCacheMs: 60_000 })
-        const results = await Promise.all(Array.from({ length: 20 }, () => scrape(metrics)))
-        assert.equal(control.calls, 1, 'one read for twenty concurrent scrapes')
-        assert.ok(results.every((r) => r.pending === 1))
-        await scrape(metrics)
-        assert.equal(control.calls, 1, 'a later scrape within the period reads nothing')
-        metrics.close()
-      }))
-
-    void test('a failing or hanging store: the scrape answers, gauges keep values, errors count', () =>
-      withEnv(store, async (env) => {
-        const { wrapped, control } = controlled(env.store)
-        const engine = await env.engine({ store: wrapped, drive: false })
-        engine.register('later', 1, async () => 'done')
-        await engine.start('later', null)
-        const metrics = createMetrics(engine, { backlogCacheMs: 0, backlogTimeoutMs: 50 })
-        assert.deepEqual(await scrape(metrics), {
-          pending: 1,
-          waiting: 0,
-          due: 0,
-          age: 0,
-          errors: 0,
-        })
-        await engine.start('later', null)
-        control.mode = 'fail'
-        assert.deepEqual(await scrape(metrics), {
-          pending: 1,
-          waiting: 0,
-          due: 0,
-          age: 0,
-          errors: 1,
-        })
-        control.mode = 'hang'
-        assert.deepEqual(await scrape(metrics), {
-          pending: 1,
-          waiting: 0,
-          due: 0,
-          age: 0,
-          errors: 2,
-        })
-        control.mode = 'ok'
-        assert.deepEqual(await scrape(metrics), {
-          pending: 2,
-          waiting: 0,
-          due: 0,
-          age: 0,
-          errors: 2,
-        })
-        metrics.close()
-      }))
+eachStore('metrics backlog', (test) => {
+  test('gauges show pending, waiting, due timers and the oldest pending age', async (env) => {
+    const sleeper = await env.engine()
+    // Ten minutes: far beyond the timers an engine holds in-process, so the runs suspend.
+    sleeper.register('nap', 1, async (ctx) => ctx.sleep(600_000))
+    await sleeper.start('nap', null)
+    await sleeper.start('nap', null)
+    await env.settle()
+    await sleeper.drain(1_000) // the two runs stay waiting: no engine drives them now
+    const idle = await env.engine({ drive: false })
+    const metrics = createMetrics(idle, { backlogCacheMs: 0 })
+    const empty = { pending: 0, waiting: 2, due: 0, age: 0, errors: 0 }
+    assert.deepEqual(await scrape(metrics), empty)
+    idle.register('later', 1, async () => 'done')
+    await idle.start('later', null)
+    await env.clock.advance(1_500)
+    await idle.start('later', null)
+    await env.clock.advance(500)
+    const young = { pending: 2, waiting: 2, due: 0, age: 2, errors: 0 }
+    assert.deepEqual(await scrape(metrics), young, 'the oldest pending run was created 2 s ago')
+    await env.clock.advance(600_000)
+    const late = { pending: 2, waiting: 2, due: 2, age: 602, errors: 0 }
+    assert.deepEqual(await scrape(metrics), late, 'both sleeps are over')
+    metrics.close()
   })
-}
+
+  test('a storm of scrapes reads the store once per cache period', async (env) => {
+    const { wrapped, control } = controlled(env.handle.store)
+    const engine = await env.engine({ store: wrapped, drive: false })
+    engine.register('later', 1, async () => 'done')
+    await engine.start('later', null)
+    const metrics = createMetrics(engine, { backlogCacheMs: 60_000 })
+    const results = await Promise.all(Array.from({ length: 20 }, () => scrape(metrics)))
+    assert.equal(control.calls, 1, 'one read for twenty concurrent scrapes')
+    assert.ok(results.every((r) => r.pending === 1))
+    await scrape(metrics)
+    assert.equal(control.calls, 1, 'a later scrape within the period reads nothing')
+    metrics.close()
+  })
+
+  test('a failing or hanging store: the scrape answers, gauges keep values, errors count', async (env) => {
+    const { wrapped, control } = controlled(env.handle.store)
+    const engine = await env.engine({ store: wrapped, drive: false })
+    engine.register('later', 1, async () => 'done')
+    await engine.start('later', null)
+    const metrics = createMetrics(engine, { backlogCacheMs: 0, backlogTimeoutMs: 50 })
+    assert.deepEqual(await scrape(metrics), {
+      pending: 1,
+      waiting: 0,
+      due: 0,
+      age: 0,
+      errors: 0,
+    })
+    await engine.start('later', null)
+    control.mode = 'fail'
+    assert.deepEqual(await scrape(metrics), {
+      pending: 1,
+      waiting: 0,
+      due: 0,
+      age: 0,
+      errors: 1,
+    })
+    control.mode = 'hang'
+    assert.deepEqual(await scrape(metrics), {
+      pending: 1,
+      waiting: 0,
+      due: 0,
+      age: 0,
+      errors: 2,
+    })
+    control.mode = 'ok'
+    assert.deepEqual(await scrape(metrics), {
+      pending: 2,
+      waiting: 0,
+      due: 0,
+      age: 0,
+      errors: 2,
+    })
+    metrics.close()
+  })
+})

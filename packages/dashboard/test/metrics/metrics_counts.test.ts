@@ -3,10 +3,9 @@
  * exposition text, parsed, holds exactly the counts those runs produce.
  */
 import assert from 'node:assert/strict'
-import { describe, test } from 'node:test'
 import { FatalError, type Engine } from '@cairn/core'
 import { createMetrics } from '../../src/metrics/index.ts'
-import { STORES, withEnv } from './engines.ts'
+import { eachStore } from '../../../../tests/helpers/harness.ts'
 import { parseExposition, samplesOf, valueOf } from './exposition.ts'
 
 function registerWorkflows(engine: Engine): void {
@@ -35,63 +34,60 @@ function registerWorkflows(engine: Engine): void {
   )
 }
 
-for (const store of STORES) {
-  void describe(`metrics counts [${store}]`, () => {
-    void test('run counters, step histogram and retries match the runs', () =>
-      withEnv(store, async (env) => {
-        const engine = await env.engine({ drive: false })
-        registerWorkflows(engine)
-        const metrics = createMetrics(engine)
-        await engine.startDriving()
-        const ids = [
-          (await engine.start('orders', { id: 1 })).runId,
-          (await engine.start('orders', { id: 2 })).runId,
-          (await engine.start('billing', null)).runId,
-          (await engine.start('counter', 0)).runId,
-        ]
-        const waiting = (await engine.start('inbox', null)).runId
-        await env.clock.advance(20)
-        for (const id of ids) await engine.waitForRun(id, { timeoutMs: 5_000 }).catch(() => {})
-        await engine.cancel(waiting)
-        await env.settle()
+eachStore('metrics counts', (test) => {
+  test('run counters, step histogram and retries match the runs', async (env) => {
+    const engine = await env.engine({ drive: false })
+    registerWorkflows(engine)
+    const metrics = createMetrics(engine)
+    await engine.startDriving()
+    const ids = [
+      (await engine.start('orders', { id: 1 })).runId,
+      (await engine.start('orders', { id: 2 })).runId,
+      (await engine.start('billing', null)).runId,
+      (await engine.start('counter', 0)).runId,
+    ]
+    const waiting = (await engine.start('inbox', null)).runId
+    await env.clock.advance(20)
+    for (const id of ids) await engine.waitForRun(id, { timeoutMs: 5_000 }).catch(() => {})
+    await engine.cancel(waiting)
+    await env.settle()
 
-        const scraped = parseExposition(await metrics.render())
-        const runs = (word: string, workflow: string) =>
-          valueOf(scraped, `cairn_runs_${word}_total`, { workflow })
-        assert.equal(runs('started', 'orders'), 2)
-        assert.equal(runs('started', 'billing'), 1)
-        assert.equal(runs('started', 'inbox'), 1)
-        // The continuation chain 0 → 1 → 2: started once (successors are not starts), two runs
-        // ended continued and the last one completed.
-        assert.equal(runs('started', 'counter'), 1)
-        assert.equal(runs('continued', 'counter'), 2)
-        assert.equal(runs('completed', 'counter'), 1)
-        assert.equal(runs('completed', 'orders'), 2)
-        assert.equal(runs('completed', 'billing'), undefined, 'no series for what never happened')
-        assert.equal(runs('failed', 'billing'), 1)
-        assert.equal(runs('cancelled', 'inbox'), 1)
+    const scraped = parseExposition(await metrics.render())
+    const runs = (word: string, workflow: string) =>
+      valueOf(scraped, `cairn_runs_${word}_total`, { workflow })
+    assert.equal(runs('started', 'orders'), 2)
+    assert.equal(runs('started', 'billing'), 1)
+    assert.equal(runs('started', 'inbox'), 1)
+    // The continuation chain 0 → 1 → 2: started once (successors are not starts), two runs
+    // ended continued and the last one completed.
+    assert.equal(runs('started', 'counter'), 1)
+    assert.equal(runs('continued', 'counter'), 2)
+    assert.equal(runs('completed', 'counter'), 1)
+    assert.equal(runs('completed', 'orders'), 2)
+    assert.equal(runs('completed', 'billing'), undefined, 'no series for what never happened')
+    assert.equal(runs('failed', 'billing'), 1)
+    assert.equal(runs('cancelled', 'inbox'), 1)
 
-        const steps = (step: string, outcome: string) =>
-          valueOf(scraped, 'cairn_step_duration_seconds_count', {
-            workflow: workflowOf(step),
-            step,
-            outcome,
-          })
-        assert.equal(steps('reserve', 'completed'), 2)
-        assert.equal(steps('charge', 'completed'), 2)
-        assert.equal(steps('charge', 'retried'), 1)
-        assert.equal(steps('invoice', 'failed'), 1)
-        assert.equal(
-          valueOf(scraped, 'cairn_step_retries_total', { workflow: 'orders', step: 'charge' }),
-          1,
-        )
-        assert.equal(samplesOf(scraped, 'cairn_step_retries_total').length, 1, 'one retried step')
-        assert.equal(scraped.types.get('cairn_step_duration_seconds'), 'histogram')
-        checkBuckets(scraped, { workflow: 'orders', step: 'charge', outcome: 'completed' }, 2)
-        metrics.close()
-      }))
+    const steps = (step: string, outcome: string) =>
+      valueOf(scraped, 'cairn_step_duration_seconds_count', {
+        workflow: workflowOf(step),
+        step,
+        outcome,
+      })
+    assert.equal(steps('reserve', 'completed'), 2)
+    assert.equal(steps('charge', 'completed'), 2)
+    assert.equal(steps('charge', 'retried'), 1)
+    assert.equal(steps('invoice', 'failed'), 1)
+    assert.equal(
+      valueOf(scraped, 'cairn_step_retries_total', { workflow: 'orders', step: 'charge' }),
+      1,
+    )
+    assert.equal(samplesOf(scraped, 'cairn_step_retries_total').length, 1, 'one retried step')
+    assert.equal(scraped.types.get('cairn_step_duration_seconds'), 'histogram')
+    checkBuckets(scraped, { workflow: 'orders', step: 'charge', outcome: 'completed' }, 2)
+    metrics.close()
   })
-}
+})
 
 function workflowOf(step: string): string {
   return step === 'invoice' ? 'billing' : 'orders'
