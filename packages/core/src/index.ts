@@ -46,6 +46,8 @@ export {
   checkCreateOp,
   checkTags,
   checkRequeueRequest,
+  checkBacklogTime,
+  claimResult,
   encodeCursor,
   decodeCursor,
   type CursorPosition,

@@ -328,6 +328,19 @@ export interface ClaimResult {
    * poll next.
    */
   nextAvailableAt: number | null
+  /**
+   * The claimed runs that were `running` before this claim — a lease that expired (its engine
+   * died or stalled), or one an engine handed back with reclaimOwned — each with the instance
+   * that held it, in `claimed` order. Absent when there is none (the common case).
+   */
+  recovered?: RecoveredLease[]
+}
+
+/** A claimed run taken over from a lease holder (ClaimResult.recovered). */
+export interface RecoveredLease {
+  runId: string
+  /** `leaseOwner` before the claim. */
+  previousOwner: string
 }
 
 export interface ListRunsQuery {
@@ -384,6 +397,18 @@ export interface RunPage {
   runs: RunRecord[]
   /** Pass back to get the next page; null on the last page. */
   nextCursor: string | null
+}
+
+/** How much work waits for an engine (`backlog(now)`), for metrics and operators. */
+export interface RunBacklog {
+  /** Runs with status `pending` (created or requeued, not yet claimed). */
+  pending: number
+  /** Runs with status `waiting` (suspended on a timer, signal, child, event, …). */
+  waiting: number
+  /** Waiting runs whose `availableAt <= now`: timers due and not yet picked up. */
+  dueTimers: number
+  /** The smallest `availableAt` over pending runs (the longest wait for a first claim), or null. */
+  oldestPendingAt: number | null
 }
 
 /** Where an event log is pruned as a publish appends: at most `limit` events older than `before`. */
@@ -528,6 +553,13 @@ export interface StateStore {
    * `limit` is not an integer in 1..1000.
    */
   loadCheckpointPage(runId: string, page: CheckpointPage): Promise<CheckpointRecord[]>
+
+  /**
+   * Counts of the runs waiting for an engine at `now` (see RunBacklog). One consistent read
+   * of aggregates (SQL stores: COUNT and MIN over indexes, no row is loaded). Read-only;
+   * retry: safe.
+   */
+  backlog(now: number): Promise<RunBacklog>
 
   /**
    * Append `event` to the event log unless an event with its id is there already (then

@@ -68,7 +68,7 @@ import {
   type RunOutcome,
   type StepInfo,
 } from './views.ts'
-import type { ListRunsQuery } from '../contracts/state_store.ts'
+import type { ListRunsQuery, RunBacklog } from '../contracts/state_store.ts'
 import type { WorkflowKey } from '../contracts/records.ts'
 import type { SearchAttributes } from '../contracts/search_attributes.ts'
 
@@ -385,6 +385,16 @@ export class Engine {
    * substring and search attributes (evaluated by the store: SQL stores in the query); page
    * with `cursor`. Each run comes with its search attributes (one more read per page).
    */
+  /**
+   * How much work waits for an engine now (engine clock): pending and waiting runs, timers
+   * due and not yet picked up, and when the oldest pending run became claimable. One store
+   * read of aggregates (StateStore.backlog); for metrics and operators.
+   */
+  async backlog(): Promise<RunBacklog> {
+    await this.open()
+    return this.options.store.backlog(this.options.clock.now())
+  }
+
   async listRuns<I = unknown, O = unknown>(query: ListRunsQuery = {}): Promise<RunList<I, O>> {
     await this.open()
     const page = await this.options.store.listRuns(query)

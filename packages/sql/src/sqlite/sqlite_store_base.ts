@@ -8,6 +8,7 @@ import {
   StoreFailureError,
   checkCheckpointPage,
   checkCreateOp,
+  checkBacklogTime,
   checkFinishOp,
   checkRequeueRequest,
 } from '@cairn/core'
@@ -28,6 +29,7 @@ import type {
   RequeueResult,
   RunFacetQuery,
   RunFacets,
+  RunBacklog,
   RunPage,
   RunRecord,
   SearchAttributes,
@@ -35,6 +37,7 @@ import type {
   StoreOp,
   WorkflowKey,
 } from '@cairn/core/contracts'
+import { backlogSql, toRunBacklog } from '../shared/backlog.ts'
 import { CallGate } from '../shared/call_gate.ts'
 import { claimRuns } from './claim_runs.ts'
 import { appendEvent, loadEventWaits, loadEvents, removeEventWaits } from './ops/event_ops.ts'
@@ -150,6 +153,15 @@ export abstract class SqliteStoreBase implements StateStore {
       checkCheckpointPage(page)
       const rows = s.loadCheckpointPage.all(runId, page.fromSeq, page.limit)
       return (rows as unknown as CheckpointRow[]).map(toCheckpointRecord)
+    })
+  }
+
+  /** The shared statement (../shared/backlog.ts): one read, counts over indexes. */
+  backlog(now: number): Promise<RunBacklog> {
+    return this.call('backlog', ({ cache }) => {
+      checkBacklogTime(now)
+      const statement = cache.get('backlog', () => backlogSql('cairn_runs', '?'), true)
+      return toRunBacklog(statement.get(now) as unknown as unknown[] | undefined)
     })
   }
 
