@@ -181,4 +181,37 @@ eachStore('dashboard API', (test) => {
       output: 'from the dashboard',
     })
   })
+
+  test('lineage: tags filter lists and facets; retry with input and fork make derived runs', async (env) => {
+    const engine = await env.engine()
+    registerAll(engine)
+    const dashboard = dashboardOf(engine)
+    const vip = await engine.start('steps', 3, { runId: 'vip-1', tags: ['vip', 'eu'] })
+    await engine.start('greet', 'x', { runId: 'plain-1', tags: ['eu'] })
+    await engine.waitForRun(vip.runId, { timeoutMs: 5_000 })
+    await env.settle()
+    assert.deepEqual(await allIds(dashboard, 'tag=vip'), ['vip-1'])
+    assert.deepEqual((await allIds(dashboard, 'tag=eu')).sort(), ['plain-1', 'vip-1'])
+    const facets = await call(dashboard, '/api/facets?tag=vip')
+    assert.deepEqual(facets.json.byWorkflow, [{ workflow: 'steps', count: 1 }])
+    const retried = await call(dashboard, '/api/runs/vip-1/retry-with-input', {
+      body: { input: 2 },
+    })
+    assert.equal(retried.status, 200)
+    const forked = await call(dashboard, '/api/runs/vip-1/fork', { body: { fromSeq: 2 } })
+    assert.equal(forked.status, 200)
+    for (const id of [retried.json.runId, forked.json.runId])
+      await engine.waitForRun(id, { timeoutMs: 5_000 })
+    const detail = await call(dashboard, '/api/runs/vip-1')
+    assert.equal(detail.json.run.tags.length, 2)
+    assert.deepEqual(
+      detail.json.run.lineage.derived.map((r: { id: string }) => r.id).sort(),
+      [retried.json.runId, forked.json.runId].sort(),
+    )
+    const fork = await call(dashboard, `/api/runs/${encodeURIComponent(forked.json.runId)}`)
+    assert.deepEqual(fork.json.run.lineage.origin, { kind: 'fork', runId: 'vip-1', fromSeq: 2 })
+    assert.equal(fork.json.run.output, 3)
+    const badFork = await call(dashboard, '/api/runs/vip-1/fork', { body: { fromSeq: 99 } })
+    assert.equal(badFork.status, 400)
+  })
 })

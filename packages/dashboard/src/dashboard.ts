@@ -8,6 +8,7 @@ import { mountAssets } from './assets/asset_routes.ts'
 import { mountSessionRoutes } from './auth/session_routes.ts'
 import { mountReadRoutes } from './api/read_routes.ts'
 import { mountActionRoutes } from './api/action_routes.ts'
+import { mountLineageRoutes } from './api/lineage_routes.ts'
 import { mountBulkRoutes } from './api/bulk_routes.ts'
 import { mountStreamRoutes } from './stream/stream_routes.ts'
 import { StreamRegistry } from './stream/stream_registry.ts'
@@ -44,6 +45,7 @@ function buildApp(options: ResolvedOptions, streams: StreamRegistry): Hono<AppEn
   mountSessionRoutes(app, options)
   mountReadRoutes(app, options)
   mountActionRoutes(app, options.engine)
+  mountLineageRoutes(app, options.engine)
   mountBulkRoutes(app, options)
   mountStreamRoutes(app, options, streams)
   if (options.metrics !== undefined) mountMetricsRoute(app, options.metrics)
