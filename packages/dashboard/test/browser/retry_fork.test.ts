@@ -1,12 +1,11 @@
 /**
  * Runs made from runs: "Retry with edited input" starts a new run on the JSON typed into the
  * editor, "Fork from here…" re-runs a run from a chosen position; the console goes to the new
- * run, which completes and links back to its origin. Both need the dashboard's
- * `retry-with-input` and `fork` routes (engine.retryWithInput / engine.fork): while the
- * handler lacks them, these tests skip and say so.
+ * run, which completes and links back to its origin (engine.retryWithInput / engine.fork
+ * through the dashboard's routes).
  */
 import assert from 'node:assert/strict'
-import { test, type TestContext } from 'node:test'
+import { test } from 'node:test'
 import type { Page } from 'playwright-core'
 import { assertNoProblems } from './browser.ts'
 import { consoleUrl, headerStatus, openConsole, settle } from './harness.ts'
@@ -15,31 +14,6 @@ import type { PageDocument } from './page_dom.ts'
 // Inside page.evaluate callbacks only (see page_dom.ts).
 declare const document: PageDocument
 declare const location: { hash: string }
-declare function fetch(
-  url: string,
-  init?: { method: string; headers: Record<string, string>; body: string },
-): Promise<{ json(): Promise<{ csrfToken?: string; error?: { code: string } }> }>
-
-/** True when the handler routes `POST api/runs/:id/<action>` (an unknown run → E_RUN_NOT_FOUND). */
-async function hasAction(page: Page, action: string): Promise<boolean> {
-  const code = await page.evaluate(async (name) => {
-    const session = await (await fetch('api/session')).json()
-    const answer = await fetch(`api/runs/no-such-run/${name}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-cairn-csrf': session.csrfToken ?? '' },
-      body: JSON.stringify({ input: null, fromSeq: 0 }),
-    })
-    return (await answer.json()).error?.code
-  }, action)
-  return code === 'E_RUN_NOT_FOUND'
-}
-
-async function skipWithout(t: TestContext, page: Page, action: string): Promise<boolean> {
-  if (await hasAction(page, action)) return false
-  t.skip(`the dashboard has no POST api/runs/:id/${action} route yet`)
-  return true
-}
-
 /** Waits until the console shows a run other than `sourceId` and returns its id. */
 async function newRunId(page: Page, sourceId: string): Promise<string> {
   const handle = await page.waitForFunction((source) => {
@@ -56,7 +30,6 @@ void test('retry with edited input: a new run on the edited JSON, linked to its 
   assert.equal(await settle(world, failed.runId), 'failed')
   await page.goto(consoleUrl(world, `#/runs/${encodeURIComponent(failed.runId)}`))
   await page.locator('.view-run h1').waitFor()
-  if (await skipWithout(t, page, 'retry-with-input')) return
   world.controls.paymentsUp = true
   world.controls.chargeGate.open()
 
@@ -83,7 +56,6 @@ void test('fork from a position: earlier results reused, the rest runs again', a
   assert.equal(await settle(world, source.runId), 'completed')
   await page.goto(consoleUrl(world, `#/runs/${encodeURIComponent(source.runId)}/steps/1`))
   await page.getByRole('heading', { name: '1. charge' }).waitFor()
-  if (await skipWithout(t, page, 'fork')) return
 
   await page.getByRole('button', { name: 'Fork from here…' }).click()
   const dialog = page.getByRole('dialog', { name: 'Fork this run' })
@@ -91,6 +63,7 @@ void test('fork from a position: earlier results reused, the rest runs again', a
   await dialog.getByRole('button', { name: 'Fork run' }).click()
   const forked = await newRunId(page, source.runId)
   assert.equal(await settle(world, forked), 'completed')
+  assert.equal(world.controls.reservations, 1, 'position 0 ran again instead of being reused')
   await page.locator('.lineage').getByRole('link', { name: source.runId }).waitFor()
   const steps = await world.engine.getSteps(forked)
   assert.deepEqual(

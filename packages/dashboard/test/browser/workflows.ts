@@ -26,11 +26,16 @@ export interface Controls {
   /** While false, the charge step fails at once (retries: 0), so the run fails. */
   paymentsUp: boolean
   chargeGate: Gate
+  /** Times the order's reserve step ran (a fork from position 1 must not run it again). */
+  reservations: number
 }
 
 export function registerWorkflows(engine: Engine, controls: Controls): void {
   engine.register('ship-order', 1, async (ctx, order: { id: string; total: number }) => {
-    const reservation = await ctx.localStep('reserve', () => `res-${order.id}`)
+    const reservation = await ctx.localStep('reserve', () => {
+      controls.reservations++
+      return `res-${order.id}`
+    })
     const charge = await ctx.localStep(
       'charge',
       async () => {
