@@ -1,7 +1,8 @@
 /**
- * The runs list's filters and paging against a real store: the run id search and the created
- * range narrow the list, the URL carries the filter (a reload shows the same list and form),
- * and the server's cursor pages through more runs than fit on one page and back.
+ * The runs list's filters and paging against a real store: the run id search, the created
+ * range and the tag narrow the list, the URL carries the filter (a reload shows the same list
+ * and form), the server's cursor pages through more runs than fit on one page and back, and
+ * the list tails live.
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
@@ -20,9 +21,9 @@ function waitForRows(page: Page, expected: number) {
   )
 }
 
-void test('run id search and created range narrow the list; the URL keeps them', async (t) => {
+void test('run id search, created range and tag narrow the list; the URL keeps them', async (t) => {
   const { world, page, problems } = await openConsole(t)
-  await world.engine.start('approval', {}, { runId: 'order-alpha-1' })
+  await world.engine.start('approval', {}, { runId: 'order-alpha-1', tags: ['vip'] })
   await world.engine.start('approval', {}, { runId: 'order-beta-2' })
   await page.goto(consoleUrl(world))
   await waitForRows(page, 2)
@@ -45,6 +46,13 @@ void test('run id search and created range narrow the list; the URL keeps them',
   await page.getByText('No runs match this filter.').waitFor()
   assert.match(page.url(), /createdFrom=2999-01-01T/)
 
+  await page.getByRole('button', { name: 'Clear' }).click()
+  await waitForRows(page, 2)
+  await page.getByLabel('Tag').fill('vip')
+  await page.getByLabel('Tag').press('Enter')
+  await waitForRows(page, 1)
+  assert.match(page.url(), /#\/runs\?tag=vip$/)
+  assert.equal(await page.locator('tr[data-run-id="order-alpha-1"] .tag').innerText(), 'vip')
   await page.getByRole('button', { name: 'Clear' }).click()
   await waitForRows(page, 2)
   assert.match(page.url(), /#\/runs$/)
