@@ -1,6 +1,6 @@
 /**
  * The runs list's filters and paging against a real store: the run id search, the created
- * range and the tag narrow the list, the URL carries the filter (a reload shows the same list
+ * range, the tag and search attributes narrow the list, the URL carries the filter (a reload shows the same list
  * and form), the server's cursor pages through more runs than fit on one page and back, and
  * the list tails live.
  */
@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Page } from 'playwright-core'
 import { assertNoProblems } from './browser.ts'
-import { consoleUrl, openConsole } from './harness.ts'
+import { consoleUrl, openConsole, settle } from './harness.ts'
 import type { PageDocument } from './page_dom.ts'
 
 // Inside page.evaluate callbacks only (see page_dom.ts).
@@ -56,6 +56,39 @@ void test('run id search, created range and tag narrow the list; the URL keeps t
   await page.getByRole('button', { name: 'Clear' }).click()
   await waitForRows(page, 2)
   assert.match(page.url(), /#\/runs$/)
+  assertNoProblems(problems)
+})
+
+void test('search attribute filters: name, comparison and value, kept in the URL', async (t) => {
+  const { world, page, problems } = await openConsole(t)
+  for (const [customer, amount] of [
+    ['acme', 50],
+    ['acme', 900],
+    ['globex', 900],
+  ] as const) {
+    const { runId } = await world.engine.start('invoice', { customer, amount })
+    await settle(world, runId)
+  }
+  await page.goto(consoleUrl(world, '#/runs?workflow=invoice'))
+  await waitForRows(page, 3)
+
+  await page.getByRole('button', { name: 'Add attribute filter' }).click()
+  await page.getByLabel('Name', { exact: true }).fill('customer')
+  await page.getByLabel('Value').fill('acme')
+  await page.getByRole('button', { name: 'Add attribute filter' }).click()
+  await page.getByLabel('Name', { exact: true }).nth(1).fill('amount')
+  await page.getByLabel('Comparison').nth(1).selectOption('gt')
+  await page.getByLabel('Value').nth(1).fill('100')
+  await page.getByRole('button', { name: 'Apply filters' }).click()
+  await waitForRows(page, 1)
+  assert.match(page.url(), /attr=customer%3Aeq%3Aacme&attr=amount%3Agt%3A100/)
+
+  await page.reload()
+  await waitForRows(page, 1)
+  assert.equal(await page.getByLabel('Comparison').nth(1).inputValue(), 'gt')
+  await page.getByRole('button', { name: 'Remove this attribute filter' }).nth(1).click()
+  await page.getByRole('button', { name: 'Apply filters' }).click()
+  await waitForRows(page, 2)
   assertNoProblems(problems)
 })
 

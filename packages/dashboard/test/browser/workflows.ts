@@ -2,7 +2,7 @@
  * The workflows the browser tests drive through a real engine: an order that fails once and
  * succeeds after a retry (held at a gate so the test sees it complete live), a batch with
  * parallel steps and a child, one waiting for a signal, one stopped at a breakpoint, one with
- * hostile names and payloads,
+ * search attributes, one with hostile names and payloads,
  * and one with many positions.
  */
 import type { Engine } from '@cairn/core'
@@ -62,6 +62,10 @@ export function registerWorkflows(engine: Engine, controls: Controls): void {
   )
   engine.register('approval', 1, async (ctx) => ctx.waitForSignal('approve'))
   engine.register('reviewed', 1, async (ctx) => ctx.breakpoint('review'))
+  engine.register('invoice', 1, async (ctx, invoice: { customer: string; amount: number }) => {
+    await ctx.upsertSearchAttributes({ customer: invoice.customer, amount: invoice.amount })
+    return invoice.amount
+  })
   engine.register(XSS_WORKFLOW, 1, async (ctx) => {
     await ctx.localStep(XSS, () => XSS)
     await ctx.localStep('explode', () => Promise.reject(new Error(`boom ${XSS}`)), { retries: 0 })
