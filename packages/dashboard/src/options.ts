@@ -49,8 +49,12 @@ export interface DashboardOptions {
   stream?: DashboardStreamOptions
   /** How long a console login lasts. Default 12 hours. */
   sessionTtlMs?: number
-  /** Serve `GET <base>/metrics` (same auth as the API) from this metrics object. */
-  metrics?: MetricsExposition
+  /**
+   * Serve `GET <base>/metrics` (same auth as the API): `true` makes the engine's metrics
+   * (`createMetrics(engine)`, closed with the dashboard); a `Metrics` object (or anything with
+   * its `contentType` and `render()`) is served as is.
+   */
+  metrics?: boolean | MetricsExposition
 }
 
 export type AuthMode = 'open' | 'token' | 'authorize' | 'closed'
@@ -70,7 +74,7 @@ export interface ResolvedOptions {
   runPollMs: number
   listPollMs: number
   sessionTtlMs: number
-  metrics: MetricsExposition | undefined
+  metrics: boolean | MetricsExposition | undefined
 }
 
 const MAX_BULK_LIMIT = 10_000

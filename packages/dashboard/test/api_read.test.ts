@@ -102,4 +102,18 @@ void describe('dashboard metrics route', () => {
       await without.close()
     }
   })
+
+  void test('metrics: true serves the engine metrics and closes them with the dashboard', async () => {
+    const f = await fixture({ metrics: true })
+    try {
+      const { runId } = await f.engine.start('greet', 'x')
+      await f.engine.waitForRun(runId, { timeoutMs: 5000 })
+      const { status, text, headers } = await call(f.dashboard, '/metrics')
+      assert.equal(status, 200)
+      assert.match(headers.get('content-type') ?? '', /^text\/plain/)
+      assert.match(text, /^# HELP cairn_/m)
+    } finally {
+      await f.close()
+    }
+  })
 })

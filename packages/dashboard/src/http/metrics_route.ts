@@ -1,9 +1,10 @@
 /**
- * `GET <base>/metrics`: the Prometheus exposition of a metrics object (H5's `createMetrics`
- * from ./metrics fits), behind the same authentication as the API. Mounted only when the
- * dashboard is given one.
+ * `GET <base>/metrics`: the Prometheus exposition (docs/metrics.md), behind the same
+ * authentication as the API. Mounted only when the dashboard's `metrics` option asks.
  */
 import type { Hono } from 'hono'
+import type { Engine } from '@cairn/core'
+import { createMetrics } from '../metrics/index.ts'
 import type { AppEnv } from './app_env.ts'
 
 /** What the route needs of a metrics registry: its text and that text's Content-Type. */
@@ -12,7 +13,26 @@ export interface MetricsExposition {
   render(): Promise<string>
 }
 
-export function mountMetricsRoute(app: Hono<AppEnv>, metrics: MetricsExposition): void {
+/**
+ * Mounts the route for the `metrics` option; returns what `close()` must release (the metrics
+ * the dashboard made itself; an app's own object stays the app's).
+ */
+export function mountMetrics(
+  app: Hono<AppEnv>,
+  engine: Engine,
+  option: boolean | MetricsExposition | undefined,
+): () => void {
+  if (option === undefined || option === false) return () => {}
+  if (option === true) {
+    const own = createMetrics(engine)
+    mountMetricsRoute(app, own)
+    return () => own.close()
+  }
+  mountMetricsRoute(app, option)
+  return () => {}
+}
+
+function mountMetricsRoute(app: Hono<AppEnv>, metrics: MetricsExposition): void {
   app.get('/metrics', async () => {
     const text = await metrics.render()
     return new Response(text, {
