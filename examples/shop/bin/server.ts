@@ -11,6 +11,9 @@ const { Ignitor, prettyPrintError } = await import('@adonisjs/core')
 
 // AdonisJS binds 0.0.0.0 when HOST is unset; an example should not be reachable from the network.
 process.env.HOST ||= '127.0.0.1'
+// `npm start` is a local try-out: development mode, which also opens the dashboard without a
+// token. A deployment sets NODE_ENV=production, and the dashboard then needs one.
+process.env.NODE_ENV ||= 'development'
 
 const APP_ROOT = new URL('../', import.meta.url)
 const IMPORTER = (filePath: string) =>

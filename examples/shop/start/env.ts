@@ -30,6 +30,8 @@ export default await Env.create(new URL('../', import.meta.url), {
 
   /** This process's identity for Cairn's leases: a restart with the same id resumes its runs at once. */
   DURABLE_INSTANCE_ID: Env.schema.string.optional(),
+  /** A bearer token (16+ characters) for the dashboard at /durable; without one it is open in development only. */
+  DURABLE_DASHBOARD_TOKEN: Env.schema.string.optional(),
 
   /** Orders above this amount (in cents) wait for a manager's approval. */
   SHOP_APPROVAL_THRESHOLD_CENTS: Env.schema.number.optional(),

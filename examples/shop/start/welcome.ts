@@ -16,4 +16,5 @@ export function printWelcome(address: AddressInfo | string | null): void {
   )
   console.log(`\nThen follow it with the orderId it returns, or see everything to try:\n`)
   console.log(`  curl ${url}/\n`)
+  console.log(`Watch the runs in the dashboard: ${url}/durable\n`)
 }

@@ -5,6 +5,7 @@
  */
 import type { DurableConfig, ResolvedDurableConfig, StoreProvider } from './types.ts'
 import { invalidConfig } from './errors.ts'
+import { validateDashboardConfig } from './dashboard/dashboard_config.ts'
 
 const KNOWN_FIELDS = new Set([
   'store',
@@ -17,6 +18,7 @@ const KNOWN_FIELDS = new Set([
   'drive',
   'workflowsPath',
   'stepsPath',
+  'dashboard',
 ])
 
 export function defineConfig<Stores extends Record<string, StoreProvider>>(
@@ -83,6 +85,7 @@ export function validateConfig(config: unknown): ResolvedDurableConfig {
     drive: (c.drive as boolean | undefined) ?? false,
     workflowsPath: (c.workflowsPath as string | undefined) ?? 'app/workflows',
     stepsPath: (c.stepsPath as string | undefined) ?? 'app/steps',
+    dashboard: validateDashboardConfig(c.dashboard),
   }
 }
 

@@ -1,6 +1,10 @@
 /**
  * The shapes of `config/durable.ts` and the container binding the provider adds. Types only.
  */
+import type {
+  DurableDashboardConfig,
+  ResolvedDashboardConfig,
+} from './dashboard/dashboard_config.ts'
 import type { Engine, StateStore } from '@cairn/core'
 import type { ConfigProvider } from '@adonisjs/core/types'
 
@@ -38,6 +42,8 @@ export interface DurableConfig<
   workflowsPath?: string
   /** Where step classes and defineStep modules are discovered, relative to the app root. Default `app/steps`. */
   stepsPath?: string
+  /** The operations dashboard, mounted on the app's router (docs/adonis.md#dashboard). */
+  dashboard?: DurableDashboardConfig
 }
 
 /** The config after `defineConfig`: every default filled in. */
@@ -52,6 +58,7 @@ export interface ResolvedDurableConfig {
   drive: boolean
   workflowsPath: string
   stepsPath: string
+  dashboard: ResolvedDashboardConfig
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * The AdonisJS provider: binds the engine as the container singleton `durable.engine`,
- * registers the app's discovered steps and workflows at boot, drives runs at start only when the config
- * says this process drives, and drains on shutdown.
+ * registers the app's discovered steps and workflows at boot, mounts the dashboard when the
+ * config enables it, drives runs at start only when the config says this process drives, and
+ * drains on shutdown.
  */
 import { configProvider } from '@adonisjs/core'
 import type { ApplicationService } from '@adonisjs/core/types'
@@ -16,15 +17,21 @@ import { registerWorkflows } from '../workflow_registration.ts'
 import { bindEngine } from '../bound_engine.ts'
 import { asConfigError, invalidConfig } from '../errors.ts'
 import type { ResolvedDurableConfig } from '../types.ts'
+import { mountDashboard } from '../dashboard/mount_dashboard.ts'
+import type { Dashboard } from '@cairn/dashboard'
 import '../types.ts'
 
 /** App environments in which `drive: true` makes the process drive runs. */
 const DRIVING_ENVIRONMENTS = new Set(['web', 'test'])
 
+/** App environments that serve HTTP, where an enabled dashboard is mounted. */
+const HTTP_ENVIRONMENTS = new Set(['web', 'test'])
+
 export default class DurableProvider {
   readonly app: ApplicationService
   #config: ResolvedDurableConfig | null = null
   #engine: Engine | null = null
+  #dashboard: Dashboard | null = null
 
   constructor(app: ApplicationService) {
     this.app = app
@@ -69,6 +76,9 @@ export default class DurableProvider {
     )
     registerWorkflows(engine, this.app, discovered)
     bindEngine(engine)
+    if (config.dashboard.enabled && HTTP_ENVIRONMENTS.has(this.app.getEnvironment())) {
+      this.#dashboard = await mountDashboard(this.app, engine, config.dashboard)
+    }
   }
 
   /**
@@ -83,8 +93,13 @@ export default class DurableProvider {
     }
   }
 
-  /** Drains (up to `drainTimeoutMs`), hands back what is left, and closes the store. */
+  /**
+   * Ends the dashboard's live streams, drains (up to `drainTimeoutMs`), hands back what is
+   * left, and closes the store.
+   */
   async shutdown(): Promise<void> {
+    await this.#dashboard?.close()
+    this.#dashboard = null
     const engine = this.#engine
     if (engine === null) return
     this.#engine = null

@@ -1,0 +1,99 @@
+/**
+ * The operations dashboard the Cairn provider mounts at /durable (config/durable.ts), on a
+ * real shop server: the shop's checkout runs are listed and inspected there, an operator
+ * action goes through to the run, and outside development it fails closed without a token.
+ */
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { awaitingApproval, finished, orderWhen, placeOrder } from './helpers/shop_client.ts'
+import { startShop, tempDatabase } from './helpers/shop_server.ts'
+
+const TOKEN = 'shop-dashboard-token-for-tests'
+
+async function json(url: string, init: RequestInit = {}) {
+  const response = await fetch(url, init)
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON the assertions inspect
+  const body: any = await response.json()
+  return { status: response.status, headers: response.headers, body }
+}
+
+void test('in development the dashboard at /durable lists and shows the checkout runs', async (t) => {
+  const shop = await startShop(t, { SQLITE_FILE: await tempDatabase(t) })
+  const orderId = await placeOrder(shop.url, 'mug', 1)
+  const order = await orderWhen(shop.url, orderId, finished)
+  const runId: string = order.run.id
+
+  const list = await json(`${shop.url}/durable/api/runs?workflow=checkout`)
+  assert.equal(list.status, 200)
+  assert.deepEqual(
+    list.body.runs.map((r: { id: string; status: string }) => [r.id, r.status]),
+    [[runId, 'completed']],
+  )
+  const detail = await json(`${shop.url}/durable/api/runs/${encodeURIComponent(runId)}`)
+  assert.equal(detail.status, 200)
+  assert.equal(detail.body.run.workflow, 'checkout')
+  const steps = await json(`${shop.url}/durable/api/runs/${encodeURIComponent(runId)}/steps`)
+  assert.deepEqual(
+    steps.body.steps.map((s: { name: string }) => s.name),
+    ['record-order', 'reserve-stock', 'charge-card', 'ship', 'complete-order'],
+  )
+
+  // The console page itself, with the dashboard's CSP (the app's own middleware did not
+  // replace it).
+  const page = await fetch(`${shop.url}/durable/`)
+  assert.equal(page.status, 200)
+  assert.match(page.headers.get('content-type') ?? '', /text\/html/)
+  assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self'/)
+  assert.match(await page.text(), /<script type="module"/)
+
+  // A state change from another site is refused (CSRF), and the run is untouched.
+  const forged = await json(`${shop.url}/durable/api/runs/${encodeURIComponent(runId)}/retry`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: 'https://evil.example' },
+    body: '{}',
+  })
+  assert.equal(forged.status, 403)
+  assert.equal(forged.body.error.code, 'E_CSRF')
+})
+
+void test('in production the dashboard needs the token; with it, cancel compensates an order', async (t) => {
+  const shop = await startShop(t, {
+    SQLITE_FILE: await tempDatabase(t),
+    NODE_ENV: 'production',
+    DURABLE_DASHBOARD_TOKEN: TOKEN,
+  })
+  const orderId = await placeOrder(shop.url, 'espresso', 1)
+  const waiting = await orderWhen(shop.url, orderId, awaitingApproval)
+  const runId: string = waiting.run.id
+
+  const anonymous = await json(`${shop.url}/durable/api/runs`)
+  assert.equal(anonymous.status, 401)
+  assert.equal(anonymous.body.error.code, 'E_UNAUTHORIZED')
+  const wrong = await json(`${shop.url}/durable/api/runs`, {
+    headers: { authorization: 'Bearer not-the-dashboard-token' },
+  })
+  assert.equal(wrong.status, 401)
+
+  const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }
+  const detail = await json(`${shop.url}/durable/api/runs/${encodeURIComponent(runId)}`, {
+    headers: auth,
+  })
+  assert.equal(detail.status, 200)
+  assert.equal(detail.body.run.status, 'waiting')
+  assert.ok(
+    detail.body.run.waits.some((w: { kind: string }) => w.kind === 'signal'),
+    JSON.stringify(detail.body.run.waits),
+  )
+
+  const cancel = await json(`${shop.url}/durable/api/runs/${encodeURIComponent(runId)}/cancel`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ reason: 'operator cancelled from the dashboard', compensate: true }),
+  })
+  assert.equal(cancel.status, 200, JSON.stringify(cancel.body))
+  const order = await orderWhen(shop.url, orderId, finished)
+  assert.equal(order.run.status, 'cancelled', JSON.stringify(order))
+  // The compensation refunded the charge made before the approval wait.
+  const kinds = order.payments.map((p: { kind: string }) => p.kind)
+  assert.deepEqual(kinds, ['charge', 'refund'])
+})
