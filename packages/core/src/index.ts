@@ -44,6 +44,7 @@ export {
   checkFinishOp,
   checkCreateOp,
   checkTags,
+  checkLineageFilters,
   checkRequeueRequest,
   encodeCursor,
   decodeCursor,

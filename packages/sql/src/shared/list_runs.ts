@@ -4,7 +4,13 @@
  * code point because the id column is stored with a binary collation (Postgres `C`,
  * MySQL `utf8mb4_bin`): the same order as the memory and SQLite stores and the cursor.
  */
-import { InvalidArgumentError, decodeCursor, encodeCursor, parseSearchFilter } from '@cairn/core'
+import {
+  InvalidArgumentError,
+  checkLineageFilters,
+  decodeCursor,
+  encodeCursor,
+  parseSearchFilter,
+} from '@cairn/core'
 import type { ListRunsQuery, RunPage, RunStatus } from '@cairn/core/contracts'
 import type { SqlContext } from './context.ts'
 import { Params } from './params.ts'
@@ -16,6 +22,7 @@ const MAX_LIMIT = 1000
 
 export async function listRuns(ctx: SqlContext, query: ListRunsQuery): Promise<RunPage> {
   const limit = validLimit(query.limit)
+  checkLineageFilters(query)
   const statuses = statusList(query.status)
   if (statuses?.length === 0) return { runs: [], nextCursor: null }
   const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor)

@@ -3,7 +3,7 @@
  * any depth. One statement per filter shape, cached. Fetches limit + 1 rows to know whether
  * there is a next page.
  */
-import { InvalidArgumentError } from '@cairn/core'
+import { InvalidArgumentError, checkLineageFilters } from '@cairn/core'
 import type { ListRunsQuery, RunPage, RunStatus } from '@cairn/core/contracts'
 import type { SQLInputValue } from 'node:sqlite'
 import { decodeCursor, encodeCursor, parseSearchFilter, type SearchTerm } from '@cairn/core'
@@ -26,6 +26,7 @@ interface Shape {
 
 export function listRuns(cache: StatementCache, query: ListRunsQuery): RunPage {
   const limit = validLimit(query.limit)
+  checkLineageFilters(query)
   const statuses = statusList(query.status)
   if (statuses?.length === 0) return { runs: [], nextCursor: null }
   const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor)

@@ -13,6 +13,7 @@ import { parseSearchFilter } from '../../search/attribute_filter.ts'
 import { checkRunIdList } from '../../search/run_id_list.ts'
 import { copyCheckpoint, copyMessage, copyRun } from './copies.ts'
 import { decodeCursor, encodeCursor } from '../run_cursor.ts'
+import { checkLineageFilters } from '../lineage_filters.ts'
 import type { StoreState } from './store_state.ts'
 
 export function getRun(store: StoreState, runId: string): RunRecord | null {
@@ -35,6 +36,7 @@ const MAX_LIMIT = 1000
 
 export function listRuns(store: StoreState, query: ListRunsQuery): RunPage {
   const limit = checkLimit(query.limit)
+  checkLineageFilters(query)
   const after = query.cursor === undefined ? null : decodeCursor(query.cursor)
   const filter = {
     workflow: query.workflow,
