@@ -74,6 +74,12 @@ export function runSeedTests(define: Define): void {
     },
   )
 
+  define('a long seed is written whole (2,500 checkpoints)', async (store) => {
+    const seed = Array.from({ length: 2_500 }, (_, seq) => checkpoint('long', seq))
+    same(await applyOne(store, seeded('long', seed), T0), { status: 'applied', epoch: 0 }, 'create')
+    same(await checkpoints(store, 'long'), seed, 'checkpoints')
+  })
+
   define('an existing id writes no seed', async (store) => {
     same(
       await applyOne(store, seeded('fork', []), T0),
