@@ -1,11 +1,12 @@
 /**
  * Validation of the listRuns / facetRuns filters added for the dashboard (version, creation
- * window, id substring), shared by every store so each refuses the same inputs with the same
+ * window, id substring; with lineage_filters.ts, tag and origin), shared by every store so each refuses the same inputs with the same
  * E_INVALID_ARGUMENT before building a query. The older filters (workflow, status, parent,
  * search attributes) are checked where they always were.
  */
 import type { RunFacetQuery } from '../contracts/index.ts'
 import { InvalidArgumentError } from '../errors/index.ts'
+import { checkLineageFilters } from './lineage_filters.ts'
 
 /** Longest `idContains`: no run id is longer (util/validate.ts MAX_ID_LENGTH). */
 export const MAX_ID_CONTAINS_LENGTH = 255
@@ -23,6 +24,7 @@ export interface RunWindowFilters {
 
 export function checkRunFilters(query: RunFacetQuery): RunWindowFilters {
   const { version, createdFrom, createdBefore, idContains } = query
+  checkLineageFilters(query)
   if (version !== undefined && typeof version !== 'string')
     throw invalid('version must be a string', 'version')
   checkTime(createdFrom, 'createdFrom')
