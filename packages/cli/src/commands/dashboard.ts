@@ -1,0 +1,105 @@
+/**
+ * `cairn dashboard`: serves @cairn/dashboard's console and API over the store until Ctrl-C.
+ * Fails closed: without a token it serves only on a loopback address (open to this machine,
+ * as a development console), and refuses any other host.
+ */
+import { randomBytes } from 'node:crypto'
+import { Engine, defaultLogger } from '@cairn/core'
+import type { Command, Io, ParsedArgs } from '../command.ts'
+import { isLoopbackHost } from '../loopback.ts'
+import { STORE_HELP, STORE_OPTION, storeUrlOf } from '../open_engine.ts'
+import { integerOf } from '../options.ts'
+import { openStoreFromUrl } from '../store/open_store.ts'
+import { redactUrl } from '../store/redact.ts'
+import { UsageError } from '../usage_error.ts'
+
+export const dashboardCommand: Command = {
+  name: 'dashboard',
+  summary: 'serve the dashboard (console and JSON API) over a store',
+  help: `Usage: cairn dashboard [options]
+
+Serve the dashboard over a store until Ctrl-C. The engine it opens never executes runs:
+retried runs are picked up by your application's engines.
+
+Options:
+${STORE_HELP}
+  --port <n>        port to listen on (default 4000; 0 picks a free one)
+  --host <h>        address to listen on (default 127.0.0.1)
+  --token <t>       the token that signs in (default: $CAIRN_DASHBOARD_TOKEN; prefer the
+                    variable, a --token is visible in the process list)
+  --read-only       refuse every action (retry, cancel, signal, …)
+  --base-path <p>   serve under this path (default /)
+  -h, --help        this help
+
+Without a token the dashboard is open to anyone who can reach it, so it only listens on a
+loopback host (127.0.0.1, ::1, localhost); any other --host needs a token.`,
+  options: {
+    ...STORE_OPTION,
+    port: { type: 'string' },
+    host: { type: 'string' },
+    token: { type: 'string' },
+    'read-only': { type: 'boolean' },
+    'base-path': { type: 'string' },
+  },
+  positionals: [],
+  async run(args, io) {
+    const settings = settingsOf(args, io)
+    // Loaded here: the other commands need neither the HTTP server nor the console.
+    const { createDashboard, serveDashboard } = await import('@cairn/dashboard')
+    const storeUrl = storeUrlOf(args, io)
+    const store = await openStoreFromUrl(storeUrl)
+    const engine = new Engine({
+      store,
+      logger: defaultLogger,
+      instanceId: `cairn-dashboard-${randomBytes(4).toString('hex')}`,
+    })
+    const dashboard = createDashboard({
+      engine,
+      basePath: settings.basePath,
+      readOnly: settings.readOnly,
+      // No token: only reachable from this machine (checked above), a development console.
+      ...(settings.token === undefined
+        ? { development: true }
+        : { auth: { tokens: [settings.token] }, development: false }),
+    })
+    const server = await serveDashboard(dashboard, { port: settings.port, host: settings.host })
+    io.out(`Cairn dashboard on ${server.url} (store ${redactUrl(storeUrl)})`)
+    if (settings.token === undefined)
+      io.err(
+        'No token given: the dashboard is open to every user of this machine. Pass --token <t> or set CAIRN_DASHBOARD_TOKEN to require one.',
+      )
+    await io.waitForStop()
+    await server.close()
+    await dashboard.close()
+    await engine.close()
+    return 0
+  },
+}
+
+interface DashboardSettings {
+  port: number
+  host: string
+  token: string | undefined
+  readOnly: boolean
+  basePath: string
+}
+
+function settingsOf(args: ParsedArgs, io: Io): DashboardSettings {
+  const { values } = args
+  const host = (values.host as string | undefined) ?? '127.0.0.1'
+  const token = (values.token as string | undefined) ?? io.env.CAIRN_DASHBOARD_TOKEN
+  const basePath = (values['base-path'] as string | undefined) ?? '/'
+  if (!basePath.startsWith('/')) throw new UsageError(`--base-path ${basePath}: must start with /`)
+  if (token === '') throw new UsageError('--token: empty token')
+  if (token === undefined && !isLoopbackHost(host))
+    throw new UsageError(
+      `refusing to serve on ${host} without a token: anyone who can reach it could act on your runs. Pass --token <t> or set CAIRN_DASHBOARD_TOKEN (or listen on 127.0.0.1).`,
+    )
+  return {
+    port: integerOf('port', values.port as string | undefined, { min: 0, max: 65535, fallback: 4000 }),
+    host,
+    token,
+    readOnly: values['read-only'] === true,
+    basePath,
+  }
+}

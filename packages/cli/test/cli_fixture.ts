@@ -1,0 +1,105 @@
+/**
+ * What the CLI tests stand on: a fresh database per test (a SQLite file, or a Postgres
+ * schema named in the URL's `?schema=`), an engine that drives three small workflows on it,
+ * and the real `cairn` bin run as a child process against the database's URL.
+ */
+import { execFile } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Engine, FatalError, silentLogger } from '@cairn/core'
+import type { StateStore } from '@cairn/core/contracts'
+import { PG_URL, serviceAvailable } from '../../../tests/helpers/services.ts'
+
+export const BIN = fileURLToPath(new URL('../bin/cairn.ts', import.meta.url))
+
+export interface CliResult {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+/** Runs `cairn <args>` in a child process (the environment is the test's plus `env`). */
+export function cairn(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { env: { ...process.env, ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1
+        resolve({ code, stdout, stderr })
+      },
+    )
+  })
+}
+
+export interface Database {
+  /** The URL the CLI is given. */
+  url: string
+  open(): Promise<StateStore>
+  drop(): Promise<void>
+}
+
+export async function cliStores(): Promise<string[]> {
+  return ['sqlite', ...((await serviceAvailable('postgres')) ? ['postgres'] : [])]
+}
+
+export async function freshDatabase(kind: string): Promise<Database> {
+  if (kind === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'cairn-cli-'))
+    const path = join(dir, 'cairn.db')
+    const { SqliteStore } = await import('@cairn/sql/sqlite')
+    return {
+      url: `sqlite:${path}`,
+      open: async () => new SqliteStore({ path }),
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    }
+  }
+  const { PostgresStore } = await import('@cairn/sql/postgres')
+  const schema = `cairn_t_${randomBytes(6).toString('hex')}`
+  const url = new URL(PG_URL)
+  url.searchParams.set('schema', schema)
+  return {
+    url: url.toString(),
+    open: async () => new PostgresStore({ connectionString: PG_URL, schema, max: 2 }),
+    drop: () => dropSchema(schema),
+  }
+}
+
+async function dropSchema(schema: string): Promise<void> {
+  const { default: pg } = await import('pg')
+  const client = new pg.Client({ connectionString: PG_URL })
+  await client.connect()
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
+  } finally {
+    await client.end()
+  }
+}
+
+/** Whether `charge` fails (its card is declined) — flipped by a test to let a retry succeed. */
+export const cardState = { declined: true }
+
+/**
+ * A driving engine with `greet` (completes), `charge` (fails while the card is declined) and
+ * `approval` (waits for a signal).
+ */
+export async function drivingEngine(store: StateStore): Promise<Engine> {
+  const engine = new Engine({ store, logger: silentLogger, pollIntervalMs: 50, instanceId: 'app' })
+  engine.register('greet', 1, async (ctx, name: string) => {
+    return ctx.localStep('hello', () => `hello ${name}`)
+  })
+  engine.register('charge', 2, async (ctx, amount: number) => {
+    await ctx.localStep('reserve', () => amount)
+    return ctx.localStep('charge', () => {
+      if (cardState.declined) throw new FatalError('card declined')
+      return { charged: amount }
+    })
+  })
+  engine.register('approval', 1, async (ctx) => ctx.waitForSignal('decision'))
+  await engine.startDriving()
+  return engine
+}
