@@ -33,7 +33,9 @@ async function dispatch(argv: readonly string[], io: Io): Promise<number> {
   }
   const command = findCommand(name)
   if (command === undefined)
-    throw new UsageError(`unknown command "${name}" (commands: ${COMMANDS.map((c) => c.name).join(', ')})`)
+    throw new UsageError(
+      `unknown command "${name}" (commands: ${COMMANDS.map((c) => c.name).join(', ')})`,
+    )
   if (rest.includes('--help') || rest.includes('-h')) {
     io.out(command.help)
     return 0
@@ -50,7 +52,9 @@ function parse(command: Command, args: string[]): ParsedArgs {
   }
   if (parsed.positionals.length !== command.positionals.length) {
     const expected = command.positionals.map((p) => `<${p}>`).join(' ') || 'no arguments'
-    throw new UsageError(`cairn ${command.name}: expected ${expected}, got ${parsed.positionals.length} argument(s)`)
+    throw new UsageError(
+      `cairn ${command.name}: expected ${expected}, got ${parsed.positionals.length} argument(s)`,
+    )
   }
   return parsed
 }

@@ -30,6 +30,8 @@ export function integerOf(
   if (value === undefined) return range.fallback
   const n = Number(value)
   if (!/^\d+$/.test(value) || n < range.min || n > range.max)
-    throw new UsageError(`--${name} ${value}: expected an integer from ${range.min} to ${range.max}`)
+    throw new UsageError(
+      `--${name} ${value}: expected an integer from ${range.min} to ${range.max}`,
+    )
   return n
 }

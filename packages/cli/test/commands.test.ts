@@ -5,7 +5,14 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Engine } from '@cairn/core'
-import { cairn, cardState, cliStores, drivingEngine, freshDatabase, type Database } from './cli_fixture.ts'
+import {
+  cairn,
+  cardState,
+  cliStores,
+  drivingEngine,
+  freshDatabase,
+  type Database,
+} from './cli_fixture.ts'
 
 interface Seeded {
   greet: string
@@ -54,18 +61,47 @@ for (const kind of await cliStores()) {
     })
 
     void test('runs --json: filters by status and workflow, pages with the printed cursor', async () => {
-      const failed = JSON.parse((await cairn(['runs', '--store', db.url, '--status', 'failed', '--json'])).stdout)
-      assert.deepEqual(failed.runs.map((r: { id: string }) => r.id), [runs.charge])
+      const failed = JSON.parse(
+        (await cairn(['runs', '--store', db.url, '--status', 'failed', '--json'])).stdout,
+      )
+      assert.deepEqual(
+        failed.runs.map((r: { id: string }) => r.id),
+        [runs.charge],
+      )
       assert.equal(failed.runs[0].error.message, 'card declined')
-      const byWorkflow = JSON.parse((await cairn(['runs', '--store', db.url, '--workflow', 'greet', '--json'])).stdout)
-      assert.deepEqual(byWorkflow.runs.map((r: { id: string }) => r.id), [runs.greet])
-      const first = JSON.parse((await cairn(['runs', '--store', db.url, '--limit', '2', '--json'])).stdout)
-      assert.deepEqual(first.runs.map((r: { id: string }) => r.id), [runs.approval, runs.charge])
+      const byWorkflow = JSON.parse(
+        (await cairn(['runs', '--store', db.url, '--workflow', 'greet', '--json'])).stdout,
+      )
+      assert.deepEqual(
+        byWorkflow.runs.map((r: { id: string }) => r.id),
+        [runs.greet],
+      )
+      const first = JSON.parse(
+        (await cairn(['runs', '--store', db.url, '--limit', '2', '--json'])).stdout,
+      )
+      assert.deepEqual(
+        first.runs.map((r: { id: string }) => r.id),
+        [runs.approval, runs.charge],
+      )
       assert.equal(typeof first.nextCursor, 'string')
       const second = JSON.parse(
-        (await cairn(['runs', '--store', db.url, '--limit', '2', '--cursor', first.nextCursor, '--json'])).stdout,
+        (
+          await cairn([
+            'runs',
+            '--store',
+            db.url,
+            '--limit',
+            '2',
+            '--cursor',
+            first.nextCursor,
+            '--json',
+          ])
+        ).stdout,
       )
-      assert.deepEqual(second.runs.map((r: { id: string }) => r.id), [runs.greet])
+      assert.deepEqual(
+        second.runs.map((r: { id: string }) => r.id),
+        [runs.greet],
+      )
       assert.equal(second.nextCursor, null)
     })
 
@@ -80,10 +116,15 @@ for (const kind of await cliStores()) {
       const paged = await cairn(['run', runs.charge, '--store', db.url, '--limit', '1'])
       assert.doesNotMatch(paged.stdout, /^1\s+charge/m)
       assert.match(paged.stdout, /More steps: cairn run charge-1 --from-seq 1/)
-      const json = JSON.parse((await cairn(['run', runs.charge, '--store', db.url, '--from-seq', '1', '--json'])).stdout)
+      const json = JSON.parse(
+        (await cairn(['run', runs.charge, '--store', db.url, '--from-seq', '1', '--json'])).stdout,
+      )
       assert.equal(json.run.status, 'failed')
       assert.equal(json.run.input, 42)
-      assert.deepEqual(json.steps.map((s: { name: string }) => s.name), ['charge'])
+      assert.deepEqual(
+        json.steps.map((s: { name: string }) => s.name),
+        ['charge'],
+      )
       assert.equal(json.nextFromSeq, null)
     })
 
@@ -93,14 +134,25 @@ for (const kind of await cliStores()) {
       assert.equal(code, 0, stdout)
       assert.match(stdout, /Run charge-1 requeued \(1 failed position\(s\) reset\)/)
       const outcome = await engine.waitForRun(runs.charge, { timeoutMs: 30_000 })
-      assert.deepEqual(outcome, { runId: runs.charge, status: 'completed', output: { charged: 42 } })
+      assert.deepEqual(outcome, {
+        runId: runs.charge,
+        status: 'completed',
+        output: { charged: 42 },
+      })
       const again = await cairn(['retry', runs.greet, '--store', db.url])
       assert.equal(again.code, 1)
       assert.match(again.stderr, /^E_RUN_NOT_REQUEUEABLE: /)
     })
 
     void test('cancel <id> --reason cancels a waiting run; cancelling it again is an error', async () => {
-      const { code, stdout } = await cairn(['cancel', runs.approval, '--store', db.url, '--reason', 'no longer needed'])
+      const { code, stdout } = await cairn([
+        'cancel',
+        runs.approval,
+        '--store',
+        db.url,
+        '--reason',
+        'no longer needed',
+      ])
       assert.equal(code, 0)
       assert.match(stdout, /Run approval-1 cancelled\./)
       const run = await engine.getRun(runs.approval)
@@ -108,11 +160,18 @@ for (const kind of await cliStores()) {
       assert.match(run?.error?.message ?? '', /no longer needed/)
       const again = await cairn(['cancel', runs.approval, '--store', db.url])
       assert.equal(again.code, 1)
-      assert.match(again.stderr, /^E_INVALID_ARGUMENT: run "approval-1" already finished \(cancelled\)/)
+      assert.match(
+        again.stderr,
+        /^E_INVALID_ARGUMENT: run "approval-1" already finished \(cancelled\)/,
+      )
     })
 
     void test('an unknown run id is E_RUN_NOT_FOUND, exit 1', async () => {
-      for (const args of [['run', 'nope'], ['retry', 'nope'], ['cancel', 'nope']]) {
+      for (const args of [
+        ['run', 'nope'],
+        ['retry', 'nope'],
+        ['cancel', 'nope'],
+      ]) {
         const { code, stdout, stderr } = await cairn([...args, '--store', db.url])
         assert.equal(code, 1, args.join(' '))
         assert.equal(stdout, '')

@@ -96,7 +96,11 @@ function settingsOf(args: ParsedArgs, io: Io): DashboardSettings {
       `refusing to serve on ${host} without a token: anyone who can reach it could act on your runs. Pass --token <t> or set CAIRN_DASHBOARD_TOKEN (or listen on 127.0.0.1).`,
     )
   return {
-    port: integerOf('port', values.port as string | undefined, { min: 0, max: 65535, fallback: 4000 }),
+    port: integerOf('port', values.port as string | undefined, {
+      min: 0,
+      max: 65535,
+      fallback: 4000,
+    }),
     host,
     token,
     readOnly: values['read-only'] === true,

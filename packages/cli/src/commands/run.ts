@@ -35,7 +35,11 @@ ${STORE_HELP}
         max: Number.MAX_SAFE_INTEGER,
         fallback: 0,
       }),
-      limit: integerOf('limit', args.values.limit as string | undefined, { min: 1, max: 1000, fallback: 100 }),
+      limit: integerOf('limit', args.values.limit as string | undefined, {
+        min: 1,
+        max: 1000,
+        fallback: 100,
+      }),
     }
     const { run, steps } = await withEngine(args, io, async (engine) => {
       const found = await engine.getRun(runId)

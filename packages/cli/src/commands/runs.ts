@@ -35,7 +35,11 @@ ${STORE_HELP}
     const query = {
       status: statusesOf(values.status as string[] | undefined),
       workflow: values.workflow as string | undefined,
-      limit: integerOf('limit', values.limit as string | undefined, { min: 1, max: 1000, fallback: 50 }),
+      limit: integerOf('limit', values.limit as string | undefined, {
+        min: 1,
+        max: 1000,
+        fallback: 50,
+      }),
       cursor: values.cursor as string | undefined,
     }
     const page = await withEngine(args, io, (engine) => engine.listRuns(query))

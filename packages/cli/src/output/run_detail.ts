@@ -13,7 +13,10 @@ export function formatRun(run: RunInfo): string {
     ['Finished', run.finishedAt === null ? null : formatTime(run.finishedAt)],
     ['Waiting on', run.waitingOn],
     ['Wakes at', run.wakeAt === null ? null : formatTime(run.wakeAt)],
-    ['Parked', run.parkReason === null ? null : `${run.parkReason.code}: ${run.parkReason.message}`],
+    [
+      'Parked',
+      run.parkReason === null ? null : `${run.parkReason.code}: ${run.parkReason.message}`,
+    ],
     ['Error', run.error === null ? null : errorText(run.error)],
     ['Turns', String(run.turns)],
     ['Parent', run.parentRunId],

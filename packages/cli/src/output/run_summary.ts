@@ -57,6 +57,7 @@ function note(run: RunInfo): string {
     const code = run.error.code === undefined ? '' : `${run.error.code}: `
     return oneLine(`${code}${run.error.message}`, 60)
   }
-  if (run.parkReason !== null) return oneLine(`parked: ${run.parkReason.code}: ${run.parkReason.message}`, 60)
+  if (run.parkReason !== null)
+    return oneLine(`parked: ${run.parkReason.code}: ${run.parkReason.message}`, 60)
   return run.waitingOn ?? ''
 }

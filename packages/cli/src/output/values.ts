@@ -20,11 +20,15 @@ export function formatDuration(ms: number): string {
  * dashboard API sends too), Dates as ISO strings (their own toJSON).
  */
 export function toJson(value: unknown, indent = 2): string {
-  const text = JSON.stringify(value, (_key, v: unknown) => {
-    if (typeof v === 'bigint') return v.toString()
-    if (v instanceof Map) return [...v.entries()]
-    if (v instanceof Set) return [...v]
-    return v
-  }, indent)
+  const text = JSON.stringify(
+    value,
+    (_key, v: unknown) => {
+      if (typeof v === 'bigint') return v.toString()
+      if (v instanceof Map) return [...v.entries()]
+      if (v instanceof Set) return [...v]
+      return v
+    },
+    indent,
+  )
   return text ?? 'null'
 }

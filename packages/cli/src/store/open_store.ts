@@ -4,7 +4,7 @@
  * SQLite file becomes a Cairn error whose message shows the URL redacted.
  */
 import { existsSync } from 'node:fs'
-import { CairnError, InvalidArgumentError, StoreFailureError } from '@cairn/core'
+import { CairnError, ErrorCodes, InvalidArgumentError } from '@cairn/core'
 import type { StateStore } from '@cairn/core/contracts'
 import { redactUrl } from './redact.ts'
 import { parseStoreUrl, type StoreTarget } from './store_url.ts'
@@ -15,8 +15,9 @@ export async function openStoreFromUrl(text: string): Promise<StateStore> {
     await store.open()
   } catch (error) {
     await store.close().catch(() => {})
-    if (CairnError.isCairnError(error)) throw error
-    throw new StoreFailureError(`cannot open store ${redactUrl(text)}: ${messageOf(error)}`, {
+    // Keep the store's own code (E_MIGRATION_FAILED, E_STORE_FAILURE), say which store it was.
+    const code = CairnError.isCairnError(error) ? error.code : ErrorCodes.STORE_FAILURE
+    throw new CairnError(code, `cannot open store ${redactUrl(text)}: ${messageOf(error)}`, {
       cause: error,
     })
   }
@@ -34,7 +35,11 @@ async function construct(target: StoreTarget): Promise<StateStore> {
     }
     case 'postgres': {
       const { PostgresStore } = await driver('pg', () => import('@cairn/sql/postgres'))
-      return new PostgresStore({ connectionString: target.connectionString, schema: target.schema, max: 4 })
+      return new PostgresStore({
+        connectionString: target.connectionString,
+        schema: target.schema,
+        max: 4,
+      })
     }
     case 'mysql': {
       const { MysqlStore } = await driver('mysql2', () => import('@cairn/sql/mysql'))
@@ -49,7 +54,9 @@ async function driver<T>(name: string, load: () => Promise<T>): Promise<T> {
     return await load()
   } catch (error) {
     if ((error as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND')
-      throw new InvalidArgumentError(`--store: this store needs the ${name} package (npm install ${name})`)
+      throw new InvalidArgumentError(
+        `--store: this store needs the ${name} package (npm install ${name})`,
+      )
     throw error
   }
 }

@@ -1,24 +1,24 @@
 /**
  * Store URLs carry passwords; nothing the CLI prints may show one. `redactUrl` masks the
  * password of a URL for display; `secretsOf` lists the strings to scrub from any other text
- * (an error message from a driver may quote its connection string).
+ * (an error message from a driver may quote its connection string). Both also work on text
+ * that WHATWG URL rejects (`postgres://user:pw@/db`): a malformed URL is still a secret.
  */
 const MASK = '***'
+/** `scheme://user:password@` at the start, as written (no URL parsing needed). */
+const CREDENTIALS = /^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*:)([^/?#]*)@/i
 
-/** The URL with its password replaced by `***`; text that is not a URL comes back unchanged. */
+/** The URL with its password replaced by `***`; text with no password comes back unchanged. */
 export function redactUrl(text: string): string {
-  if (!URL.canParse(text)) return text
-  const url = new URL(text)
-  if (url.password === '') return text
-  url.password = MASK
-  return url.toString()
+  const match = CREDENTIALS.exec(text)
+  if (match === null || match[2] === '') return text
+  return `${match[1] as string}${MASK}@${text.slice(match[0].length)}`
 }
 
-/** The password of a store URL as written and decoded (empty when it has none). */
+/** The password of a store URL as written and decoded, and the whole URL (empty: none). */
 export function secretsOf(text: string | undefined): string[] {
-  if (text === undefined || !URL.canParse(text)) return []
-  const raw = new URL(text).password
-  if (raw === '') return []
+  const raw = text === undefined ? undefined : CREDENTIALS.exec(text)?.[2]
+  if (text === undefined || raw === undefined || raw === '') return []
   return [...new Set([text, raw, safeDecode(raw)])]
 }
 
