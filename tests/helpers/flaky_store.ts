@@ -63,6 +63,9 @@ export class FlakyStore implements StateStore {
   loadCheckpoints: StateStore['loadCheckpoints'] = (id) => this.inner.loadCheckpoints(id)
   loadInbox: StateStore['loadInbox'] = (id) => this.inner.loadInbox(id)
   listRuns: StateStore['listRuns'] = (q) => this.inner.listRuns(q)
+  facetRuns: StateStore['facetRuns'] = (q) => this.inner.facetRuns(q)
+  loadCheckpointPage: StateStore['loadCheckpointPage'] = (id, page) =>
+    this.inner.loadCheckpointPage(id, page)
   appendEvent: StateStore['appendEvent'] = (e, p) => this.inner.appendEvent(e, p)
   loadEvents: StateStore['loadEvents'] = (n, s) => this.inner.loadEvents(n, s)
   loadEventWaits: StateStore['loadEventWaits'] = (n) => this.inner.loadEventWaits(n)

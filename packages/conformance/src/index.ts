@@ -11,10 +11,13 @@ import { cancelTests } from './cancel.ts'
 import { childrenTests } from './children.ts'
 import { continuationTests } from './continuations.ts'
 import { checkpointTests } from './checkpoints.ts'
+import { checkpointPageTests } from './checkpoint_page.ts'
 import { claimTests } from './claims_leases.ts'
 import { eventTests } from './events.ts'
+import { facetTests } from './facets.ts'
 import { definer, type StoreFactory, type TestFn } from './harness.ts'
 import { inboxTests } from './inbox.ts'
+import { listFilterTests } from './list_filters.ts'
 import { listRunsTests } from './list_runs.ts'
 import { parkTests } from './park_unpark.ts'
 import { payloadTests } from './payloads.ts'
@@ -39,6 +42,9 @@ export function storeConformance(test: TestFn, factory: StoreFactory): void {
   eventTests(definer(test, factory, 'broadcast events'))
   parkTests(definer(test, factory, 'parkUnrunnable and unpark'))
   listRunsTests(definer(test, factory, 'listRuns'))
+  listFilterTests(definer(test, factory, 'listRuns filters'))
+  facetTests(definer(test, factory, 'facetRuns'))
+  checkpointPageTests(definer(test, factory, 'loadCheckpointPage'))
   badInputTests(definer(test, factory, 'bad inputs'))
   payloadTests(definer(test, factory, 'payloads and numbers'))
   searchAttributeTests(definer(test, factory, 'search attributes'))

@@ -28,6 +28,7 @@ export type { GetEventOptions } from './engine/event_reader.ts'
 export { webhookHttpResponse, type WebhookReceipt } from './engine/webhook_receiver.ts'
 export type { UpdateCallOptions, UpdateResult } from './engine/update_sender.ts'
 export type { RunInfo, StepInfo, RunOutcome } from './engine/views.ts'
+export type { StepPage } from './engine/step_page.ts'
 export {
   channels,
   type EngineEvents,
@@ -45,6 +46,12 @@ export {
   encodeCursor,
   decodeCursor,
   type CursorPosition,
+  checkRunFilters,
+  checkCheckpointPage,
+  MAX_ID_CONTAINS_LENGTH,
+  MAX_WORKFLOW_FACETS,
+  MAX_CHECKPOINT_PAGE,
+  type RunWindowFilters,
 } from './store/index.ts'
 export * from './search/index.ts'
 export { SystemClock, systemClock } from './clock/system_clock.ts'

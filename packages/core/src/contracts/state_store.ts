@@ -327,6 +327,34 @@ export interface ListRunsQuery {
    * above and with `cursor`. At most 16 conditions; E_INVALID_ARGUMENT for a malformed one.
    */
   searchAttributes?: SearchAttributeFilter
+  /** Only runs of this workflow version (exact match). */
+  version?: string
+  /** Only runs created at or after this time (integer ms, inclusive). */
+  createdFrom?: number
+  /** Only runs created before this time (integer ms, exclusive). */
+  createdBefore?: number
+  /**
+   * Only runs whose id contains this text: a literal, case-sensitive substring (no wildcards:
+   * `%` and `_` match themselves). 1..255 characters; E_INVALID_ARGUMENT otherwise. Not
+   * served by an index: a scan over the rows the other filters leave.
+   */
+  idContains?: string
+}
+
+/** The filters of a facet count: a ListRunsQuery without paging. */
+export type RunFacetQuery = Omit<ListRunsQuery, 'limit' | 'cursor'>
+
+export interface RunFacets {
+  /** Runs matching the query with its `status` filter ignored, per status (absent: 0). */
+  byStatus: Partial<Record<RunStatus, number>>
+  /** Runs matching the query with its `workflow` filter ignored, per workflow, most first, at most 100. */
+  byWorkflow: Array<{ workflow: string; count: number }>
+}
+
+/** A page of a run's checkpoints: positions `seq >= fromSeq`, at most `limit` (1..1000). */
+export interface CheckpointPage {
+  fromSeq: number
+  limit: number
 }
 
 export interface RunPage {
@@ -459,6 +487,25 @@ export interface StateStore {
    * issue (garbage or altered), and `E_INVALID_ARGUMENT` for a limit outside 1..1000.
    */
   listRuns(query: ListRunsQuery): Promise<RunPage>
+
+  /**
+   * Counts of the runs matching `query`, per status (the query's `status` filter ignored) and
+   * per workflow (its `workflow` filter ignored; the 100 largest, most first, ties by
+   * workflow name in code point order). Every other filter applies as in listRuns, with the
+   * same validation and errors. Counted by the store (grouped queries), never by loading
+   * runs. NOT one snapshot: the two counts are two reads, so a run created or changing status
+   * between them may be counted in one and not the other (or under its old status). Good for
+   * a dashboard's overview, not for invariants. Reads committed state only.
+   */
+  facetRuns(query: RunFacetQuery): Promise<RunFacets>
+
+  /**
+   * The run's checkpoints at positions `seq >= page.fromSeq`, in `seq` order, at most
+   * `page.limit` ([] for an unknown run or past the last one). One read. Rejects with
+   * E_INVALID_ARGUMENT (nothing read) when `fromSeq` is not a non-negative safe integer or
+   * `limit` is not an integer in 1..1000.
+   */
+  loadCheckpointPage(runId: string, page: CheckpointPage): Promise<CheckpointRecord[]>
 
   /**
    * Append `event` to the event log unless an event with its id is there already (then

@@ -11,7 +11,12 @@
  * A process that only starts and reads runs (a web server whose workers run elsewhere) never
  * calls `startDriving`.
  */
-import type { StateStore } from '../contracts/state_store.ts'
+import type {
+  CheckpointPage,
+  RunFacetQuery,
+  RunFacets,
+  StateStore,
+} from '../contracts/state_store.ts'
 import {
   InvalidArgumentError,
   RunNotFoundError,
@@ -43,6 +48,7 @@ import { successorOf } from './inbox_adoption.ts'
 import { CANCEL_SIGNAL } from '../execution/wait_names.ts'
 import { cancelChildren, cancelOne, type CancellationDeps } from './cancellation.ts'
 import { RunWaiters } from './run_waiters.ts'
+import { readStepPage, type StepPage } from './step_page.ts'
 import { sendUpdate, type UpdateCallOptions, type UpdateResult } from './update_sender.ts'
 import { receiveWebhook, type WebhookReceipt } from './webhook_receiver.ts'
 import {
@@ -327,9 +333,29 @@ export class Engine {
   }
 
   /**
-   * Runs, newest first; filter by workflow, status, parent and search attributes (evaluated
-   * by the store: SQL stores in the query, on an index); page with `cursor`. Each run comes
-   * with its search attributes (one more read per page).
+   * One page of the run's checkpoints (positions >= `page.fromSeq`, at most `page.limit`,
+   * 1..1000), mapped as getSteps maps them; `nextFromSeq` is where the next page starts, or
+   * null after a short page (see step_page.ts: a full last page gives a cursor whose page is
+   * empty). [] for an unknown run. E_INVALID_ARGUMENT for a bad fromSeq or limit.
+   */
+  async getStepsPage(runId: string, page: CheckpointPage): Promise<StepPage> {
+    await this.open()
+    return readStepPage(this.options.store, this.options.codec, runId, page)
+  }
+
+  /**
+   * Run counts per status and per workflow (the 100 largest) for the filters of `query`,
+   * counted by the store (see StateStore.facetRuns: the two counts are separate reads).
+   */
+  async facetRuns(query: RunFacetQuery = {}): Promise<RunFacets> {
+    await this.open()
+    return this.options.store.facetRuns(query)
+  }
+
+  /**
+   * Runs, newest first; filter by workflow, version, status, parent, creation time window, id
+   * substring and search attributes (evaluated by the store: SQL stores in the query); page
+   * with `cursor`. Each run comes with its search attributes (one more read per page).
    */
   async listRuns<I = unknown, O = unknown>(query: ListRunsQuery = {}): Promise<RunList<I, O>> {
     await this.open()

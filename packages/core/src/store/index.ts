@@ -2,3 +2,10 @@ export { MemoryStore } from './memory/memory_store.ts'
 export { checkFinishOp } from './finish_check.ts'
 export { checkRequeueRequest } from './requeue_check.ts'
 export { encodeCursor, decodeCursor, type CursorPosition } from './run_cursor.ts'
+export {
+  checkRunFilters,
+  MAX_ID_CONTAINS_LENGTH,
+  MAX_WORKFLOW_FACETS,
+  type RunWindowFilters,
+} from './run_filters.ts'
+export { checkCheckpointPage, MAX_CHECKPOINT_PAGE } from './checkpoint_page.ts'

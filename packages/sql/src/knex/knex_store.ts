@@ -81,6 +81,10 @@ export class KnexStore implements StateStore {
   readonly loadInbox: StateStore['loadInbox'] = (runId) =>
     this.#opened('loadInbox').loadInbox(runId)
   readonly listRuns: StateStore['listRuns'] = (query) => this.#opened('listRuns').listRuns(query)
+  readonly facetRuns: StateStore['facetRuns'] = (query) =>
+    this.#opened('facetRuns').facetRuns(query)
+  readonly loadCheckpointPage: StateStore['loadCheckpointPage'] = (runId, page) =>
+    this.#opened('loadCheckpointPage').loadCheckpointPage(runId, page)
   readonly appendEvent: StateStore['appendEvent'] = (event, prune) =>
     this.#opened('appendEvent').appendEvent(event, prune)
   readonly loadEvents: StateStore['loadEvents'] = (name, since) =>
@@ -149,6 +153,8 @@ function neverOpened(kind: string, operation: string): Required<StateStore> {
     loadCheckpoints: reject,
     loadInbox: reject,
     listRuns: reject,
+    facetRuns: reject,
+    loadCheckpointPage: reject,
     appendEvent: reject,
     loadEvents: reject,
     loadEventWaits: reject,

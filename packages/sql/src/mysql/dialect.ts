@@ -66,4 +66,5 @@ export const mysqlDialect: SqlDialect = {
     },
     release: { text: 'SELECT RELEASE_LOCK(?)', values: [migrationLockName(database)] },
   }),
+  byCodePoint: (column) => column,
 }

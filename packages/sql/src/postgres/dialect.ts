@@ -62,4 +62,5 @@ export const postgresDialect: SqlDialect = {
     },
     release: null,
   }),
+  byCodePoint: (column) => `${column} COLLATE "C"`,
 }

@@ -78,4 +78,9 @@ export interface SqlDialect {
    * `release` (null for a lock that ends with the transaction) runs last, even after a failure.
    */
   migrationLock(schema: string): { acquire: SqlStatement; release: SqlStatement | null }
+  /**
+   * `column` (a text column) as an ORDER BY key in code point order: Postgres `column COLLATE
+   * "C"` (names are TEXT in the database's collation); MySQL the column itself (VARBINARY).
+   */
+  byCodePoint(column: string): string
 }

@@ -4,9 +4,17 @@
  * code point because the id column is stored with a binary collation (Postgres `C`,
  * MySQL `utf8mb4_bin`): the same order as the memory and SQLite stores and the cursor.
  */
-import { InvalidArgumentError, decodeCursor, encodeCursor, parseSearchFilter } from '@cairn/core'
-import type { ListRunsQuery, RunPage, RunStatus } from '@cairn/core/contracts'
+import {
+  InvalidArgumentError,
+  checkRunFilters,
+  decodeCursor,
+  encodeCursor,
+  parseSearchFilter,
+  type RunWindowFilters,
+} from '@cairn/core'
+import type { ListRunsQuery, RunFacetQuery, RunPage, RunStatus } from '@cairn/core/contracts'
 import type { SqlContext } from './context.ts'
+import { idContainsSql, likeContainsPattern } from './id_contains.ts'
 import { Params } from './params.ts'
 import { runColumns, toRunRecord } from './row_mapping.ts'
 import { searchTermSql } from './search_terms.ts'
@@ -16,11 +24,36 @@ const MAX_LIMIT = 1000
 
 export async function listRuns(ctx: SqlContext, query: ListRunsQuery): Promise<RunPage> {
   const limit = validLimit(query.limit)
-  const statuses = statusList(query.status)
-  if (statuses?.length === 0) return { runs: [], nextCursor: null }
   const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
-  const terms = parseSearchFilter(query.searchAttributes)
   const p = new Params(ctx.dialect)
+  const filters = runFilterSql(ctx, p, query)
+  if (filters === null) return { runs: [], nextCursor: null }
+  const where = [
+    ...filters,
+    // The bare `created_at <=` is implied by the row comparison; MySQL and MariaDB only turn
+    // it, not a row comparison, into an index range (a page then costs the same at any depth).
+    cursor === undefined
+      ? null
+      : `r.created_at <= ${p.add(cursor.createdAt)} AND (r.created_at, r.id) < (${p.add(cursor.createdAt)}, ${p.add(cursor.id)})`,
+  ].filter((term) => term !== null)
+  const text = `SELECT ${runColumns('r')} FROM ${ctx.tables.runs} r
+    ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
+    ORDER BY r.created_at DESC, r.id DESC LIMIT ${p.add(limit + 1)}`
+  const { rows } = await ctx.pool.query(p.statement(text))
+  const runs = rows.slice(0, limit).map((row) => toRunRecord(row))
+  const last = runs[runs.length - 1]
+  return { runs, nextCursor: rows.length > limit && last ? encodeCursor(last) : null }
+}
+
+/**
+ * The conditions of `query`'s filters on runs aliased `r` (listRuns and facetRuns), binding
+ * their values into `p`; null when they match no run (an empty status list). Validates.
+ */
+export function runFilterSql(ctx: SqlContext, p: Params, query: RunFacetQuery): string[] | null {
+  const statuses = statusList(query.status)
+  const terms = parseSearchFilter(query.searchAttributes)
+  const window = checkRunFilters(query)
+  if (statuses?.length === 0) return null
   const where = [
     query.workflow === undefined ? null : `r.workflow = ${p.add(query.workflow)}`,
     // A run's children: one range of the parent index (cairn_runs_parent_created).
@@ -36,19 +69,21 @@ export async function listRuns(ctx: SqlContext, query: ListRunsQuery): Promise<R
         (value) => ctx.dialect.double(p, value),
       ),
     ),
-    // The bare `created_at <=` is implied by the row comparison; MySQL and MariaDB only turn
-    // it, not a row comparison, into an index range (a page then costs the same at any depth).
-    cursor === undefined
-      ? null
-      : `r.created_at <= ${p.add(cursor.createdAt)} AND (r.created_at, r.id) < (${p.add(cursor.createdAt)}, ${p.add(cursor.id)})`,
+    ...windowSql(p, window),
   ].filter((term) => term !== null)
-  const text = `SELECT ${runColumns('r')} FROM ${ctx.tables.runs} r
-    ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
-    ORDER BY r.created_at DESC, r.id DESC LIMIT ${p.add(limit + 1)}`
-  const { rows } = await ctx.pool.query(p.statement(text))
-  const runs = rows.slice(0, limit).map((row) => toRunRecord(row))
-  const last = runs[runs.length - 1]
-  return { runs, nextCursor: rows.length > limit && last ? encodeCursor(last) : null }
+  return where
+}
+
+/** The version, creation window and id substring conditions (run_filters.ts). */
+function windowSql(p: Params, window: RunWindowFilters): string[] {
+  const { version, createdFrom, createdBefore, idContains } = window
+  return [
+    version === undefined ? null : `r.version = ${p.add(version)}`,
+    createdFrom === undefined ? null : `r.created_at >= ${p.add(createdFrom)}`,
+    createdBefore === undefined ? null : `r.created_at < ${p.add(createdBefore)}`,
+    // Not indexable (a substring): filtered on the rows the other conditions reach.
+    idContains === undefined ? null : idContainsSql('r.id', p.add(likeContainsPattern(idContains))),
+  ].filter((term) => term !== null)
 }
 
 function validLimit(limit: number | undefined): number {

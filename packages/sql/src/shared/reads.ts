@@ -1,5 +1,11 @@
 /** Reads of committed state: one statement each. */
-import type { CheckpointRecord, InboxMessage, RunRecord } from '@cairn/core/contracts'
+import { checkCheckpointPage } from '@cairn/core'
+import type {
+  CheckpointPage,
+  CheckpointRecord,
+  InboxMessage,
+  RunRecord,
+} from '@cairn/core/contracts'
 import type { SqlContext } from './context.ts'
 import type { SqlSession } from './driver.ts'
 import { Params } from './params.ts'
@@ -23,6 +29,21 @@ export async function loadCheckpoints(ctx: SqlContext, runId: string): Promise<C
   const p = new Params(ctx.dialect)
   const text = `SELECT ${checkpointColumns('r', 'c')} FROM ${ctx.tables.runs} r
     JOIN ${ctx.tables.checkpoints} c ON c.run_key = r.key WHERE r.id = ${p.add(runId)} ORDER BY c.seq`
+  const { rows } = await ctx.pool.query(p.statement(text))
+  return rows.map((row) => toCheckpointRecord(row))
+}
+
+/** Checkpoints at seq >= page.fromSeq: one range of the (run_key, seq) primary key. */
+export async function loadCheckpointPage(
+  ctx: SqlContext,
+  runId: string,
+  page: CheckpointPage,
+): Promise<CheckpointRecord[]> {
+  checkCheckpointPage(page)
+  const p = new Params(ctx.dialect)
+  const text = `SELECT ${checkpointColumns('r', 'c')} FROM ${ctx.tables.runs} r
+    JOIN ${ctx.tables.checkpoints} c ON c.run_key = r.key
+    WHERE r.id = ${p.add(runId)} AND c.seq >= ${p.add(page.fromSeq)} ORDER BY c.seq LIMIT ${p.add(page.limit)}`
   const { rows } = await ctx.pool.query(p.statement(text))
   return rows.map((row) => toCheckpointRecord(row))
 }

@@ -16,6 +16,9 @@ import type {
   EventWaitRef,
   InboxMessage,
   ListRunsQuery,
+  CheckpointPage,
+  RunFacetQuery,
+  RunFacets,
   OpResult,
   ParkReason,
   RequeueRequest,
@@ -38,7 +41,8 @@ import { loadSearchAttributes } from './load_attributes.ts'
 import { parkUnrunnable, reclaimOwned, unpark } from './maintenance.ts'
 import { migrate } from './migrate.ts'
 import type { Migration } from './migration.ts'
-import { getRun, loadCheckpoints, loadInbox } from './reads.ts'
+import { facetRuns } from './facet_runs.ts'
+import { getRun, loadCheckpointPage, loadCheckpoints, loadInbox } from './reads.ts'
 import { requeueRun } from './requeue.ts'
 import { withRetries } from './retry.ts'
 
@@ -126,6 +130,16 @@ export class SqlStore implements StateStore {
 
   listRuns(query: ListRunsQuery): Promise<RunPage> {
     return this.#call('listRuns', false, () => listRuns(this.parts, query))
+  }
+
+  facetRuns(query: RunFacetQuery): Promise<RunFacets> {
+    return this.#call('facetRuns', false, () => facetRuns(this.parts, query))
+  }
+
+  loadCheckpointPage(runId: string, page: CheckpointPage): Promise<CheckpointRecord[]> {
+    return this.#call('loadCheckpointPage', false, () =>
+      loadCheckpointPage(this.parts, runId, page),
+    )
   }
 
   appendEvent(event: EventRecord, prune: EventPruning): Promise<{ publishedAt: number }> {

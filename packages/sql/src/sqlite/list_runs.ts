@@ -3,8 +3,8 @@
  * any depth. One statement per filter shape, cached. Fetches limit + 1 rows to know whether
  * there is a next page.
  */
-import { InvalidArgumentError } from '@cairn/core'
-import type { ListRunsQuery, RunPage, RunStatus } from '@cairn/core/contracts'
+import { InvalidArgumentError, checkRunFilters } from '@cairn/core'
+import type { ListRunsQuery, RunFacetQuery, RunPage, RunStatus } from '@cairn/core/contracts'
 import type { SQLInputValue } from 'node:sqlite'
 import { decodeCursor, encodeCursor, parseSearchFilter, type SearchTerm } from '@cairn/core'
 import { searchTermShape, searchTermSql } from '../shared/search_terms.ts'
@@ -14,41 +14,67 @@ import type { StatementCache } from './statement_cache.ts'
 const DEFAULT_LIMIT = 50
 const MAX_LIMIT = 1000
 
+/** Which filters a query gives: the statement text depends on nothing else. */
 interface Shape {
   workflow: boolean
   parent: boolean
   statusCount: number | null
-  cursor: boolean
   terms: readonly SearchTerm[]
+  version: boolean
+  createdFrom: boolean
+  createdBefore: boolean
+  idContains: boolean
+}
+
+/** A query's filters (listRuns and facetRuns): their shape and bound values, in text order. */
+export interface RunFilter {
+  shape: Shape
+  params: SQLInputValue[]
 }
 
 export function listRuns(cache: StatementCache, query: ListRunsQuery): RunPage {
   const limit = validLimit(query.limit)
-  const statuses = statusList(query.status)
-  if (statuses?.length === 0) return { runs: [], nextCursor: null }
   const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
+  const filter = runFilter(query)
+  if (filter === null) return { runs: [], nextCursor: null }
+  const params: SQLInputValue[] = [
+    ...filter.params,
+    ...(cursor ? [cursor.createdAt, cursor.id] : []),
+    limit + 1,
+  ]
+  const key = `list:${shapeKey(filter.shape)}:${cursor ? 'c' : '-'}`
+  const rows = cache
+    .get(key, () => listSql(filter.shape, !!cursor), true)
+    .all(...params) as unknown as RunRow[]
+  const runs = rows.slice(0, limit).map(toRunRecord)
+  const last = runs[runs.length - 1]
+  return { runs, nextCursor: rows.length > limit && last ? encodeCursor(last) : null }
+}
+
+/** The query's filters, validated; null when they match no run (an empty status list). */
+export function runFilter(query: RunFacetQuery): RunFilter | null {
+  const statuses = statusList(query.status)
   const terms = parseSearchFilter(query.searchAttributes)
+  const { version, createdFrom, createdBefore, idContains } = checkRunFilters(query)
+  if (statuses?.length === 0) return null
   const shape = {
     workflow: query.workflow !== undefined,
     parent: query.parentRunId !== undefined,
     statusCount: statuses?.length ?? null,
-    cursor: !!cursor,
     terms,
+    version: version !== undefined,
+    createdFrom: createdFrom !== undefined,
+    createdBefore: createdBefore !== undefined,
+    idContains: idContains !== undefined,
   }
   const params: SQLInputValue[] = [
     ...(query.workflow !== undefined ? [query.workflow] : []),
     ...(query.parentRunId !== undefined ? [query.parentRunId] : []),
     ...(statuses ?? []),
     ...terms.flatMap(termValues),
-    ...(cursor ? [cursor.createdAt, cursor.id] : []),
-    limit + 1,
+    ...[version, createdFrom, createdBefore, idContains].filter((value) => value !== undefined),
   ]
-  const rows = cache
-    .get(shapeKey(shape), () => listSql(shape), true)
-    .all(...params) as unknown as RunRow[]
-  const runs = rows.slice(0, limit).map(toRunRecord)
-  const last = runs[runs.length - 1]
-  return { runs, nextCursor: rows.length > limit && last ? encodeCursor(last) : null }
+  return { shape, params }
 }
 
 function validLimit(limit: number | undefined): number {
@@ -65,8 +91,10 @@ function statusList(status: ListRunsQuery['status']): readonly RunStatus[] | nul
   return typeof status === 'string' ? [status] : status
 }
 
-function shapeKey(shape: Shape): string {
-  return `list:${shape.workflow ? 'w' : '-'}:${shape.parent ? 'p' : '-'}:${shape.statusCount ?? '-'}:${shape.cursor ? 'c' : '-'}:${shape.terms.map(searchTermShape).join(',')}`
+/** The statement cache key of a filter shape. */
+export function shapeKey(shape: Shape): string {
+  const window = [shape.version, shape.createdFrom, shape.createdBefore, shape.idContains]
+  return `${shape.workflow ? 'w' : '-'}:${shape.parent ? 'p' : '-'}:${shape.statusCount ?? '-'}:${window.map((given) => (given ? 1 : 0)).join('')}:${shape.terms.map(searchTermShape).join(',')}`
 }
 
 /** A term's bound values, in the order searchTermSql places them. */
@@ -75,8 +103,9 @@ function termValues(term: SearchTerm): SQLInputValue[] {
   return [term.name, type, type === 'text' ? text : number]
 }
 
-function listSql(shape: Shape): string {
-  const where = [
+/** The conditions of a filter shape, placeholders in RunFilter.params order. */
+export function filterConditions(shape: Shape): string[] {
+  return [
     shape.workflow ? 'workflow = ?' : null,
     // Served by the partial index cairn_runs_parent_created (a run's children are one range).
     shape.parent ? 'parent_run_id = ?' : null,
@@ -85,8 +114,18 @@ function listSql(shape: Shape): string {
       : `status IN (${Array(shape.statusCount).fill('?').join(', ')})`,
     // Each term: the keys of one range of an attribute index (search_terms.ts).
     ...shape.terms.map((term) => searchTermSql(term, 'key', 'cairn_search_attributes', () => '?')),
-    shape.cursor ? '(created_at, id) < (?, ?)' : null,
+    shape.version ? 'version = ?' : null,
+    shape.createdFrom ? 'created_at >= ?' : null,
+    shape.createdBefore ? 'created_at < ?' : null,
+    // instr, not LIKE: SQLite's LIKE ignores ASCII case and would need its wildcards escaped.
+    shape.idContains ? 'instr(id, ?) > 0' : null,
   ].filter((term) => term !== null)
+}
+
+function listSql(shape: Shape, cursor: boolean): string {
+  const where = [...filterConditions(shape), cursor ? '(created_at, id) < (?, ?)' : null].filter(
+    (term) => term !== null,
+  )
   const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''
   return `SELECT ${RUN_COLUMNS} FROM cairn_runs ${whereSql} ORDER BY created_at DESC, id DESC LIMIT ?`
 }

@@ -4,8 +4,14 @@
  * subclass's business: SqliteStore opens its own (node:sqlite) and keeps it; the store on a
  * Knex instance (knex/) borrows Knex's better-sqlite3 connection for each call.
  */
-import { StoreFailureError, checkFinishOp, checkRequeueRequest } from '@cairn/core'
+import {
+  StoreFailureError,
+  checkCheckpointPage,
+  checkFinishOp,
+  checkRequeueRequest,
+} from '@cairn/core'
 import type {
+  CheckpointPage,
   CheckpointRecord,
   ClaimRequest,
   ClaimResult,
@@ -19,6 +25,8 @@ import type {
   ParkReason,
   RequeueRequest,
   RequeueResult,
+  RunFacetQuery,
+  RunFacets,
   RunPage,
   RunRecord,
   SearchAttributes,
@@ -29,6 +37,7 @@ import type {
 import { CallGate } from '../shared/call_gate.ts'
 import { claimRuns } from './claim_runs.ts'
 import { appendEvent, loadEventWaits, loadEvents, removeEventWaits } from './ops/event_ops.ts'
+import { facetRuns } from './facet_runs.ts'
 import { listRuns } from './list_runs.ts'
 import { loadSearchAttributes } from './load_attributes.ts'
 import { parkUnrunnable, reclaimOwned, unpark } from './maintenance.ts'
@@ -125,6 +134,18 @@ export abstract class SqliteStoreBase implements StateStore {
 
   listRuns(query: ListRunsQuery): Promise<RunPage> {
     return this.call('listRuns', ({ cache }) => listRuns(cache, query))
+  }
+
+  facetRuns(query: RunFacetQuery): Promise<RunFacets> {
+    return this.call('facetRuns', ({ cache }) => facetRuns(cache, query))
+  }
+
+  loadCheckpointPage(runId: string, page: CheckpointPage): Promise<CheckpointRecord[]> {
+    return this.call('loadCheckpointPage', ({ s }) => {
+      checkCheckpointPage(page)
+      const rows = s.loadCheckpointPage.all(runId, page.fromSeq, page.limit)
+      return (rows as unknown as CheckpointRow[]).map(toCheckpointRecord)
+    })
   }
 
   appendEvent(event: EventRecord, prune: EventPruning): Promise<{ publishedAt: number }> {

@@ -40,6 +40,9 @@ const SQL = {
     WHERE r.id = ? AND c.seq = ?`,
   loadCheckpoints: `SELECT ${CHECKPOINT_SELECT} FROM cairn_runs r JOIN cairn_checkpoints c ON c.run_key = r.key
     WHERE r.id = ? ORDER BY c.seq`,
+  // runId, fromSeq, limit: one range of the (run_key, seq) primary key.
+  loadCheckpointPage: `SELECT ${CHECKPOINT_SELECT} FROM cairn_runs r JOIN cairn_checkpoints c ON c.run_key = r.key
+    WHERE r.id = ? AND c.seq >= ? ORDER BY c.seq LIMIT ?`,
   // inboxSeen, now, wakeAt, … A message accepted after the turn read the inbox leaves the run
   // claimable now: decided in the write itself, on the row the message counter lives on.
   suspendRun: `UPDATE cairn_runs SET status = 'waiting',
@@ -111,6 +114,7 @@ const ARRAY_ROWS: ReadonlySet<string> = new Set([
   'claimRun',
   'selectCheckpoint',
   'loadCheckpoints',
+  'loadCheckpointPage',
   'loadInbox',
   'loadEvents',
   'loadEventWaits',

@@ -9,6 +9,7 @@
  * benchmark pushes its group commits through it.
  */
 import type {
+  CheckpointPage,
   CheckpointRecord,
   ClaimRequest,
   EventPruning,
@@ -20,6 +21,8 @@ import type {
   ListRunsQuery,
   OpResult,
   ParkReason,
+  RunFacetQuery,
+  RunFacets,
   RunPage,
   RequeueRequest,
   RequeueResult,
@@ -33,7 +36,15 @@ import { applyBatch } from './apply_batch.ts'
 import { claimRuns, reclaimOwned } from './claims.ts'
 import { appendEvent, loadEventWaits, loadEvents, removeEventWaits } from './event_ops.ts'
 import { parkUnrunnable, unpark } from './parking.ts'
-import { getRun, listRuns, loadCheckpoints, loadInbox, loadSearchAttributes } from './queries.ts'
+import { facetRuns } from './facets.ts'
+import {
+  getRun,
+  listRuns,
+  loadCheckpointPage,
+  loadCheckpoints,
+  loadInbox,
+  loadSearchAttributes,
+} from './queries.ts'
 import { requeueRun } from './requeue.ts'
 import { StoreState } from './store_state.ts'
 
@@ -88,6 +99,14 @@ export class MemoryStore implements StateStore {
 
   async listRuns(query: ListRunsQuery): Promise<RunPage> {
     return listRuns(this.#state, query)
+  }
+
+  async facetRuns(query: RunFacetQuery): Promise<RunFacets> {
+    return facetRuns(this.#state, query)
+  }
+
+  async loadCheckpointPage(runId: string, page: CheckpointPage): Promise<CheckpointRecord[]> {
+    return loadCheckpointPage(this.#state, runId, page)
   }
 
   async appendEvent(event: EventRecord, prune: EventPruning): Promise<{ publishedAt: number }> {

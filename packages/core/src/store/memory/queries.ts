@@ -1,8 +1,10 @@
-/** Reads: getRun, loadCheckpoints, listRuns. */
+/** Reads: getRun, loadCheckpoints, loadCheckpointPage, listRuns. */
 import type {
+  CheckpointPage,
   CheckpointRecord,
   InboxMessage,
   ListRunsQuery,
+  RunFacetQuery,
   RunPage,
   RunRecord,
   RunStatus,
@@ -13,6 +15,9 @@ import { parseSearchFilter } from '../../search/attribute_filter.ts'
 import { checkRunIdList } from '../../search/run_id_list.ts'
 import { copyCheckpoint, copyMessage, copyRun } from './copies.ts'
 import { decodeCursor, encodeCursor } from '../run_cursor.ts'
+import { checkCheckpointPage } from '../checkpoint_page.ts'
+import { checkRunFilters } from '../run_filters.ts'
+import type { ListFilter } from './run_listing.ts'
 import type { StoreState } from './store_state.ts'
 
 export function getRun(store: StoreState, runId: string): RunRecord | null {
@@ -36,18 +41,36 @@ const MAX_LIMIT = 1000
 export function listRuns(store: StoreState, query: ListRunsQuery): RunPage {
   const limit = checkLimit(query.limit)
   const after = query.cursor === undefined ? null : decodeCursor(query.cursor)
-  const filter = {
-    workflow: query.workflow,
-    parentRunId: query.parentRunId,
-    statuses: statusSet(query.status),
-    terms: parseSearchFilter(query.searchAttributes),
-  }
+  const filter = listFilter(query)
   const { states, more } = store.listing.page(filter, after, limit)
   const last = states[states.length - 1]
   return {
     runs: states.map((state) => copyRun(state.run)),
     nextCursor: more && last !== undefined ? encodeCursor(last.run) : null,
   }
+}
+
+/** The query's filters, validated (listRuns and facetRuns). */
+export function listFilter(query: RunFacetQuery): ListFilter {
+  return {
+    workflow: query.workflow,
+    parentRunId: query.parentRunId,
+    statuses: statusSet(query.status),
+    terms: parseSearchFilter(query.searchAttributes),
+    ...checkRunFilters(query),
+  }
+}
+
+/** Checkpoints at seq >= page.fromSeq, ascending, at most page.limit. */
+export function loadCheckpointPage(
+  store: StoreState,
+  runId: string,
+  page: CheckpointPage,
+): CheckpointRecord[] {
+  checkCheckpointPage(page)
+  return loadCheckpoints(store, runId)
+    .filter((checkpoint) => checkpoint.seq >= page.fromSeq)
+    .slice(0, page.limit)
 }
 
 function checkLimit(limit: number | undefined): number {

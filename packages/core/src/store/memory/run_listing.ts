@@ -16,6 +16,13 @@ export interface ListFilter {
   statuses: ReadonlySet<RunStatus> | null
   /** Search attribute conditions, ANDed ([] for none). */
   terms: readonly SearchTerm[]
+  version: string | undefined
+  /** Inclusive. */
+  createdFrom: number | undefined
+  /** Exclusive. */
+  createdBefore: number | undefined
+  /** A literal, case-sensitive substring of the id. */
+  idContains: string | undefined
 }
 
 function comparePosition(a: CursorPosition, b: CursorPosition): number {
@@ -38,14 +45,29 @@ export class RunListing {
    */
   page(filter: ListFilter, after: CursorPosition | null, limit: number) {
     const found: RunState[] = []
-    let i = (after === null ? this.#states.length : this.#lowerBound(after)) - 1
-    for (; i >= 0 && found.length <= limit; i--) {
+    let i = Math.min(
+      after === null ? this.#states.length : this.#lowerBound(after),
+      this.#windowEnd(filter),
+    )
+    for (i--; i >= 0 && found.length <= limit; i--) {
       const state = this.#states[i] as RunState
+      if (filter.createdFrom !== undefined && state.run.createdAt < filter.createdFrom) break
       if (matches(state, filter)) found.push(state)
     }
     // One extra match was looked for only to know whether another page exists.
     const more = found.length > limit
     return { states: more ? found.slice(0, limit) : found, more }
+  }
+
+  /** Every run matching `filter`, in no set order (facetRuns counts them). */
+  *matching(filter: ListFilter): Generator<RunState> {
+    for (const state of this.#states) if (matches(state, filter)) yield state
+  }
+
+  /** Index just past the last run created before `filter.createdBefore` (all when unset). */
+  #windowEnd(filter: ListFilter): number {
+    if (filter.createdBefore === undefined) return this.#states.length
+    return this.#lowerBound({ createdAt: filter.createdBefore, id: '' })
   }
 
   /** Index of the first run at or after `position`. */
@@ -66,5 +88,9 @@ function matches(state: RunState, filter: ListFilter): boolean {
   if (filter.workflow !== undefined && run.workflow !== filter.workflow) return false
   if (filter.parentRunId !== undefined && run.parentRunId !== filter.parentRunId) return false
   if (filter.statuses !== null && !filter.statuses.has(run.status)) return false
+  if (filter.version !== undefined && run.version !== filter.version) return false
+  if (filter.createdFrom !== undefined && run.createdAt < filter.createdFrom) return false
+  if (filter.createdBefore !== undefined && run.createdAt >= filter.createdBefore) return false
+  if (filter.idContains !== undefined && !run.id.includes(filter.idContains)) return false
   return filter.terms.every((term) => termMatches(state.searchAttributes.get(term.name), term))
 }

@@ -1,0 +1,50 @@
+/**
+ * Validation of the listRuns / facetRuns filters added for the dashboard (version, creation
+ * window, id substring), shared by every store so each refuses the same inputs with the same
+ * E_INVALID_ARGUMENT before building a query. The older filters (workflow, status, parent,
+ * search attributes) are checked where they always were.
+ */
+import type { RunFacetQuery } from '../contracts/index.ts'
+import { InvalidArgumentError } from '../errors/index.ts'
+
+/** Longest `idContains`: no run id is longer (util/validate.ts MAX_ID_LENGTH). */
+export const MAX_ID_CONTAINS_LENGTH = 255
+
+/** Most workflows facetRuns lists (the largest ones). */
+export const MAX_WORKFLOW_FACETS = 100
+
+/** The new filters of `query`, checked; absent ones stay undefined. */
+export interface RunWindowFilters {
+  version: string | undefined
+  createdFrom: number | undefined
+  createdBefore: number | undefined
+  idContains: string | undefined
+}
+
+export function checkRunFilters(query: RunFacetQuery): RunWindowFilters {
+  const { version, createdFrom, createdBefore, idContains } = query
+  if (version !== undefined && typeof version !== 'string')
+    throw invalid('version must be a string', 'version')
+  checkTime(createdFrom, 'createdFrom')
+  checkTime(createdBefore, 'createdBefore')
+  if (idContains !== undefined) checkIdContains(idContains)
+  return { version, createdFrom, createdBefore, idContains }
+}
+
+function checkTime(value: unknown, field: string): void {
+  if (value !== undefined && !Number.isSafeInteger(value))
+    throw invalid(`${field} must be a safe integer (milliseconds), got ${String(value)}`, field)
+}
+
+function checkIdContains(value: unknown): void {
+  if (typeof value !== 'string') throw invalid('idContains must be a string', 'idContains')
+  if (value.length < 1 || value.length > MAX_ID_CONTAINS_LENGTH)
+    throw invalid(
+      `idContains must be 1..${MAX_ID_CONTAINS_LENGTH} characters (got ${value.length})`,
+      'idContains',
+    )
+}
+
+function invalid(message: string, field: string): InvalidArgumentError {
+  return new InvalidArgumentError(`listRuns: ${message}`, { details: { field } })
+}

@@ -1,0 +1,43 @@
+/**
+ * facetRuns on SQLite: two grouped counts with listRuns' conditions (list_runs.ts runFilter),
+ * one ignoring the status filter, one the workflow filter; statements cached by filter shape.
+ * Both run in one synchronous call, and SQLite serves the store's reads from one connection,
+ * so here they do see one snapshot (the contract promises less).
+ */
+import { MAX_WORKFLOW_FACETS } from '@cairn/core'
+import type { RunFacetQuery, RunFacets, RunStatus } from '@cairn/core/contracts'
+import { filterConditions, runFilter, shapeKey, type RunFilter } from './list_runs.ts'
+import type { StatementCache } from './statement_cache.ts'
+
+export function facetRuns(cache: StatementCache, query: RunFacetQuery): RunFacets {
+  const statusFilter = runFilter({ ...query, status: undefined })
+  const workflowFilter = runFilter({ ...query, workflow: undefined })
+  return {
+    byStatus: statusFilter === null ? {} : countByStatus(cache, statusFilter),
+    byWorkflow: workflowFilter === null ? [] : countByWorkflow(cache, workflowFilter),
+  }
+}
+
+function countByStatus(cache: StatementCache, filter: RunFilter): RunFacets['byStatus'] {
+  const sql = () => `SELECT status, COUNT(*) FROM cairn_runs ${whereSql(filter)} GROUP BY status`
+  const rows = cache
+    .get(`facet-status:${shapeKey(filter.shape)}`, sql, true)
+    .all(...filter.params) as unknown as [RunStatus, number][]
+  return Object.fromEntries(rows)
+}
+
+function countByWorkflow(cache: StatementCache, filter: RunFilter): RunFacets['byWorkflow'] {
+  // Ties by name in code point order: SQLite's default BINARY collation compares UTF-8 bytes.
+  const sql = () =>
+    `SELECT workflow, COUNT(*) AS n FROM cairn_runs ${whereSql(filter)}
+     GROUP BY workflow ORDER BY n DESC, workflow LIMIT ${MAX_WORKFLOW_FACETS}`
+  const rows = cache
+    .get(`facet-workflow:${shapeKey(filter.shape)}`, sql, true)
+    .all(...filter.params) as unknown as [string, number][]
+  return rows.map(([workflow, count]) => ({ workflow, count }))
+}
+
+function whereSql(filter: RunFilter): string {
+  const where = filterConditions(filter.shape)
+  return where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''
+}
