@@ -5,7 +5,6 @@ import { STORE_HELP, STORE_OPTION, withEngine } from '../open_engine.ts'
 import { integerOf } from '../options.ts'
 import { formatRun, formatSteps } from '../output/run_detail.ts'
 import { toJson } from '../output/values.ts'
-import { stepsPage } from '../steps_page.ts'
 
 export const runCommand: Command = {
   name: 'run',
@@ -45,7 +44,8 @@ ${STORE_HELP}
       const found = await engine.getRun(runId)
       if (found === null)
         throw new RunNotFoundError(`no run with id "${runId}"`, { details: { runId } })
-      return { run: found, steps: await stepsPage(engine, runId, page) }
+      // One page read from the store (an index range), however many steps the run has.
+      return { run: found, steps: await engine.getStepsPage(runId, page) }
     })
     if (args.values.json === true) {
       io.out(toJson({ run, steps: steps.steps, nextFromSeq: steps.nextFromSeq }))
