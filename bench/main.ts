@@ -1,11 +1,14 @@
 /**
- * `npm run bench [-- --json] [-- --store memory,sqlite-full]`: the standard workload per row,
- * each in a fresh process, all in one run so ratios compare like with like on this noisy
- * machine. Prints a table (or one JSON object per line with --json) with engine/raw and
- * engine/DBOS ratios. Rows needing Postgres join the default set only when it answers.
+ * `npm run bench [-- --json] [-- --store memory,sqlite-full] [-- --suite engine,dashboard]`:
+ * the engine suite — the standard workload per row, each in a fresh process, all in one run so
+ * ratios compare like with like on this noisy machine; a table (or one JSON object per line
+ * with --json) with engine/raw and engine/DBOS ratios; rows needing Postgres join the default
+ * set only when it answers — then the dashboard suite (bench/dashboard/suite.ts). Both run by
+ * default; `--store` alone means the engine suite only.
  */
 import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { runDashboardSuite } from './dashboard/suite.ts'
 import { mysqlAvailable } from './mysql_service.ts'
 import { postgresAvailable } from './postgres_service.ts'
 import { ROWS } from './rows.ts'
@@ -24,7 +27,8 @@ const FIELDS = [
 const args = process.argv.slice(2)
 const json = args.includes('--json')
 const storeArg = args.find((a, i) => args[i - 1] === '--store' || a.startsWith('--store='))
-const stores = await selectRows(storeArg?.replace('--store=', ''))
+const suites = selectSuites()
+const stores = suites.includes('engine') ? await selectRows(storeArg?.replace('--store=', '')) : []
 
 const runner = fileURLToPath(new URL('./run_store.ts', import.meta.url))
 const rows: Record<string, unknown>[] = []
@@ -37,7 +41,18 @@ for (const store of stores) {
 }
 addRatios(rows)
 if (json) for (const row of rows) console.log(JSON.stringify(row))
-else printTable(rows)
+else if (rows.length > 0) printTable(rows)
+if (suites.includes('dashboard')) await runDashboardSuite({ json })
+
+/** --suite's list (engine, dashboard); default both, or the engine suite alone with --store. */
+function selectSuites(): string[] {
+  const arg = args.find((a, i) => args[i - 1] === '--suite' || a.startsWith('--suite='))
+  const named = arg?.replace('--suite=', '').split(',').filter(Boolean)
+  for (const s of named ?? [])
+    if (s !== 'engine' && s !== 'dashboard')
+      throw new Error(`--suite ${s}: unknown (known: engine, dashboard)`)
+  return named ?? (storeArg === undefined ? ['engine', 'dashboard'] : ['engine'])
+}
 
 /** Rows named by --store (their services must answer), else the default set minus rows whose service is down. */
 async function selectRows(arg: string | undefined): Promise<string[]> {

@@ -63,14 +63,13 @@ loopback host (127.0.0.1, ::1, localhost); any other --host needs a token.`,
         : { auth: { tokens: [settings.token] }, development: false }),
     })
     const server = await serveDashboard(dashboard, { port: settings.port, host: settings.host })
-    io.out(`Cairn dashboard on ${server.url} (store ${redactUrl(storeUrl)})`)
+    io.out(`Cairn dashboard on ${server.url}${settings.basePath} (store ${redactUrl(storeUrl)})`)
     if (settings.token === undefined)
       io.err(
         'No token given: the dashboard is open to every user of this machine. Pass --token <t> or set CAIRN_DASHBOARD_TOKEN to require one.',
       )
     await io.waitForStop()
-    await server.close()
-    await dashboard.close()
+    await server.close() // ends the dashboard's streams too
     await engine.close()
     return 0
   },

@@ -1,0 +1,68 @@
+/**
+ * Writes the seed plan into a SQLite file the store has migrated, straight into the store's
+ * tables in one transaction (prepared inserts): seconds for 100,000 runs, where the engine
+ * would take minutes to run them.
+ */
+import { DatabaseSync } from 'node:sqlite'
+import type { AttributeRow, CheckpointRow, RunRow } from './seed_plan.ts'
+
+export function seedSqlite(
+  path: string,
+  plan: { runs: RunRow[]; attributes: AttributeRow[]; checkpoints: CheckpointRow[] },
+): void {
+  const db = new DatabaseSync(path)
+  try {
+    db.exec('BEGIN')
+    insertRuns(db, plan.runs)
+    const keyOf = new Map(plan.runs.map((r) => [r.id, r.key]))
+    const attribute = db.prepare(
+      'INSERT INTO cairn_search_attributes (run_key, name, type, text_value, number_value) VALUES (?, ?, ?, ?, ?)',
+    )
+    for (const a of plan.attributes)
+      attribute.run(keyOf.get(a.runId) as number, a.name, a.type, a.text, a.number)
+    const checkpoint = db.prepare(
+      `INSERT INTO cairn_checkpoints (run_key, seq, name, kind, status, attempts, delivery_order, output, error, wake_at, started_at, updated_at)
+       VALUES (?, ?, ?, 'local', 'completed', 1, ?, ?, NULL, NULL, ?, ?)`,
+    )
+    for (const c of plan.checkpoints)
+      checkpoint.run(
+        keyOf.get(c.runId) as number,
+        c.seq,
+        c.name,
+        c.seq,
+        c.output,
+        c.startedAt,
+        c.updatedAt,
+      )
+    db.exec('COMMIT')
+  } finally {
+    db.close()
+  }
+}
+
+function insertRuns(db: DatabaseSync, runs: readonly RunRow[]): void {
+  const insert = db.prepare(
+    `INSERT INTO cairn_runs (key, id, workflow, version, status, input, output, error, park_reason, waiting_on,
+       created_at, updated_at, finished_at, available_at, lease_owner, lease_epoch, turns)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)`,
+  )
+  for (const r of runs)
+    insert.run(
+      r.key,
+      r.id,
+      r.workflow,
+      r.version,
+      r.status,
+      r.input,
+      r.output,
+      r.error,
+      r.parkReason,
+      r.waitingOn,
+      r.createdAt,
+      r.updatedAt,
+      r.finishedAt,
+      r.availableAt,
+      r.leaseOwner,
+      r.turns,
+    )
+}
