@@ -1,0 +1,53 @@
+/**
+ * The read API: `GET api/runs`, `api/runs/:id`, `api/runs/:id/steps`, `api/workflows`.
+ * Reads never change anything.
+ */
+import type { Hono } from 'hono'
+import type { ResolvedOptions } from '../options.ts'
+import type { AppEnv } from '../http/app_env.ts'
+import { jsonResponse } from '../http/responses.ts'
+import { intParam } from './limits.ts'
+import { listRunsPage } from './list_runs.ts'
+import { loadRunDetail } from './run_detail.ts'
+import { filterFromSearchParams } from './run_filter.ts'
+import { runSummary, stepView } from './run_views.ts'
+import { loadStepsPage } from './steps_page.ts'
+import { RunNotFoundError } from '@cairn/core'
+
+export function mountReadRoutes(app: Hono<AppEnv>, options: ResolvedOptions): void {
+  const { engine, secret } = options
+
+  app.get('/api/runs', async (c) => {
+    const params = new URL(c.req.url).searchParams
+    const filter = filterFromSearchParams(params, ['limit', 'cursor'])
+    const limit = intParam(params.get('limit'), 'limit', { min: 1, max: 200, fallback: 50 })
+    const page = await listRunsPage(engine, secret, { filter, limit, cursor: params.get('cursor') })
+    return jsonResponse({ runs: page.runs.map(runSummary), nextCursor: page.nextCursor })
+  })
+
+  app.get('/api/runs/:id', async (c) => {
+    return jsonResponse({ run: await loadRunDetail(engine, c.req.param('id')) })
+  })
+
+  app.get('/api/runs/:id/steps', async (c) => {
+    const params = new URL(c.req.url).searchParams
+    const fromSeq = intParam(params.get('fromSeq'), 'fromSeq', {
+      min: 0,
+      max: Number.MAX_SAFE_INTEGER,
+      fallback: 0,
+    })
+    const limit = intParam(params.get('limit'), 'limit', { min: 1, max: 1000, fallback: 200 })
+    const runId = c.req.param('id')
+    if ((await engine.getRun(runId)) === null)
+      throw new RunNotFoundError(`no run with id "${runId}"`)
+    const page = await loadStepsPage(engine, runId, { fromSeq, limit })
+    return jsonResponse({ steps: page.steps.map(stepView), nextFromSeq: page.nextFromSeq })
+  })
+
+  app.get('/api/workflows', () => {
+    const workflows = engine
+      .registeredWorkflows()
+      .map(({ workflow, version }) => ({ workflow, version }))
+    return jsonResponse({ workflows })
+  })
+}

@@ -1,0 +1,113 @@
+/**
+ * The run filter of `GET api/runs`, `api/facets`, `api/stream/runs` and bulk actions, read
+ * from an allowlist of query keys: anything else is a 400, so a typo never silently widens
+ * a list (or a bulk cancel). Values are checked here; the engine checks them again.
+ */
+import type { ListRunsQuery, RunStatus, SearchAttributeFilter } from '@cairn/core'
+import { badRequest } from '../http/http_error.ts'
+import { parseAttrCondition } from './attr_condition.ts'
+
+export const RUN_STATUSES: readonly RunStatus[] = [
+  'pending',
+  'running',
+  'waiting',
+  'completed',
+  'failed',
+  'cancelled',
+  'continued',
+  'parked',
+]
+
+/** The filter keys (query keys; the same keys in a bulk action's `filter` object). */
+export const FILTER_KEYS = ['status', 'workflow', 'attr'] as const
+type FilterKey = (typeof FILTER_KEYS)[number]
+
+/** Filter values by key: every key repeatable as a list, in a canonical order. */
+export type RunFilter = Partial<Record<FilterKey, string[]>>
+
+const MAX_TEXT = 255
+
+/** The filter of a query string; `extraKeys` are other allowed keys (limit, cursor). */
+export function filterFromSearchParams(
+  params: URLSearchParams,
+  extraKeys: readonly string[],
+): RunFilter {
+  const filter: RunFilter = {}
+  for (const key of new Set(params.keys())) {
+    if (extraKeys.includes(key)) continue
+    if (!isFilterKey(key)) throw unknownKey(key)
+    filter[key] = params.getAll(key)
+  }
+  return checkFilter(filter)
+}
+
+/** The filter of a JSON object (bulk actions): strings or arrays of strings per key. */
+export function filterFromObject(value: unknown): RunFilter {
+  if (value === undefined) return {}
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw badRequest('filter must be an object')
+  const filter: RunFilter = {}
+  for (const [key, entry] of Object.entries(value)) {
+    if (!isFilterKey(key)) throw unknownKey(key)
+    const list = Array.isArray(entry) ? entry : [entry]
+    if (!list.every((v) => typeof v === 'string'))
+      throw badRequest(`filter.${key} must be a string or an array of strings`)
+    filter[key] = list as string[]
+  }
+  return checkFilter(filter)
+}
+
+function checkFilter(filter: RunFilter): RunFilter {
+  for (const [key, values] of Object.entries(filter)) {
+    for (const value of values) {
+      if (value.length === 0 || value.length > 4 * MAX_TEXT)
+        throw badRequest(`${key}: values must be 1..${4 * MAX_TEXT} characters`)
+    }
+    if (key !== 'status' && key !== 'attr' && values.length > 1)
+      throw badRequest(`${key} may be given once`)
+  }
+  for (const status of filter.status ?? [])
+    if (!RUN_STATUSES.includes(status as RunStatus))
+      throw badRequest(`status must be one of ${RUN_STATUSES.join(', ')}`)
+  return canonical(filter)
+}
+
+/** Keys sorted, statuses sorted and deduplicated: one filter, one form (cursors are bound to it). */
+function canonical(filter: RunFilter): RunFilter {
+  const out: RunFilter = {}
+  for (const key of [...FILTER_KEYS].sort()) {
+    const values = filter[key]
+    if (values === undefined) continue
+    out[key] = key === 'status' ? [...new Set(values)].sort() : [...values]
+  }
+  return out
+}
+
+/** The engine query a filter stands for. */
+export function toListRunsQuery(filter: RunFilter): ListRunsQuery {
+  const query: ListRunsQuery = {}
+  if (filter.status !== undefined) query.status = filter.status as RunStatus[]
+  if (filter.workflow !== undefined) query.workflow = filter.workflow[0]
+  if (filter.attr !== undefined) query.searchAttributes = attributeFilter(filter.attr)
+  return query
+}
+
+function attributeFilter(conditions: readonly string[]): SearchAttributeFilter {
+  const filter: Record<string, Record<string, string | number | boolean>> = {}
+  for (const text of conditions) {
+    const { name, op, value } = parseAttrCondition(text)
+    const entry = (filter[name] ??= {})
+    if (op in entry) throw badRequest(`attr: "${name}" has two "${op}" conditions`)
+    entry[op] = value
+  }
+  return filter
+}
+
+function isFilterKey(key: string): key is FilterKey {
+  return (FILTER_KEYS as readonly string[]).includes(key)
+}
+
+function unknownKey(key: string) {
+  const shown = key.length > 40 ? `${key.slice(0, 40)}…` : key
+  return badRequest(`unknown filter "${shown}" (known: ${FILTER_KEYS.join(', ')})`)
+}

@@ -1,0 +1,93 @@
+/**
+ * What the API returns for runs and steps, built from the engine's read API. Lists carry
+ * summaries (no input or output); the detail adds payloads as JSON values (json_value.ts).
+ */
+import type { RunInfo, SerializedError, StepInfo } from '@cairn/core'
+import { toJsonValue } from './json_value.ts'
+
+export interface RunSummary {
+  id: string
+  workflow: string
+  version: string
+  status: string
+  createdAt: string
+  updatedAt: string
+  finishedAt: string | null
+  waitingOn: string | null
+  parentRunId: string | null
+  tags: readonly string[]
+  error: { name: string; message: string; code?: string } | null
+}
+
+export interface StepView {
+  seq: number
+  name: string
+  kind: string
+  status: string
+  attempts: number
+  order: number | null
+  startedAt: string
+  updatedAt: string
+  wakeAt: string | null
+  durationMs: number | null
+  output: unknown
+  error: unknown
+}
+
+export function runSummary(run: RunInfo): RunSummary {
+  return {
+    id: run.id,
+    workflow: run.workflow,
+    version: run.version,
+    status: run.status,
+    createdAt: run.createdAt.toISOString(),
+    updatedAt: run.updatedAt.toISOString(),
+    finishedAt: iso(run.finishedAt),
+    waitingOn: run.waitingOn,
+    parentRunId: run.parentRunId,
+    tags: tagsOf(run),
+    error: run.error === null ? null : shortError(run.error),
+  }
+}
+
+const OPEN_STEP_STATUSES = new Set(['waiting', 'retrying'])
+
+export function stepView(step: StepInfo): StepView {
+  const open = OPEN_STEP_STATUSES.has(step.status)
+  return {
+    seq: step.seq,
+    name: step.name,
+    kind: step.kind,
+    status: step.status,
+    attempts: step.attempts,
+    order: orderOf(step),
+    startedAt: step.startedAt.toISOString(),
+    updatedAt: step.updatedAt.toISOString(),
+    wakeAt: iso(step.wakeAt),
+    durationMs: open ? null : step.updatedAt.getTime() - step.startedAt.getTime(),
+    output: toJsonValue(step.output),
+    error: toJsonValue(step.error),
+  }
+}
+
+export function iso(date: Date | null): string | null {
+  return date === null ? null : date.toISOString()
+}
+
+function shortError(error: SerializedError): RunSummary['error'] {
+  const { name, message } = error
+  const code = (error as { code?: unknown }).code
+  return typeof code === 'string' ? { name, message, code } : { name, message }
+}
+
+// Tags arrive with run lineage (RunInfo.tags); until then every run has none.
+function tagsOf(run: RunInfo): readonly string[] {
+  const tags = (run as { tags?: unknown }).tags
+  return Array.isArray(tags) ? (tags as string[]) : []
+}
+
+// The delivery order arrives with paged steps (StepInfo.order); null until then.
+function orderOf(step: StepInfo): number | null {
+  const order = (step as { order?: unknown }).order
+  return typeof order === 'number' ? order : null
+}

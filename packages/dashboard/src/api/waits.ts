@@ -1,0 +1,48 @@
+/**
+ * What a run waits on, position by position, read from its open checkpoints: a sleep's timer,
+ * a signal (and its timeout), a child run, a webhook, a breakpoint, a broadcast event, an
+ * update, or a step's next retry.
+ */
+import type { StepInfo } from '@cairn/core'
+import { iso } from './run_views.ts'
+
+export type Wait =
+  | { kind: 'timer'; seq: number; name: string; until: string | null }
+  | { kind: 'signal'; seq: number; name: string; timeoutAt: string | null }
+  | { kind: 'child'; seq: number; runId: string | null }
+  | { kind: 'webhook' | 'breakpoint' | 'event' | 'update'; seq: number; name: string }
+  | { kind: 'retry'; seq: number; name: string; at: string | null }
+
+/** `childRunIds`: the child run started at each position (by the child's parentSeq). */
+export function waitsOf(
+  steps: readonly StepInfo[],
+  childRunIds: ReadonlyMap<number, string>,
+): Wait[] {
+  const waits: Wait[] = []
+  for (const step of steps) {
+    const wait = waitOf(step, childRunIds)
+    if (wait !== null) waits.push(wait)
+  }
+  return waits
+}
+
+function waitOf(step: StepInfo, childRunIds: ReadonlyMap<number, string>): Wait | null {
+  const { seq, name } = step
+  if (step.status === 'retrying') return { kind: 'retry', seq, name, at: iso(step.wakeAt) }
+  if (step.status !== 'waiting') return null
+  switch (step.kind) {
+    case 'sleep':
+      return { kind: 'timer', seq, name, until: iso(step.wakeAt) }
+    case 'signal':
+      return { kind: 'signal', seq, name, timeoutAt: iso(step.wakeAt) }
+    case 'child':
+      return { kind: 'child', seq, runId: childRunIds.get(seq) ?? null }
+    case 'webhook':
+    case 'breakpoint':
+    case 'event':
+    case 'update':
+      return { kind: step.kind, seq, name }
+    default:
+      return null
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * Serving a dashboard from plain Node: `toNodeListener(dashboard)` is a node:http request
+ * listener (mount it in any http server); `serveDashboard(dashboard, { port, host })` starts a
+ * server of its own, on loopback unless told otherwise.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { getRequestListener } from '@hono/node-server'
+import type { Dashboard } from '../dashboard.ts'
+
+export type NodeListener = (request: IncomingMessage, response: ServerResponse) => void
+
+export function toNodeListener(dashboard: Pick<Dashboard, 'fetch'>): NodeListener {
+  const listener = getRequestListener((request) => dashboard.fetch(request))
+  return (request, response) => void listener(request, response)
+}
+
+export interface ServedDashboard {
+  /** e.g. `http://127.0.0.1:4000` (no base path). */
+  url: string
+  /** Stop the server and end the dashboard's streams. */
+  close(): Promise<void>
+}
+
+export async function serveDashboard(
+  dashboard: Dashboard,
+  options: { port?: number; host?: string } = {},
+): Promise<ServedDashboard> {
+  const host = options.host ?? '127.0.0.1'
+  const server = createServer(toNodeListener(dashboard))
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port ?? 0, host, () => resolve())
+  })
+  const { port } = server.address() as AddressInfo
+  const shown = host.includes(':') ? `[${host}]` : host
+  return {
+    url: `http://${shown}:${port}`,
+    close: async () => {
+      await dashboard.close()
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
+}

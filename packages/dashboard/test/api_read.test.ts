@@ -1,0 +1,80 @@
+/**
+ * The read API over a memory store: lists, details, steps, workflows, base paths.
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { call, fixture, type Fixture } from './helpers.ts'
+
+void describe('dashboard read API', () => {
+  let f: Fixture
+  let greetId: string
+  before(async () => {
+    f = await fixture()
+    greetId = (await f.engine.start('greet', 'Ada')).runId
+    await f.engine.waitForRun(greetId, { timeoutMs: 5000 })
+  })
+  after(() => f.close())
+
+  void test('GET api/runs lists summaries without payloads', async () => {
+    const { status, json, headers } = await call(f.dashboard, '/api/runs')
+    assert.equal(status, 200)
+    assert.equal(headers.get('content-type'), 'application/json; charset=utf-8')
+    assert.equal(headers.get('cache-control'), 'no-store')
+    const run = json.runs.find((r: { id: string }) => r.id === greetId)
+    assert.equal(run.status, 'completed')
+    assert.equal(run.workflow, 'greet')
+    assert.equal(typeof run.createdAt, 'string')
+    assert.equal('input' in run, false)
+    assert.equal('output' in run, false)
+  })
+
+  void test('GET api/runs/:id has the decoded payloads', async () => {
+    const { status, json } = await call(f.dashboard, `/api/runs/${greetId}`)
+    assert.equal(status, 200)
+    assert.equal(json.run.input, 'Ada')
+    assert.equal(json.run.output, 'hi Ada')
+    assert.deepEqual(json.run.waits, [])
+  })
+
+  void test('GET api/runs/:id of an unknown run is 404 E_RUN_NOT_FOUND', async () => {
+    const { status, json } = await call(f.dashboard, '/api/runs/nope')
+    assert.equal(status, 404)
+    assert.equal(json.error.code, 'E_RUN_NOT_FOUND')
+  })
+
+  void test('GET api/runs/:id/steps pages the timeline', async () => {
+    const { json } = await call(f.dashboard, `/api/runs/${greetId}/steps`)
+    assert.equal(json.steps.length, 1)
+    assert.equal(json.steps[0].name, 'hello')
+    assert.equal(json.steps[0].output, 'hi Ada')
+    assert.equal(json.nextFromSeq, null)
+  })
+
+  void test('GET api/workflows lists the registered versions', async () => {
+    const { json } = await call(f.dashboard, '/api/workflows')
+    assert.deepEqual(
+      json.workflows.map((w: { workflow: string }) => w.workflow),
+      ['greet', 'fail', 'wait'],
+    )
+  })
+})
+
+void describe('dashboard under a base path', () => {
+  let f: Fixture
+  before(async () => (f = await fixture({ basePath: '/admin/cairn/' })))
+  after(() => f.close())
+
+  void test('everything lives under the base path', async () => {
+    assert.equal((await call(f.dashboard, '/api/runs', { base: '/admin/cairn' })).status, 200)
+    assert.equal((await call(f.dashboard, '/api/runs')).status, 404)
+    const page = await call(f.dashboard, '/', { base: '/admin/cairn' })
+    assert.equal(page.status, 200)
+    assert.match(page.headers.get('content-type') ?? '', /^text\/html/)
+  })
+
+  void test('the bare base path redirects to its trailing-slash form', async () => {
+    const { status, headers } = await call(f.dashboard, '', { base: '/admin/cairn' })
+    assert.equal(status, 308)
+    assert.equal(headers.get('location'), '/admin/cairn/')
+  })
+})
