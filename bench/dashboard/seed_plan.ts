@@ -47,7 +47,9 @@ export interface CheckpointRow {
   runId: string
   seq: number
   name: string
-  output: string
+  status: 'completed' | 'failed'
+  output: string | null
+  error: string | null
   startedAt: number
   updatedAt: number
 }
@@ -63,7 +65,10 @@ const STATUS_WEIGHTS: Array<[string, number]> = [
   ['cancelled', 4],
   ['parked', 2],
 ]
-const FAILURE = codec.encode(serializeError(new FatalError('card declined by issuer')))
+const FAILURE = codec.encode({
+  ...serializeError(new FatalError('card declined by issuer')),
+  stack: undefined,
+})
 const PARKED = codec.encode({
   code: 'E_WORKFLOW_NOT_REGISTERED',
   message: 'no engine runs this version',
@@ -162,22 +167,32 @@ function runRow(
   }
 }
 
-/** The steps of the long runs and of the 10,000-step run. */
+/**
+ * The steps: 1 to 6 per run that has started (a failed run's last one failed), 1,000 for
+ * each long run and 10,000 for the big one.
+ */
 export function planCheckpoints(runs: readonly RunRow[]): CheckpointRow[] {
   const rows: CheckpointRow[] = []
-  for (const { id, steps } of [...LONG_RUNS, BIG_RUN]) {
-    const run = runs.find((r) => r.id === id) as RunRow
-    for (let seq = 0; seq < steps; seq++) {
-      const startedAt = run.createdAt + seq * 5
-      rows.push({
-        runId: id,
-        seq,
-        name: `step-${seq % 50}`,
-        output: codec.encode({ seq, ok: true }),
-        startedAt,
-        updatedAt: startedAt + 3,
-      })
-    }
+  const lengths = new Map([...LONG_RUNS, BIG_RUN].map((r) => [r.id, r.steps]))
+  for (const run of runs) {
+    if (run.status === 'pending') continue
+    const steps = lengths.get(run.id) ?? 1 + (run.key % 6)
+    for (let seq = 0; seq < steps; seq++) rows.push(checkpointRow(run, seq, steps))
   }
   return rows
+}
+
+function checkpointRow(run: RunRow, seq: number, steps: number): CheckpointRow {
+  const failed = run.status === 'failed' && seq === steps - 1
+  const startedAt = run.createdAt + seq * 5
+  return {
+    runId: run.id,
+    seq,
+    name: `step-${seq % 50}`,
+    status: failed ? 'failed' : 'completed',
+    output: failed ? null : codec.encode({ seq, ok: true }),
+    error: failed ? FAILURE : null,
+    startedAt,
+    updatedAt: startedAt + 3,
+  }
 }

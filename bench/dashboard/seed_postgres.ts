@@ -54,12 +54,21 @@ export async function seedPostgres(
     )
   for (const rows of chunks(plan.checkpoints))
     await client.query(
-      `INSERT INTO ${t('cairn_checkpoints')} (run_key, seq, name, kind, status, attempts, delivery_order, output, started_at, updated_at)
-       SELECT runs.key, c.seq, c.name, 'local', 'completed', 1, c.seq, c.output, c.started_at, c.updated_at
-       FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::bigint[])
-         AS c(run_id, seq, name, output, started_at, updated_at)
+      `INSERT INTO ${t('cairn_checkpoints')} (run_key, seq, name, kind, status, attempts, delivery_order, output, error, started_at, updated_at)
+       SELECT runs.key, c.seq, c.name, 'local', c.status, 1, c.seq, c.output, c.error, c.started_at, c.updated_at
+       FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[])
+         AS c(run_id, seq, name, status, output, error, started_at, updated_at)
        JOIN ${t('cairn_runs')} runs ON runs.id = c.run_id`,
-      columns(rows, ['runId', 'seq', 'name', 'output', 'startedAt', 'updatedAt']),
+      columns(rows, [
+        'runId',
+        'seq',
+        'name',
+        'status',
+        'output',
+        'error',
+        'startedAt',
+        'updatedAt',
+      ]),
     )
   await client.query('COMMIT')
   await client.query(

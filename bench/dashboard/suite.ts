@@ -12,7 +12,7 @@ interface StoreFigures {
   store: string
   runs: number
   seed_s: number
-  figures: Record<string, Latency>
+  figures: Record<string, Latency | null>
 }
 
 const runner = fileURLToPath(new URL('./run_dashboard.ts', import.meta.url))
