@@ -62,15 +62,19 @@ loopback host (127.0.0.1, ::1, localhost); any other --host needs a token.`,
         ? { development: true }
         : { auth: { tokens: [settings.token] }, development: false }),
     })
-    const server = await serveDashboard(dashboard, { port: settings.port, host: settings.host })
-    io.out(`Cairn dashboard on ${server.url}${settings.basePath} (store ${redactUrl(storeUrl)})`)
-    if (settings.token === undefined)
-      io.err(
-        'No token given: the dashboard is open to every user of this machine. Pass --token <t> or set CAIRN_DASHBOARD_TOKEN to require one.',
-      )
-    await io.waitForStop()
-    await server.close() // ends the dashboard's streams too
-    await engine.close()
+    try {
+      const server = await serveDashboard(dashboard, { port: settings.port, host: settings.host })
+      if (settings.token === undefined)
+        io.err(
+          'No token given: the dashboard is open to every user of this machine. Pass --token <t> or set CAIRN_DASHBOARD_TOKEN to require one.',
+        )
+      io.out(`Cairn dashboard on ${server.url}${settings.basePath} (store ${redactUrl(storeUrl)})`)
+      await io.waitForStop()
+      await server.close() // ends the dashboard's streams too
+    } finally {
+      await dashboard.close()
+      await engine.close()
+    }
     return 0
   },
 }
@@ -86,7 +90,8 @@ interface DashboardSettings {
 function settingsOf(args: ParsedArgs, io: Io): DashboardSettings {
   const { values } = args
   const host = (values.host as string | undefined) ?? '127.0.0.1'
-  const token = (values.token as string | undefined) ?? io.env.CAIRN_DASHBOARD_TOKEN
+  // An empty variable counts as unset (`CAIRN_DASHBOARD_TOKEN= cairn dashboard`).
+  const token = (values.token as string | undefined) ?? (io.env.CAIRN_DASHBOARD_TOKEN || undefined)
   const basePath = (values['base-path'] as string | undefined) ?? '/'
   if (!basePath.startsWith('/')) throw new UsageError(`--base-path ${basePath}: must start with /`)
   if (token === '') throw new UsageError('--token: empty token')
