@@ -7,6 +7,10 @@ import { Hono } from 'hono'
 import { mountAssets } from './assets/asset_routes.ts'
 import { mountSessionRoutes } from './auth/session_routes.ts'
 import { mountReadRoutes } from './api/read_routes.ts'
+import { mountActionRoutes } from './api/action_routes.ts'
+import { mountBulkRoutes } from './api/bulk_routes.ts'
+import { mountStreamRoutes } from './stream/stream_routes.ts'
+import { StreamRegistry } from './stream/stream_registry.ts'
 import { accessControl } from './http/access_control.ts'
 import type { AppEnv } from './http/app_env.ts'
 import { respondToError } from './http/error_handler.ts'
@@ -24,19 +28,23 @@ export interface Dashboard {
 
 export function createDashboard(options: DashboardOptions): Dashboard {
   const resolved = resolveOptions(options)
-  const app = buildApp(resolved)
+  const streams = new StreamRegistry()
+  const app = buildApp(resolved, streams)
   return {
     fetch: async (request) => withSecurityHeaders(await answer(app, resolved, request)),
-    close: async () => {},
+    close: async () => streams.closeAll(),
   }
 }
 
-function buildApp(options: ResolvedOptions): Hono<AppEnv> {
+function buildApp(options: ResolvedOptions, streams: StreamRegistry): Hono<AppEnv> {
   const root = new Hono<AppEnv>({ strict: false })
   const app = options.basePath === '/' ? root : root.basePath(options.basePath)
   app.use('*', accessControl(options))
   mountSessionRoutes(app, options)
   mountReadRoutes(app, options)
+  mountActionRoutes(app, options.engine)
+  mountBulkRoutes(app, options)
+  mountStreamRoutes(app, options, streams)
   mountAssets(app, options.consoleDir)
   root.notFound(() => errorResponse(notFound()))
   root.onError((error, c) =>

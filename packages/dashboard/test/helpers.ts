@@ -2,7 +2,7 @@
  * Dashboard test plumbing: an engine on a memory store with a few workflows, a dashboard in
  * front of it, and a client that speaks to the fetch handler like a browser or an API client.
  */
-import { Engine, MemoryStore, silentLogger, type Logger } from '@cairn/core'
+import { Engine, FatalError, MemoryStore, silentLogger, type Logger } from '@cairn/core'
 import { createDashboard, type Dashboard, type DashboardOptions } from '@cairn/dashboard'
 
 export const ORIGIN = 'http://dash.test'
@@ -22,7 +22,7 @@ export function registerWorkflows(engine: Engine): void {
   )
   engine.register('fail', 1, async (ctx, _input: unknown) =>
     ctx.localStep('boom', (): string => {
-      throw new Error('step failed on purpose')
+      throw new FatalError('step failed on purpose')
     }),
   )
   engine.register('wait', 1, async (ctx, _input: unknown) => ctx.waitForSignal('go'))

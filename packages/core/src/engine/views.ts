@@ -57,6 +57,8 @@ export interface StepInfo {
   kind: CheckpointKind
   status: CheckpointStatus
   attempts: number
+  /** Delivery order of a completed/failed outcome within the run (1, 2, …); null while open. */
+  order: number | null
   output: unknown
   error: SerializedError | null
   wakeAt: Date | null
@@ -104,6 +106,7 @@ export function toStepInfo(record: CheckpointRecord, codec: Codec): StepInfo {
     kind: record.kind,
     status: record.status,
     attempts: record.attempts,
+    order: record.order,
     output: record.output === null ? undefined : codec.decode(record.output),
     error: record.error === null ? null : (codec.decode(record.error) as SerializedError),
     wakeAt: record.wakeAt === null ? null : new Date(record.wakeAt),

@@ -9,9 +9,8 @@ import { jsonResponse } from '../http/responses.ts'
 import { intParam } from './limits.ts'
 import { listRunsPage } from './list_runs.ts'
 import { loadRunDetail } from './run_detail.ts'
-import { filterFromSearchParams } from './run_filter.ts'
+import { filterFromSearchParams, toListRunsQuery } from './run_filter.ts'
 import { runSummary, stepView } from './run_views.ts'
-import { loadStepsPage } from './steps_page.ts'
 import { RunNotFoundError } from '@cairn/core'
 
 export function mountReadRoutes(app: Hono<AppEnv>, options: ResolvedOptions): void {
@@ -40,8 +39,14 @@ export function mountReadRoutes(app: Hono<AppEnv>, options: ResolvedOptions): vo
     const runId = c.req.param('id')
     if ((await engine.getRun(runId)) === null)
       throw new RunNotFoundError(`no run with id "${runId}"`)
-    const page = await loadStepsPage(engine, runId, { fromSeq, limit })
+    const page = await engine.getStepsPage(runId, { fromSeq, limit })
     return jsonResponse({ steps: page.steps.map(stepView), nextFromSeq: page.nextFromSeq })
+  })
+
+  app.get('/api/facets', async (c) => {
+    const filter = filterFromSearchParams(new URL(c.req.url).searchParams, [])
+    const facets = await engine.facetRuns(toListRunsQuery(filter))
+    return jsonResponse({ byStatus: facets.byStatus, byWorkflow: facets.byWorkflow })
   })
 
   app.get('/api/workflows', () => {

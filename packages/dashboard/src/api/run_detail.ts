@@ -54,7 +54,7 @@ export async function loadRunDetail(engine: Engine, runId: string): Promise<RunD
       continuedFrom: run.continuedFrom,
       continuedTo: run.continuedTo,
     },
-    waits: waitsOf(steps, childRunIds),
+    waits: waitsOf(steps, childRunIds, run.waitingOn),
   }
 }
 

@@ -19,7 +19,15 @@ export const RUN_STATUSES: readonly RunStatus[] = [
 ]
 
 /** The filter keys (query keys; the same keys in a bulk action's `filter` object). */
-export const FILTER_KEYS = ['status', 'workflow', 'attr'] as const
+export const FILTER_KEYS = [
+  'status',
+  'workflow',
+  'version',
+  'q',
+  'createdFrom',
+  'createdTo',
+  'attr',
+] as const
 type FilterKey = (typeof FILTER_KEYS)[number]
 
 /** Filter values by key: every key repeatable as a list, in a canonical order. */
@@ -69,7 +77,18 @@ function checkFilter(filter: RunFilter): RunFilter {
   for (const status of filter.status ?? [])
     if (!RUN_STATUSES.includes(status as RunStatus))
       throw badRequest(`status must be one of ${RUN_STATUSES.join(', ')}`)
+  for (const key of ['createdFrom', 'createdTo'] as const)
+    if (filter[key] !== undefined) filter[key] = [isoInstant(key, filter[key][0] as string)]
   return canonical(filter)
+}
+
+/** An ISO-8601 date or date-time, as the instant's canonical ISO form. */
+function isoInstant(key: string, text: string): string {
+  const ms = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text)
+    ? Date.parse(text)
+    : NaN
+  if (Number.isNaN(ms)) throw badRequest(`${key} must be an ISO-8601 date or date-time`)
+  return new Date(ms).toISOString()
 }
 
 /** Keys sorted, statuses sorted and deduplicated: one filter, one form (cursors are bound to it). */
@@ -88,6 +107,12 @@ export function toListRunsQuery(filter: RunFilter): ListRunsQuery {
   const query: ListRunsQuery = {}
   if (filter.status !== undefined) query.status = filter.status as RunStatus[]
   if (filter.workflow !== undefined) query.workflow = filter.workflow[0]
+  if (filter.version !== undefined) query.version = filter.version[0]
+  if (filter.q !== undefined) query.idContains = filter.q[0]
+  if (filter.createdFrom !== undefined)
+    query.createdFrom = Date.parse(filter.createdFrom[0] as string)
+  if (filter.createdTo !== undefined)
+    query.createdBefore = Date.parse(filter.createdTo[0] as string)
   if (filter.attr !== undefined) query.searchAttributes = attributeFilter(filter.attr)
   return query
 }

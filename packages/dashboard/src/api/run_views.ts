@@ -60,7 +60,7 @@ export function stepView(step: StepInfo): StepView {
     kind: step.kind,
     status: step.status,
     attempts: step.attempts,
-    order: orderOf(step),
+    order: step.order,
     startedAt: step.startedAt.toISOString(),
     updatedAt: step.updatedAt.toISOString(),
     wakeAt: iso(step.wakeAt),
@@ -84,10 +84,4 @@ function shortError(error: SerializedError): RunSummary['error'] {
 function tagsOf(run: RunInfo): readonly string[] {
   const tags = (run as { tags?: unknown }).tags
   return Array.isArray(tags) ? (tags as string[]) : []
-}
-
-// The delivery order arrives with paged steps (StepInfo.order); null until then.
-function orderOf(step: StepInfo): number | null {
-  const order = (step as { order?: unknown }).order
-  return typeof order === 'number' ? order : null
 }

@@ -8,22 +8,39 @@ import { iso } from './run_views.ts'
 
 export type Wait =
   | { kind: 'timer'; seq: number; name: string; until: string | null }
-  | { kind: 'signal'; seq: number; name: string; timeoutAt: string | null }
+  /** seq null: a signal wait without a timeout keeps no checkpoint; the run's waitingOn names it. */
+  | { kind: 'signal'; seq: number | null; name: string; timeoutAt: string | null }
   | { kind: 'child'; seq: number; runId: string | null }
   | { kind: 'webhook' | 'breakpoint' | 'event' | 'update'; seq: number; name: string }
   | { kind: 'retry'; seq: number; name: string; at: string | null }
 
-/** `childRunIds`: the child run started at each position (by the child's parentSeq). */
+/**
+ * `childRunIds`: the child run started at each position (by the child's parentSeq);
+ * `waitingOn`: the run's description of its waits, for the signal waits that have no record.
+ */
 export function waitsOf(
   steps: readonly StepInfo[],
   childRunIds: ReadonlyMap<number, string>,
+  waitingOn: string | null,
 ): Wait[] {
   const waits: Wait[] = []
   for (const step of steps) {
     const wait = waitOf(step, childRunIds)
     if (wait !== null) waits.push(wait)
   }
+  const recorded = new Set(waits.filter((w) => w.kind === 'signal').map((w) => w.name))
+  for (const name of unrecordedSignals(waitingOn))
+    if (!recorded.has(name)) waits.push({ kind: 'signal', seq: null, name, timeoutAt: null })
   return waits
+}
+
+// waitingOn lists waits as `signal "<name>"` parts joined by "; " (engine turn_end.ts).
+function unrecordedSignals(waitingOn: string | null): string[] {
+  if (waitingOn === null) return []
+  return waitingOn
+    .split('; ')
+    .map((part) => /^signal "(.+)"$/.exec(part)?.[1])
+    .filter((name): name is string => name !== undefined)
 }
 
 function waitOf(step: StepInfo, childRunIds: ReadonlyMap<number, string>): Wait | null {

@@ -1,0 +1,113 @@
+/**
+ * Bulk actions: `POST api/bulk/retry` (failed runs) and `api/bulk/cancel` (open runs) over
+ * the runs a filter matches, at most `limit` of them (clamped to the dashboard's bulkLimit).
+ * The runs are collected first, then acted on one by one: one run's failure is reported
+ * in `failed` and the others go on. `dryRun` only counts.
+ */
+import type { Hono } from 'hono'
+import { CairnError, type Engine, type RunStatus } from '@cairn/core'
+import type { ResolvedOptions } from '../options.ts'
+import type { AppEnv } from '../http/app_env.ts'
+import { readJsonObject } from '../http/body.ts'
+import { toHttpError } from '../http/http_error.ts'
+import { jsonResponse } from '../http/responses.ts'
+import { cancelRun } from './action_routes.ts'
+import { onlyKeys, optionalBoolean, optionalInteger, optionalString } from './body_fields.ts'
+import { filterFromObject, toListRunsQuery, type RunFilter } from './run_filter.ts'
+import { clampInt } from '../options.ts'
+
+const PAGE = 500
+
+interface BulkAction {
+  /** The statuses the action applies to; the filter's statuses are narrowed to these. */
+  statuses: readonly RunStatus[]
+  apply(engine: Engine, runId: string, body: Record<string, unknown>): Promise<unknown>
+}
+
+const ACTIONS: Readonly<Record<string, BulkAction>> = {
+  retry: { statuses: ['failed'], apply: (engine, runId) => engine.requeue(runId) },
+  cancel: {
+    statuses: ['pending', 'running', 'waiting', 'parked'],
+    apply: (engine, runId, body) =>
+      cancelRun(engine, runId, { reason: optionalString(body, 'reason') }),
+  },
+}
+
+export function mountBulkRoutes(app: Hono<AppEnv>, options: ResolvedOptions): void {
+  for (const [name, action] of Object.entries(ACTIONS)) {
+    app.post(`/api/bulk/${name}`, async (c) => {
+      const body = await readJsonObject(c.req.raw)
+      onlyKeys(body, ['filter', 'limit', 'reason', 'dryRun'])
+      const filter = filterFromObject(body.filter)
+      optionalString(body, 'reason')
+      const limit = clampInt(
+        optionalInteger(body, 'limit') ?? options.bulkLimit,
+        1,
+        options.bulkLimit,
+      )
+      const { runIds, truncated } = await collect(options.engine, filter, action.statuses, limit)
+      if (optionalBoolean(body, 'dryRun') === true)
+        return jsonResponse({ ok: true, matched: runIds.length, applied: 0, failed: [], truncated })
+      const failed = await applyEach(options, runIds, (runId) =>
+        action.apply(options.engine, runId, body),
+      )
+      const applied = runIds.length - failed.length
+      return jsonResponse({ ok: true, matched: runIds.length, applied, failed, truncated })
+    })
+  }
+}
+
+/** The ids of up to `limit` matching runs, newest first, and whether more match. */
+async function collect(
+  engine: Engine,
+  filter: RunFilter,
+  statuses: readonly RunStatus[],
+  limit: number,
+): Promise<{ runIds: string[]; truncated: boolean }> {
+  const wanted =
+    filter.status === undefined ? statuses : statuses.filter((s) => filter.status?.includes(s))
+  if (wanted.length === 0) return { runIds: [], truncated: false }
+  const query = { ...toListRunsQuery(filter), status: [...wanted] }
+  const runIds: string[] = []
+  let cursor: string | undefined
+  for (;;) {
+    const page = await engine.listRuns({
+      ...query,
+      cursor,
+      limit: Math.min(PAGE, limit - runIds.length + 1),
+    })
+    for (const run of page.runs) {
+      if (runIds.length === limit) return { runIds, truncated: true }
+      runIds.push(run.id)
+    }
+    if (page.nextCursor === null) return { runIds, truncated: false }
+    cursor = page.nextCursor
+  }
+}
+
+async function applyEach(
+  options: ResolvedOptions,
+  runIds: readonly string[],
+  apply: (runId: string) => Promise<unknown>,
+): Promise<Array<{ runId: string; code: string }>> {
+  const failed: Array<{ runId: string; code: string }> = []
+  for (const runId of runIds) {
+    try {
+      await apply(runId)
+    } catch (error) {
+      failed.push({ runId, code: codeOf(options, error) })
+    }
+  }
+  return failed
+}
+
+function codeOf(options: ResolvedOptions, error: unknown): string {
+  const known = toHttpError(error)
+  if (known !== null) return known.code
+  if (CairnError.isCairnError(error)) return error.code
+  options.logger.error(
+    { errorName: error instanceof Error ? error.name : typeof error },
+    'cairn dashboard: a bulk action failed on one run',
+  )
+  return 'E_INTERNAL'
+}

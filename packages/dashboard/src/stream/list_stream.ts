@@ -1,0 +1,73 @@
+/**
+ * `GET api/stream/runs?<filter>`: `event: run` (a RunSummary) whenever a run matching the
+ * filter is created or changes status. Runs changed by this engine arrive through its events
+ * (checked against the filter here); runs changed by other processes through a poll of the
+ * filter's newest runs (matched by the store).
+ */
+import type { Engine, EngineEventName, RunInfo } from '@cairn/core'
+import { runSummary } from '../api/run_views.ts'
+import type { RunFilter } from '../api/run_filter.ts'
+import { runMatches } from './run_matcher.ts'
+import { toListRunsQuery } from '../api/run_filter.ts'
+import { Refresher } from './refresher.ts'
+import type { SseChannel } from './sse_channel.ts'
+
+const RUN_EVENTS: readonly EngineEventName[] = [
+  'run:started',
+  'run:completed',
+  'run:failed',
+  'run:cancelled',
+  'run:continued',
+  'run:suspended',
+  'run:parked',
+  'run:requeued',
+]
+const POLLED = 100
+/** Runs whose status the stream remembers; the oldest are forgotten past this. */
+const REMEMBERED = 10_000
+
+export function streamRunList(
+  engine: Engine,
+  filter: RunFilter,
+  channel: SseChannel,
+  pollMs: number,
+  onError: (error: unknown) => void,
+): () => void {
+  const seen = new SeenStatuses()
+  let baseline = true
+  const poll = async () => {
+    const page = await engine.listRuns({ ...toListRunsQuery(filter), limit: POLLED })
+    for (const run of page.runs) await consider(run, !baseline)
+    baseline = false
+  }
+  const consider = async (run: RunInfo, announce: boolean) => {
+    if (seen.changed(run) && announce) await channel.send('run', runSummary(run))
+  }
+  const onEvent = async (runId: string) => {
+    const run = await engine.getRun(runId)
+    if (run !== null && runMatches(run, filter)) await consider(run, true)
+  }
+  const refresher = new Refresher(poll, pollMs, onError)
+  const unsubscribe = RUN_EVENTS.map((name) =>
+    engine.on(name, (event) => void onEvent(event.runId).catch(onError)),
+  )
+  refresher.request()
+  return () => {
+    refresher.stop()
+    for (const off of unsubscribe) off()
+  }
+}
+
+class SeenStatuses {
+  private readonly statuses = new Map<string, string>()
+
+  /** Records the run's status; true when it is new or differs from the last one seen. */
+  changed(run: RunInfo): boolean {
+    if (this.statuses.get(run.id) === run.status) return false
+    this.statuses.delete(run.id)
+    this.statuses.set(run.id, run.status)
+    if (this.statuses.size > REMEMBERED)
+      this.statuses.delete(this.statuses.keys().next().value as string)
+    return true
+  }
+}

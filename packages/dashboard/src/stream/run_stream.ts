@@ -1,0 +1,110 @@
+/**
+ * `GET api/stream/runs/:id`: the run (`event: run`, a RunSummary) and its steps
+ * (`event: step`, a StepView) now, then again whenever they change, and `event: end` once
+ * the run is terminal. Changes made here arrive through engine events; changes made by
+ * other processes through a poll. Completed and failed steps never change, so a refresh
+ * re-reads steps only from the first one still open.
+ */
+import type { Engine, EngineEventName, RunInfo, StepInfo } from '@cairn/core'
+import { runSummary, stepView } from '../api/run_views.ts'
+import { Refresher } from './refresher.ts'
+import type { SseChannel } from './sse_channel.ts'
+
+const RUN_EVENTS: readonly EngineEventName[] = [
+  'run:started',
+  'run:completed',
+  'run:failed',
+  'run:cancelled',
+  'run:continued',
+  'run:suspended',
+  'run:parked',
+  'run:requeued',
+  'step:started',
+  'step:completed',
+  'step:failed',
+  'step:retried',
+]
+const TERMINAL = new Set(['completed', 'failed', 'cancelled', 'continued'])
+const SETTLED_STEP = new Set(['completed', 'failed'])
+const STEP_PAGE = 1000
+
+export function streamRun(
+  engine: Engine,
+  runId: string,
+  channel: SseChannel,
+  pollMs: number,
+  onError: (error: unknown) => void,
+): () => void {
+  const state = new RunStreamState()
+  const refresher = new Refresher(() => refresh(engine, runId, channel, state), pollMs, onError)
+  const unsubscribe = RUN_EVENTS.map((name) =>
+    engine.on(name, (event) => {
+      if (event.runId === runId) refresher.request()
+    }),
+  )
+  refresher.request()
+  return () => {
+    refresher.stop()
+    for (const off of unsubscribe) off()
+  }
+}
+
+/** What the client has been sent: the run's last form and each step's. */
+class RunStreamState {
+  run: string | null = null
+  readonly steps = new Map<number, string>()
+  /** Positions below this are settled (completed or failed): they never change again. */
+  private settledBelow = 0
+  private readonly settled = new Set<number>()
+
+  markStep(step: StepInfo, fingerprint: string): void {
+    this.steps.set(step.seq, fingerprint)
+    if (SETTLED_STEP.has(step.status)) this.settled.add(step.seq)
+  }
+
+  /** Where a refresh re-reads steps from: the first position not known to be settled. */
+  firstUnsettled(): number {
+    while (this.settled.has(this.settledBelow)) this.settled.delete(this.settledBelow++)
+    return this.settledBelow
+  }
+}
+
+async function refresh(
+  engine: Engine,
+  runId: string,
+  channel: SseChannel,
+  state: RunStreamState,
+): Promise<void> {
+  const run = await engine.getRun(runId)
+  if (run === null || channel.ended) return channel.end()
+  const fingerprint = `${run.status}|${run.updatedAt.getTime()}`
+  if (fingerprint !== state.run) {
+    await sendSteps(engine, run, channel, state)
+    state.run = fingerprint
+    await channel.send('run', runSummary(run))
+  }
+  if (TERMINAL.has(run.status)) {
+    await channel.send('end', { id: run.id, status: run.status })
+    channel.end()
+  }
+}
+
+async function sendSteps(
+  engine: Engine,
+  run: RunInfo,
+  channel: SseChannel,
+  state: RunStreamState,
+): Promise<void> {
+  for (let fromSeq: number | null = state.firstUnsettled(); fromSeq !== null;) {
+    const page = await engine.getStepsPage(run.id, { fromSeq, limit: STEP_PAGE })
+    for (const step of page.steps) await sendIfChanged(step, channel, state)
+    fromSeq = page.nextFromSeq
+  }
+}
+
+async function sendIfChanged(step: StepInfo, channel: SseChannel, state: RunStreamState) {
+  const fingerprint = `${step.status}|${step.updatedAt.getTime()}|${step.attempts}`
+  if (state.steps.get(step.seq) === fingerprint) return
+  state.markStep(step, fingerprint)
+  await channel.send('step', stepView(step))
+}

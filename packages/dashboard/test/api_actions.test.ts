@@ -1,0 +1,133 @@
+/**
+ * Actions and bulk actions over a memory store: what each does to the run and what it answers.
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { call, fixture, type Fixture } from './helpers.ts'
+
+void describe('dashboard actions', () => {
+  let f: Fixture
+  before(async () => (f = await fixture()))
+  after(() => f.close())
+
+  const failedRun = async () => {
+    const { runId } = await f.engine.start('fail', {})
+    await f.engine.waitForRun(runId, { timeoutMs: 5000 })
+    return runId
+  }
+  const waitingRun = async () => {
+    const { runId } = await f.engine.start('wait', {})
+    await f.engine.whenQuiet()
+    return runId
+  }
+
+  void test('retry requeues a failed run', async () => {
+    const runId = await failedRun()
+    const { status, json } = await call(f.dashboard, `/api/runs/${runId}/retry`, { method: 'POST' })
+    assert.equal(status, 200)
+    assert.deepEqual(json, { ok: true, positionsReset: 1 })
+    const again = await call(f.dashboard, `/api/runs/${runId}/retry`, { method: 'POST' })
+    assert.ok([200, 409].includes(again.status))
+  })
+
+  void test('retry of a completed run is 409 E_RUN_NOT_REQUEUEABLE', async () => {
+    const { runId } = await f.engine.start('greet', 'x')
+    await f.engine.waitForRun(runId, { timeoutMs: 5000 })
+    const { status, json } = await call(f.dashboard, `/api/runs/${runId}/retry`, { method: 'POST' })
+    assert.equal(status, 409)
+    assert.equal(json.error.code, 'E_RUN_NOT_REQUEUEABLE')
+  })
+
+  void test('signal delivers a payload to a waiting run, deduplicated by signalId', async () => {
+    const runId = await waitingRun()
+    const detail = await call(f.dashboard, `/api/runs/${runId}`)
+    assert.deepEqual(
+      detail.json.run.waits.map((w: { kind: string; name: string }) => [w.kind, w.name]),
+      [['signal', 'go']],
+    )
+    const body = { name: 'go', payload: { ok: 1 }, signalId: 's-1' }
+    const first = await call(f.dashboard, `/api/runs/${runId}/signal`, { body })
+    assert.deepEqual(first.json, { ok: true, duplicate: false })
+    const second = await call(f.dashboard, `/api/runs/${runId}/signal`, { body })
+    assert.deepEqual(second.json, { ok: true, duplicate: true })
+    const outcome = await f.engine.waitForRun(runId, { timeoutMs: 5000 })
+    assert.deepEqual(outcome, { runId, status: 'completed', output: { ok: 1 } })
+  })
+
+  void test('cancel ends an open run; a finished one is 409 E_RUN_TERMINAL', async () => {
+    const runId = await waitingRun()
+    const body = { reason: 'no longer needed' }
+    const first = await call(f.dashboard, `/api/runs/${runId}/cancel`, { body })
+    assert.deepEqual(first.json, { ok: true })
+    assert.equal((await f.engine.getRun(runId))?.status, 'cancelled')
+    const second = await call(f.dashboard, `/api/runs/${runId}/cancel`, { body })
+    assert.equal(second.status, 409)
+    assert.equal(second.json.error.code, 'E_RUN_TERMINAL')
+  })
+
+  void test('continue on a run at no breakpoint is 409 E_NOT_AT_BREAKPOINT', async () => {
+    const runId = await waitingRun()
+    const { status, json } = await call(f.dashboard, `/api/runs/${runId}/continue`, { body: {} })
+    assert.equal(status, 409)
+    assert.equal(json.error.code, 'E_NOT_AT_BREAKPOINT')
+  })
+
+  void test('actions on an unknown run are 404; unknown fields are 400', async () => {
+    const missing = await call(f.dashboard, '/api/runs/nope/cancel', { body: {} })
+    assert.equal(missing.status, 404)
+    assert.equal(missing.json.error.code, 'E_RUN_NOT_FOUND')
+    const runId = await waitingRun()
+    const typo = await call(f.dashboard, `/api/runs/${runId}/cancel`, { body: { reasn: 'x' } })
+    assert.equal(typo.status, 400)
+    assert.equal(typo.json.error.code, 'E_INVALID_ARGUMENT')
+    const noName = await call(f.dashboard, `/api/runs/${runId}/signal`, { body: {} })
+    assert.equal(noName.status, 400)
+  })
+})
+
+void describe('dashboard bulk actions', () => {
+  let f: Fixture
+  before(async () => (f = await fixture({ bulkLimit: 3 })))
+  after(() => f.close())
+
+  void test('bulk cancel applies to open runs of the filter, capped by bulkLimit', async () => {
+    const waiting: string[] = []
+    for (let i = 0; i < 5; i++) waiting.push((await f.engine.start('wait', {})).runId)
+    const { runId: done } = await f.engine.start('greet', 'x')
+    await f.engine.waitForRun(done, { timeoutMs: 5000 })
+    await f.engine.whenQuiet()
+    const dry = await call(f.dashboard, '/api/bulk/cancel', {
+      body: { filter: { workflow: 'wait' }, dryRun: true, limit: 100 },
+    })
+    assert.deepEqual(dry.json, { ok: true, matched: 3, applied: 0, failed: [], truncated: true })
+    assert.equal((await f.engine.listRuns({ status: 'cancelled' })).runs.length, 0, 'dry run')
+    const real = await call(f.dashboard, '/api/bulk/cancel', {
+      body: { filter: { workflow: 'wait' }, reason: 'bulk' },
+    })
+    assert.deepEqual(real.json, { ok: true, matched: 3, applied: 3, failed: [], truncated: true })
+    const rest = await call(f.dashboard, '/api/bulk/cancel', { body: { filter: {} } })
+    assert.deepEqual(rest.json, { ok: true, matched: 2, applied: 2, failed: [], truncated: false })
+    assert.equal((await f.engine.getRun(done))?.status, 'completed', 'finished runs untouched')
+  })
+
+  void test('bulk retry only touches failed runs; a status filter narrows it', async () => {
+    const { runId } = await f.engine.start('fail', {})
+    await f.engine.waitForRun(runId, { timeoutMs: 5000 })
+    const none = await call(f.dashboard, '/api/bulk/retry', {
+      body: { filter: { status: 'completed' } },
+    })
+    assert.equal(none.json.matched, 0)
+    const some = await call(f.dashboard, '/api/bulk/retry', {
+      body: { filter: { workflow: 'fail' } },
+    })
+    assert.deepEqual(some.json, { ok: true, matched: 1, applied: 1, failed: [], truncated: false })
+  })
+
+  void test('a bulk filter with an unknown key is refused before anything is touched', async () => {
+    const { status, json } = await call(f.dashboard, '/api/bulk/cancel', {
+      body: { filter: { workflw: 'wait' } },
+    })
+    assert.equal(status, 400)
+    assert.equal(json.error.code, 'E_INVALID_ARGUMENT')
+  })
+})

@@ -1,0 +1,82 @@
+/** Reading a server-sent-events response in tests: events and comments, as they arrive. */
+
+export interface SseEvent {
+  event: string
+  data: unknown
+}
+
+export class SseReader {
+  private readonly reader: ReadableStreamDefaultReader<Uint8Array>
+  private readonly decoder = new TextDecoder()
+  private buffer = ''
+  readonly comments: string[] = []
+  readonly fields: string[] = []
+
+  constructor(response: Response) {
+    if (response.body === null) throw new Error('no body')
+    this.reader = response.body.getReader()
+  }
+
+  /** The next event; null when the stream ended. */
+  async next(): Promise<SseEvent | null> {
+    for (;;) {
+      const block = this.takeBlock()
+      if (block !== null) {
+        const event = this.parse(block)
+        if (event !== null) return event
+        continue
+      }
+      const { done, value } = await this.reader.read()
+      if (done) return null
+      this.buffer += this.decoder.decode(value, { stream: true })
+    }
+  }
+
+  /** Events until one satisfies `until` (returned last); throws if the stream ends first. */
+  async until(until: (event: SseEvent) => boolean): Promise<SseEvent[]> {
+    const seen: SseEvent[] = []
+    for (;;) {
+      const event = await this.next()
+      if (event === null) throw new Error(`stream ended; saw ${JSON.stringify(seen)}`)
+      seen.push(event)
+      if (until(event)) return seen
+    }
+  }
+
+  /** Waits for a comment line (e.g. the keep-alive). */
+  async comment(): Promise<string> {
+    const before = this.comments.length
+    while (this.comments.length === before) if ((await this.next()) === null) break
+    const last = this.comments[this.comments.length - 1]
+    if (last === undefined || this.comments.length === before) throw new Error('stream ended')
+    return last
+  }
+
+  async cancel(): Promise<void> {
+    await this.reader.cancel()
+  }
+
+  private takeBlock(): string | null {
+    const end = this.buffer.indexOf('\n\n')
+    if (end < 0) return null
+    const block = this.buffer.slice(0, end)
+    this.buffer = this.buffer.slice(end + 2)
+    return block
+  }
+
+  private parse(block: string): SseEvent | null {
+    let event = 'message'
+    const data: string[] = []
+    for (const line of block.split('\n')) {
+      if (line.startsWith(':')) {
+        this.comments.push(line)
+        return null
+      }
+      if (line.startsWith('event: ')) event = line.slice(7)
+      else if (line.startsWith('data: ')) data.push(line.slice(6))
+      else this.fields.push(line)
+    }
+    if (data.length === 0) return null
+    return { event, data: JSON.parse(data.join('\n')) }
+  }
+}
