@@ -45,6 +45,7 @@ function printSideBySide(results: readonly StoreFigures[]): void {
     ]),
   ])
   rows.push(['seed (s)', ...results.flatMap((r) => [String(r.seed_s), ''])])
+  const missing = names.filter((name) => results.some((r) => r.figures[name] == null))
   const widths = headers.map((h, i) =>
     Math.max(h.length, ...rows.map((r) => (r[i] as string).length)),
   )
@@ -54,4 +55,6 @@ function printSideBySide(results: readonly StoreFigures[]): void {
       .join('  ')
   console.log(`\n${line(headers)}`)
   for (const row of rows) console.log(line(row))
+  if (missing.length > 0)
+    console.log(`-: this dashboard does not serve the route or filter (${missing.join(', ')})`)
 }
