@@ -92,6 +92,26 @@ for (const kind of await cliStores()) {
       }
     })
 
+    void test('--read-only: an action answers 403 and changes nothing', async () => {
+      const served = await serve(['--store', db.url, '--read-only', '--token', TOKEN])
+      try {
+        const response = await fetch(`${served.url}api/runs/greet-1/cancel`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+          body: '{}',
+        })
+        assert.equal(response.status, 403)
+        assert.equal(
+          ((await response.json()) as { error: { code: string } }).error.code,
+          'E_FORBIDDEN',
+        )
+        assert.equal((await engine.getRun('greet-1'))?.status, 'completed')
+        assert.equal(await stop(served), 0)
+      } finally {
+        served.child.kill()
+      }
+    })
+
     void test('with no token on loopback: open to this machine, and it says so', async () => {
       const served = await serve(['--store', db.url], { CAIRN_DASHBOARD_TOKEN: '' })
       try {
