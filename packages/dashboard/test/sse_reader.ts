@@ -17,13 +17,21 @@ export class SseReader {
     this.reader = response.body.getReader()
   }
 
-  /** The next event; null when the stream ended. */
+  /** The next event (comments are collected, not returned); null when the stream ended. */
   async next(): Promise<SseEvent | null> {
+    for (;;) {
+      const item = await this.nextItem()
+      if (item === null || item.event !== ':') return item
+    }
+  }
+
+  /** The next event or comment (event ':'); null when the stream ended. */
+  private async nextItem(): Promise<SseEvent | null> {
     for (;;) {
       const block = this.takeBlock()
       if (block !== null) {
-        const event = this.parse(block)
-        if (event !== null) return event
+        const item = this.parse(block)
+        if (item !== null) return item
         continue
       }
       const { done, value } = await this.reader.read()
@@ -43,13 +51,13 @@ export class SseReader {
     }
   }
 
-  /** Waits for a comment line (e.g. the keep-alive). */
+  /** Waits for the next comment line (e.g. the keep-alive); events on the way are dropped. */
   async comment(): Promise<string> {
-    const before = this.comments.length
-    while (this.comments.length === before) if ((await this.next()) === null) break
-    const last = this.comments[this.comments.length - 1]
-    if (last === undefined || this.comments.length === before) throw new Error('stream ended')
-    return last
+    for (;;) {
+      const item = await this.nextItem()
+      if (item === null) throw new Error('stream ended before a comment')
+      if (item.event === ':') return item.data as string
+    }
   }
 
   async cancel(): Promise<void> {
@@ -70,7 +78,7 @@ export class SseReader {
     for (const line of block.split('\n')) {
       if (line.startsWith(':')) {
         this.comments.push(line)
-        return null
+        return { event: ':', data: line }
       }
       if (line.startsWith('event: ')) event = line.slice(7)
       else if (line.startsWith('data: ')) data.push(line.slice(6))

@@ -1,0 +1,80 @@
+/**
+ * Live streams: the one-run stream follows a run to its end, the list stream announces
+ * created and changed runs of its filter, keep-alives flow, and close() ends every stream.
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { ORIGIN, TOKEN, fixture, type Fixture } from './helpers.ts'
+import { SseReader, type SseEvent } from './sse_reader.ts'
+
+const open = async (f: Fixture, path: string) => {
+  const response = await f.dashboard.fetch(
+    new Request(`${ORIGIN}${path}`, { headers: { authorization: `Bearer ${TOKEN}` } }),
+  )
+  assert.equal(response.status, 200)
+  assert.equal(response.headers.get('content-type'), 'text/event-stream')
+  assert.equal(response.headers.get('cache-control'), 'no-store')
+  return new SseReader(response)
+}
+const data = (event: SseEvent) => event.data as { id: string; status: string; name: string }
+
+void describe('dashboard live streams', () => {
+  let f: Fixture
+  before(
+    async () => (f = await fixture({ stream: { keepAliveMs: 20, runPollMs: 50, listPollMs: 50 } })),
+  )
+  after(() => f.close())
+
+  void test('a run stream sends the run and its steps until it ends', async () => {
+    const { runId } = await f.engine.start('wait', {})
+    await f.engine.whenQuiet()
+    const reader = await open(f, `/api/stream/runs/${runId}`)
+    const first = await reader.until((e) => e.event === 'run')
+    assert.equal(data(first[first.length - 1] as SseEvent).status, 'waiting')
+    assert.ok(reader.fields.includes('retry: 2000'))
+    await f.engine.signal({ runId, name: 'go' }, 'now')
+    const rest = await reader.until((e) => e.event === 'end')
+    assert.ok(rest.some((e) => e.event === 'run' && data(e).status === 'completed'))
+    assert.ok(rest.some((e) => e.event === 'step' && data(e).name === 'go'))
+    assert.equal(await reader.next(), null, 'the stream closes after end')
+  })
+
+  void test('a run stream of an unknown run is 404 before streaming', async () => {
+    const response = await f.dashboard.fetch(
+      new Request(`${ORIGIN}/api/stream/runs/nope`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      }),
+    )
+    assert.equal(response.status, 404)
+  })
+
+  void test('a list stream announces created runs of its filter only', async () => {
+    const reader = await open(f, '/api/stream/runs?workflow=greet')
+    await reader.comment() // subscribed and polling
+    await f.engine.start('wait', {})
+    const { runId } = await f.engine.start('greet', 'Bo')
+    const events = await reader.until((e) => data(e).id === runId && data(e).status === 'completed')
+    assert.ok(events.every((e) => e.event === 'run'))
+    assert.ok(events.every((e) => (e.data as { workflow: string }).workflow === 'greet'))
+    await reader.cancel()
+  })
+
+  void test('idle streams get keep-alive comments', async () => {
+    const reader = await open(f, '/api/stream/runs?workflow=nothing-runs-this')
+    assert.equal(await reader.comment(), ': keep-alive')
+    await reader.cancel()
+  })
+
+  void test('close() ends every open stream', async () => {
+    const { runId } = await f.engine.start('wait', {})
+    const one = await open(f, `/api/stream/runs/${runId}`)
+    const list = await open(f, '/api/stream/runs')
+    await one.until((e) => e.event === 'run')
+    await list.comment()
+    await f.dashboard.close()
+    const drain = async (reader: SseReader) => {
+      while ((await reader.next()) !== null);
+    }
+    await Promise.all([drain(one), drain(list)])
+  })
+})
