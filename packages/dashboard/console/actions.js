@@ -13,7 +13,7 @@ const path = (run, action) => `runs/${encodeURIComponent(run.id)}/${action}`
 const ACTIONS = [
   {
     label: 'Retry',
-    when: (run) => ['failed', 'cancelled', 'parked'].includes(run.status),
+    when: (run) => run.status === 'failed',
     dialog: (run) => ({
       title: 'Retry this run?',
       description: `Failed positions of run ${run.id} are reset and the run is queued again.`,
