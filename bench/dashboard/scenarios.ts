@@ -36,6 +36,7 @@ export async function scenarios(get: Get, runs: readonly RunRow[]): Promise<Scen
       name: 'runs q=<id part>',
       call: async (g, i) => void (await g(`/api/runs?q=${pick(failed, i).id.slice(-8)}`)),
     },
+    { name: 'runs tag=vip (1 in 50)', call: async (g) => void (await g('/api/runs?tag=vip')) },
     { name: 'facets', call: async (g) => void (await g('/api/facets')) },
     {
       name: 'run detail + steps page',

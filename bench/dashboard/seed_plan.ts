@@ -33,6 +33,8 @@ export interface RunRow {
   availableAt: number | null
   leaseOwner: string | null
   turns: number
+  /** Written only where the store has tags (migration 007, store-lineage). */
+  tags: string[]
 }
 
 export interface AttributeRow {
@@ -92,6 +94,14 @@ function pickStatus(r: number): string {
     at -= weight
   }
   return 'completed'
+}
+
+/** Tags: a region on every fifth run, `vip` on every 50th (1 in 50: a selective tag). */
+function tagsOf(key: number): string[] {
+  const tags: string[] = []
+  if (key % 5 === 0) tags.push(key % 2 === 0 ? 'eu' : 'us')
+  if (key % 50 === 7) tags.push('vip')
+  return tags
 }
 
 /** Run `key` (1-based; higher is newer) of the plan, with its attributes. */
@@ -164,6 +174,7 @@ function runRow(
     availableAt: open ? (status === 'waiting' ? updatedAt + 7 * DAY : updatedAt) : null,
     leaseOwner: status === 'running' ? 'bench-worker' : null,
     turns: status === 'pending' ? 0 : 1,
+    tags: tagsOf(key),
   }
 }
 

@@ -14,6 +14,7 @@ export async function seedPostgres(
   plan: { runs: RunRow[]; attributes: AttributeRow[]; checkpoints: CheckpointRow[] },
 ): Promise<void> {
   const t = (name: string) => `"${schema}".${name}`
+  const tagged = await hasTagTable(client, schema)
   await client.query('BEGIN')
   for (const rows of chunks(plan.runs))
     await client.query(
@@ -70,10 +71,43 @@ export async function seedPostgres(
         'updatedAt',
       ]),
     )
+  if (tagged) await insertTags(client, schema, plan.runs)
   await client.query('COMMIT')
-  await client.query(
-    `ANALYZE ${t('cairn_runs')}, ${t('cairn_search_attributes')}, ${t('cairn_checkpoints')}`,
-  )
+  const analyzed = ['cairn_runs', 'cairn_search_attributes', 'cairn_checkpoints']
+  if (tagged) analyzed.push('cairn_run_tags')
+  await client.query(`ANALYZE ${analyzed.map(t).join(', ')}`)
+}
+
+/** Whether the store has run tags (migration 007): then runs carry tags too. */
+async function hasTagTable(client: pg.Client, schema: string): Promise<boolean> {
+  const found = await client.query('SELECT to_regclass($1) IS NOT NULL AS present', [
+    `"${schema}".cairn_run_tags`,
+  ])
+  return (found.rows[0] as { present: boolean }).present
+}
+
+/** The runs' `tags` column (a JSON array) and the tag table that serves `listRuns({ tag })`. */
+async function insertTags(
+  client: pg.Client,
+  schema: string,
+  runs: readonly RunRow[],
+): Promise<void> {
+  const tagged = runs.filter((r) => r.tags.length > 0)
+  const runsTable = `"${schema}".cairn_runs`
+  for (const rows of chunks(tagged)) {
+    await client.query(
+      `UPDATE ${runsTable} runs SET tags = v.tags FROM unnest($1::text[], $2::text[]) AS v(id, tags)
+       WHERE runs.id = v.id`,
+      [rows.map((r) => r.id), rows.map((r) => JSON.stringify(r.tags))],
+    )
+    const pairs = rows.flatMap((r) => r.tags.map((tag) => [r.id, tag] as const))
+    await client.query(
+      `INSERT INTO "${schema}".cairn_run_tags (tag, run_created_at, run_id, run_key)
+       SELECT v.tag, runs.created_at, runs.id, runs.key
+       FROM unnest($1::text[], $2::text[]) AS v(run_id, tag) JOIN ${runsTable} runs ON runs.id = v.run_id`,
+      [pairs.map((p) => p[0]), pairs.map((p) => p[1])],
+    )
+  }
 }
 
 function* chunks<T>(rows: readonly T[]): Generator<T[]> {

@@ -12,8 +12,10 @@ export function seedSqlite(
 ): void {
   const db = new DatabaseSync(path)
   try {
+    const tagged = hasTagTable(db)
     db.exec('BEGIN')
-    insertRuns(db, plan.runs)
+    insertRuns(db, plan.runs, tagged)
+    if (tagged) insertTags(db, plan.runs)
     const keyOf = new Map(plan.runs.map((r) => [r.id, r.key]))
     const attribute = db.prepare(
       'INSERT INTO cairn_search_attributes (run_key, name, type, text_value, number_value) VALUES (?, ?, ?, ?, ?)',
@@ -40,11 +42,23 @@ export function seedSqlite(
   }
 }
 
-function insertRuns(db: DatabaseSync, runs: readonly RunRow[]): void {
+/** Whether the store has run tags (migration 007): then runs carry tags too. */
+function hasTagTable(db: DatabaseSync): boolean {
+  return db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'cairn_run_tags'`).get() !== undefined
+}
+
+function insertTags(db: DatabaseSync, runs: readonly RunRow[]): void {
+  const insert = db.prepare(
+    'INSERT INTO cairn_run_tags (tag, run_created_at, run_id, run_key) VALUES (?, ?, ?, ?)',
+  )
+  for (const r of runs) for (const tag of r.tags) insert.run(tag, r.createdAt, r.id, r.key)
+}
+
+function insertRuns(db: DatabaseSync, runs: readonly RunRow[], tagged: boolean): void {
   const insert = db.prepare(
     `INSERT INTO cairn_runs (key, id, workflow, version, status, input, output, error, park_reason, waiting_on,
-       created_at, updated_at, finished_at, available_at, lease_owner, lease_epoch, turns)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)`,
+       created_at, updated_at, finished_at, available_at, lease_owner, lease_epoch, turns${tagged ? ', tags' : ''})
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?${tagged ? ', ?' : ''})`,
   )
   for (const r of runs)
     insert.run(
@@ -64,5 +78,6 @@ function insertRuns(db: DatabaseSync, runs: readonly RunRow[]): void {
       r.availableAt,
       r.leaseOwner,
       r.turns,
+      ...(tagged ? [r.tags.length === 0 ? null : JSON.stringify(r.tags)] : []),
     )
 }
