@@ -3,13 +3,12 @@
  * Fails closed: without a token it serves only on a loopback address (open to this machine,
  * as a development console), and refuses any other host.
  */
-import { randomBytes } from 'node:crypto'
-import { Engine, defaultLogger } from '@cairn/core'
+import { defaultLogger } from '@cairn/core'
+import type { Dashboard } from '@cairn/dashboard'
 import type { Command, Io, ParsedArgs } from '../command.ts'
 import { isLoopbackHost } from '../loopback.ts'
-import { STORE_HELP, STORE_OPTION, storeUrlOf } from '../open_engine.ts'
+import { STORE_HELP, STORE_OPTION, storeUrlOf, withEngine } from '../open_engine.ts'
 import { integerOf } from '../options.ts'
-import { openStoreFromUrl } from '../store/open_store.ts'
 import { redactUrl } from '../store/redact.ts'
 import { UsageError } from '../usage_error.ts'
 
@@ -45,38 +44,49 @@ loopback host (127.0.0.1, ::1, localhost); any other --host needs a token.`,
   async run(args, io) {
     const settings = settingsOf(args, io)
     // Loaded here: the other commands need neither the HTTP server nor the console.
-    const { createDashboard, serveDashboard } = await import('@cairn/dashboard')
+    const { createDashboard } = await import('@cairn/dashboard')
     const storeUrl = storeUrlOf(args, io)
-    const store = await openStoreFromUrl(storeUrl)
-    const engine = new Engine({
-      store,
-      logger: defaultLogger,
-      instanceId: `cairn-dashboard-${randomBytes(4).toString('hex')}`,
-    })
-    const dashboard = createDashboard({
-      engine,
-      basePath: settings.basePath,
-      readOnly: settings.readOnly,
-      // No token: only reachable from this machine (checked above), a development console.
-      ...(settings.token === undefined
-        ? { development: true }
-        : { auth: { tokens: [settings.token] }, development: false }),
-    })
-    try {
-      const server = await serveDashboard(dashboard, { port: settings.port, host: settings.host })
-      if (settings.token === undefined)
-        io.err(
-          'No token given: the dashboard is open to every user of this machine. Pass --token <t> or set CAIRN_DASHBOARD_TOKEN to require one.',
-        )
-      io.out(`Cairn dashboard on ${server.url}${settings.basePath} (store ${redactUrl(storeUrl)})`)
-      await io.waitForStop()
-      await server.close() // ends the dashboard's streams too
-    } finally {
-      await dashboard.close()
-      await engine.close()
-    }
-    return 0
+    const role = { name: 'cairn-dashboard', logger: defaultLogger }
+    return withEngine(
+      args,
+      io,
+      async (engine) => {
+        const dashboard = createDashboard({
+          engine,
+          basePath: settings.basePath,
+          readOnly: settings.readOnly,
+          // No token: only reachable from this machine (checked above), a development console.
+          ...(settings.token === undefined
+            ? { development: true }
+            : { auth: { tokens: [settings.token] }, development: false }),
+        })
+        try {
+          await serveUntilStopped(dashboard, settings, io, redactUrl(storeUrl))
+        } finally {
+          await dashboard.close()
+        }
+        return 0
+      },
+      role,
+    )
   },
+}
+
+async function serveUntilStopped(
+  dashboard: Dashboard,
+  settings: DashboardSettings,
+  io: Io,
+  shownStore: string,
+): Promise<void> {
+  const { serveDashboard } = await import('@cairn/dashboard')
+  const server = await serveDashboard(dashboard, { port: settings.port, host: settings.host })
+  if (settings.token === undefined)
+    io.err(
+      'No token given: the dashboard is open to every user of this machine. Pass --token <t> or set CAIRN_DASHBOARD_TOKEN to require one.',
+    )
+  io.out(`Cairn dashboard on ${server.url}${settings.basePath} (store ${shownStore})`)
+  await io.waitForStop()
+  await server.close() // ends the dashboard's streams too
 }
 
 interface DashboardSettings {
