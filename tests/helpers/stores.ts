@@ -122,7 +122,7 @@ async function dropMysqlDatabase(database: string): Promise<void> {
   }
 }
 
-async function dropPostgresSchema(schema: string): Promise<void> {
+export async function dropPostgresSchema(schema: string): Promise<void> {
   const { default: pg } = await import('pg')
   const client = new pg.Client({ connectionString: PG_URL })
   await client.connect()

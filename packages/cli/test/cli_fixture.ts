@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { Engine, FatalError, silentLogger } from '@cairn/core'
 import type { StateStore } from '@cairn/core/contracts'
 import { PG_URL, serviceAvailable } from '../../../tests/helpers/services.ts'
+import { dropPostgresSchema } from '../../../tests/helpers/stores.ts'
 
 export const BIN = fileURLToPath(new URL('../bin/cairn.ts', import.meta.url))
 
@@ -65,18 +66,7 @@ export async function freshDatabase(kind: string): Promise<Database> {
   return {
     url: url.toString(),
     open: async () => new PostgresStore({ connectionString: PG_URL, schema, max: 2 }),
-    drop: () => dropSchema(schema),
-  }
-}
-
-async function dropSchema(schema: string): Promise<void> {
-  const { default: pg } = await import('pg')
-  const client = new pg.Client({ connectionString: PG_URL })
-  await client.connect()
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
-  } finally {
-    await client.end()
+    drop: () => dropPostgresSchema(schema),
   }
 }
 

@@ -1,25 +1,14 @@
 /**
- * One run as the lists show it — the dashboard API's RunSummary shape: no input or output,
- * the error reduced to name, message and code.
+ * One run as the lists show it — the dashboard API's RunSummary: no input or output, the
+ * error reduced to name, message and code.
  */
 import type { RunInfo } from '@cairn/core'
+import type { RunSummary } from '@cairn/dashboard'
 import { formatTime } from './values.ts'
 import { oneLine } from './table.ts'
 
-export interface RunSummaryJson {
-  id: string
-  workflow: string
-  version: string
-  status: string
-  createdAt: string
-  updatedAt: string
-  finishedAt: string | null
-  waitingOn: string | null
-  parentRunId: string | null
-  error: { name: string; message: string; code?: string } | null
-}
-
-export function runSummary(run: RunInfo): RunSummaryJson {
+/** The dashboard API's RunSummary (its type binds this JSON to the API's at compile time). */
+export function runSummary(run: RunInfo): RunSummary {
   const { error } = run
   return {
     id: run.id,
@@ -31,6 +20,7 @@ export function runSummary(run: RunInfo): RunSummaryJson {
     finishedAt: run.finishedAt?.toISOString() ?? null,
     waitingOn: run.waitingOn,
     parentRunId: run.parentRunId,
+    tags: tagsOf(run),
     error:
       error === null
         ? null
@@ -60,4 +50,10 @@ function note(run: RunInfo): string {
   if (run.parkReason !== null)
     return oneLine(`parked: ${run.parkReason.code}: ${run.parkReason.message}`, 60)
   return run.waitingOn ?? ''
+}
+
+/** RunInfo.tags comes with run lineage (store-lineage); a run without it has none. */
+function tagsOf(run: RunInfo): readonly string[] {
+  const tags = (run as { tags?: unknown }).tags
+  return Array.isArray(tags) ? (tags as string[]) : []
 }
