@@ -112,7 +112,7 @@ const factories: Record<string, Factory> = {
   },
 }
 
-async function dropMysqlDatabase(database: string): Promise<void> {
+export async function dropMysqlDatabase(database: string): Promise<void> {
   const mysql = await import('mysql2/promise')
   const connection = await mysql.createConnection({ uri: MYSQL_URL })
   try {

@@ -1,7 +1,8 @@
 /**
- * What the CLI tests stand on: a fresh database per test (a SQLite file, or a Postgres
- * schema named in the URL's `?schema=`), an engine that drives three small workflows on it,
- * and the real `cairn` bin run as a child process against the database's URL.
+ * What the CLI tests stand on: a fresh database per suite (a SQLite file, a Postgres schema
+ * named in the URL's `?schema=`, a MariaDB database named in the URL's path), an engine that
+ * drives three small workflows on it, and the real `cairn` bin run as a child process against
+ * the database's URL. An unreachable server is skipped loudly (an error under CI=true).
  */
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -11,8 +12,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Engine, FatalError, silentLogger } from '@cairn/core'
 import type { StateStore } from '@cairn/core/contracts'
-import { PG_URL, serviceAvailable } from '../../../tests/helpers/services.ts'
-import { dropPostgresSchema } from '../../../tests/helpers/stores.ts'
+import { MYSQL_URL, PG_URL, serviceAvailable } from '../../../tests/helpers/services.ts'
+import { dropMysqlDatabase, dropPostgresSchema } from '../../../tests/helpers/stores.ts'
 
 export const BIN = fileURLToPath(new URL('../bin/cairn.ts', import.meta.url))
 
@@ -44,8 +45,12 @@ export interface Database {
   drop(): Promise<void>
 }
 
+/** SQLite, and each server store whose service answers. */
 export async function cliStores(): Promise<string[]> {
-  return ['sqlite', ...((await serviceAvailable('postgres')) ? ['postgres'] : [])]
+  const stores = ['sqlite']
+  for (const service of ['postgres', 'mysql'] as const)
+    if (await serviceAvailable(service)) stores.push(service)
+  return stores
 }
 
 export async function freshDatabase(kind: string): Promise<Database> {
@@ -59,6 +64,7 @@ export async function freshDatabase(kind: string): Promise<Database> {
       drop: async () => rmSync(dir, { recursive: true, force: true }),
     }
   }
+  if (kind === 'mysql') return freshMysqlDatabase()
   const { PostgresStore } = await import('@cairn/sql/postgres')
   const schema = `cairn_t_${randomBytes(6).toString('hex')}`
   const url = new URL(PG_URL)
@@ -67,6 +73,19 @@ export async function freshDatabase(kind: string): Promise<Database> {
     url: url.toString(),
     open: async () => new PostgresStore({ connectionString: PG_URL, schema, max: 2 }),
     drop: () => dropPostgresSchema(schema),
+  }
+}
+
+/** A MariaDB database named in the URL's path (the store creates it on open). */
+async function freshMysqlDatabase(): Promise<Database> {
+  const { MysqlStore } = await import('@cairn/sql/mysql')
+  const database = `cairn_t_${randomBytes(6).toString('hex')}`
+  const url = new URL(MYSQL_URL)
+  url.pathname = `/${database}`
+  return {
+    url: url.toString(),
+    open: async () => new MysqlStore({ uri: MYSQL_URL, database, max: 2 }),
+    drop: () => dropMysqlDatabase(database),
   }
 }
 

@@ -1,6 +1,6 @@
 /**
- * The `cairn` bin as a user runs it — a child process over a real SQLite file and a Postgres
- * schema — lists, shows, retries and cancels runs an application engine made.
+ * The `cairn` bin as a user runs it — a child process over a real SQLite file, a Postgres
+ * schema and a MariaDB database — lists, shows, retries and cancels runs an application engine made.
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'

@@ -1,6 +1,6 @@
 /**
  * `cairn dashboard` as a user starts it: a child process serving the console and the API over
- * a SQLite file (and Postgres), the token required; no token on a non-loopback host refused.
+ * a SQLite file (and Postgres and MariaDB), the token required; no token on a non-loopback host refused.
  */
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
