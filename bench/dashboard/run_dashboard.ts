@@ -9,21 +9,16 @@ import { join } from 'node:path'
 import type { StateStore } from '@cairn/core/contracts'
 import { PG_URL, withClient, withScratchSchema } from '../postgres_service.ts'
 import { measureDashboard } from './measure_dashboard.ts'
-import { planCheckpoints, planRuns, type RunRow } from './seed_plan.ts'
+import { planCheckpoints, planRuns } from './seed_plan.ts'
 
-const target = process.argv[2]
+const STORES: Record<string, () => Promise<object>> = { sqlite: onSqlite, postgres: onPostgres }
+const target = process.argv[2] ?? ''
+const measure = STORES[target]
+if (measure === undefined)
+  throw new Error(`unknown dashboard bench store "${target}" (${Object.keys(STORES).join(', ')})`)
 const { runs, attributes } = planRuns(Date.now())
 const plan = { runs, attributes, checkpoints: planCheckpoints(runs) }
-
-const result =
-  target === 'sqlite'
-    ? await onSqlite()
-    : target === 'postgres'
-      ? await onPostgres()
-      : (() => {
-          throw new Error(`unknown dashboard bench store ${String(target)} (sqlite, postgres)`)
-        })()
-console.log(JSON.stringify({ store: target, ...result }))
+console.log(JSON.stringify({ store: target, ...(await measure()) }))
 
 async function onSqlite(): Promise<object> {
   const { SqliteStore } = await import('@cairn/sql/sqlite')
@@ -61,6 +56,6 @@ async function seededFigures(open: () => StateStore, seed: () => Promise<void>):
   return {
     runs: plan.runs.length,
     seed_s: seedS,
-    figures: await measureDashboard(open(), runs as RunRow[]),
+    figures: await measureDashboard(open(), runs),
   }
 }
