@@ -66,6 +66,7 @@ export class FlakyStore implements StateStore {
   facetRuns: StateStore['facetRuns'] = (q) => this.inner.facetRuns(q)
   loadCheckpointPage: StateStore['loadCheckpointPage'] = (id, page) =>
     this.inner.loadCheckpointPage(id, page)
+  backlog: StateStore['backlog'] = (now) => this.inner.backlog(now)
   appendEvent: StateStore['appendEvent'] = (e, p) => this.inner.appendEvent(e, p)
   loadEvents: StateStore['loadEvents'] = (n, s) => this.inner.loadEvents(n, s)
   loadEventWaits: StateStore['loadEventWaits'] = (n) => this.inner.loadEventWaits(n)

@@ -34,6 +34,8 @@ function run(fields: Partial<RunInfo>): RunInfo {
     continuedFrom: null,
     continuedTo: null,
     searchAttributes: {},
+    tags: [],
+    origin: null,
     ...fields,
   }
 }

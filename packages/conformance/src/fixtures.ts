@@ -59,6 +59,8 @@ export function createdRecord(
     parentSeq: run.parent?.seq ?? null,
     continuedFrom: run.continuedFrom ?? null,
     continuedTo: null,
+    tags: run.tags ?? [],
+    origin: run.origin ?? null,
   }
 }
 

@@ -5,6 +5,7 @@
  *   import { test } from 'node:test'
  *   storeConformance(test, { name: 'sqlite', create: async () => ({ store, cleanup }) })
  */
+import { backlogTests } from './backlog.ts'
 import { badInputTests } from './bad_inputs.ts'
 import { batchFencingTests } from './batch_fencing.ts'
 import { cancelTests } from './cancel.ts'
@@ -18,11 +19,14 @@ import { facetTests } from './facets.ts'
 import { definer, type StoreFactory, type TestFn } from './harness.ts'
 import { inboxTests } from './inbox.ts'
 import { listFilterTests } from './list_filters.ts'
+import { leaseRecoveryTests } from './lease_recovery.ts'
 import { listRunsTests } from './list_runs.ts'
 import { parkTests } from './park_unpark.ts'
 import { payloadTests } from './payloads.ts'
 import { requeueTests } from './requeue.ts'
 import { runsCreateTests } from './runs_create.ts'
+import { runSeedTests } from './run_seeds.ts'
+import { runTagTests } from './run_tags.ts'
 import { searchAttributeTests } from './search_attributes.ts'
 import { transitionTests } from './transitions.ts'
 
@@ -33,6 +37,7 @@ export function storeConformance(test: TestFn, factory: StoreFactory): void {
   batchFencingTests(definer(test, factory, 'applyBatch and fencing'))
   checkpointTests(definer(test, factory, 'checkpoints'))
   claimTests(definer(test, factory, 'claims and leases'))
+  leaseRecoveryTests(definer(test, factory, 'lease recovery'))
   transitionTests(definer(test, factory, 'suspend, release, finish, park'))
   cancelTests(definer(test, factory, 'cancelRun'))
   requeueTests(definer(test, factory, 'requeueRun'))
@@ -45,7 +50,10 @@ export function storeConformance(test: TestFn, factory: StoreFactory): void {
   listFilterTests(definer(test, factory, 'listRuns filters'))
   facetTests(definer(test, factory, 'facetRuns'))
   checkpointPageTests(definer(test, factory, 'loadCheckpointPage'))
+  backlogTests(definer(test, factory, 'backlog'))
   badInputTests(definer(test, factory, 'bad inputs'))
   payloadTests(definer(test, factory, 'payloads and numbers'))
   searchAttributeTests(definer(test, factory, 'search attributes'))
+  runTagTests(definer(test, factory, 'run tags and origin'))
+  runSeedTests(definer(test, factory, 'createRun seed'))
 }

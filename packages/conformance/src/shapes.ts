@@ -71,6 +71,13 @@ const RUN_FIELDS: Record<keyof RunRecord, Check> = {
   parentSeq: integerOrNull,
   continuedFrom: textOrNull,
   continuedTo: textOrNull,
+  tags: (value) => Array.isArray(value) && value.every(text),
+  origin: (value) =>
+    value === null ||
+    (typeof value === 'object' &&
+      oneOf(['retry', 'fork'])((value as Record<string, unknown>).kind) &&
+      text((value as Record<string, unknown>).runId) &&
+      integerOrNull((value as Record<string, unknown>).fromSeq)),
 }
 
 const CHECKPOINT_FIELDS: Record<keyof CheckpointRecord, Check> = {

@@ -20,6 +20,7 @@ export {
 } from './engine/engine.ts'
 export type { EngineOptions, ResolvedEngineOptions } from './engine/options.ts'
 export type { StartOptions, StartedRun } from './engine/run_starter.ts'
+export type { ForkOptions, RetryWithInputOptions } from './engine/run_copier.ts'
 export type { RequeueReceipt } from './engine/requeuer.ts'
 export type { SignalToken, SignalOptions, SignalReceipt } from './engine/signal_sender.ts'
 export type { ContinueOptions } from './engine/breakpoint_continuer.ts'
@@ -42,7 +43,11 @@ export { currentWorkflowContext } from './execution/current_context.ts'
 export {
   MemoryStore,
   checkFinishOp,
+  checkCreateOp,
+  checkTags,
   checkRequeueRequest,
+  checkBacklogTime,
+  claimResult,
   encodeCursor,
   decodeCursor,
   type CursorPosition,

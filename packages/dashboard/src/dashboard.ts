@@ -8,9 +8,11 @@ import { mountAssets } from './assets/asset_routes.ts'
 import { mountSessionRoutes } from './auth/session_routes.ts'
 import { mountReadRoutes } from './api/read_routes.ts'
 import { mountActionRoutes } from './api/action_routes.ts'
+import { mountLineageRoutes } from './api/lineage_routes.ts'
 import { mountBulkRoutes } from './api/bulk_routes.ts'
 import { mountStreamRoutes } from './stream/stream_routes.ts'
 import { StreamRegistry } from './stream/stream_registry.ts'
+import { mountMetrics } from './http/metrics_route.ts'
 import { accessControl } from './http/access_control.ts'
 import type { AppEnv } from './http/app_env.ts'
 import { respondToError } from './http/error_handler.ts'
@@ -29,28 +31,33 @@ export interface Dashboard {
 export function createDashboard(options: DashboardOptions): Dashboard {
   const resolved = resolveOptions(options)
   const streams = new StreamRegistry()
-  const app = buildApp(resolved, streams)
+  const { app, releaseMetrics } = buildApp(resolved, streams)
   return {
     fetch: async (request) => withSecurityHeaders(await answer(app, resolved, request)),
-    close: async () => streams.closeAll(),
+    close: async () => {
+      streams.closeAll()
+      releaseMetrics()
+    },
   }
 }
 
-function buildApp(options: ResolvedOptions, streams: StreamRegistry): Hono<AppEnv> {
+function buildApp(options: ResolvedOptions, streams: StreamRegistry) {
   const root = new Hono<AppEnv>({ strict: false })
   const app = options.basePath === '/' ? root : root.basePath(options.basePath)
   app.use('*', accessControl(options))
   mountSessionRoutes(app, options)
   mountReadRoutes(app, options)
   mountActionRoutes(app, options.engine)
+  mountLineageRoutes(app, options.engine)
   mountBulkRoutes(app, options)
   mountStreamRoutes(app, options, streams)
+  const releaseMetrics = mountMetrics(app, options.engine, options.metrics)
   mountAssets(app, options.consoleDir)
   root.notFound(() => errorResponse(notFound()))
   root.onError((error, c) =>
     respondToError(error, options.logger, { method: c.req.method, route: c.req.routePath }),
   )
-  return root
+  return { app: root, releaseMetrics }
 }
 
 async function answer(app: Hono<AppEnv>, options: ResolvedOptions, request: Request) {

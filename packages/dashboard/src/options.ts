@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import type { Engine, Logger } from '@cairn/core'
 import { InvalidArgumentError } from '@cairn/core'
+import type { MetricsExposition } from './http/metrics_route.ts'
 
 export interface DashboardAuth {
   /** Bearer tokens API clients send (`Authorization: Bearer <token>`); the console logs in with one. */
@@ -48,6 +49,12 @@ export interface DashboardOptions {
   stream?: DashboardStreamOptions
   /** How long a console login lasts. Default 12 hours. */
   sessionTtlMs?: number
+  /**
+   * Serve `GET <base>/metrics` (same auth as the API): `true` makes the engine's metrics
+   * (`createMetrics(engine)`, closed with the dashboard); a `Metrics` object (or anything with
+   * its `contentType` and `render()`) is served as is.
+   */
+  metrics?: boolean | MetricsExposition
 }
 
 export type AuthMode = 'open' | 'token' | 'authorize' | 'closed'
@@ -67,6 +74,7 @@ export interface ResolvedOptions {
   runPollMs: number
   listPollMs: number
   sessionTtlMs: number
+  metrics: boolean | MetricsExposition | undefined
 }
 
 const MAX_BULK_LIMIT = 10_000
@@ -91,6 +99,7 @@ export function resolveOptions(options: DashboardOptions): ResolvedOptions {
     runPollMs: options.stream?.runPollMs ?? 1_000,
     listPollMs: options.stream?.listPollMs ?? 2_000,
     sessionTtlMs: options.sessionTtlMs ?? 12 * 3_600_000,
+    metrics: options.metrics,
   }
 }
 

@@ -78,3 +78,42 @@ void describe('dashboard under a base path', () => {
     assert.equal(headers.get('location'), '/admin/cairn/')
   })
 })
+
+void describe('dashboard metrics route', () => {
+  void test('GET metrics serves the metrics text behind the same auth', async () => {
+    const metrics = {
+      contentType: 'text/plain; version=0.0.4; charset=utf-8',
+      render: async () => 'cairn_runs_started_total 3\n',
+    }
+    const f = await fixture({ metrics })
+    try {
+      const ok = await call(f.dashboard, '/metrics')
+      assert.equal(ok.status, 200)
+      assert.equal(ok.text, 'cairn_runs_started_total 3\n')
+      assert.equal(ok.headers.get('content-type'), metrics.contentType)
+      assert.equal((await call(f.dashboard, '/metrics', { bearer: false })).status, 401)
+    } finally {
+      await f.close()
+    }
+    const without = await fixture()
+    try {
+      assert.equal((await call(without.dashboard, '/metrics')).status, 404)
+    } finally {
+      await without.close()
+    }
+  })
+
+  void test('metrics: true serves the engine metrics and closes them with the dashboard', async () => {
+    const f = await fixture({ metrics: true })
+    try {
+      const { runId } = await f.engine.start('greet', 'x')
+      await f.engine.waitForRun(runId, { timeoutMs: 5000 })
+      const { status, text, headers } = await call(f.dashboard, '/metrics')
+      assert.equal(status, 200)
+      assert.match(headers.get('content-type') ?? '', /^text\/plain/)
+      assert.match(text, /^# HELP cairn_/m)
+    } finally {
+      await f.close()
+    }
+  })
+})

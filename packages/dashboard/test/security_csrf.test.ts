@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { ORIGIN, TOKEN, call, fixture, type Fixture } from './helpers.ts'
 
-const ACTIONS = ['retry', 'cancel', 'signal', 'continue']
+const ACTIONS = ['retry', 'retry-with-input', 'fork', 'cancel', 'signal', 'continue']
 
 void describe('security: CSRF', () => {
   let f: Fixture

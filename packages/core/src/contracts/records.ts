@@ -80,6 +80,22 @@ export interface RunRecord {
   continuedFrom: string | null
   /** Status `continued`: the successor carrying on; else null. */
   continuedTo: string | null
+  /**
+   * Labels given at start (`engine.start(…, { tags })`), in the order given; [] when none.
+   * Fixed at creation: nothing changes them afterwards.
+   */
+  tags: readonly string[]
+  /** The run this one was made from by an operator (retry with edited input, fork), or null. */
+  origin: RunOrigin | null
+}
+
+/** How an operator made a run from another one (`engine.retryWithInput`, `engine.fork`). */
+export interface RunOrigin {
+  /** retry: "retry with edited input"; fork: re-run from a position reusing earlier results. */
+  kind: 'retry' | 'fork'
+  runId: string
+  /** fork: first position that runs again (positions before it were copied); retry: null. */
+  fromSeq: number | null
 }
 
 /** `signal`: sent to a run (engine.signal); `event`: a broadcast event delivered to one wait. */

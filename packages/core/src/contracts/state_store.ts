@@ -40,6 +40,7 @@ import type {
   InboxMessage,
   MessageKind,
   ParkReason,
+  RunOrigin,
   RunRecord,
   RunStatus,
   TerminalStatus,
@@ -69,6 +70,14 @@ export interface NewRun {
   parent?: { runId: string; seq: number }
   /** The run this one continues (`ctx.continueAsNew`). Stored as given. */
   continuedFrom?: string
+  /**
+   * Labels (RunRecord.tags): at most 20, each 1..64 characters without control characters,
+   * no duplicates; a store refuses others with E_INVALID_ARGUMENT (the batch applies nothing).
+   * Absent or empty: no tags.
+   */
+  tags?: readonly string[]
+  /** The run this one was made from (retry with edited input, fork). Stored as given. */
+  origin?: RunOrigin
 }
 
 /**
@@ -83,6 +92,15 @@ export interface CreateRunOp {
   type: 'createRun'
   run: NewRun
   claim?: { owner: string; leaseMs: number }
+  /**
+   * Checkpoints the new run starts with (a fork copies its source's delivered outcomes):
+   * inserted in the same transaction iff the run is created; an `exists` result writes
+   * nothing. Each must name this run (`runId`), have status `completed` or `failed` and a
+   * non-null `order`, with no two at one `seq` and no two with one `order`; positions need
+   * not be dense (a fork leaves out the waits it did not copy). A store refuses others with
+   * E_INVALID_ARGUMENT (the batch applies nothing). At most 10000.
+   */
+  seed?: readonly CheckpointRecord[]
 }
 
 /**
@@ -310,6 +328,19 @@ export interface ClaimResult {
    * poll next.
    */
   nextAvailableAt: number | null
+  /**
+   * The claimed runs that were `running` before this claim — a lease that expired (its engine
+   * died or stalled), or one an engine handed back with reclaimOwned — each with the instance
+   * that held it, in `claimed` order. Absent when there is none (the common case).
+   */
+  recovered?: RecoveredLease[]
+}
+
+/** A claimed run taken over from a lease holder (ClaimResult.recovered). */
+export interface RecoveredLease {
+  runId: string
+  /** `leaseOwner` before the claim. */
+  previousOwner: string
 }
 
 export interface ListRunsQuery {
@@ -340,6 +371,10 @@ export interface ListRunsQuery {
    * other filters reach.
    */
   idContains?: string
+  /** Only runs carrying this tag (RunRecord.tags). Combines with the others and with `cursor`. */
+  tag?: string
+  /** Only runs made from this run (`origin.runId`: its retries with edited input and forks). */
+  originRunId?: string
 }
 
 /** The filters of a facet count: a ListRunsQuery without paging. */
@@ -363,6 +398,18 @@ export interface RunPage {
   runs: RunRecord[]
   /** Pass back to get the next page; null on the last page. */
   nextCursor: string | null
+}
+
+/** How much work waits for an engine (`backlog(now)`), for metrics and operators. */
+export interface RunBacklog {
+  /** Runs with status `pending` (created or requeued, not yet claimed). */
+  pending: number
+  /** Runs with status `waiting` (suspended on a timer, signal, child, event, …). */
+  waiting: number
+  /** Waiting runs whose `availableAt <= now`: timers due and not yet picked up. */
+  dueTimers: number
+  /** The smallest `availableAt` over pending runs (the longest wait for a first claim), or null. */
+  oldestPendingAt: number | null
 }
 
 /** Where an event log is pruned as a publish appends: at most `limit` events older than `before`. */
@@ -508,6 +555,13 @@ export interface StateStore {
    * `limit` is not an integer in 1..1000.
    */
   loadCheckpointPage(runId: string, page: CheckpointPage): Promise<CheckpointRecord[]>
+
+  /**
+   * Counts of the runs waiting for an engine at `now` (see RunBacklog). One consistent read
+   * of aggregates (SQL stores: COUNT and MIN over indexes, no row is loaded). Read-only;
+   * retry: safe.
+   */
+  backlog(now: number): Promise<RunBacklog>
 
   /**
    * Append `event` to the event log unless an event with its id is there already (then

@@ -23,8 +23,10 @@ import type { RunWaiters, TerminalOutcome } from './run_waiters.ts'
 import { LeaseKeeper } from './lease_keeper.ts'
 import { ParkSweeper } from './park_sweeper.ts'
 import { PollSchedule } from './poll_schedule.ts'
+import { emitRecovered } from './recovery_events.ts'
 import { SuccessorCheck } from './successor_check.ts'
 import { runAsBody } from '../execution/current_context.ts'
+import { tracing } from '../execution/tracing_hooks.ts'
 
 export interface DriverDeps {
   options: ResolvedEngineOptions
@@ -273,6 +275,7 @@ export class Driver {
       throw error
     }
     failpoint('P3')
+    emitRecovered(this.deps.events, result, instanceId)
     for (const run of result.claimed) void this.runClaimed(run)
     if (result.claimed.length === free) return this.polls.whenCapacity()
     this.polls.afterPoll(result.nextAvailableAt, result.claimed.length)
@@ -282,9 +285,10 @@ export class Driver {
     if (!reserved) this.reserved += 1
     try {
       const store = this.deps.options.store
-      // A fresh run has no history; a run never signalled has no inbox: no read for either.
+      // A fresh run has no history (unless a fork seeded it); a run never signalled has no
+      // inbox: no read for either.
       const [records, loaded] = await Promise.all([
-        run.turns > 1 ? store.loadCheckpoints(run.id) : [],
+        run.turns > 1 || run.origin?.kind === 'fork' ? store.loadCheckpoints(run.id) : [],
         run.inboxSeq > 0 ? store.loadInbox(run.id) : [],
       ])
       let messages = loaded
@@ -331,11 +335,16 @@ export class Driver {
       })
     }
     const ctx = new TurnContext(turn)
-    turn.begin(() => runAsBody(ctx, () => workflow.body(ctx, input as never)))
+    const body = () => runAsBody(ctx, () => workflow.body(ctx, input as never))
+    const hooks = tracing.current
+    if (hooks === null) return turn.begin(body)
+    const trace = { runId: run.id, workflow: run.workflow, version: run.version, epoch: run.epoch }
+    turn.begin(() => hooks.turn(trace, body))
   }
 
   private onTurnEnded(turn: Turn, end: TurnEnd): void {
     if (this.turns.get(turn.runId) === turn) this.turns.delete(turn.runId)
+    tracing.current?.turnEnded(turn.runId, end.kind, end.kind === 'lost' ? end.reason : undefined)
     this.deps.waiters.notify(turn.runId, outcomeOf(end))
     if (end.kind === 'suspended' && end.wakeAt !== null) this.wake(end.wakeAt)
     // The successor was created claimable now: take it without waiting for the next poll.

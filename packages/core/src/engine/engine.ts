@@ -41,6 +41,7 @@ import { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } 
 import { WorkflowRegistry } from './registry.ts'
 import { StepRegistry } from './step_registry.ts'
 import { startRun, type StartedRun, type StartOptions } from './run_starter.ts'
+import { fork, retryWithInput, type ForkOptions, type RetryWithInputOptions } from './run_copier.ts'
 import { requeueRun, type RequeueReceipt } from './requeuer.ts'
 import { continueRun, type ContinueOptions } from './breakpoint_continuer.ts'
 import { readEvent, type GetEventOptions } from './event_reader.ts'
@@ -67,7 +68,7 @@ import {
   type RunOutcome,
   type StepInfo,
 } from './views.ts'
-import type { ListRunsQuery } from '../contracts/state_store.ts'
+import type { ListRunsQuery, RunBacklog } from '../contracts/state_store.ts'
 import type { WorkflowKey } from '../contracts/records.ts'
 import type { SearchAttributes } from '../contracts/search_attributes.ts'
 
@@ -182,6 +183,33 @@ export class Engine {
   async start<I>(name: string, input: I, options?: StartOptions): Promise<StartedRun> {
     await this.open()
     return startRun(this.starterDeps(), name, input, options)
+  }
+
+  /**
+   * Start a new run of `runId`'s workflow and version with `input` (retry with edited input):
+   * nothing is copied; the new run's `origin` is `{ kind: 'retry', runId, fromSeq: null }`.
+   * Any source status. The workflow need not be registered here: an engine that has it drives
+   * the run. E_RUN_NOT_FOUND for an unknown source (docs/retry-and-fork.md).
+   */
+  async retryWithInput<I>(
+    runId: string,
+    input: I,
+    options?: RetryWithInputOptions,
+  ): Promise<StartedRun> {
+    await this.open()
+    return retryWithInput(this.starterDeps(), runId, input, options)
+  }
+
+  /**
+   * Start a new run of `runId`'s workflow and version that reuses the source's delivered
+   * outcomes at positions below `options.fromSeq` and runs the rest again, with the source's
+   * input or `options.input`; `origin` is `{ kind: 'fork', runId, fromSeq }`. The workflow
+   * need not be registered here. E_RUN_NOT_FOUND for an unknown source, E_INVALID_ARGUMENT
+   * for a fromSeq that is not an integer from 0 to the source's number of positions.
+   */
+  async fork(runId: string, options: ForkOptions): Promise<StartedRun> {
+    await this.open()
+    return fork(this.starterDeps(), runId, options)
   }
 
   /**
@@ -357,6 +385,16 @@ export class Engine {
    * substring and search attributes (evaluated by the store: SQL stores in the query); page
    * with `cursor`. Each run comes with its search attributes (one more read per page).
    */
+  /**
+   * How much work waits for an engine now (engine clock): pending and waiting runs, timers
+   * due and not yet picked up, and when the oldest pending run became claimable. One store
+   * read of aggregates (StateStore.backlog); for metrics and operators.
+   */
+  async backlog(): Promise<RunBacklog> {
+    await this.open()
+    return this.options.store.backlog(this.options.clock.now())
+  }
+
   async listRuns<I = unknown, O = unknown>(query: ListRunsQuery = {}): Promise<RunList<I, O>> {
     await this.open()
     const page = await this.options.store.listRuns(query)

@@ -21,6 +21,16 @@ interface StepRef extends RunRef {
   attempt: number
 }
 
+/**
+ * How long the attempt took, in milliseconds (fractional): from just before the step function
+ * was called to its outcome, measured with `performance.now()` — monotonic, sub-millisecond,
+ * and real time even under a test's fake engine clock (which would report virtual time, not
+ * work done). A transactional step's includes its commit.
+ */
+interface Timed {
+  durationMs: number
+}
+
 export interface EngineEvents {
   'run:started': RunRef
   'run:completed': RunRef
@@ -33,9 +43,16 @@ export interface EngineEvents {
   /** A failed run was requeued (`engine.requeue`); `positionsReset` steps run again. */
   'run:requeued': RunRef & { positionsReset: number }
   'step:started': StepRef
-  'step:completed': StepRef
-  'step:failed': StepRef & { error: SerializedError }
-  'step:retried': StepRef & { error: SerializedError; delayMs: number }
+  'step:completed': StepRef & Timed
+  'step:failed': StepRef & Timed & { error: SerializedError }
+  'step:retried': StepRef & Timed & { error: SerializedError; delayMs: number }
+  /**
+   * This engine claimed a run that was still `running` under a lease: `reclaimed` when the
+   * previous holder was this instance id (a restart under the same id hands its runs back at
+   * once; or a lease this process let lapse), `takeover` when another instance's lease had
+   * expired (that engine died or stalled). Its turn replays from the last checkpoint.
+   */
+  'run:recovered': RunRef & { previousOwner: string; kind: 'reclaimed' | 'takeover' }
 }
 
 export type EngineEventName = keyof EngineEvents
@@ -50,6 +67,7 @@ const NAMES: EngineEventName[] = [
   'run:suspended',
   'run:parked',
   'run:requeued',
+  'run:recovered',
   'step:started',
   'step:completed',
   'step:failed',

@@ -6,6 +6,7 @@
  */
 import type { RunRecord } from '../contracts/records.ts'
 import { RunIdConflictError } from '../errors/index.ts'
+import { checkTags } from '../store/create_check.ts'
 import { newRunId } from '../util/run_id.ts'
 import { assertCallerRunId } from '../execution/continue_as_new.ts'
 import type { Committer } from './committer.ts'
@@ -19,6 +20,11 @@ export interface StartOptions {
   runId?: string
   /** Start this version instead of the newest registered one. */
   version?: string | number
+  /**
+   * Labels for finding the run later (`listRuns({ tag })`), fixed for its life: at most 20,
+   * each 1..64 characters without control characters, no duplicates (E_INVALID_ARGUMENT).
+   */
+  tags?: readonly string[]
 }
 
 export interface StartedRun {
@@ -44,6 +50,7 @@ export async function startRun(
   const workflow = deps.registry.resolve(name, opts.version)
   const runId = opts.runId ?? newRunId()
   if (opts.runId !== undefined) assertCallerRunId(runId, 'runId')
+  const tags = opts.tags === undefined ? undefined : [...checkTags(opts.tags, 'start')]
   const encoded = deps.options.codec.encode(input, `input of workflow "${name}"`)
   const createdAt = deps.options.clock.now()
   const run = {
@@ -52,6 +59,7 @@ export async function startRun(
     version: workflow.version,
     input: encoded,
     createdAt,
+    ...(tags !== undefined && tags.length > 0 ? { tags } : {}),
   }
   const claimed = deps.driver.tryReserve()
   const claim = claimed
@@ -78,7 +86,8 @@ export async function startRun(
   return { runId, existing: false }
 }
 
-function sameRunOrConflict(
+/** An existing run with this id: the same run (an idempotent retry), or a clear conflict. */
+export function sameRunOrConflict(
   existing: RunRecord,
   wanted: { workflow: string; input: string },
 ): StartedRun {

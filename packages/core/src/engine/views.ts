@@ -8,6 +8,7 @@ import type {
   CheckpointRecord,
   CheckpointStatus,
   ParkReason,
+  RunOrigin,
   RunRecord,
   RunStatus,
   TerminalStatus,
@@ -49,6 +50,10 @@ export interface RunInfo<I = unknown, O = unknown> {
    * right after the run row, in a second read: an upsert committed in between shows.
    */
   searchAttributes: SearchAttributes
+  /** Labels given at start, [] when none. */
+  tags: readonly string[]
+  /** The run this one was made from (`engine.retryWithInput`, `engine.fork`), or null. */
+  origin: RunOrigin | null
 }
 
 export interface StepInfo {
@@ -96,6 +101,8 @@ export function toRunInfo<I, O>(
     continuedFrom: run.continuedFrom,
     continuedTo: run.continuedTo,
     searchAttributes,
+    tags: run.tags,
+    origin: run.origin,
   }
 }
 

@@ -5,6 +5,7 @@
  * run instead of holding its lease.
  */
 import { runOutsideBody } from './current_context.ts'
+import { tracing } from './tracing_hooks.ts'
 import type { SerializedError } from '../contracts/codec.ts'
 import type { CheckpointKind, CheckpointRecord } from '../contracts/records.ts'
 import { StepTimeoutError } from '../errors/index.ts'
@@ -33,6 +34,8 @@ export class StepAttempts {
   protected attempts: number
   private notBefore: number
   private readonly startedAt: number
+  /** performance.now() as the current attempt began (events' durationMs). */
+  private attemptStart = 0
   protected readonly rt: TurnRuntime
   protected readonly plan: StepPlan
 
@@ -60,6 +63,7 @@ export class StepAttempts {
     this.attempts += 1
     this.emit('step:started')
     failpoint('P4')
+    this.attemptStart = performance.now()
     this.attempt()
   }
 
@@ -68,7 +72,7 @@ export class StepAttempts {
     if (this.plan.timeoutMs !== undefined) return void this.attemptWithTimeout(this.plan.timeoutMs)
     let value: unknown
     try {
-      value = runOutsideBody(() => this.plan.fn(this.stepContext(null)))
+      value = this.traced(() => runOutsideBody(() => this.plan.fn(this.stepContext(null))))
     } catch (error) {
       return this.onFailure(error)
     }
@@ -83,7 +87,8 @@ export class StepAttempts {
   private async attemptWithTimeout(timeoutMs: number): Promise<void> {
     const { signal, done } = this.timeoutSignal(timeoutMs)
     try {
-      this.onSuccess(await runOutsideBody(() => this.plan.fn(this.stepContext(signal))))
+      const step = this.stepContext(signal)
+      this.onSuccess(await this.traced(() => runOutsideBody(() => this.plan.fn(step))))
     } catch (error) {
       this.onFailure(signal.aborted && isTimeout(signal.reason) ? signal.reason : error)
     } finally {
@@ -102,6 +107,7 @@ export class StepAttempts {
       this.late({ ok: false, error: encodeError(error, this.rt.codec) })
       return this.rt.endWork()
     }
+    const durationMs = this.elapsed()
     const decision = decideRetry(error, this.attempts, this.plan.policy)
     const encoded = encodeError(error, this.rt.codec)
     if (!decision.retry) {
@@ -112,7 +118,7 @@ export class StepAttempts {
     this.notBefore = this.rt.clock.now() + decision.delayMs
     void this.rt.saveRetrying(this.step(), encoded, this.notBefore).then((saved) => {
       if (!saved) return this.rt.endWork()
-      this.emitRetried(error, decision.delayMs)
+      this.emitRetried(error, decision.delayMs, durationMs)
       this.next()
     })
   }
@@ -173,14 +179,29 @@ export class StepAttempts {
     error?: () => SerializedError,
   ): void {
     if (!this.rt.events.wants(event)) return
-    if (event === 'step:failed')
-      this.rt.events.emit(event, { ...this.ref(), error: (error as () => SerializedError)() })
-    else this.rt.events.emit(event, this.ref())
+    if (event === 'step:started') return this.rt.events.emit(event, this.ref())
+    const durationMs = this.elapsed()
+    if (event === 'step:failed') {
+      const serialized = (error as () => SerializedError)()
+      this.rt.events.emit(event, { ...this.ref(), durationMs, error: serialized })
+    } else this.rt.events.emit(event, { ...this.ref(), durationMs })
   }
 
-  private emitRetried(error: unknown, delayMs: number): void {
+  private emitRetried(error: unknown, delayMs: number, durationMs: number): void {
     if (!this.rt.events.wants('step:retried')) return
-    this.rt.events.emit('step:retried', { ...this.ref(), error: serializeError(error), delayMs })
+    const event = { ...this.ref(), durationMs, error: serializeError(error), delayMs }
+    this.rt.events.emit('step:retried', event)
+  }
+
+  /** Call the step function inside the attempt's trace context, when tracing is installed. */
+  protected traced<T>(call: () => T): T {
+    const hooks = tracing.current
+    return hooks === null ? call() : hooks.attempt(this.ref(), call)
+  }
+
+  /** Milliseconds since the current attempt began. */
+  private elapsed(): number {
+    return performance.now() - this.attemptStart
   }
 
   private ref() {

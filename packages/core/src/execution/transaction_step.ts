@@ -80,7 +80,7 @@ class TransactionAttempts extends StepAttempts {
     const what = `result of transaction "${this.plan.name}"`
     this.rt
       .commitInTransaction(this.step(), async (handle) => {
-        const value = await runOutsideBody(() => this.#fn(handle, step))
+        const value = await this.traced(() => runOutsideBody(() => this.#fn(handle, step)))
         // A value the codec refuses throws here, inside the transaction: nothing commits.
         return value === undefined ? null : this.rt.codec.encode(value, what)
       })

@@ -1,5 +1,6 @@
 export { MemoryStore } from './memory/memory_store.ts'
 export { checkFinishOp } from './finish_check.ts'
+export { checkCreateOp, checkTags, MAX_TAGS, MAX_TAG_LENGTH } from './create_check.ts'
 export { checkRequeueRequest } from './requeue_check.ts'
 export { encodeCursor, decodeCursor, type CursorPosition } from './run_cursor.ts'
 export {
@@ -9,3 +10,5 @@ export {
   type RunWindowFilters,
 } from './run_filters.ts'
 export { checkCheckpointPage, MAX_CHECKPOINT_PAGE } from './checkpoint_page.ts'
+export { checkBacklogTime } from './backlog_check.ts'
+export { claimResult } from './claim_result.ts'

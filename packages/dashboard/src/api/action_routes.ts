@@ -1,6 +1,6 @@
 /**
- * One-run actions: retry (requeue a failed run), cancel, signal, continue (a breakpoint).
- * POST only, behind the CSRF and read-only checks of http/access_control.ts; each answers
+ * One-run actions: retry (requeue a failed run), cancel, signal, continue (a breakpoint);
+ * lineage_routes.ts has the ones that make new runs. POST only, behind the CSRF and read-only checks of http/access_control.ts; each answers
  * `{ ok: true, … }`.
  */
 import type { Hono } from 'hono'

@@ -2,13 +2,14 @@
  * `GET api/runs/:id`: the run with its payloads, lineage (parent, first children, the
  * continueAsNew chain) and what it waits on.
  */
-import type { Engine, RunInfo } from '@cairn/core'
+import type { Engine, RunInfo, RunOrigin } from '@cairn/core'
 import { RunNotFoundError } from '@cairn/core'
 import { toJsonValue } from './json_value.ts'
 import { iso, runSummary, type RunSummary } from './run_views.ts'
 import { waitsOf, type Wait } from './waits.ts'
 
 const CHILDREN_SHOWN = 100
+const DERIVED_SHOWN = 50
 
 export interface RunDetail extends Omit<RunSummary, 'error'> {
   input: unknown
@@ -25,6 +26,11 @@ export interface RunDetail extends Omit<RunSummary, 'error'> {
     childrenTruncated: boolean
     continuedFrom: string | null
     continuedTo: string | null
+    /** What this run was made from (retry with edited input, fork), or null. */
+    origin: RunOrigin | null
+    /** Runs made from this one (its retries with edited input and forks), newest first. */
+    derived: RunSummary[]
+    derivedTruncated: boolean
   }
   waits: Wait[]
 }
@@ -32,8 +38,9 @@ export interface RunDetail extends Omit<RunSummary, 'error'> {
 export async function loadRunDetail(engine: Engine, runId: string): Promise<RunDetail> {
   const run = await engine.getRun(runId)
   if (run === null) throw new RunNotFoundError(`no run with id "${runId}"`)
-  const [children, steps] = await Promise.all([
+  const [children, derived, steps] = await Promise.all([
     engine.listRuns({ parentRunId: run.id, limit: CHILDREN_SHOWN }),
+    engine.listRuns({ originRunId: run.id, limit: DERIVED_SHOWN }),
     engine.getSteps(run.id),
   ])
   const childRunIds = await childRunIdsBySeq(engine, children.runs)
@@ -53,6 +60,9 @@ export async function loadRunDetail(engine: Engine, runId: string): Promise<RunD
       childrenTruncated: children.nextCursor !== null,
       continuedFrom: run.continuedFrom,
       continuedTo: run.continuedTo,
+      origin: run.origin,
+      derived: derived.runs.map(runSummary),
+      derivedTruncated: derived.nextCursor !== null,
     },
     waits: waitsOf(steps, childRunIds, run.waitingOn),
   }

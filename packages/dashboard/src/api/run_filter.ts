@@ -23,6 +23,7 @@ export const FILTER_KEYS = [
   'status',
   'workflow',
   'version',
+  'tag',
   'q',
   'createdFrom',
   'createdTo',
@@ -108,6 +109,7 @@ export function toListRunsQuery(filter: RunFilter): ListRunsQuery {
   if (filter.status !== undefined) query.status = filter.status as RunStatus[]
   if (filter.workflow !== undefined) query.workflow = filter.workflow[0]
   if (filter.version !== undefined) query.version = filter.version[0]
+  if (filter.tag !== undefined) query.tag = filter.tag[0]
   if (filter.q !== undefined) query.idContains = filter.q[0]
   if (filter.createdFrom !== undefined)
     query.createdFrom = Date.parse(filter.createdFrom[0] as string)

@@ -45,7 +45,7 @@ export function runSummary(run: RunInfo): RunSummary {
     finishedAt: iso(run.finishedAt),
     waitingOn: run.waitingOn,
     parentRunId: run.parentRunId,
-    tags: tagsOf(run),
+    tags: run.tags,
     error: run.error === null ? null : shortError(run.error),
   }
 }
@@ -78,10 +78,4 @@ function shortError(error: SerializedError): RunSummary['error'] {
   const { name, message } = error
   const code = (error as { code?: unknown }).code
   return typeof code === 'string' ? { name, message, code } : { name, message }
-}
-
-// Tags arrive with run lineage (RunInfo.tags); until then every run has none.
-function tagsOf(run: RunInfo): readonly string[] {
-  const tags = (run as { tags?: unknown }).tags
-  return Array.isArray(tags) ? (tags as string[]) : []
 }

@@ -7,12 +7,30 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { getRequestListener } from '@hono/node-server'
 import type { Dashboard } from '../dashboard.ts'
+import { badRequest } from './http_error.ts'
+import { errorResponse } from './responses.ts'
+import { withSecurityHeaders } from './security_headers.ts'
 
 export type NodeListener = (request: IncomingMessage, response: ServerResponse) => void
 
 export function toNodeListener(dashboard: Pick<Dashboard, 'fetch'>): NodeListener {
-  const listener = getRequestListener((request) => dashboard.fetch(request))
+  const listener = getRequestListener((request, env) =>
+    isTidyPath(env.incoming.url ?? '/') ? dashboard.fetch(request) : refuseUntidyPath(),
+  )
   return (request, response) => void listener(request, response)
+}
+
+/**
+ * URL parsing resolves `.`/`..` segments and turns `\` into `/` before the dashboard sees a
+ * path, so a raw path that needed either (a traversal attempt, always) is refused here.
+ */
+function isTidyPath(rawUrl: string): boolean {
+  const path = (rawUrl.split('?')[0] as string).toLowerCase()
+  return !/\\|%5c|(^|\/)(\.|%2e){1,2}(\/|%2f|$)/.test(path)
+}
+
+function refuseUntidyPath(): Response {
+  return withSecurityHeaders(errorResponse(badRequest('path with dot segments or backslashes')))
 }
 
 export interface ServedDashboard {

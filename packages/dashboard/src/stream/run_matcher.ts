@@ -11,6 +11,7 @@ export function runMatches(run: RunInfo, filter: RunFilter): boolean {
   if (filter.status !== undefined && !filter.status.includes(run.status)) return false
   if (query.workflow !== undefined && run.workflow !== query.workflow) return false
   if (query.version !== undefined && run.version !== query.version) return false
+  if (query.tag !== undefined && !run.tags.includes(query.tag)) return false
   if (query.idContains !== undefined && !run.id.includes(query.idContains)) return false
   if (query.createdFrom !== undefined && created < query.createdFrom) return false
   if (query.createdBefore !== undefined && created >= query.createdBefore) return false

@@ -85,6 +85,7 @@ export class KnexStore implements StateStore {
     this.#opened('facetRuns').facetRuns(query)
   readonly loadCheckpointPage: StateStore['loadCheckpointPage'] = (runId, page) =>
     this.#opened('loadCheckpointPage').loadCheckpointPage(runId, page)
+  readonly backlog: StateStore['backlog'] = (now) => this.#opened('backlog').backlog(now)
   readonly appendEvent: StateStore['appendEvent'] = (event, prune) =>
     this.#opened('appendEvent').appendEvent(event, prune)
   readonly loadEvents: StateStore['loadEvents'] = (name, since) =>
@@ -155,6 +156,7 @@ function neverOpened(kind: string, operation: string): Required<StateStore> {
     listRuns: reject,
     facetRuns: reject,
     loadCheckpointPage: reject,
+    backlog: reject,
     appendEvent: reject,
     loadEvents: reject,
     loadEventWaits: reject,

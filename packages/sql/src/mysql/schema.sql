@@ -70,6 +70,10 @@ CREATE TABLE `cairn_runs` (
   `parent_seq` bigint(20) DEFAULT NULL,
   `continued_from` varbinary(1020) DEFAULT NULL,
   `continued_to` varbinary(1020) DEFAULT NULL,
+  `tags` text DEFAULT NULL,
+  `origin_kind` varchar(8) DEFAULT NULL,
+  `origin_run_id` varbinary(1020) DEFAULT NULL,
+  `origin_from_seq` bigint(20) DEFAULT NULL,
   PRIMARY KEY (`key`),
   UNIQUE KEY `cairn_runs_id` (`id`),
   KEY `cairn_runs_claimable` (`available_at`,`workflow`,`version`),
@@ -77,8 +81,17 @@ CREATE TABLE `cairn_runs` (
   KEY `cairn_runs_workflow_created` (`workflow`,`created_at` DESC,`id` DESC),
   KEY `cairn_runs_status_created` (`status`,`created_at` DESC,`id` DESC),
   KEY `cairn_runs_parent_created` (`parent_run_id`,`created_at` DESC,`id` DESC),
+  KEY `cairn_runs_origin_created` (`origin_run_id`,`created_at` DESC,`id` DESC),
   CONSTRAINT `cairn_runs_claimable_status` CHECK (`available_at` is null or `status` in ('pending','running','waiting')),
   CONSTRAINT `cairn_runs_running_leased` CHECK (`status` <> 'running' or `available_at` is not null)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+CREATE TABLE `cairn_run_tags` (
+  `tag` varbinary(256) NOT NULL,
+  `run_created_at` bigint(20) NOT NULL,
+  `run_id` varbinary(1020) NOT NULL,
+  `run_key` bigint(20) NOT NULL,
+  PRIMARY KEY (`tag`,`run_created_at`,`run_id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 CREATE TABLE `cairn_schema` (

@@ -8,9 +8,11 @@
  *   are matched as `= ANY(ARRAY(…))`, which plans as index lookups even with a generic plan;
  * - `n` is the earliest `available_at` among the runnable runs not taken, read through the
  *   same index (first entry outside `c`).
- * The result has one row per claimed run (or one row of NULLs), each carrying `n`.
+ * The result has one row per claimed run (or one row of NULLs), each carrying `n`, and the
+ * status and owner `c` read before the update (a `running` one is a lease taken over).
  */
-import type { ClaimRequest, ClaimResult } from '@cairn/core/contracts'
+import { claimResult } from '@cairn/core'
+import type { ClaimRequest, ClaimResult, RunRecord } from '@cairn/core/contracts'
 import type { ClaimWriter } from '../shared/claim_runs.ts'
 import { keyList, type SqlContext } from '../shared/context.ts'
 import { toSafeIntegerOrNull } from '../shared/integers.ts'
@@ -21,8 +23,15 @@ export const postgresClaims: ClaimWriter = {
   async claim(ctx: SqlContext, request: ClaimRequest): Promise<ClaimResult> {
     const { rows } = await ctx.pool.query(claimStatement(ctx, request))
     const next = toSafeIntegerOrNull(rows[0]?.[0] ?? null, 'available_at')
-    const claimed = rows.filter((row) => row[1] !== null).map((row) => toRunRecord(row, 1))
-    return { claimed, nextAvailableAt: next }
+    const taken = rows.filter((row) => row[1] !== null)
+    const claimed = taken.map((row) => toRunRecord(row, 1))
+    // The last two columns are c's status and lease owner: as they were before the claim.
+    const recovered = taken.flatMap((row, i) =>
+      row[row.length - 2] === 'running'
+        ? [{ runId: (claimed[i] as RunRecord).id, previousOwner: row[row.length - 1] as string }]
+        : [],
+    )
+    return claimResult(claimed, next, recovered)
   },
 }
 
@@ -31,7 +40,7 @@ function claimStatement(ctx: SqlContext, request: ClaimRequest) {
   const p = new Params(ctx.dialect)
   const now = p.add(request.now, 'bigint')
   const text = `WITH c AS MATERIALIZED (
-    SELECT key, available_at FROM ${runs}
+    SELECT key, available_at, status, lease_owner FROM ${runs}
     WHERE available_at <= ${now} AND ${keyList(p, request.runnable)}
     ORDER BY available_at LIMIT ${p.add(request.limit)} FOR NO KEY UPDATE SKIP LOCKED
   ), u AS (
@@ -46,7 +55,7 @@ function claimStatement(ctx: SqlContext, request: ClaimRequest) {
       AND key <> ALL(ARRAY(SELECT key FROM c))
     ORDER BY available_at LIMIT 1
   )
-  SELECT (SELECT available_at FROM n), ${runColumns('u')}
+  SELECT (SELECT available_at FROM n), ${runColumns('u')}, c.status, c.lease_owner
   FROM (VALUES (0)) AS one(x) LEFT JOIN (u JOIN c ON c.key = u.key) ON true
   ORDER BY c.available_at, u.key`
   return p.statement(text, true)

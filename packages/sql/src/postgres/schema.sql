@@ -39,6 +39,13 @@ CREATE TABLE cairn_messages (
   consumed_at bigint
 );
 
+CREATE TABLE cairn_run_tags (
+  tag text COLLATE "C" NOT NULL,
+  run_created_at bigint NOT NULL,
+  run_id text COLLATE "C" NOT NULL,
+  run_key bigint NOT NULL
+);
+
 CREATE TABLE cairn_runs (
   key bigint GENERATED ALWAYS AS IDENTITY NOT NULL,
   id text COLLATE "C" NOT NULL,
@@ -61,7 +68,11 @@ CREATE TABLE cairn_runs (
   parent_run_id text COLLATE "C",
   parent_seq bigint,
   continued_from text COLLATE "C",
-  continued_to text COLLATE "C"
+  continued_to text COLLATE "C",
+  tags text,
+  origin_kind text,
+  origin_run_id text COLLATE "C",
+  origin_from_seq bigint
 );
 
 CREATE TABLE cairn_schema (
@@ -84,6 +95,8 @@ ALTER TABLE cairn_event_waits ADD CONSTRAINT cairn_event_waits_pkey PRIMARY KEY 
 ALTER TABLE cairn_events ADD CONSTRAINT cairn_events_pkey PRIMARY KEY (id);
 
 ALTER TABLE cairn_messages ADD CONSTRAINT cairn_messages_pkey PRIMARY KEY (run_key, seq);
+
+ALTER TABLE cairn_run_tags ADD CONSTRAINT cairn_run_tags_pkey PRIMARY KEY (tag, run_created_at, run_id) INCLUDE (run_key);
 
 ALTER TABLE cairn_runs ADD CONSTRAINT cairn_runs_claimable_status CHECK (((available_at IS NULL) OR (status = ANY (ARRAY['pending'::text, 'running'::text, 'waiting'::text]))));
 
@@ -110,6 +123,8 @@ CREATE UNIQUE INDEX cairn_messages_dedupe ON cairn_messages USING btree (run_key
 CREATE INDEX cairn_runs_claimable ON cairn_runs USING btree (available_at, workflow, version) WHERE (available_at IS NOT NULL);
 
 CREATE INDEX cairn_runs_created ON cairn_runs USING btree (created_at DESC, id DESC);
+
+CREATE INDEX cairn_runs_origin_created ON cairn_runs USING btree (origin_run_id, created_at DESC, id DESC) WHERE (origin_run_id IS NOT NULL);
 
 CREATE INDEX cairn_runs_parent_created ON cairn_runs USING btree (parent_run_id, created_at DESC, id DESC) WHERE (parent_run_id IS NOT NULL);
 

@@ -15,6 +15,7 @@ import type { SqlContext } from './context.ts'
 import type { SqlSession } from './driver.ts'
 import { carriesAttributes, writeAttributes } from './attribute_writes.ts'
 import { touchesEventWaits, writeEventWaits } from './event_wait_writes.ts'
+import { carriesLineage, writeLineage } from './lineage_writes.ts'
 import { runIdOf } from './op_columns.ts'
 import { resultOf, wakeTime } from './op_results.ts'
 import { checkpointKey, readCheckpoints, readRuns } from './reads.ts'
@@ -37,13 +38,19 @@ export function applyBatch(
   // Event wait rows and search attributes are more statements after the waves': a
   // transaction holds them.
   const attributes = ops.some(carriesAttributes)
+  const lineage = ops.some(carriesLineage)
   const write = async (session: SqlSession) => {
     const results = await writeWaves(ctx, session, waves, ops.length, now)
     if (attributes) await writeAttributes(ctx, session, ops, results)
+    if (lineage) await writeLineage(ctx, session, ops, results)
     return results
   }
   const single =
-    waves.length === 1 && ctx.writer.selfContained && !attributes && !ops.some(touchesEventWaits)
+    waves.length === 1 &&
+    ctx.writer.selfContained &&
+    !attributes &&
+    !lineage &&
+    !ops.some(touchesEventWaits)
   if (single) return write(ctx.pool)
   return ctx.pool.transaction(write)
 }

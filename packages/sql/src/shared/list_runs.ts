@@ -26,19 +26,31 @@ export async function listRuns(ctx: SqlContext, query: ListRunsQuery): Promise<R
   const limit = validLimit(query.limit)
   const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
   const p = new Params(ctx.dialect)
-  const filters = runFilterSql(ctx, p, query)
+  // A tag's runs come from its range of the tag table's key, already in list order: the
+  // order and the cursor use that table's copies of (created_at, id) so the key serves both.
+  const tagged = query.tag !== undefined
+  const o = tagged
+    ? { createdAt: 't.run_created_at', id: 't.run_id' }
+    : { createdAt: 'r.created_at', id: 'r.id' }
+  // Bound first: with positional placeholders the values go in the order the text has them.
+  const tagTerm = tagged ? `t.tag = ${p.add(query.tag)}` : null
+  const filters = runFilterSql(ctx, p, query, { tagJoined: tagged })
   if (filters === null) return { runs: [], nextCursor: null }
   const where = [
+    tagTerm,
     ...filters,
     // The bare `created_at <=` is implied by the row comparison; MySQL and MariaDB only turn
     // it, not a row comparison, into an index range (a page then costs the same at any depth).
     cursor === undefined
       ? null
-      : `r.created_at <= ${p.add(cursor.createdAt)} AND (r.created_at, r.id) < (${p.add(cursor.createdAt)}, ${p.add(cursor.id)})`,
+      : `${o.createdAt} <= ${p.add(cursor.createdAt)} AND (${o.createdAt}, ${o.id}) < (${p.add(cursor.createdAt)}, ${p.add(cursor.id)})`,
   ].filter((term) => term !== null)
-  const text = `SELECT ${runColumns('r')} FROM ${ctx.tables.runs} r
+  const from = tagged
+    ? `${ctx.tables.runTags} t JOIN ${ctx.tables.runs} r ON r.key = t.run_key`
+    : `${ctx.tables.runs} r`
+  const text = `SELECT ${runColumns('r')} FROM ${from}
     ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
-    ORDER BY r.created_at DESC, r.id DESC LIMIT ${p.add(limit + 1)}`
+    ORDER BY ${o.createdAt} DESC, ${o.id} DESC LIMIT ${p.add(limit + 1)}`
   const { rows } = await ctx.pool.query(p.statement(text))
   const runs = rows.slice(0, limit).map((row) => toRunRecord(row))
   const last = runs[runs.length - 1]
@@ -48,13 +60,25 @@ export async function listRuns(ctx: SqlContext, query: ListRunsQuery): Promise<R
 /**
  * The conditions of `query`'s filters on runs aliased `r` (listRuns and facetRuns), binding
  * their values into `p`; null when they match no run (an empty status list). Validates.
+ * `tagJoined`: the caller joins the tag table as `t` and filters `t.tag` itself (listRuns);
+ * otherwise a tag filter is an EXISTS on the tag table.
  */
-export function runFilterSql(ctx: SqlContext, p: Params, query: RunFacetQuery): string[] | null {
+export function runFilterSql(
+  ctx: SqlContext,
+  p: Params,
+  query: RunFacetQuery,
+  options: { tagJoined?: boolean } = {},
+): string[] | null {
   const statuses = statusList(query.status)
   const terms = parseSearchFilter(query.searchAttributes)
   const window = checkRunFilters(query)
   if (statuses?.length === 0) return null
   const where = [
+    query.tag === undefined || options.tagJoined === true
+      ? null
+      : `EXISTS (SELECT 1 FROM ${ctx.tables.runTags} t WHERE t.run_key = r.key AND t.tag = ${p.add(query.tag)})`,
+    // Runs made from one run: one range of the partial index cairn_runs_origin_created.
+    query.originRunId === undefined ? null : `r.origin_run_id = ${p.add(query.originRunId)}`,
     query.workflow === undefined ? null : `r.workflow = ${p.add(query.workflow)}`,
     // A run's children: one range of the parent index (cairn_runs_parent_created).
     query.parentRunId === undefined ? null : `r.parent_run_id = ${p.add(query.parentRunId)}`,

@@ -6,6 +6,7 @@
  * the earliest `available_at` among the runnable runs not taken. For servers without
  * UPDATE … RETURNING (MySQL, MariaDB); Postgres claims in one statement (claim_writer.ts).
  */
+import { claimResult } from '@cairn/core'
 import type { ClaimRequest, ClaimResult, RunRecord } from '@cairn/core/contracts'
 import type { ClaimWriter } from './claim_runs.ts'
 import { keyList, type SqlContext } from './context.ts'
@@ -25,10 +26,11 @@ export const lockedClaims: ClaimWriter = {
       const due = await lockDue(ctx, session, request)
       const keys = due.map((d) => d.key)
       if (keys.length > 0) await lease(ctx, session, keys, request)
-      return {
-        claimed: due.map((d) => leased(d.run, request)),
-        nextAvailableAt: await nextAvailable(ctx, session, keys, request),
-      }
+      const recovered = due
+        .filter((d) => d.run.status === 'running')
+        .map((d) => ({ runId: d.run.id, previousOwner: d.run.leaseOwner as string }))
+      const claimed = due.map((d) => leased(d.run, request))
+      return claimResult(claimed, await nextAvailable(ctx, session, keys, request), recovered)
     }),
 }
 

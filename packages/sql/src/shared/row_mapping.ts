@@ -15,6 +15,7 @@ import type {
 } from '@cairn/core/contracts'
 import type { SqlType } from './dialect.ts'
 import { toSafeInteger, toSafeIntegerOrNull } from './integers.ts'
+import { toOrigin, toTags } from './lineage_columns.ts'
 
 /** Run columns, in the order toRunRecord reads them, with their types. */
 export const RUN_COLUMNS: ReadonlyArray<readonly [name: string, type: SqlType]> = [
@@ -39,6 +40,10 @@ export const RUN_COLUMNS: ReadonlyArray<readonly [name: string, type: SqlType]> 
   ['parent_seq', 'bigint'],
   ['continued_from', 'text'],
   ['continued_to', 'text'],
+  ['tags', 'text'],
+  ['origin_kind', 'text'],
+  ['origin_run_id', 'text'],
+  ['origin_from_seq', 'bigint'],
 ]
 
 /**
@@ -106,6 +111,8 @@ export function toRunRecord(row: readonly unknown[], at = 0): RunRecord {
     parentSeq: nullableInt(18),
     continuedFrom: nullableText(19),
     continuedTo: nullableText(20),
+    tags: toTags(row[at + 21]),
+    origin: toOrigin(row[at + 22], row[at + 23], nullableInt(24)),
   }
 }
 

@@ -23,6 +23,7 @@ import type {
   ParkReason,
   RequeueRequest,
   RequeueResult,
+  RunBacklog,
   RunPage,
   RunRecord,
   SearchAttributes,
@@ -31,6 +32,7 @@ import type {
   WorkflowKey,
 } from '@cairn/core/contracts'
 import { applyBatch, type BatchContext } from './apply_batch.ts'
+import { backlog } from './backlog.ts'
 import { CallGate } from './call_gate.ts'
 import { claimRuns, type ClaimWriter } from './claim_runs.ts'
 import { appendEvent, loadEventWaits, loadEvents, removeEventWaits } from './event_log.ts'
@@ -140,6 +142,10 @@ export class SqlStore implements StateStore {
     return this.#call('loadCheckpointPage', false, () =>
       loadCheckpointPage(this.parts, runId, page),
     )
+  }
+
+  backlog(now: number): Promise<RunBacklog> {
+    return this.#call('backlog', false, () => backlog(this.parts, now))
   }
 
   appendEvent(event: EventRecord, prune: EventPruning): Promise<{ publishedAt: number }> {

@@ -17,6 +17,8 @@ export interface Tables {
   eventWaits: string
   /** Search attributes: one row per (run, name), typed (ctx.upsertSearchAttributes). */
   searchAttributes: string
+  /** Run tags: one row per (tag, run), keyed for listRuns({ tag }) (migration 7). */
+  runTags: string
   /** The one-row schema revision marker. */
   marker: string
 }
@@ -31,6 +33,7 @@ export function qualifiedTables(dialect: SqlDialect, schema: string): Tables {
     events: qualify('cairn_events'),
     eventWaits: qualify('cairn_event_waits'),
     searchAttributes: qualify('cairn_search_attributes'),
+    runTags: qualify('cairn_run_tags'),
     marker: qualify('cairn_schema'),
   }
 }

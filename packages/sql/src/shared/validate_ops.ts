@@ -2,7 +2,7 @@
  * Refusals before anything is sent: a batch with a bad op applies nothing
  * (E_INVALID_ARGUMENT), the same as in every other store.
  */
-import { InvalidArgumentError, checkFinishOp, checkUpsert } from '@cairn/core'
+import { InvalidArgumentError, checkCreateOp, checkFinishOp, checkUpsert } from '@cairn/core'
 import type { StoreOp } from '@cairn/core/contracts'
 
 const OP_TYPES: ReadonlySet<string> = new Set([
@@ -25,6 +25,7 @@ export function validateOps(ops: readonly StoreOp[]): void {
       )
     }
     checkFinishOp(op)
+    checkCreateOp(op)
     if (op.type === 'saveCheckpoint' && op.checkpoint.runId !== op.fence.runId) {
       throw new InvalidArgumentError(
         `saveCheckpoint: checkpoint of run ${op.checkpoint.runId} written under the fence of run ${op.fence.runId}`,

@@ -4,7 +4,7 @@
  * and the first one not claimed gives `nextAvailableAt` (the rows form one ordering, so
  * whatever this call leaves is after what it took).
  */
-import { InvalidArgumentError } from '@cairn/core'
+import { InvalidArgumentError, claimResult } from '@cairn/core'
 import type { ClaimRequest, ClaimResult, RunRecord } from '@cairn/core/contracts'
 import type { StatementCache } from './statement_cache.ts'
 import type { Statements } from './statements.ts'
@@ -14,6 +14,9 @@ import { keyRows, keyValues } from './workflow_keys.ts'
 interface Candidate {
   id: string
   available_at: number
+  /** Before the claim: `running` means a lease is taken over (ClaimResult.recovered). */
+  status: string
+  lease_owner: string | null
 }
 
 export function claimRuns(
@@ -28,8 +31,11 @@ export function claimRuns(
   if (runnable.length === 0) return { claimed: [], nextAvailableAt: null }
   const candidates = selectCandidates(cache, request, limit + 1)
   const due = candidates.slice(0, limit).filter((c) => c.available_at <= now)
+  const recovered = due
+    .filter((c) => c.status === 'running')
+    .map((c) => ({ runId: c.id, previousOwner: c.lease_owner as string }))
   const claimed = due.map((c) => claimOne(s, request, c.id))
-  return { claimed, nextAvailableAt: candidates[due.length]?.available_at ?? null }
+  return claimResult(claimed, candidates[due.length]?.available_at ?? null, recovered)
 }
 
 function selectCandidates(
@@ -44,7 +50,7 @@ function selectCandidates(
 
 /** The partial index holds exactly the claimable runs (schema CHECK), with the key in it. */
 function candidatesSql(keyCount: number): string {
-  return `SELECT id, available_at FROM cairn_runs INDEXED BY cairn_runs_claimable
+  return `SELECT id, available_at, status, lease_owner FROM cairn_runs INDEXED BY cairn_runs_claimable
     WHERE available_at IS NOT NULL AND (workflow, version) IN (VALUES ${keyRows(keyCount)})
     ORDER BY available_at LIMIT ?`
 }

@@ -24,6 +24,8 @@ interface Shape {
   createdFrom: boolean
   createdBefore: boolean
   idContains: boolean
+  tag: boolean
+  origin: boolean
 }
 
 /** A query's filters (listRuns and facetRuns): their shape and bound values, in text order. */
@@ -66,8 +68,12 @@ export function runFilter(query: RunFacetQuery): RunFilter | null {
     createdFrom: createdFrom !== undefined,
     createdBefore: createdBefore !== undefined,
     idContains: idContains !== undefined,
+    tag: query.tag !== undefined,
+    origin: query.originRunId !== undefined,
   }
   const params: SQLInputValue[] = [
+    ...(query.tag !== undefined ? [query.tag] : []),
+    ...(query.originRunId !== undefined ? [query.originRunId] : []),
     ...(query.workflow !== undefined ? [query.workflow] : []),
     ...(query.parentRunId !== undefined ? [query.parentRunId] : []),
     ...(statuses ?? []),
@@ -94,7 +100,7 @@ function statusList(status: ListRunsQuery['status']): readonly RunStatus[] | nul
 /** The statement cache key of a filter shape. */
 export function shapeKey(shape: Shape): string {
   const window = [shape.version, shape.createdFrom, shape.createdBefore, shape.idContains]
-  return `${shape.workflow ? 'w' : '-'}:${shape.parent ? 'p' : '-'}:${shape.statusCount ?? '-'}:${window.map((given) => (given ? 1 : 0)).join('')}:${shape.terms.map(searchTermShape).join(',')}`
+  return `${shape.workflow ? 'w' : '-'}:${shape.parent ? 'p' : '-'}:${shape.statusCount ?? '-'}:${window.map((given) => (given ? 1 : 0)).join('')}:${shape.terms.map(searchTermShape).join(',')}:${shape.tag ? 't' : '-'}${shape.origin ? 'o' : '-'}`
 }
 
 /** A term's bound values, in the order searchTermSql places them. */
@@ -103,9 +109,19 @@ function termValues(term: SearchTerm): SQLInputValue[] {
   return [term.name, type, type === 'text' ? text : number]
 }
 
-/** The conditions of a filter shape, placeholders in RunFilter.params order. */
-export function filterConditions(shape: Shape): string[] {
+/**
+ * The conditions of a filter shape, placeholders in RunFilter.params order. `tagJoined`: the
+ * statement joins cairn_run_tags as `t` (listRuns); otherwise a tag is an EXISTS on it.
+ */
+export function filterConditions(shape: Shape, tagJoined = false): string[] {
   return [
+    !shape.tag
+      ? null
+      : tagJoined
+        ? 't.tag = ?'
+        : 'EXISTS (SELECT 1 FROM cairn_run_tags t WHERE t.run_key = cairn_runs.key AND t.tag = ?)',
+    // Served by the partial index cairn_runs_origin_created.
+    shape.origin ? 'origin_run_id = ?' : null,
     shape.workflow ? 'workflow = ?' : null,
     // Served by the partial index cairn_runs_parent_created (a run's children are one range).
     shape.parent ? 'parent_run_id = ?' : null,
@@ -123,9 +139,25 @@ export function filterConditions(shape: Shape): string[] {
 }
 
 function listSql(shape: Shape, cursor: boolean): string {
-  const where = [...filterConditions(shape), cursor ? '(created_at, id) < (?, ?)' : null].filter(
-    (term) => term !== null,
-  )
+  // A tag's runs come from its range of cairn_run_tags, already in list order; the order and
+  // the cursor use that table's copies of (created_at, id) so the key serves both.
+  const [createdAt, id] = shape.tag ? ['t.run_created_at', 't.run_id'] : ['created_at', 'id']
+  const where = [
+    ...filterConditions(shape, true),
+    cursor ? `(${createdAt}, ${id}) < (?, ?)` : null,
+  ].filter((term) => term !== null)
   const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''
-  return `SELECT ${RUN_COLUMNS} FROM cairn_runs ${whereSql} ORDER BY created_at DESC, id DESC LIMIT ?`
+  const from = shape.tag
+    ? 'cairn_run_tags t JOIN cairn_runs ON cairn_runs.key = t.run_key'
+    : 'cairn_runs'
+  const columns = shape.tag ? qualified(RUN_COLUMNS, 'cairn_runs') : RUN_COLUMNS
+  return `SELECT ${columns} FROM ${from} ${whereSql} ORDER BY ${createdAt} DESC, ${id} DESC LIMIT ?`
+}
+
+/** `a, b` → `table.a, table.b`: run columns named apart from the tag table's. */
+function qualified(columns: string, table: string): string {
+  return columns
+    .split(', ')
+    .map((column) => `${table}.${column}`)
+    .join(', ')
 }

@@ -14,12 +14,14 @@ import type {
   RunRecord,
   RunStatus,
 } from '@cairn/core/contracts'
+import { toOrigin, toTags } from '../shared/lineage_columns.ts'
 
 /** Run columns, in RunRow order. */
 export const RUN_COLUMNS =
   'id, workflow, version, status, input, output, error, park_reason, waiting_on, created_at, ' +
   'updated_at, finished_at, available_at, lease_owner, lease_epoch, turns, inbox_seq, ' +
-  'parent_run_id, parent_seq, continued_from, continued_to'
+  'parent_run_id, parent_seq, continued_from, continued_to, tags, origin_kind, origin_run_id, ' +
+  'origin_from_seq'
 
 /** Stored checkpoint columns after the run key, in the order of checkpointValues. */
 export const CHECKPOINT_COLUMNS =
@@ -52,6 +54,10 @@ export type RunRow = [
   parentSeq: number | null,
   continuedFrom: string | null,
   continuedTo: string | null,
+  tags: string | null,
+  originKind: string | null,
+  originRunId: string | null,
+  originFromSeq: number | null,
 ]
 
 /** A message as read: `m` joined to its run `r` for the run's id, in MessageRow order. */
@@ -86,7 +92,8 @@ export function toRunRecord(row: RunRow): RunRecord {
   const [id, workflow, version, status, input, output, error, parkReason, waitingOn, ...rest] = row
   const [createdAt, updatedAt, finishedAt, availableAt, leaseOwner, leaseEpoch, turns, ...inbox] =
     rest
-  const [inboxSeq, parentRunId, parentSeq, continuedFrom, continuedTo] = inbox
+  const [inboxSeq, parentRunId, parentSeq, continuedFrom, continuedTo, ...lineage] = inbox
+  const [tags, originKind, originRunId, originFromSeq] = lineage
   return {
     id,
     workflow,
@@ -109,6 +116,8 @@ export function toRunRecord(row: RunRow): RunRecord {
     parentSeq,
     continuedFrom,
     continuedTo,
+    tags: toTags(tags),
+    origin: toOrigin(originKind, originRunId, originFromSeq),
   }
 }
 

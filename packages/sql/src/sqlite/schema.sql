@@ -42,6 +42,14 @@ CREATE TABLE cairn_messages (
   PRIMARY KEY (run_key, seq)
 ) STRICT;
 
+CREATE TABLE cairn_run_tags (
+  tag TEXT NOT NULL,
+  run_created_at INTEGER NOT NULL,
+  run_id TEXT NOT NULL,
+  run_key INTEGER NOT NULL REFERENCES cairn_runs (key) ON DELETE CASCADE,
+  PRIMARY KEY (tag, run_created_at, run_id)
+) STRICT, WITHOUT ROWID;
+
 CREATE TABLE cairn_runs (
   key INTEGER PRIMARY KEY,
   id TEXT NOT NULL UNIQUE,
@@ -59,7 +67,7 @@ CREATE TABLE cairn_runs (
   available_at INTEGER,
   lease_owner TEXT,
   lease_epoch INTEGER NOT NULL,
-  turns INTEGER NOT NULL, inbox_seq INTEGER NOT NULL DEFAULT 0, parent_run_id TEXT, parent_seq INTEGER, continued_from TEXT, continued_to TEXT,
+  turns INTEGER NOT NULL, inbox_seq INTEGER NOT NULL DEFAULT 0, parent_run_id TEXT, parent_seq INTEGER, continued_from TEXT, continued_to TEXT, tags TEXT, origin_kind TEXT, origin_run_id TEXT, origin_from_seq INTEGER,
   CHECK (available_at IS NULL OR status IN ('pending', 'running', 'waiting')),
   CHECK (status <> 'running' OR available_at IS NOT NULL)
 ) STRICT;
@@ -86,10 +94,15 @@ CREATE INDEX cairn_events_published ON cairn_events (published_at);
 
 CREATE UNIQUE INDEX cairn_messages_dedupe ON cairn_messages (run_key, dedupe_id);
 
+CREATE INDEX cairn_run_tags_run ON cairn_run_tags (run_key);
+
 CREATE INDEX cairn_runs_claimable ON cairn_runs (available_at, workflow, version)
   WHERE available_at IS NOT NULL;
 
 CREATE INDEX cairn_runs_created ON cairn_runs (created_at DESC, id DESC);
+
+CREATE INDEX cairn_runs_origin_created ON cairn_runs (origin_run_id, created_at DESC, id DESC)
+  WHERE origin_run_id IS NOT NULL;
 
 CREATE INDEX cairn_runs_parent_created ON cairn_runs (parent_run_id, created_at DESC, id DESC)
   WHERE parent_run_id IS NOT NULL;

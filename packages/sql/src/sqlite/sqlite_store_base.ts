@@ -7,6 +7,8 @@
 import {
   StoreFailureError,
   checkCheckpointPage,
+  checkCreateOp,
+  checkBacklogTime,
   checkFinishOp,
   checkRequeueRequest,
 } from '@cairn/core'
@@ -27,6 +29,7 @@ import type {
   RequeueResult,
   RunFacetQuery,
   RunFacets,
+  RunBacklog,
   RunPage,
   RunRecord,
   SearchAttributes,
@@ -34,6 +37,7 @@ import type {
   StoreOp,
   WorkflowKey,
 } from '@cairn/core/contracts'
+import { backlogSql, toRunBacklog } from '../shared/backlog.ts'
 import { CallGate } from '../shared/call_gate.ts'
 import { claimRuns } from './claim_runs.ts'
 import { appendEvent, loadEventWaits, loadEvents, removeEventWaits } from './ops/event_ops.ts'
@@ -78,7 +82,11 @@ export abstract class SqliteStoreBase implements StateStore {
   applyBatch(ops: readonly StoreOp[], now: number): Promise<OpResult[]> {
     return this.call('applyBatch', (c) => {
       if (ops.length === 0) return []
-      for (const op of ops) checkFinishOp(op) // refused before anything is written
+      for (const op of ops) {
+        // Refused before anything is written.
+        checkFinishOp(op)
+        checkCreateOp(op)
+      }
       return inTransaction(c, () => ops.map((op) => applyOp(c.s, op, now)))
     })
   }
@@ -145,6 +153,15 @@ export abstract class SqliteStoreBase implements StateStore {
       checkCheckpointPage(page)
       const rows = s.loadCheckpointPage.all(runId, page.fromSeq, page.limit)
       return (rows as unknown as CheckpointRow[]).map(toCheckpointRecord)
+    })
+  }
+
+  /** The shared statement (../shared/backlog.ts): one read, counts over indexes. */
+  backlog(now: number): Promise<RunBacklog> {
+    return this.call('backlog', ({ cache }) => {
+      checkBacklogTime(now)
+      const statement = cache.get('backlog', () => backlogSql('cairn_runs', '?'), true)
+      return toRunBacklog(statement.get(now) as unknown as unknown[] | undefined)
     })
   }
 

@@ -20,8 +20,15 @@ const CHECKPOINT_WRITABLE = "('running', 'cancelled')"
 
 const SQL = {
   insertRun: `INSERT INTO cairn_runs (id, workflow, version, status, input, created_at, updated_at,
-    available_at, lease_owner, lease_epoch, turns, parent_run_id, parent_seq, continued_from)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+    available_at, lease_owner, lease_epoch, turns, parent_run_id, parent_seq, continued_from,
+    tags, origin_kind, origin_run_id, origin_from_seq)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+  // A new run's tag (the tag, then its run id): keyed by tag for listRuns({ tag }).
+  insertRunTag: `INSERT INTO cairn_run_tags (tag, run_created_at, run_id, run_key)
+    SELECT ?, created_at, id, key FROM cairn_runs WHERE id = ?`,
+  // A new run's seed checkpoint (CHECKPOINT_COLUMNS, then the run id).
+  insertSeedCheckpoint: `INSERT INTO cairn_checkpoints (run_key, ${CHECKPOINT_COLUMNS})
+    SELECT key, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM cairn_runs WHERE id = ?`,
   selectRun: `SELECT ${RUN_COLUMNS} FROM cairn_runs WHERE id = ?`,
   selectFence: `SELECT status, lease_epoch FROM cairn_runs WHERE id = ?`,
   // The row (CHECKPOINT_COLUMNS), then the run id and the fence epoch. The run row, read for

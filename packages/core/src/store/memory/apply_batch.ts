@@ -5,6 +5,7 @@ import { saveCheckpoint } from './checkpoint_ops.ts'
 import { finishRun, parkRun, releaseRun, renewLease, suspendRun } from './lease_ops.ts'
 import { deliverMessage } from './message_ops.ts'
 import { cancelRun, createRun } from './run_ops.ts'
+import { checkCreateOp } from '../create_check.ts'
 import { checkFinishOp } from '../finish_check.ts'
 import type { StoreState } from './store_state.ts'
 
@@ -54,6 +55,8 @@ function checkOp(op: StoreOp): void {
     if (op.searchAttributes !== undefined) checkUpsert(op.searchAttributes, 'saveCheckpoint')
   } else if (op.type === 'finishRun') {
     checkFinishOp(op)
+  } else if (op.type === 'createRun') {
+    checkCreateOp(op)
   } else if (!KNOWN_OPS.has(op.type)) {
     throw new InvalidArgumentError(`unknown store op type: ${String(op.type)}`)
   }

@@ -1,6 +1,7 @@
 /** Leasing runs to engines: claimRuns and reclaimOwned. */
 import type { ClaimRequest, ClaimResult } from '../../contracts/index.ts'
 import type { ClaimQueue } from './claim_index.ts'
+import { claimResult } from '../claim_result.ts'
 import { copyRun } from './copies.ts'
 import type { RunState } from './run_state.ts'
 import type { StoreState } from './store_state.ts'
@@ -15,8 +16,21 @@ export function claimRuns(store: StoreState, request: ClaimRequest): ClaimResult
   }
   // Before the claimed runs are re-indexed: their new lease expiry is not "next".
   const nextAvailableAt = earliestQueue(queues)?.peek()?.at ?? null
+  const recovered = taken.filter(isLeased).map(({ run }) => ({
+    runId: run.id,
+    previousOwner: run.leaseOwner as string,
+  }))
   for (const state of taken) lease(store, state, request)
-  return { claimed: taken.map((state) => copyRun(state.run)), nextAvailableAt }
+  return claimResult(
+    taken.map((state) => copyRun(state.run)),
+    nextAvailableAt,
+    recovered,
+  )
+}
+
+/** Still `running`: its lease expired or was handed back (reclaimOwned). */
+function isLeased(state: RunState): boolean {
+  return state.run.status === 'running'
 }
 
 /** The queue whose head is due first (a handful of runnable versions: a linear pick). */

@@ -12,7 +12,7 @@ import type {
 } from '../../contracts/index.ts'
 
 export function copyRun(run: RunRecord): RunRecord {
-  return { ...run }
+  return { ...run, tags: [...run.tags], origin: run.origin === null ? null : { ...run.origin } }
 }
 
 export function copyMessage(message: InboxMessage): InboxMessage {

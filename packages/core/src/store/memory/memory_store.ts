@@ -23,6 +23,7 @@ import type {
   ParkReason,
   RunFacetQuery,
   RunFacets,
+  RunBacklog,
   RunPage,
   RequeueRequest,
   RequeueResult,
@@ -33,6 +34,7 @@ import type {
   WorkflowKey,
 } from '../../contracts/index.ts'
 import { applyBatch } from './apply_batch.ts'
+import { backlog } from './backlog.ts'
 import { claimRuns, reclaimOwned } from './claims.ts'
 import { appendEvent, loadEventWaits, loadEvents, removeEventWaits } from './event_ops.ts'
 import { parkUnrunnable, unpark } from './parking.ts'
@@ -107,6 +109,10 @@ export class MemoryStore implements StateStore {
 
   async loadCheckpointPage(runId: string, page: CheckpointPage): Promise<CheckpointRecord[]> {
     return loadCheckpointPage(this.#state, runId, page)
+  }
+
+  async backlog(now: number): Promise<RunBacklog> {
+    return backlog(this.#state, now)
   }
 
   async appendEvent(event: EventRecord, prune: EventPruning): Promise<{ publishedAt: number }> {

@@ -58,6 +58,8 @@ export function listFilter(query: RunFacetQuery): ListFilter {
     statuses: statusSet(query.status),
     terms: parseSearchFilter(query.searchAttributes),
     ...checkRunFilters(query),
+    tag: query.tag,
+    originRunId: query.originRunId,
   }
 }
 

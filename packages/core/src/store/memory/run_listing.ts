@@ -23,6 +23,8 @@ export interface ListFilter {
   createdBefore: number | undefined
   /** A literal, case-sensitive substring of the id. */
   idContains: string | undefined
+  tag?: string | undefined
+  originRunId?: string | undefined
 }
 
 function comparePosition(a: CursorPosition, b: CursorPosition): number {
@@ -92,5 +94,7 @@ function matches(state: RunState, filter: ListFilter): boolean {
   if (filter.createdFrom !== undefined && run.createdAt < filter.createdFrom) return false
   if (filter.createdBefore !== undefined && run.createdAt >= filter.createdBefore) return false
   if (filter.idContains !== undefined && !run.id.includes(filter.idContains)) return false
+  if (filter.tag !== undefined && !run.tags.includes(filter.tag)) return false
+  if (filter.originRunId !== undefined && run.origin?.runId !== filter.originRunId) return false
   return filter.terms.every((term) => termMatches(state.searchAttributes.get(term.name), term))
 }

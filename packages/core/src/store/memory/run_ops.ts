@@ -1,6 +1,6 @@
 /** Batch ops that need no lease: creating and cancelling runs. */
 import type { CancelRunOp, CreateRunOp, OpResult, RunRecord } from '../../contracts/index.ts'
-import { copyRun } from './copies.ts'
+import { copyCheckpoint, copyRun } from './copies.ts'
 import { APPLIED } from './fence.ts'
 import { notify } from './message_ops.ts'
 import { isTerminal } from './run_state.ts'
@@ -10,7 +10,9 @@ export function createRun(store: StoreState, op: CreateRunOp, now: number): OpRe
   const existing = store.runs.get(op.run.id)
   if (existing !== undefined) return { status: 'exists', run: copyRun(existing.run) }
   const run = newRunRecord(op, now)
-  store.addRun(run)
+  const state = store.addRun(run)
+  for (const checkpoint of op.seed ?? [])
+    state.checkpoints.set(checkpoint.seq, copyCheckpoint(checkpoint))
   return { status: 'applied', epoch: run.leaseEpoch }
 }
 
@@ -39,6 +41,8 @@ function newRunRecord(op: CreateRunOp, now: number): RunRecord {
     parentSeq: op.run.parent?.seq ?? null,
     continuedFrom: op.run.continuedFrom ?? null,
     continuedTo: null,
+    tags: [...(op.run.tags ?? [])],
+    origin: op.run.origin === undefined ? null : { ...op.run.origin },
   }
 }
 

@@ -5,6 +5,7 @@ import { children } from './003_children.ts'
 import { continuations } from './004_continuations.ts'
 import { events } from './005_events.ts'
 import { searchAttributes } from './006_search_attributes.ts'
+import { lineage } from './007_lineage.ts'
 
 /** Every Postgres migration, in revision order. Append only. */
 export const migrations: readonly Migration[] = [
@@ -14,6 +15,7 @@ export const migrations: readonly Migration[] = [
   continuations,
   events,
   searchAttributes,
+  lineage,
 ]
 
 export const latestRevision = migrations.length

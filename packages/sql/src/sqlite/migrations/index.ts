@@ -4,6 +4,7 @@ import { children } from './003_children.ts'
 import { continuations } from './004_continuations.ts'
 import { events } from './005_events.ts'
 import { searchAttributes } from './006_search_attributes.ts'
+import { lineage } from './007_lineage.ts'
 import type { Migration } from './migration.ts'
 
 export type { Migration } from './migration.ts'
@@ -16,6 +17,7 @@ export const migrations: readonly Migration[] = [
   continuations,
   events,
   searchAttributes,
+  lineage,
 ]
 
 export const latestRevision = migrations.length

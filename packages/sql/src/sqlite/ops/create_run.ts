@@ -1,5 +1,6 @@
 import type { CreateRunOp, OpResult } from '@cairn/core/contracts'
-import { toRunRecord, type RunRow } from '../row_mapping.ts'
+import { lineageValues } from '../../shared/lineage_columns.ts'
+import { checkpointValues, toRunRecord, type RunRow } from '../row_mapping.ts'
 import type { Statements } from '../statements.ts'
 
 /**
@@ -24,7 +25,13 @@ export function createRun(s: Statements, op: CreateRunOp, now: number): OpResult
     run.parent?.runId ?? null,
     run.parent?.seq ?? null,
     run.continuedFrom ?? null,
+    ...lineageValues(run),
   )
-  if (Number(changes) > 0) return { status: 'applied', epoch }
+  if (Number(changes) > 0) {
+    // Written only when the run is created: an `exists` result writes nothing more.
+    for (const tag of run.tags ?? []) s.insertRunTag.run(tag, run.id)
+    for (const cp of op.seed ?? []) s.insertSeedCheckpoint.run(...checkpointValues(cp), run.id)
+    return { status: 'applied', epoch }
+  }
   return { status: 'exists', run: toRunRecord(s.selectRun.get(run.id) as unknown as RunRow) }
 }

@@ -1,0 +1,85 @@
+/**
+ * createMetrics(engine): the engine's Prometheus metrics on a prom-client registry (docs/
+ * metrics.md lists them). Counters and the step histogram are fed by engine events (engine.on:
+ * this engine only); the backlog gauges read engine.backlog() at scrape time. `render()` is the
+ * exposition text a `GET /metrics` answers with `contentType`; it never rejects because the
+ * store is down (backlog_gauges.ts). `close()` unsubscribes and removes these metrics from the
+ * registry, leaving any others there.
+ */
+import { InvalidArgumentError, type Engine } from '@cairn/core'
+import { Registry } from 'prom-client'
+import { backlogGauges } from './backlog_gauges.ts'
+import type { MetricsContext } from './context.ts'
+import { LabelValues } from './label_values.ts'
+import { recoveryCounters } from './recovery_counters.ts'
+import { runCounters } from './run_counters.ts'
+import { stepMetrics } from './step_metrics.ts'
+
+export interface MetricsOptions {
+  /** Register here (e.g. prom-client's global `register`, beside your own); default: a new one. */
+  registry?: Registry
+  /** Metric name prefix, `[a-zA-Z_:][a-zA-Z0-9_:]*`. Default `cairn_`. */
+  prefix?: string
+  /** A scrape within this many ms of the last backlog read reuses it. Default 2000. */
+  backlogCacheMs?: number
+  /** A backlog read slower than this counts as failed (gauges keep their values). Default 5000. */
+  backlogTimeoutMs?: number
+  /** Distinct workflow label values before new ones become `_other`. Default 200. */
+  maxWorkflows?: number
+  /** Distinct step label values before new ones become `_other`. Default 1000. */
+  maxSteps?: number
+}
+
+export interface Metrics {
+  readonly registry: Registry
+  /** The Content-Type of `render()`'s text. */
+  readonly contentType: string
+  render(): Promise<string>
+  close(): void
+}
+
+const PREFIX = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/
+
+export function createMetrics(engine: Engine, options: MetricsOptions = {}): Metrics {
+  const registry = options.registry ?? new Registry()
+  const prefix = options.prefix ?? 'cairn_'
+  if (typeof prefix !== 'string' || (prefix !== '' && !PREFIX.test(prefix)))
+    throw new InvalidArgumentError(
+      `createMetrics: prefix must match ${PREFIX}, got ${String(prefix)}`,
+    )
+  const ctx: MetricsContext = {
+    engine,
+    registry,
+    prefix,
+    workflows: new LabelValues(count(options.maxWorkflows, 200, 'maxWorkflows')),
+    steps: new LabelValues(count(options.maxSteps, 1000, 'maxSteps')),
+  }
+  const backlog = {
+    cacheMs: count(options.backlogCacheMs, 2000, 'backlogCacheMs'),
+    timeoutMs: count(options.backlogTimeoutMs, 5000, 'backlogTimeoutMs'),
+  }
+  const before = new Set(registry.getMetricsAsArray().map((metric) => metric.name))
+  const stops = [runCounters(ctx), stepMetrics(ctx), recoveryCounters(ctx)]
+  backlogGauges(ctx, backlog)
+  const ours = registry.getMetricsAsArray().filter((metric) => !before.has(metric.name))
+  let closed = false
+  return {
+    registry,
+    contentType: registry.contentType,
+    render: () => registry.metrics(),
+    close() {
+      if (closed) return
+      closed = true
+      stops.forEach((stop) => stop())
+      for (const metric of ours) registry.removeSingleMetric(metric.name)
+    },
+  }
+}
+
+function count(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback
+  if (Number.isSafeInteger(value) && value >= 0) return value
+  throw new InvalidArgumentError(
+    `createMetrics: ${name} must be an integer >= 0, got ${String(value)}`,
+  )
+}

@@ -1,0 +1,96 @@
+/**
+ * createMetrics beyond counting: recoveries and takeovers across two engines, bounded label
+ * values, close() on a shared registry, and refused options.
+ */
+import assert from 'node:assert/strict'
+import { ErrorCodes } from '@cairn/core'
+import { FakeClock } from '@cairn/core/testing'
+import { Counter, Registry } from 'prom-client'
+import { createMetrics } from '../../src/metrics/index.ts'
+import { eachStore } from '../../../../tests/helpers/harness.ts'
+import { parseExposition, samplesOf, valueOf } from './exposition.ts'
+
+const hang = () => new Promise<never>(() => {})
+
+eachStore('metrics lifecycle', (test) => {
+  test('a lease taken over from a stalled engine counts as recovery and takeover', async (env) => {
+    // The first engine's clock never moves: it never renews its lease.
+    const first = await env.engine({ leaseMs: 10_000, clock: new FakeClock(env.clock.now()) })
+    first.register('job', 1, async (ctx) => ctx.localStep('work', hang))
+    const { runId } = await first.start('job', null)
+    await env.settle()
+    const second = await env.engine({ leaseMs: 10_000, drive: false })
+    second.register('job', 1, async (ctx) => ctx.localStep('work', () => 'done'))
+    const metrics = createMetrics(second)
+    await second.startDriving()
+    await env.clock.advance(20_000)
+    assert.equal((await second.waitForRun(runId, { timeoutMs: 5_000 })).status, 'completed')
+    const scraped = parseExposition(await metrics.render())
+    assert.equal(valueOf(scraped, 'cairn_runs_recovered_total', { workflow: 'job' }), 1)
+    assert.equal(valueOf(scraped, 'cairn_lease_takeovers_total', { workflow: 'job' }), 1)
+    metrics.close()
+  })
+})
+
+eachStore('metrics labels and registry', (test) => {
+  test('step names beyond the limit are counted as _other', async (env) => {
+    const engine = await env.engine({ drive: false })
+    engine.register('many', 1, async (ctx) => {
+      for (const name of ['a', 'b', 'c', 'd']) await ctx.localStep(name, () => name)
+    })
+    const metrics = createMetrics(engine, { maxSteps: 2 })
+    await engine.startDriving()
+    const { runId } = await engine.start('many', null)
+    await engine.waitForRun(runId, { timeoutMs: 5_000 })
+    const scraped = parseExposition(await metrics.render())
+    const steps = samplesOf(scraped, 'cairn_step_duration_seconds_count').map((s) => [
+      s.labels.step,
+      s.value,
+    ])
+    assert.deepEqual(steps.sort(), [
+      ['_other', 2],
+      ['a', 1],
+      ['b', 1],
+    ])
+    metrics.close()
+  })
+
+  test('close() unsubscribes and removes only its own metrics from a shared registry', async (env) => {
+    const engine = await env.engine({ drive: false })
+    engine.register('one', 1, async () => 'done')
+    const registry = new Registry()
+    new Counter({ name: 'app_requests_total', help: 'mine', registers: [registry] }).inc(3)
+    const metrics = createMetrics(engine, { registry, prefix: 'wf_' })
+    await engine.startDriving()
+    await engine.waitForRun((await engine.start('one', null)).runId, { timeoutMs: 5_000 })
+    let scraped = parseExposition(await registry.metrics())
+    assert.equal(valueOf(scraped, 'wf_runs_completed_total', { workflow: 'one' }), 1)
+    assert.equal(valueOf(scraped, 'app_requests_total'), 3)
+    metrics.close()
+    scraped = parseExposition(await registry.metrics())
+    assert.deepEqual([...scraped.types.keys()], ['app_requests_total'])
+    // A new set on the same registry starts from zero: the old one no longer listens.
+    const again = createMetrics(engine, { registry, prefix: 'wf_' })
+    await engine.waitForRun((await engine.start('one', null)).runId, { timeoutMs: 5_000 })
+    scraped = parseExposition(await again.render())
+    assert.equal(valueOf(scraped, 'wf_runs_completed_total', { workflow: 'one' }), 1)
+    again.close()
+  })
+
+  test('bad options are refused with E_INVALID_ARGUMENT', async (env) => {
+    const engine = await env.engine({ drive: false })
+    const bad = [
+      { prefix: 'has space' },
+      { prefix: '9starts_with_digit' },
+      { backlogCacheMs: -1 },
+      { backlogTimeoutMs: 1.5 },
+      { maxSteps: Number.NaN },
+    ]
+    for (const options of bad)
+      assert.throws(
+        () => createMetrics(engine, options),
+        (error: { code?: string }) => error.code === ErrorCodes.INVALID_ARGUMENT,
+        JSON.stringify(options),
+      )
+  })
+})

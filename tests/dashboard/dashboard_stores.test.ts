@@ -1,0 +1,217 @@
+/**
+ * The dashboard's API on every store (DB=memory,sqlite,postgres,mysql,…): filters and signed
+ * cursors paging through the store's lists, facets, step pages, details with lineage and
+ * waits, actions, bulk actions, and a dashboard over an engine that does not drive (as the
+ * CLI runs it) acting on runs another engine executes.
+ */
+import assert from 'node:assert/strict'
+import type { Engine } from '@cairn/core'
+import { createDashboard, type Dashboard } from '@cairn/dashboard'
+import { eachStore } from '../helpers/harness.ts'
+import {
+  ORIGIN,
+  SECRET,
+  TOKEN,
+  call,
+  registerWorkflows,
+} from '../../packages/dashboard/test/helpers.ts'
+import { SseReader } from '../../packages/dashboard/test/sse_reader.ts'
+
+function dashboardOf(engine: Engine): Dashboard {
+  const stream = { runPollMs: 20, listPollMs: 20, keepAliveMs: 20 }
+  return createDashboard({ engine, secret: SECRET, auth: { tokens: [TOKEN] }, stream })
+}
+
+async function openStream(dashboard: Dashboard, path: string): Promise<SseReader> {
+  const headers = { authorization: `Bearer ${TOKEN}` }
+  return new SseReader(await dashboard.fetch(new Request(`${ORIGIN}${path}`, { headers })))
+}
+
+function registerAll(engine: Engine): void {
+  registerWorkflows(engine)
+  engine.register('steps', 1, async (ctx, n: number) => {
+    for (let i = 0; i < n; i++) await ctx.localStep(`s${i}`, () => i)
+    return n
+  })
+  engine.register('scored', 1, async (ctx, score: number) => {
+    await ctx.upsertSearchAttributes({ score })
+    return score
+  })
+  engine.register('parent', 1, async (ctx, _: unknown) => ctx.child('wait', {}))
+}
+
+/** Every run id of a filtered list, page by page (limit 2), through the dashboard's cursors. */
+async function allIds(dashboard: Dashboard, query: string): Promise<string[]> {
+  const ids: string[] = []
+  let cursor: string | null = null
+  do {
+    const suffix: string = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`
+    const { status, json } = await call(dashboard, `/api/runs?${query}&limit=2${suffix}`)
+    assert.equal(status, 200, JSON.stringify(json))
+    ids.push(...json.runs.map((r: { id: string }) => r.id))
+    cursor = json.nextCursor
+  } while (cursor !== null)
+  return ids
+}
+
+eachStore('dashboard API', (test) => {
+  test('filters page through the store with signed cursors; facets count them', async (env) => {
+    const engine = await env.engine()
+    registerAll(engine)
+    const dashboard = dashboardOf(engine)
+    const greeted: string[] = []
+    for (let i = 0; i < 5; i++)
+      greeted.push((await engine.start('greet', `g${i}`, { runId: `greet-${i}` })).runId)
+    await env.skip(60_000)
+    const later = new Date(env.clock.now()).toISOString()
+    for (const score of [1, 5, 9]) await engine.start('scored', score, { runId: `scored-${score}` })
+    await env.settle()
+    assert.deepEqual((await allIds(dashboard, 'workflow=greet')).sort(), greeted)
+    assert.deepEqual(await allIds(dashboard, 'q=greet-3'), ['greet-3'])
+    assert.deepEqual((await allIds(dashboard, `createdFrom=${later}`)).sort(), [
+      'scored-1',
+      'scored-5',
+      'scored-9',
+    ])
+    assert.deepEqual((await allIds(dashboard, `createdTo=${later}`)).sort(), greeted)
+    assert.deepEqual((await allIds(dashboard, 'attr=score:gte:5')).sort(), ['scored-5', 'scored-9'])
+    assert.deepEqual(
+      await allIds(dashboard, 'attr=score:eq:s:5'),
+      [],
+      'a string never matches a number',
+    )
+    assert.equal((await allIds(dashboard, 'version=1&status=completed')).length, 8)
+    const facets = await call(dashboard, '/api/facets?status=completed')
+    assert.equal(facets.json.byStatus.completed, 8)
+    assert.deepEqual(facets.json.byWorkflow, [
+      { workflow: 'greet', count: 5 },
+      { workflow: 'scored', count: 3 },
+    ])
+  })
+
+  test('steps come a page at a time; the detail shows lineage and waits', async (env) => {
+    const engine = await env.engine()
+    registerAll(engine)
+    const dashboard = dashboardOf(engine)
+    const { runId } = await engine.start('steps', 5)
+    await engine.waitForRun(runId, { timeoutMs: 5_000 })
+    const first = await call(dashboard, `/api/runs/${runId}/steps?limit=2`)
+    assert.deepEqual(
+      first.json.steps.map((s: { name: string }) => s.name),
+      ['s0', 's1'],
+    )
+    const rest = await call(
+      dashboard,
+      `/api/runs/${runId}/steps?fromSeq=${first.json.nextFromSeq}&limit=10`,
+    )
+    assert.deepEqual(
+      rest.json.steps.map((s: { name: string }) => s.name),
+      ['s2', 's3', 's4'],
+    )
+    assert.equal(rest.json.nextFromSeq, null)
+    assert.equal(rest.json.steps[0].order, 3)
+    assert.equal(typeof rest.json.steps[0].durationMs, 'number')
+    const parent = await engine.start('parent', {})
+    await env.settle()
+    const { json } = await call(dashboard, `/api/runs/${parent.runId}`)
+    const child = json.run.lineage.children[0]
+    assert.equal(child.workflow, 'wait')
+    assert.equal(child.parentRunId, parent.runId)
+    assert.deepEqual(json.run.waits, [{ kind: 'child', seq: 0, runId: child.id }])
+    const childDetail = await call(dashboard, `/api/runs/${encodeURIComponent(child.id)}`)
+    assert.deepEqual(childDetail.json.run.waits, [
+      { kind: 'signal', seq: null, name: 'go', timeoutAt: null },
+    ])
+  })
+
+  test('actions and bulk actions change runs in the store', async (env) => {
+    const engine = await env.engine()
+    registerAll(engine)
+    const dashboard = dashboardOf(engine)
+    const failed = (await engine.start('fail', {})).runId
+    await engine.waitForRun(failed, { timeoutMs: 5_000 })
+    const retried = await call(dashboard, `/api/runs/${failed}/retry`, { method: 'POST' })
+    assert.deepEqual(retried.json, { ok: true, positionsReset: 1 })
+    const waiting: string[] = []
+    for (let i = 0; i < 3; i++) waiting.push((await engine.start('wait', {})).runId)
+    await env.settle()
+    const signalled = await call(dashboard, `/api/runs/${waiting[0]}/signal`, {
+      body: { name: 'go', payload: 1 },
+    })
+    assert.deepEqual(signalled.json, { ok: true, duplicate: false })
+    assert.deepEqual(await engine.waitForRun(waiting[0] as string, { timeoutMs: 5_000 }), {
+      runId: waiting[0],
+      status: 'completed',
+      output: 1,
+    })
+    const bulk = await call(dashboard, '/api/bulk/cancel', {
+      body: { filter: { workflow: 'wait' }, reason: 'bulk' },
+    })
+    assert.deepEqual(bulk.json, { ok: true, matched: 2, applied: 2, failed: [], truncated: false })
+    for (const runId of waiting.slice(1))
+      assert.equal((await engine.getRun(runId))?.status, 'cancelled')
+  })
+
+  test('a dashboard over a non-driving engine acts on runs another engine executes', async (env) => {
+    const worker = await env.engine()
+    registerAll(worker)
+    const viewer = await env.engine({ drive: false })
+    const dashboard = dashboardOf(viewer)
+    const list = await openStream(dashboard, '/api/stream/runs?workflow=wait')
+    await list.comment()
+    const { runId } = await worker.start('wait', {})
+    await env.settle()
+    await list.until((e) => (e.data as { id: string }).id === runId)
+    const live = await openStream(dashboard, `/api/stream/runs/${runId}`)
+    await live.until((e) => e.event === 'run')
+    const detail = await call(dashboard, `/api/runs/${runId}`)
+    assert.equal(detail.json.run.status, 'waiting')
+    assert.deepEqual((await call(dashboard, '/api/workflows')).json, { workflows: [] })
+    await call(dashboard, `/api/runs/${runId}/signal`, {
+      body: { name: 'go', payload: 'from the dashboard' },
+    })
+    await env.skip(60_000) // the worker finds the signal at its next poll
+    const events = await live.until((e) => e.event === 'end')
+    assert.ok(events.some((e) => e.event === 'step' && (e.data as { name: string }).name === 'go'))
+    await list.cancel()
+    await dashboard.close()
+    assert.deepEqual(await worker.waitForRun(runId, { timeoutMs: 5_000 }), {
+      runId,
+      status: 'completed',
+      output: 'from the dashboard',
+    })
+  })
+
+  test('lineage: tags filter lists and facets; retry with input and fork make derived runs', async (env) => {
+    const engine = await env.engine()
+    registerAll(engine)
+    const dashboard = dashboardOf(engine)
+    const vip = await engine.start('steps', 3, { runId: 'vip-1', tags: ['vip', 'eu'] })
+    await engine.start('greet', 'x', { runId: 'plain-1', tags: ['eu'] })
+    await engine.waitForRun(vip.runId, { timeoutMs: 5_000 })
+    await env.settle()
+    assert.deepEqual(await allIds(dashboard, 'tag=vip'), ['vip-1'])
+    assert.deepEqual((await allIds(dashboard, 'tag=eu')).sort(), ['plain-1', 'vip-1'])
+    const facets = await call(dashboard, '/api/facets?tag=vip')
+    assert.deepEqual(facets.json.byWorkflow, [{ workflow: 'steps', count: 1 }])
+    const retried = await call(dashboard, '/api/runs/vip-1/retry-with-input', {
+      body: { input: 2 },
+    })
+    assert.equal(retried.status, 200)
+    const forked = await call(dashboard, '/api/runs/vip-1/fork', { body: { fromSeq: 2 } })
+    assert.equal(forked.status, 200)
+    for (const id of [retried.json.runId, forked.json.runId])
+      await engine.waitForRun(id, { timeoutMs: 5_000 })
+    const detail = await call(dashboard, '/api/runs/vip-1')
+    assert.equal(detail.json.run.tags.length, 2)
+    assert.deepEqual(
+      detail.json.run.lineage.derived.map((r: { id: string }) => r.id).sort(),
+      [retried.json.runId, forked.json.runId].sort(),
+    )
+    const fork = await call(dashboard, `/api/runs/${encodeURIComponent(forked.json.runId)}`)
+    assert.deepEqual(fork.json.run.lineage.origin, { kind: 'fork', runId: 'vip-1', fromSeq: 2 })
+    assert.equal(fork.json.run.output, 3)
+    const badFork = await call(dashboard, '/api/runs/vip-1/fork', { body: { fromSeq: 99 } })
+    assert.equal(badFork.status, 400)
+  })
+})
