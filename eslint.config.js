@@ -67,6 +67,7 @@ export default tseslint.config(
           'setTimeout',
           'clearTimeout',
           'requestAnimationFrame',
+          'cancelAnimationFrame',
           'queueMicrotask',
         ].map((name) => [name, 'readonly']),
       ),

@@ -24,7 +24,11 @@ function buildControl(spec, id, errorId) {
   const common = { id, name: spec.name, 'aria-describedby': errorId }
   if (spec.type === 'json') {
     const text = spec.value === undefined ? '' : JSON.stringify(spec.value, null, 2)
-    return h('textarea', { ...common, class: 'json-editor', rows: 10, spellcheck: 'false' }, text)
+    return h(
+      'textarea',
+      { ...common, class: 'json-editor', rows: spec.required ? 10 : 5, spellcheck: 'false' },
+      text,
+    )
   }
   if (spec.type === 'checkbox') {
     return h('input', { ...common, type: 'checkbox', checked: spec.value === true })

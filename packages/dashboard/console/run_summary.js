@@ -150,7 +150,8 @@ function waits(list) {
 }
 
 function describeWait(wait) {
-  const at = `position ${wait.seq}`
+  const at =
+    wait.seq === null || wait.seq === undefined ? 'its next position' : `position ${wait.seq}`
   switch (wait.kind) {
     case 'timer':
       return `Timer “${wait.name}” at ${at}, due ${formatTime(wait.until)}`

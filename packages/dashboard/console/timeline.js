@@ -13,16 +13,21 @@ const TICKS = [0, 0.25, 0.5, 0.75, 1]
 const COLUMNS = ['#', 'Position', 'Kind', 'Status', 'Tries', 'Duration', 'Timeline']
 
 /**
- * `{ element, setRun(run), addSteps(steps), upsertStep(step), scrollToSeq(seq), count() }`.
+ * `{ element, setRun(run), addSteps(steps), upsertStep(step), focusSeq(seq), count() }`.
  * `run` supplies the axis bounds, the run id for links and children/waits for child links.
  */
 export function timeline() {
-  const state = { run: null, steps: [], indexBySeq: new Map(), start: 0, end: 1 }
+  // `waits`: open waits with no position record yet (a signal wait without a timeout has
+  // none), drawn as extra rows after the positions so what the run waits for is on the axis.
+  const state = { run: null, steps: [], waits: [], indexBySeq: new Map(), start: 0, end: 1 }
   const axis = h('div', { class: 'tl-axis', 'aria-hidden': 'true' })
   const rows = virtualRows({
     rowHeight: ROW_HEIGHT,
     label: 'Positions of this run, one row each',
-    renderRow: (index) => stepRow(state, state.steps[index], index),
+    renderRow: (index) =>
+      index < state.steps.length
+        ? stepRow(state, state.steps[index], index)
+        : waitRow(state, state.waits[index - state.steps.length], index),
   })
   const header = h(
     'div',
@@ -41,34 +46,66 @@ export function timeline() {
     header,
     rows.element,
   )
-  const relayout = () => {
-    const changed = updateDomain(state)
-    table.setAttribute('aria-rowcount', String(state.steps.length + 1))
-    rows.setCount(state.steps.length)
-    if (changed) {
-      renderAxis(axis, state)
-      rows.invalidate()
-    }
+  const relayout = (domainChanged) => {
+    const waitsBefore = state.waits.length
+    state.waits = unrecordedWaits(state)
+    const rowCount = state.steps.length + state.waits.length
+    table.setAttribute('aria-rowcount', String(rowCount + 1))
+    rows.setCount(rowCount)
+    if (domainChanged) renderAxis(axis, state)
+    if (domainChanged || waitsBefore + state.waits.length > 0) rows.invalidate()
   }
+  const live = liveQueue(state, relayout, rows)
   return {
     element: table,
     setRun(run) {
       state.run = run
-      relayout()
+      relayout(updateDomain(state, state.steps, true))
     },
     addSteps(steps) {
       for (const step of steps) put(state, step)
-      relayout()
+      relayout(updateDomain(state, steps, false))
     },
-    upsertStep(step) {
-      const index = put(state, step)
-      relayout()
-      rows.invalidate(index)
+    upsertStep: live.push,
+    /** Scrolls position `seq` into view and focuses its link; false when there is none. */
+    focusSeq(seq) {
+      const index = state.indexBySeq.get(seq)
+      if (index === undefined) return false
+      rows.scrollToIndex(index)
+      rows.renderNow()
+      rows.rowAt(index)?.querySelector('a')?.focus()
+      return true
     },
-    scrollToSeq: (seq) => rows.scrollToIndex(state.indexBySeq.get(seq) ?? 0),
     count: () => state.steps.length,
     renderNow: () => rows.renderNow(),
-    dispose: () => rows.dispose(),
+    dispose: () => {
+      live.dispose()
+      rows.dispose()
+    },
+  }
+}
+
+/**
+ * Live step events, applied once per frame: a stream that (re)sends thousands of positions
+ * at once costs one layout, not one per event.
+ */
+function liveQueue(state, relayout, rows) {
+  let pending = []
+  let frame = 0
+  const flush = () => {
+    frame = 0
+    const steps = pending
+    pending = []
+    const changed = steps.map((step) => put(state, step))
+    relayout(updateDomain(state, steps, false))
+    for (const index of new Set(changed)) rows.invalidate(index)
+  }
+  return {
+    push(step) {
+      pending.push(step)
+      if (frame === 0) frame = requestAnimationFrame(flush)
+    },
+    dispose: () => cancelAnimationFrame(frame),
   }
 }
 
@@ -91,13 +128,20 @@ function put(state, step) {
   return index
 }
 
-/** Recomputes the axis bounds; true when they moved. */
-function updateDomain(state) {
+/**
+ * Widens the axis to cover `steps` (and the run); `reset` recomputes it from the run alone
+ * first (a new run object). True when the bounds moved.
+ */
+function updateDomain(state, steps, reset) {
   const run = state.run
-  let start = run ? Date.parse(run.createdAt) : Infinity
-  let end = run ? Date.parse(run.finishedAt ?? run.updatedAt) : -Infinity
-  if (run && !run.finishedAt) end = Math.max(end, Date.now())
-  for (const step of state.steps) {
+  let start = reset || state.steps.length === steps.length ? Infinity : state.start
+  let end = reset || state.steps.length === steps.length ? -Infinity : state.end
+  if (run) {
+    start = Math.min(start, Date.parse(run.createdAt))
+    end = Math.max(end, Date.parse(run.finishedAt ?? run.updatedAt))
+    if (!run.finishedAt) end = Math.max(end, Date.now())
+  }
+  for (const step of steps) {
     start = Math.min(start, Date.parse(step.startedAt))
     end = Math.max(
       end,
@@ -171,6 +215,34 @@ function childRunId(run, seq) {
   const defaultId = `${run?.id}/${seq}`
   const child = (run?.lineage?.children ?? []).find((entry) => entry.id === defaultId)
   return child ? child.id : null
+}
+
+function unrecordedWaits(state) {
+  return (state.run?.waits ?? []).filter(
+    (wait) => wait.seq === null || !state.indexBySeq.has(wait.seq),
+  )
+}
+
+function waitRow(state, wait, index) {
+  const since = state.run ? state.run.updatedAt : new Date().toISOString()
+  const step = {
+    name: wait.name ?? wait.kind,
+    status: 'waiting',
+    startedAt: since,
+    updatedAt: since,
+    wakeAt: null,
+  }
+  return h(
+    'div',
+    { class: 'tl-row tl-status-waiting', role: 'row', 'aria-rowindex': String(index + 2) },
+    h('div', { role: 'cell', class: 'mono', text: wait.seq === null ? '—' : String(wait.seq) }),
+    h('div', { role: 'cell', class: 'tl-name', text: step.name, title: step.name }),
+    h('div', { role: 'cell', text: wait.kind }),
+    h('div', { role: 'cell' }, statusBadge('waiting')),
+    h('div', { role: 'cell', text: '—' }),
+    h('div', { role: 'cell', text: '—' }),
+    h('div', { role: 'cell', class: 'tl-track' }, bar(state, step)),
+  )
 }
 
 function bar(state, step) {

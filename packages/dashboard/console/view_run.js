@@ -1,12 +1,11 @@
 // A run's page: the summary (run_summary.js) and the timeline of its positions, loaded page by
 // page from the API, then kept current by the run's event stream without reloading.
 import { get } from './api.js'
-import { h, replace, takeFocusFromMain } from './dom.js'
+import { h, replace, takeFocusFromMain, uniqueId } from './dom.js'
 import { announce, openStream } from './live.js'
-import { runsHref } from './router.js'
 import { runSummary } from './run_summary.js'
 import { timeline } from './timeline.js'
-import { notice } from './widgets.js'
+import { breadcrumbs, notice } from './widgets.js'
 
 const STEP_PAGE = 1000
 
@@ -24,7 +23,12 @@ export function runView(route) {
   const section = h(
     'section',
     { class: 'timeline-section', 'aria-labelledby': 'timeline-title' },
-    h('h2', { id: 'timeline-title', text: 'Timeline' }),
+    h(
+      'div',
+      { class: 'timeline-header' },
+      h('h2', { id: 'timeline-title', text: 'Timeline' }),
+      goToPosition(line),
+    ),
     progress,
     line.element,
   )
@@ -32,13 +36,7 @@ export function runView(route) {
   const element = h(
     'section',
     { class: 'view view-run' },
-    h(
-      'nav',
-      { class: 'breadcrumbs', 'aria-label': 'Breadcrumbs' },
-      h('a', { href: runsHref(), text: 'Runs' }),
-      ' › ',
-      h('span', { class: 'mono', text: runId }),
-    ),
+    breadcrumbs([[runId, null, true]]),
     summary,
     section,
   )
@@ -51,6 +49,27 @@ export function runView(route) {
       line.dispose()
     },
   }
+}
+
+/** A jump to one position: with 10,000 rows, Tab alone would be a long walk. */
+function goToPosition(line) {
+  const id = uniqueId('goto')
+  const input = h('input', { id, type: 'number', min: 0, class: 'goto-input', autocomplete: 'off' })
+  const error = h('span', { class: 'field-error', role: 'status' })
+  const form = h(
+    'form',
+    { class: 'goto' },
+    h('label', { for: id, text: 'Go to position' }),
+    input,
+    h('button', { type: 'submit', class: 'button button-small', text: 'Go' }),
+    error,
+  )
+  form.addEventListener('submit', (event) => {
+    event.preventDefault()
+    const found = input.value !== '' && line.focusSeq(Number(input.value))
+    error.textContent = found ? '' : 'No such position.'
+  })
+  return form
 }
 
 async function start(state, parts) {

@@ -49,7 +49,7 @@ export function runsView(route) {
     table.element,
     pager.element,
   )
-  const apply = (params) => navigate(runsHref(params))
+  const apply = (params) => navigate(runsHref(filterParams(params)))
   const update = (next) => {
     const filterChanged =
       filterParams(next.query).toString() !== filterParams(state.query).toString()

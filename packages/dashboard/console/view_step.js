@@ -4,8 +4,8 @@ import { forkFrom } from './actions.js'
 import { get } from './api.js'
 import { h, replace, takeFocusFromMain } from './dom.js'
 import { formatDuration, formatTime } from './format.js'
-import { runHref, runsHref, stepHref } from './router.js'
-import { facts, jsonBlock, notice, statusBadge } from './widgets.js'
+import { runHref, stepHref } from './router.js'
+import { breadcrumbs, facts, jsonBlock, notice, statusBadge } from './widgets.js'
 
 /** The step view: `{ element, dispose() }`. */
 export function stepView(route) {
@@ -14,15 +14,10 @@ export function stepView(route) {
   const element = h(
     'section',
     { class: 'view view-step' },
-    h(
-      'nav',
-      { class: 'breadcrumbs', 'aria-label': 'Breadcrumbs' },
-      h('a', { href: runsHref(), text: 'Runs' }),
-      ' › ',
-      h('a', { href: runHref(id), class: 'mono', text: id }),
-      ' › ',
-      h('span', { text: `position ${seq}` }),
-    ),
+    breadcrumbs([
+      [id, runHref(id), true],
+      [`position ${seq}`, null, false],
+    ]),
     body,
   )
   void load(id, seq, body)
@@ -31,7 +26,8 @@ export function stepView(route) {
 
 async function load(runId, seq, body) {
   try {
-    const params = new URLSearchParams({ fromSeq: String(seq), limit: '1' })
+    // Two positions: this one, and the next one if there is one (for the “Next” link).
+    const params = new URLSearchParams({ fromSeq: String(seq), limit: '2' })
     const [{ steps }, { run }] = await Promise.all([
       get(`runs/${encodeURIComponent(runId)}/steps`, params),
       get(`runs/${encodeURIComponent(runId)}`),
@@ -43,7 +39,8 @@ async function load(runId, seq, body) {
         heading(`Position ${seq}`),
         notice('This run has no such position.', 'error'),
       )
-    replace(body, stepDetail(run, step))
+    const hasNext = steps.some((entry) => entry.seq === seq + 1)
+    replace(body, stepDetail(run, step, hasNext))
     takeFocusFromMain(document.getElementById('step-title'))
   } catch (error) {
     replace(
@@ -58,7 +55,7 @@ function heading(text) {
   return h('h1', { id: 'step-title', tabindex: '-1', text })
 }
 
-function stepDetail(run, step) {
+function stepDetail(run, step, hasNext) {
   return [
     h(
       'div',
@@ -91,7 +88,9 @@ function stepDetail(run, step) {
             text: 'Previous position',
           })
         : null,
-      h('a', { class: 'button', href: stepHref(run.id, step.seq + 1), text: 'Next position' }),
+      hasNext
+        ? h('a', { class: 'button', href: stepHref(run.id, step.seq + 1), text: 'Next position' })
+        : null,
     ),
     step.error ? jsonBlock('Error', step.error) : null,
     jsonBlock('Output', step.output),

@@ -8,7 +8,8 @@ const OVERSCAN = 8
 
 /**
  * `options`: `rowHeight` (px), `renderRow(index)` → element, `label` (accessible name).
- * Returns `{ element, setCount(n), invalidate(index?), scrollToIndex(i), renderNow(), dispose() }`.
+ * Returns `{ element, setCount(n), invalidate(index?), scrollToIndex(i), renderNow(), rowAt(i),
+ * dispose() }`.
  */
 export function virtualRows({ rowHeight, renderRow, label }) {
   const spacer = h('div', { class: 'vr-spacer', role: 'rowgroup' })
@@ -47,6 +48,8 @@ export function virtualRows({ rowHeight, renderRow, label }) {
       schedule()
     },
     renderNow: () => renderWindow(state, { viewport, spacer, rowHeight, renderRow }),
+    /** The rendered row at `index`, or undefined when it is outside the window. */
+    rowAt: (index) => state.rows.get(index),
     dispose: () => window.removeEventListener('resize', schedule),
   }
 }

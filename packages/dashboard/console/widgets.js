@@ -1,6 +1,7 @@
 // Small reusable pieces: status badges, copy buttons, JSON blocks, notices.
 import { h } from './dom.js'
 import { formatJson } from './format.js'
+import { runsHref } from './router.js'
 
 /** A run or step status as a badge (colour from CSS, the word always present for non-sighted users). */
 export function statusBadge(status) {
@@ -61,5 +62,25 @@ export function facts(pairs) {
       .map(([term, value]) =>
         h('div', { class: 'fact' }, h('dt', { text: term }), h('dd', {}, value)),
       ),
+  )
+}
+
+/**
+ * The trail from the runs list to the current page: `crumbs` are `[text, href?, mono?]`; the
+ * last one is the current page (no link, aria-current).
+ */
+export function breadcrumbs(crumbs) {
+  const trail = [['Runs', runsHref()], ...crumbs]
+  return h(
+    'nav',
+    { class: 'breadcrumbs', 'aria-label': 'Breadcrumbs' },
+    trail.map(([text, href, mono], index) => {
+      const last = index === trail.length - 1
+      const className = mono ? 'mono' : null
+      const crumb = last
+        ? h('span', { class: className, 'aria-current': 'page', text })
+        : h('a', { class: className, href, text })
+      return index === 0 ? crumb : [' › ', crumb]
+    }),
   )
 }

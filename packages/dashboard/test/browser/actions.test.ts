@@ -1,7 +1,9 @@
 /**
- * Actions from the console against a real engine: a signal delivered through its dialog
- * completes a waiting run (seen live); the JSON editor refuses invalid input before anything
- * is sent; a bulk cancel over the current filter shows how many runs match, then cancels them.
+ * Actions from the console against a real engine: a signal or a breakpoint's continue sent
+ * through its dialog completes a waiting run (seen live); the JSON editor refuses invalid
+ * input before anything is sent; a bulk cancel over the current filter shows how many runs
+ * match, then cancels them; a refused action (read-only dashboard) shows its code in the
+ * dialog and changes nothing.
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
@@ -19,6 +21,7 @@ void test('send a signal from the dialog; the run completes live', async (t) => 
   await page.goto(consoleUrl(world, `#/runs/${encodeURIComponent(runId)}`))
   await page.getByRole('heading', { name: 'Waiting for' }).waitFor()
   assert.match(await page.locator('.waits').innerText(), /Signal “approve”/)
+  await page.locator('.tl-bar-waiting').waitFor() // the open wait, hatched on the timeline
 
   await page.getByRole('button', { name: 'Send signal' }).click()
   const dialog = page.getByRole('dialog', { name: 'Send a signal' })
@@ -33,6 +36,24 @@ void test('send a signal from the dialog; the run completes live', async (t) => 
   )
   assert.equal(await headerStatus(page).innerText(), 'completed')
   assert.match(await page.locator('.payloads').innerText(), /"by": "ops"/)
+  assertNoProblems(problems)
+})
+
+void test('continue a breakpoint with a note; the run completes live', async (t) => {
+  const { world, page, problems } = await openConsole(t)
+  const { runId } = await world.engine.start('reviewed', {})
+  await page.goto(consoleUrl(world, `#/runs/${encodeURIComponent(runId)}`))
+  await page.getByRole('button', { name: 'Continue breakpoint' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Continue from the breakpoint' })
+  assert.equal(await dialog.getByLabel('Breakpoint label (optional)').inputValue(), 'review')
+  await dialog.getByLabel('Note for the run (JSON, optional)').fill('"looks good"')
+  await dialog.getByRole('button', { name: 'Continue run' }).click()
+  await dialog.waitFor({ state: 'detached' })
+  await page.waitForFunction(
+    () => document.querySelector('.view-run .view-header .status')?.textContent === 'completed',
+  )
+  assert.equal(await settle(world, runId), 'completed')
+  assert.match(await page.locator('.payloads').innerText(), /"looks good"/)
   assertNoProblems(problems)
 })
 
@@ -80,5 +101,23 @@ void test('bulk cancel over the filter: the count first, then every matching run
   for (const runId of runIds) assert.equal((await world.engine.getRun(runId))?.status, 'cancelled')
   assert.equal((await world.engine.getRun(other.runId))?.status, 'completed')
   await page.waitForFunction(() => document.querySelectorAll('.runs-table tbody tr').length === 0)
+  assertNoProblems(problems)
+})
+
+void test('a refused action shows its code in the dialog and changes nothing', async (t) => {
+  const { world, page, problems } = await openConsole(t, { readOnly: true })
+  const { runId } = await world.engine.start('approval', {})
+  await page.goto(consoleUrl(world, `#/runs/${encodeURIComponent(runId)}`))
+  await page.getByRole('button', { name: 'Cancel', exact: true }).click()
+  const dialog = page.getByRole('dialog', { name: 'Cancel this run?' })
+  await dialog.getByRole('button', { name: 'Cancel run' }).click()
+  await dialog
+    .getByRole('alert')
+    .filter({ hasText: /^E_FORBIDDEN: / })
+    .waitFor()
+  assert.equal((await world.engine.getRun(runId))?.status, 'waiting')
+  await page.keyboard.press('Escape')
+  await dialog.waitFor({ state: 'detached' })
+  problems.consoleErrors = problems.consoleErrors.filter((text) => !/403/.test(text))
   assertNoProblems(problems)
 })

@@ -13,6 +13,7 @@ import type { PageDocument, PageWindow } from './page_dom.ts'
 // Inside page.evaluate callbacks only (see page_dom.ts).
 declare const document: PageDocument
 declare const window: PageWindow
+declare const navigator: { clipboard: { readText(): Promise<string> } }
 
 void test('list → filter → failed run → retry → completes live', async (t) => {
   const { world, page, problems } = await openConsole(t)
@@ -40,6 +41,14 @@ void test('list → filter → failed run → retry → completes live', async (
     await page.getByRole('button', { name: /^failed/ }).getAttribute('aria-pressed'),
     'true',
   )
+  await page.getByLabel('Workflow').fill('batch')
+  await page.getByLabel('Workflow').press('Enter')
+  await page.getByText('No runs match this filter.').waitFor()
+  assert.match(page.url(), /#\/runs\?status=failed&workflow=batch$/)
+  await page.getByLabel('Workflow').fill('ship-order')
+  await page.getByRole('button', { name: 'Apply filters' }).click()
+  await page.waitForFunction(() => document.querySelectorAll('.runs-table tbody tr').length === 1)
+  assert.match(page.url(), /#\/runs\?status=failed&workflow=ship-order$/)
   const row = page.locator(`tr[data-run-id="${failed.runId}"]`)
   assert.match(await row.innerText(), /payment provider unavailable/)
 
@@ -78,6 +87,11 @@ void test('list → filter → failed run → retry → completes live', async (
   await page.getByRole('link', { name: 'charge' }).click()
   await page.getByRole('heading', { name: '1. charge' }).waitFor()
   assert.match(await page.locator('pre.json').last().innerText(), /"ch-42"/)
+  assert.equal(await page.getByRole('link', { name: 'Next position' }).count(), 0) // the last one
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'])
+  await page.getByRole('button', { name: 'Copy output' }).click()
+  await page.getByRole('button', { name: 'Copied' }).waitFor()
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), '"ch-42"')
   await saveScreenshot(page, 'step-detail')
   assertNoProblems(problems)
 })

@@ -9,6 +9,10 @@ import { assertNoProblems } from './browser.ts'
 import { openConsole } from './harness.ts'
 import { measureRunRender, startLargeRun } from './measure_render.ts'
 import { saveScreenshot } from './screenshots.ts'
+import type { PageDocument } from './page_dom.ts'
+
+// Inside page.evaluate callbacks only (see page_dom.ts).
+declare const document: PageDocument
 
 const STEPS = 10_000
 
@@ -26,6 +30,9 @@ void test('a 10,000-position run renders windowed and stays interactive', async 
     await page.locator('.timeline-section .list-status').innerText(),
     /^10000 positions$/,
   )
+  await page.getByLabel('Go to position').fill('7321')
+  await page.getByLabel('Go to position').press('Enter')
+  await page.waitForFunction(() => document.activeElement?.textContent === 'step-7321')
   await saveScreenshot(page, 'run-large')
   assertNoProblems(problems)
 })

@@ -1,7 +1,8 @@
 /**
  * The workflows the browser tests drive through a real engine: an order that fails once and
  * succeeds after a retry (held at a gate so the test sees it complete live), a batch with
- * parallel steps and a child, one waiting for a signal, one with hostile names and payloads,
+ * parallel steps and a child, one waiting for a signal, one stopped at a breakpoint, one with
+ * search attributes, one with hostile names and payloads,
  * and one with many positions.
  */
 import type { Engine } from '@cairn/core'
@@ -25,11 +26,16 @@ export interface Controls {
   /** While false, the charge step fails at once (retries: 0), so the run fails. */
   paymentsUp: boolean
   chargeGate: Gate
+  /** Times the order's reserve step ran (a fork from position 1 must not run it again). */
+  reservations: number
 }
 
 export function registerWorkflows(engine: Engine, controls: Controls): void {
   engine.register('ship-order', 1, async (ctx, order: { id: string; total: number }) => {
-    const reservation = await ctx.localStep('reserve', () => `res-${order.id}`)
+    const reservation = await ctx.localStep('reserve', () => {
+      controls.reservations++
+      return `res-${order.id}`
+    })
     const charge = await ctx.localStep(
       'charge',
       async () => {
@@ -55,6 +61,11 @@ export function registerWorkflows(engine: Engine, controls: Controls): void {
     ctx.localStep('grow', () => input.size + 1),
   )
   engine.register('approval', 1, async (ctx) => ctx.waitForSignal('approve'))
+  engine.register('reviewed', 1, async (ctx) => ctx.breakpoint('review'))
+  engine.register('invoice', 1, async (ctx, invoice: { customer: string; amount: number }) => {
+    await ctx.upsertSearchAttributes({ customer: invoice.customer, amount: invoice.amount })
+    return invoice.amount
+  })
   engine.register(XSS_WORKFLOW, 1, async (ctx) => {
     await ctx.localStep(XSS, () => XSS)
     await ctx.localStep('explode', () => Promise.reject(new Error(`boom ${XSS}`)), { retries: 0 })

@@ -21,6 +21,8 @@ export interface World {
 export interface WorldOptions {
   /** Token mode: the console must log in with one of these. Default: open (development). */
   tokens?: string[]
+  /** Every action answers 403. */
+  readOnly?: boolean
 }
 
 export async function startWorld(options: WorldOptions = {}): Promise<World> {
@@ -30,11 +32,12 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     logger: silentLogger,
     pollIntervalMs: 200,
   })
-  const controls: Controls = { paymentsUp: false, chargeGate: createGate() }
+  const controls: Controls = { paymentsUp: false, chargeGate: createGate(), reservations: 0 }
   registerWorkflows(engine, controls)
   await engine.startDriving()
   const dashboard = createDashboard({
     engine,
+    readOnly: options.readOnly ?? false,
     ...(options.tokens ? { auth: { tokens: options.tokens } } : { development: true }),
   })
   const server = await serveDashboard(dashboard, { port: 0, host: '127.0.0.1' })
