@@ -11,7 +11,7 @@ import type { SqlContext } from './context.ts'
 import type { SqlType } from './dialect.ts'
 import type { SqlSession } from './driver.ts'
 import { LINEAGE_COLUMNS, hasLineage, lineageValues } from './lineage_columns.ts'
-import { CHECKPOINT_COLUMNS } from './row_mapping.ts'
+import { CHECKPOINT_COLUMNS, checkpointValues } from './row_mapping.ts'
 import { Params } from './params.ts'
 
 /** Seed rows per INSERT: MySQL binds at most 65535 values in one statement. */
@@ -77,20 +77,7 @@ const SEED_COLUMNS: ReadonlyArray<readonly [string, SqlType]> = [
 ]
 
 function seedRow(runId: string, cp: CheckpointRecord): unknown[] {
-  return [
-    runId,
-    cp.seq,
-    cp.name,
-    cp.kind,
-    cp.status,
-    cp.attempts,
-    cp.order,
-    cp.output,
-    cp.error,
-    cp.wakeAt,
-    cp.startedAt,
-    cp.updatedAt,
-  ]
+  return [runId, ...checkpointValues(cp)]
 }
 
 function insertSeeds(ctx: SqlContext, rows: unknown[][]) {
