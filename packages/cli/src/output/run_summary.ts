@@ -20,7 +20,7 @@ export function runSummary(run: RunInfo): RunSummary {
     finishedAt: run.finishedAt?.toISOString() ?? null,
     waitingOn: run.waitingOn,
     parentRunId: run.parentRunId,
-    tags: tagsOf(run),
+    tags: run.tags,
     error:
       error === null
         ? null
@@ -50,10 +50,4 @@ function note(run: RunInfo): string {
   if (run.parkReason !== null)
     return oneLine(`parked: ${run.parkReason.code}: ${run.parkReason.message}`, 60)
   return run.waitingOn ?? ''
-}
-
-/** RunInfo.tags comes with run lineage (store-lineage); a run without it has none. */
-function tagsOf(run: RunInfo): readonly string[] {
-  const tags = (run as { tags?: unknown }).tags
-  return Array.isArray(tags) ? (tags as string[]) : []
 }
