@@ -65,7 +65,8 @@ void describe('dashboard live streams', () => {
     await reader.cancel()
   })
 
-  void test('close() ends every open stream', async () => {
+  // A timeout, not a timing assertion: without it a regression would hang the suite.
+  void test('close() ends every open stream', { timeout: 20_000 }, async () => {
     const { runId } = await f.engine.start('wait', {})
     const one = await open(f, `/api/stream/runs/${runId}`)
     const list = await open(f, '/api/stream/runs')
