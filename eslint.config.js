@@ -4,7 +4,15 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '**/*.js', '!eslint.config.js', '**/.adonisjs/**'] },
+  {
+    ignores: [
+      'node_modules/**',
+      '**/*.js',
+      '!eslint.config.js',
+      '!packages/dashboard/console/**/*.js',
+      '**/.adonisjs/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -26,5 +34,47 @@ export default tseslint.config(
   {
     files: ['eslint.config.js'],
     ...tseslint.configs.disableTypeChecked,
+  },
+  // The dashboard console: plain browser ES modules (no build step), linted with the
+  // recommended JavaScript rules only. Browser globals are listed here rather than pulled
+  // from a `globals` package: the console uses few, and a new one should be a conscious edit.
+  {
+    files: ['packages/dashboard/console/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      ecmaVersion: 2024,
+      sourceType: 'module',
+      globals: Object.fromEntries(
+        [
+          'window',
+          'document',
+          'location',
+          'history',
+          'navigator',
+          'localStorage',
+          'performance',
+          'console',
+          'fetch',
+          'URL',
+          'URLSearchParams',
+          'AbortController',
+          'EventSource',
+          'CustomEvent',
+          'HashChangeEvent',
+          'Node',
+          'HTMLElement',
+          'setTimeout',
+          'clearTimeout',
+          'requestAnimationFrame',
+          'cancelAnimationFrame',
+          'queueMicrotask',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+    rules: {
+      ...tseslint.configs.disableTypeChecked.rules,
+      ...js.configs.recommended.rules,
+    },
   },
 )

@@ -1,0 +1,74 @@
+// The runs list's table. Rows are keyed by run id so live events update a row in place.
+import { h } from './dom.js'
+import { formatTime, truncate } from './format.js'
+import { runHref } from './router.js'
+import { statusBadge } from './widgets.js'
+
+const COLUMNS = ['Run', 'Workflow', 'Version', 'Status', 'Created', 'Updated', 'Tags', 'Error']
+
+/** A table of RunSummary rows: `{ element, setRuns(runs), upsert(run, { prepend, max }) }`. */
+export function runsTable() {
+  const body = h('tbody')
+  const rows = new Map()
+  const empty = h('p', { class: 'empty', text: 'No runs match this filter.', hidden: true })
+  const table = h(
+    'table',
+    { class: 'runs-table' },
+    h('caption', { class: 'visually-hidden', text: 'Runs matching the filter, newest first' }),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        COLUMNS.map((name) => h('th', { scope: 'col', text: name })),
+      ),
+    ),
+    body,
+  )
+  const setRuns = (runs) => {
+    rows.clear()
+    body.replaceChildren(...runs.map((run) => remember(rows, run)))
+    empty.hidden = runs.length > 0
+  }
+  const upsert = (run, { prepend, max }) => {
+    const existing = rows.get(run.id)
+    if (existing) return void existing.replaceWith(remember(rows, run))
+    if (!prepend) return
+    body.prepend(remember(rows, run))
+    empty.hidden = true
+    while (body.rows.length > max) forget(rows, body.lastElementChild)
+  }
+  return { element: h('div', { class: 'table-scroll' }, table, empty), setRuns, upsert }
+}
+
+function remember(rows, run) {
+  const row = runRow(run)
+  rows.set(run.id, row)
+  return row
+}
+
+function forget(rows, row) {
+  rows.delete(row.dataset.runId)
+  row.remove()
+}
+
+function runRow(run) {
+  const errorText = run.error ? `${run.error.name}: ${run.error.message}` : ''
+  return h(
+    'tr',
+    { dataset: { runId: run.id } },
+    h('th', { scope: 'row' }, h('a', { href: runHref(run.id), class: 'mono', text: run.id })),
+    h('td', { text: run.workflow }),
+    h('td', { text: run.version }),
+    h('td', {}, statusBadge(run.status)),
+    h('td', { class: 'nowrap', text: formatTime(run.createdAt) }),
+    h('td', { class: 'nowrap', text: formatTime(run.updatedAt) }),
+    h(
+      'td',
+      {},
+      (run.tags ?? []).map((tag) => h('span', { class: 'tag', text: tag })),
+    ),
+    h('td', { class: 'error-cell', title: errorText, text: truncate(errorText, 80) }),
+  )
+}

@@ -1,0 +1,30 @@
+// The console's session: whether the server wants a login (token mode), and the CSRF token
+// for state-changing calls. The session cookie itself is HttpOnly; the page never sees it.
+import { del, get, post, setCsrfToken } from './api.js'
+
+let current = { authenticated: false, mode: 'open', csrfToken: '' }
+
+/** Asks the server who we are (GET /api/session) and keeps the CSRF token. */
+export async function refreshSession() {
+  current = await get('session')
+  setCsrfToken(current.csrfToken)
+  return current
+}
+
+/** The last known session. */
+export function session() {
+  return current
+}
+
+/** Logs in with an API token (POST /api/session), then reloads the session. */
+export async function login(token) {
+  await post('session', { token })
+  return refreshSession()
+}
+
+/** Logs out (DELETE /api/session). */
+export async function logout() {
+  await del('session')
+  current = { ...current, authenticated: false, csrfToken: '' }
+  setCsrfToken('')
+}

@@ -1,0 +1,173 @@
+// The runs list: server-paged with the opaque cursor, status chips with facet counts, the
+// filter form, bulk actions over the filter, and live updates for runs matching the filter.
+import { get } from './api.js'
+import { bulkActions } from './bulk.js'
+import { h } from './dom.js'
+import { filterParams, toggleStatus } from './filters.js'
+import { announce, openStream } from './live.js'
+import { navigate, runsHref } from './router.js'
+import { filterForm } from './runs_filter_form.js'
+import { runsTable } from './runs_table.js'
+import { statusChips } from './status_chips.js'
+import { notice } from './widgets.js'
+
+const PAGE_SIZE = 50
+const FACETS_REFRESH_MS = 2000
+
+/** The runs view: `{ element, update(route), dispose() }`. */
+export function runsView(route) {
+  const state = {
+    query: route.query,
+    cursors: [],
+    abort: null,
+    closeStream: null,
+    facetsTimer: null,
+  }
+  const chips = statusChips((status) => apply(toggleStatus(state.query, status)))
+  const form = filterForm((params) => apply(withStatuses(params, state.query)))
+  const table = runsTable()
+  const status = h('div', { class: 'list-status', role: 'status' })
+  const pager = pagerControls(state)
+  const liveBadge = h('span', { class: 'live-badge', text: 'Live: connecting' })
+  const parts = { chips, form, table, status, pager, liveBadge }
+  const element = h(
+    'section',
+    { class: 'view view-runs', 'aria-labelledby': 'runs-title' },
+    h(
+      'div',
+      { class: 'view-header' },
+      h('h1', { id: 'runs-title', tabindex: '-1', text: 'Runs' }),
+      liveBadge,
+    ),
+    chips.element,
+    form.element,
+    bulkActions(
+      () => state.query,
+      () => load(state, parts),
+    ),
+    status,
+    table.element,
+    pager.element,
+  )
+  const apply = (params) => navigate(runsHref(filterParams(params)))
+  const update = (next) => {
+    const filterChanged =
+      filterParams(next.query).toString() !== filterParams(state.query).toString()
+    state.query = next.query
+    if (filterChanged) state.cursors = []
+    refresh(state, parts, filterChanged)
+  }
+  refresh(state, parts, true)
+  void loadWorkflows(form)
+  return { element, update, dispose: () => dispose(state) }
+}
+
+function withStatuses(params, query) {
+  for (const status of query.getAll('status')) params.append('status', status)
+  return params
+}
+
+function refresh(state, parts, filterChanged) {
+  parts.form.fill(state.query)
+  parts.chips.render(state.query.getAll('status'), null)
+  void load(state, parts)
+  if (filterChanged) restartStream(state, parts)
+}
+
+async function load(state, parts) {
+  state.abort?.abort()
+  const abort = (state.abort = new AbortController())
+  const params = filterParams(state.query)
+  const pageParams = new URLSearchParams(params)
+  pageParams.set('limit', String(PAGE_SIZE))
+  const cursor = state.query.get('cursor')
+  if (cursor) pageParams.set('cursor', cursor)
+  parts.status.replaceChildren('Loading runs…')
+  try {
+    const page = await get('runs', pageParams, { signal: abort.signal })
+    parts.table.setRuns(page.runs)
+    parts.pager.render(page.nextCursor)
+    parts.status.replaceChildren(`${page.runs.length} runs on this page.`)
+  } catch (error) {
+    if (abort.signal.aborted) return
+    parts.status.replaceChildren(notice(`Could not load runs: ${error.message}`, 'error'))
+  }
+  void refreshFacets(state, parts)
+}
+
+async function refreshFacets(state, parts) {
+  try {
+    const facets = await get('facets', filterParams(state.query))
+    parts.chips.render(state.query.getAll('status'), facets.byStatus)
+    parts.form.setWorkflows(facets.byWorkflow.map((entry) => entry.workflow))
+  } catch {
+    // Counts stay as they were; the next event or page load tries again.
+  }
+}
+
+async function loadWorkflows(form) {
+  try {
+    const { workflows } = await get('workflows')
+    form.setWorkflows([...new Set(workflows.map((entry) => entry.workflow))])
+  } catch {
+    // The datalist is a convenience; typing a name works without it.
+  }
+}
+
+function restartStream(state, parts) {
+  state.closeStream?.()
+  state.closeStream = openStream('stream/runs', filterParams(state.query), {
+    run: (run) => onLiveRun(state, parts, run),
+    onStateChange: (connected) => {
+      parts.liveBadge.textContent = connected ? 'Live' : 'Live: reconnecting'
+      parts.liveBadge.classList.toggle('live-on', connected)
+    },
+  })
+}
+
+function onLiveRun(state, parts, run) {
+  const firstPage = !state.query.get('cursor')
+  parts.table.upsert(run, { prepend: firstPage, max: PAGE_SIZE })
+  announce(`Run ${run.id} (${run.workflow}) is ${run.status}.`)
+  if (state.facetsTimer !== null) return
+  state.facetsTimer = setTimeout(() => {
+    state.facetsTimer = null
+    void refreshFacets(state, parts)
+  }, FACETS_REFRESH_MS)
+}
+
+function pagerControls(state) {
+  const first = h('button', { type: 'button', class: 'button', text: 'First page' })
+  const previous = h('button', { type: 'button', class: 'button', text: 'Previous page' })
+  const next = h('button', { type: 'button', class: 'button', text: 'Next page' })
+  const goTo = (cursor) => {
+    const params = filterParams(state.query)
+    if (cursor) params.set('cursor', cursor)
+    navigate(runsHref(params))
+  }
+  let nextCursor = null
+  first.addEventListener('click', () => {
+    state.cursors = []
+    goTo(null)
+  })
+  previous.addEventListener('click', () => goTo(state.cursors.pop() ?? null))
+  next.addEventListener('click', () => {
+    state.cursors.push(state.query.get('cursor') ?? '')
+    goTo(nextCursor)
+  })
+  const render = (cursor) => {
+    nextCursor = cursor
+    const onFirst = !state.query.get('cursor')
+    first.disabled = onFirst
+    previous.disabled = onFirst
+    next.disabled = cursor === null
+  }
+  const element = h('nav', { class: 'pager', 'aria-label': 'Pages of runs' }, first, previous, next)
+  return { element, render }
+}
+
+function dispose(state) {
+  state.abort?.abort()
+  state.closeStream?.()
+  clearTimeout(state.facetsTimer)
+}

@@ -1,0 +1,52 @@
+/**
+ * Token mode: the console asks for a token, refuses a wrong one, signs in with a right one
+ * (an HttpOnly cookie; the page never keeps the token), sends the CSRF header on actions —
+ * the server refuses a cookie-authenticated action without it — and signs out.
+ */
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { assertNoProblems } from './browser.ts'
+import { consoleUrl, openConsole } from './harness.ts'
+import { saveScreenshot } from './screenshots.ts'
+import type { PageStorage } from './page_dom.ts'
+
+// Inside page.evaluate callbacks only (see page_dom.ts).
+declare const localStorage: PageStorage
+declare const sessionStorage: PageStorage
+
+const TOKEN = 'console-test-token-0123456789'
+
+void test('token mode: login, an action with CSRF, logout', async (t) => {
+  const { world, page, problems } = await openConsole(t, { tokens: [TOKEN] })
+  const { runId } = await world.engine.start('approval', {})
+
+  await page.goto(consoleUrl(world, `#/runs/${encodeURIComponent(runId)}`))
+  await page.getByRole('heading', { name: 'Sign in to Cairn' }).waitFor()
+  await saveScreenshot(page, 'login')
+  const input = page.getByLabel('API token')
+  await input.fill('wrong-token')
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('alert').filter({ hasText: 'not accepted' }).waitFor()
+
+  await input.fill(TOKEN)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.locator('.view-run h1').waitFor() // back where the login interrupted
+  const cookies = await page.context().cookies()
+  const session = cookies.find((cookie) => cookie.name === 'cairn_session')
+  assert.ok(session?.httpOnly, 'the session cookie must be HttpOnly')
+  assert.equal(await page.evaluate(() => localStorage.length + sessionStorage.length), 0)
+
+  await page.getByRole('button', { name: 'Cancel', exact: true }).click()
+  const dialog = page.getByRole('dialog', { name: 'Cancel this run?' })
+  await dialog.getByLabel('Reason (optional)').fill('not needed')
+  await dialog.getByRole('button', { name: 'Cancel run' }).click()
+  await dialog.waitFor({ state: 'detached' })
+  assert.equal((await world.engine.getRun(runId))?.status, 'cancelled')
+
+  await page.getByRole('button', { name: 'Sign out' }).click()
+  await page.getByRole('heading', { name: 'Sign in to Cairn' }).waitFor()
+  const after = await page.context().cookies()
+  assert.equal(after.find((cookie) => cookie.name === 'cairn_session')?.value ?? '', '')
+  problems.consoleErrors = problems.consoleErrors.filter((text) => !/401/.test(text))
+  assertNoProblems(problems)
+})

@@ -1,0 +1,62 @@
+/**
+ * A real world for the browser tests: an engine on a fresh SQLite file driving the test
+ * workflows, and the real dashboard handler served on 127.0.0.1 on a free port.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Engine, silentLogger } from '@cairn/core'
+import { SqliteStore } from '@cairn/sql/sqlite'
+import { createDashboard, serveDashboard } from '../../src/index.ts'
+import { createGate, registerWorkflows, type Controls } from './workflows.ts'
+
+export interface World {
+  engine: Engine
+  controls: Controls
+  /** The console's address, ending in '/'. */
+  url: string
+  close(): Promise<void>
+}
+
+export interface WorldOptions {
+  /** Token mode: the console must log in with one of these. Default: open (development). */
+  tokens?: string[]
+  /** Every action answers 403. */
+  readOnly?: boolean
+}
+
+export async function startWorld(options: WorldOptions = {}): Promise<World> {
+  const dir = mkdtempSync(join(tmpdir(), 'cairn-console-'))
+  const engine = new Engine({
+    store: new SqliteStore({ path: join(dir, 'cairn.db') }),
+    logger: silentLogger,
+    pollIntervalMs: 200,
+  })
+  const controls: Controls = {
+    paymentsUp: false,
+    chargeGate: createGate(),
+    reservations: 0,
+    releases: 0,
+  }
+  registerWorkflows(engine, controls)
+  await engine.startDriving()
+  const dashboard = createDashboard({
+    engine,
+    readOnly: options.readOnly ?? false,
+    ...(options.tokens ? { auth: { tokens: options.tokens } } : { development: true }),
+  })
+  const server = await serveDashboard(dashboard, { port: 0, host: '127.0.0.1' })
+  const url = server.url.endsWith('/') ? server.url : `${server.url}/`
+  return {
+    engine,
+    controls,
+    url,
+    close: async () => {
+      controls.chargeGate.open()
+      await server.close()
+      await dashboard.close()
+      await engine.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
