@@ -14,19 +14,12 @@ import {
   finish,
   ids,
   list,
+  listAll,
   startRun,
 } from './store_calls.ts'
 
-/** Every page of `query`, one run per page when `limit` is 1: the ids in order. */
 async function listIds(store: StateStore, query: ListRunsQuery): Promise<string[]> {
-  const found: string[] = []
-  let cursor: string | undefined
-  do {
-    const page = await list(store, { ...query, cursor })
-    found.push(...ids(page.runs))
-    cursor = page.nextCursor ?? undefined
-  } while (cursor !== undefined)
-  return found
+  return ids(await listAll(store, query))
 }
 
 /** Runs with wildcard-looking and mixed-case ids, one per millisecond. */

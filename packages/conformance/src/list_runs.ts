@@ -3,10 +3,19 @@
  * neither repeats nor skips a run, even when many runs share a createdAt.
  */
 import assert from 'node:assert/strict'
-import type { ListRunsQuery, RunRecord, StateStore } from '@cairn/core/contracts'
+import type { ListRunsQuery, StateStore } from '@cairn/core/contracts'
 import { BILLING_V1, T0 } from './fixtures.ts'
 import { same, type Define } from './harness.ts'
-import { apply, createPending, finish, ids, list, mustGetRun, startRun } from './store_calls.ts'
+import {
+  apply,
+  createPending,
+  finish,
+  ids,
+  list,
+  listAll,
+  mustGetRun,
+  startRun,
+} from './store_calls.ts'
 
 export function listRunsTests(define: Define): void {
   define('an empty store lists nothing', async (store) => {
@@ -126,16 +135,4 @@ async function pageSizes(store: StateStore, query: ListRunsQuery) {
     assert.ok(sizes.length <= 100, 'listRuns keeps returning cursors: pagination does not end')
   } while (cursor !== undefined)
   return { sizes, ids: seen }
-}
-
-async function listAll(store: StateStore, query: ListRunsQuery): Promise<RunRecord[]> {
-  const runs: RunRecord[] = []
-  let cursor: string | undefined
-  for (let pages = 0; pages < 100; pages++) {
-    const page = await list(store, cursor === undefined ? query : { ...query, cursor })
-    runs.push(...page.runs)
-    if (page.nextCursor === null) return runs
-    cursor = page.nextCursor
-  }
-  assert.fail('listRuns keeps returning cursors: pagination does not end')
 }

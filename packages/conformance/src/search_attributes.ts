@@ -7,7 +7,6 @@ import assert from 'node:assert/strict'
 import type {
   Fence,
   ListRunsQuery,
-  RunRecord,
   SearchAttributeFilter,
   SearchAttributes,
   SearchAttributeUpsert,
@@ -24,6 +23,7 @@ import {
   finish,
   ids,
   list,
+  listAll,
   startRun,
 } from './store_calls.ts'
 
@@ -60,18 +60,6 @@ async function matching(
   query: ListRunsQuery = {},
 ) {
   return ids((await list(store, { ...query, searchAttributes: filter })).runs)
-}
-
-async function listAll(store: StateStore, query: ListRunsQuery): Promise<RunRecord[]> {
-  const runs: RunRecord[] = []
-  let cursor: string | undefined
-  for (let pages = 0; pages < 100; pages++) {
-    const page = await list(store, cursor === undefined ? query : { ...query, cursor })
-    runs.push(...page.runs)
-    if (page.nextCursor === null) return runs
-    cursor = page.nextCursor
-  }
-  assert.fail('listRuns keeps returning cursors: pagination does not end')
 }
 
 /** Runs n1..n5, created in that order, with `n` = 1..5, `label` 'v1'..'v5' and `odd`. */

@@ -155,6 +155,19 @@ export async function list(store: StateStore, query: ListRunsQuery): Promise<Run
   return page
 }
 
+/** Every page of `query` from the first, following cursors (at most 100 pages). */
+export async function listAll(store: StateStore, query: ListRunsQuery): Promise<RunRecord[]> {
+  const runs: RunRecord[] = []
+  let cursor: string | undefined
+  for (let pages = 0; pages < 100; pages++) {
+    const page = await list(store, cursor === undefined ? query : { ...query, cursor })
+    runs.push(...page.runs)
+    if (page.nextCursor === null) return runs
+    cursor = page.nextCursor
+  }
+  assert.fail('listRuns keeps returning cursors: pagination does not end')
+}
+
 /** The run and its checkpoints, to show that an op changed nothing. */
 export async function snapshot(store: StateStore, id: string) {
   return { run: await store.getRun(id), checkpoints: await store.loadCheckpoints(id) }

@@ -358,16 +358,17 @@ export interface ListRunsQuery {
    * above and with `cursor`. At most 16 conditions; E_INVALID_ARGUMENT for a malformed one.
    */
   searchAttributes?: SearchAttributeFilter
-  /** Only runs of this workflow version (exact match). */
+  /** Only runs of this workflow version (exact match; alone or with `workflow`). */
   version?: string
-  /** Only runs created at or after this time (integer ms, inclusive). */
+  /** Only runs created at or after this time (safe integer ms, inclusive). */
   createdFrom?: number
-  /** Only runs created before this time (integer ms, exclusive). */
+  /** Only runs created before this time (safe integer ms, exclusive). */
   createdBefore?: number
   /**
    * Only runs whose id contains this text: a literal, case-sensitive substring (no wildcards:
-   * `%` and `_` match themselves). 1..255 characters; E_INVALID_ARGUMENT otherwise. Not
-   * served by an index: a scan over the rows the other filters leave.
+   * `%` and `_` match themselves). 1..255 characters (string length, as run ids are
+   * measured); E_INVALID_ARGUMENT otherwise. Not served by an index: checked on the rows the
+   * other filters reach.
    */
   idContains?: string
   /** Only runs carrying this tag (RunRecord.tags). Combines with the others and with `cursor`. */
@@ -531,7 +532,8 @@ export interface StateStore {
 
   /**
    * A page of runs, newest first. Rejects with `E_INVALID_CURSOR` for a cursor it did not
-   * issue (garbage or altered), and `E_INVALID_ARGUMENT` for a limit outside 1..1000.
+   * issue (garbage or altered), and `E_INVALID_ARGUMENT` for a limit outside 1..1000 or a
+   * malformed filter (store/run_filters.ts checks the same way on every store). One read.
    */
   listRuns(query: ListRunsQuery): Promise<RunPage>
 

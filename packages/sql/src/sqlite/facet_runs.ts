@@ -1,8 +1,9 @@
 /**
  * facetRuns on SQLite: two grouped counts with listRuns' conditions (list_runs.ts runFilter),
  * one ignoring the status filter, one the workflow filter; statements cached by filter shape.
- * Both run in one synchronous call, and SQLite serves the store's reads from one connection,
- * so here they do see one snapshot (the contract promises less).
+ * Both run in one synchronous call, so this process's own writes cannot fall between them;
+ * another process's commit can (each statement is its own read transaction), as the
+ * contract allows.
  */
 import { MAX_WORKFLOW_FACETS } from '@cairn/core'
 import type { RunFacetQuery, RunFacets, RunStatus } from '@cairn/core/contracts'
