@@ -112,6 +112,10 @@ export abstract class BaseWorkflow<Input = unknown, Output = unknown> {
 
 /** A child's options from dispatch/start's: the caller's run id becomes the child's id. */
 function childOptions(version: string | number, options: StartOptions): ChildOptions {
+  // Refused rather than dropped: a child run carries no tags (only engine.start sets them).
+  if (options.tags !== undefined) {
+    throw new InvalidArgumentError('tags apply to top-level runs: a child run has none')
+  }
   return {
     version: options.version ?? version,
     ...(options.runId === undefined ? {} : { childId: options.runId }),

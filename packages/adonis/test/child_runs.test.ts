@@ -7,7 +7,9 @@ import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { defineConfig, stores } from '@cairn/adonis'
-import type { Engine } from '@cairn/core'
+import type { Engine, WorkflowContext } from '@cairn/core'
+import { createTestEngine } from '@cairn/core/testing'
+import GreetWorkflow from './fixtures/app/app/workflows/greet_workflow.ts'
 import WelcomeWorkflow from './fixtures/app/app/workflows/welcome_workflow.ts'
 import { startApp, tempDir } from './helpers.ts'
 
@@ -47,4 +49,18 @@ void test('start and dispatch in a workflow body are child runs; in a step, an i
     (run) => run.id !== 'welcome-1/later' && run.id !== 'welcome-1/from-step',
   )
   assert.equal(waited?.parentRunId, 'welcome-1', 'the child run start waited for')
+})
+
+void test('tags given to a child start are refused, not dropped', async () => {
+  const t = await createTestEngine()
+  // Registered so that, were the tags dropped, the parent would complete (a visible failure).
+  t.engine.register('greet', 1, async () => 'hi')
+  t.engine.register('parent', 1, async (_ctx: WorkflowContext) => {
+    await GreetWorkflow.dispatch({ name: 'Ada' }, { tags: ['vip'] })
+  })
+  const { runId } = await t.engine.start('parent', null)
+  const outcome = await t.engine.waitForRun(runId)
+  assert.equal(outcome.status, 'failed')
+  assert.equal((outcome as { error: { code?: string } }).error.code, 'E_INVALID_ARGUMENT')
+  await t.close()
 })

@@ -24,7 +24,10 @@ void describe('@cairn/adonis provider', () => {
     assert.ok(engine instanceof Engine)
     assert.equal(engine.isDriving, true)
 
-    const { runId, existing } = await GreetWorkflow.dispatch({ name: 'Ada' }, { runId: 'greet-1' })
+    const { runId, existing } = await GreetWorkflow.dispatch(
+      { name: 'Ada' },
+      { runId: 'greet-1', tags: ['vip'] },
+    )
     assert.equal(runId, 'greet-1')
     assert.equal(existing, false)
     const outcome = await engine.waitForRun(runId)
@@ -33,6 +36,7 @@ void describe('@cairn/adonis provider', () => {
     const run = await engine.getRun(runId)
     assert.equal(run?.workflow, 'greet')
     assert.equal(run?.version, '1')
+    assert.deepEqual(run?.tags, ['vip'], 'tags pass through to engine.start')
   })
 
   void test('start waits for the typed result, and rejects with the error a run failed with', async (t) => {

@@ -1,5 +1,5 @@
 /**
- * What a create writes besides the run row, in the batch's transaction after its waves
+ * What a create writes besides the run row, in the batch's transaction right after its wave
  * (apply_batch.ts), for the creates that applied only (an `exists` writes nothing): the run's
  * tag and origin columns, its rows in the tag table, and its seed checkpoints (a fork's copied
  * outcomes). Kept out of the wave statements so batches without them run exactly the
@@ -11,7 +11,7 @@ import type { SqlContext } from './context.ts'
 import type { SqlType } from './dialect.ts'
 import type { SqlSession } from './driver.ts'
 import { LINEAGE_COLUMNS, hasLineage, lineageValues } from './lineage_columns.ts'
-import { CHECKPOINT_COLUMNS } from './row_mapping.ts'
+import { CHECKPOINT_COLUMNS, checkpointValues } from './row_mapping.ts'
 import { Params } from './params.ts'
 
 /** Seed rows per INSERT: MySQL binds at most 65535 values in one statement. */
@@ -27,6 +27,7 @@ export async function writeLineage(
   ops: readonly StoreOp[],
   results: readonly OpResult[],
 ): Promise<void> {
+  if (!ops.some(carriesLineage)) return
   const created = ops.filter(
     (op, i): op is CreateRunOp => carriesLineage(op) && results[i]?.status === 'applied',
   )
@@ -77,20 +78,7 @@ const SEED_COLUMNS: ReadonlyArray<readonly [string, SqlType]> = [
 ]
 
 function seedRow(runId: string, cp: CheckpointRecord): unknown[] {
-  return [
-    runId,
-    cp.seq,
-    cp.name,
-    cp.kind,
-    cp.status,
-    cp.attempts,
-    cp.order,
-    cp.output,
-    cp.error,
-    cp.wakeAt,
-    cp.startedAt,
-    cp.updatedAt,
-  ]
+  return [runId, ...checkpointValues(cp)]
 }
 
 function insertSeeds(ctx: SqlContext, rows: unknown[][]) {

@@ -6,6 +6,7 @@
  */
 import type { MessageToDeliver, StoreOp } from '@cairn/core/contracts'
 import type { SqlType } from './dialect.ts'
+import { checkpointValues } from './row_mapping.ts'
 
 /**
  * The statement an op belongs to. `lease` covers every fenced write to the run row made by
@@ -196,25 +197,8 @@ export function sourceRow(op: StoreOp, ord: number, now: number): unknown[] {
         run.continuedFrom ?? null,
       ]
     }
-    case 'saveCheckpoint': {
-      const cp = op.checkpoint
-      return [
-        ord,
-        op.fence.runId,
-        op.fence.epoch,
-        cp.seq,
-        cp.name,
-        cp.kind,
-        cp.status,
-        cp.attempts,
-        cp.order,
-        cp.output,
-        cp.error,
-        cp.wakeAt,
-        cp.startedAt,
-        cp.updatedAt,
-      ]
-    }
+    case 'saveCheckpoint':
+      return [ord, op.fence.runId, op.fence.epoch, ...checkpointValues(op.checkpoint)]
     case 'cancelRun':
       return [ord, op.runId, op.error]
     case 'deliverMessage':

@@ -64,6 +64,23 @@ export const CHECKPOINT_COLUMNS: ReadonlyArray<readonly [name: string, type: Sql
   ['updated_at', 'bigint'],
 ]
 
+/** Values of a checkpoint in CHECKPOINT_COLUMNS order (the run is bound apart). */
+export function checkpointValues(cp: CheckpointRecord) {
+  return [
+    cp.seq,
+    cp.name,
+    cp.kind,
+    cp.status,
+    cp.attempts,
+    cp.order,
+    cp.output,
+    cp.error,
+    cp.wakeAt,
+    cp.startedAt,
+    cp.updatedAt,
+  ] as const
+}
+
 /** Stored message columns read back, after the run id (read through the run), in toInboxMessage order. */
 const MESSAGE_COLUMNS = ['seq', 'kind', 'name', 'dedupe_id', 'payload', 'accepted_at'] as const
 

@@ -141,21 +141,7 @@ export function toCheckpointRecord(row: CheckpointRow): CheckpointRecord {
 }
 
 /** Bind values of a checkpoint: CHECKPOINT_COLUMNS (the run id is bound apart, for its key). */
-export function checkpointValues(cp: CheckpointRecord) {
-  return [
-    cp.seq,
-    cp.name,
-    cp.kind,
-    cp.status,
-    cp.attempts,
-    cp.order,
-    cp.output,
-    cp.error,
-    cp.wakeAt,
-    cp.startedAt,
-    cp.updatedAt,
-  ] as const
-}
+export { checkpointValues } from '../shared/row_mapping.ts'
 
 export function toInboxMessage(row: MessageRow): InboxMessage {
   const [runId, seq, kind, name, dedupeId, payload, acceptedAt] = row
