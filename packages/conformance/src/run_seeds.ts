@@ -74,6 +74,12 @@ export function runSeedTests(define: Define): void {
     },
   )
 
+  define('a long seed is written whole (2,500 checkpoints)', async (store) => {
+    const seed = Array.from({ length: 2_500 }, (_, seq) => checkpoint('long', seq))
+    same(await applyOne(store, seeded('long', seed), T0), { status: 'applied', epoch: 0 }, 'create')
+    same(await checkpoints(store, 'long'), seed, 'checkpoints')
+  })
+
   define('an existing id writes no seed', async (store) => {
     same(
       await applyOne(store, seeded('fork', []), T0),
@@ -88,6 +94,25 @@ export function runSeedTests(define: Define): void {
     )
     same(await checkpoints(store, 'fork'), [], 'no checkpoint written')
   })
+
+  define(
+    'a second create of the id in the same batch meets the run with its tags, origin and seed',
+    async (store) => {
+      const seed = forkSeed('fork')
+      const origin = { kind: 'fork', runId: 'source', fromSeq: 4 } as const
+      const first: CreateRunOp = {
+        ...seeded('fork', seed),
+        run: { ...newRun('fork', { createdAt: T0 }), tags: ['t'], origin },
+      }
+      const again: CreateRunOp = { type: 'createRun', run: newRun('fork', { createdAt: T0 }) }
+      const [created, second] = await store.applyBatch([first, again], T0)
+      same(created, { status: 'applied', epoch: 0 }, 'first create')
+      const stored = await mustGetRun(store, 'fork')
+      same([stored.tags, stored.origin], [['t'], origin], 'stored tags and origin')
+      same(second, { status: 'exists', run: stored }, 'second create')
+      same(await checkpoints(store, 'fork'), seed, 'the seed, once')
+    },
+  )
 
   define('seeds of several creates in one batch go to their own runs', async (store) => {
     const a = forkSeed('a')

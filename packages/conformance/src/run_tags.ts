@@ -200,6 +200,17 @@ export function runTagTests(define: Define): void {
     },
   )
 
+  define('a tag or originRunId filter that is not a string is refused', async (store) => {
+    await create(store, tagged('run-1', ['1']))
+    for (const query of [{ tag: 1 }, { originRunId: null }, { tag: ['1'] }]) {
+      await expectRejection(
+        () => store.listRuns(query as unknown as ListRunsQuery),
+        'E_INVALID_ARGUMENT',
+        `listRuns(${JSON.stringify(query)})`,
+      )
+    }
+  })
+
   define('a malformed origin is refused with E_INVALID_ARGUMENT', async (store) => {
     const bad: unknown[] = [
       { kind: 'copy', runId: 's', fromSeq: null },

@@ -45,6 +45,7 @@ export {
   checkFinishOp,
   checkCreateOp,
   checkTags,
+  checkLineageFilters,
   checkRequeueRequest,
   checkBacklogTime,
   claimResult,

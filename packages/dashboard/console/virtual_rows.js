@@ -37,6 +37,11 @@ export function virtualRows({ rowHeight, renderRow, label }) {
       for (const at of indexes) {
         const old = state.rows.get(at)
         if (old === undefined) continue
+        if (at >= state.count) {
+          old.remove() // the list shrank (a wait ended): this row has nothing to show
+          state.rows.delete(at)
+          continue
+        }
         const row = placeRow(renderRow(at), at, rowHeight)
         state.rows.set(at, row)
         old.replaceWith(row)
@@ -63,7 +68,8 @@ function renderWindow(state, { viewport, spacer, rowHeight, renderRow }) {
   )
   for (const [index, row] of state.rows) {
     if (index >= first && index < last) continue
-    if (row.contains(document.activeElement)) continue // never pull focus out from under the user
+    // Never pull focus out from under the user, unless the row no longer exists at all.
+    if (index < state.count && row.contains(document.activeElement)) continue
     row.remove()
     state.rows.delete(index)
   }

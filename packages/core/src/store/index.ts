@@ -1,6 +1,7 @@
 export { MemoryStore } from './memory/memory_store.ts'
 export { checkFinishOp } from './finish_check.ts'
 export { checkCreateOp, checkTags, MAX_TAGS, MAX_TAG_LENGTH } from './create_check.ts'
+export { checkLineageFilters } from './lineage_filters.ts'
 export { checkRequeueRequest } from './requeue_check.ts'
 export { encodeCursor, decodeCursor, type CursorPosition } from './run_cursor.ts'
 export {

@@ -1,7 +1,7 @@
 /**
  * Actions from the console against a real engine: a signal or a breakpoint's continue sent
  * through its dialog completes a waiting run (seen live); the JSON editor refuses invalid
- * input before anything is sent; a bulk cancel over the current filter shows how many runs
+ * input before anything is sent; cancel with compensation undoes a saga's completed step; a bulk cancel over the current filter shows how many runs
  * match, then cancels them; a refused action (read-only dashboard) shows its code in the
  * dialog and changes nothing.
  */
@@ -54,6 +54,24 @@ void test('continue a breakpoint with a note; the run completes live', async (t)
   )
   assert.equal(await settle(world, runId), 'completed')
   assert.match(await page.locator('.payloads').innerText(), /"looks good"/)
+  assertNoProblems(problems)
+})
+
+void test('cancel with compensation undoes the completed step', async (t) => {
+  const { world, page, problems } = await openConsole(t)
+  const { runId } = await world.engine.start('booking', {})
+  await page.goto(consoleUrl(world, `#/runs/${encodeURIComponent(runId)}`))
+  await page.getByRole('heading', { name: 'Waiting for' }).waitFor()
+  await page.getByRole('button', { name: 'Cancel with compensation' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Cancel and compensate?' })
+  await dialog.getByRole('button', { name: 'Cancel and compensate' }).click()
+  await dialog.waitFor({ state: 'detached' })
+  assert.equal(await settle(world, runId), 'cancelled')
+  assert.equal(world.controls.releases, 1)
+  await page.waitForFunction(
+    () => document.querySelector('.view-run .view-header .status')?.textContent === 'cancelled',
+  )
+  await page.locator('.timeline').getByRole('link', { name: 'compensate:hold-room' }).waitFor()
   assertNoProblems(problems)
 })
 

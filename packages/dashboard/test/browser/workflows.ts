@@ -2,7 +2,7 @@
  * The workflows the browser tests drive through a real engine: an order that fails once and
  * succeeds after a retry (held at a gate so the test sees it complete live), a batch with
  * parallel steps and a child, one waiting for a signal, one stopped at a breakpoint, one with
- * search attributes, one with hostile names and payloads,
+ * search attributes, a saga to cancel with compensation, one with hostile names and payloads,
  * and one with many positions.
  */
 import type { Engine } from '@cairn/core'
@@ -28,6 +28,8 @@ export interface Controls {
   chargeGate: Gate
   /** Times the order's reserve step ran (a fork from position 1 must not run it again). */
   reservations: number
+  /** Times the booking's room hold was compensated (released). */
+  releases: number
 }
 
 export function registerWorkflows(engine: Engine, controls: Controls): void {
@@ -62,6 +64,12 @@ export function registerWorkflows(engine: Engine, controls: Controls): void {
   )
   engine.register('approval', 1, async (ctx) => ctx.waitForSignal('approve'))
   engine.register('reviewed', 1, async (ctx) => ctx.breakpoint('review'))
+  engine.register('booking', 1, async (ctx) => {
+    await ctx.localStep('hold-room', () => 'room-1', {
+      compensate: async () => void controls.releases++,
+    })
+    return ctx.waitForSignal('confirm')
+  })
   engine.register('invoice', 1, async (ctx, invoice: { customer: string; amount: number }) => {
     await ctx.upsertSearchAttributes({ customer: invoice.customer, amount: invoice.amount })
     return invoice.amount

@@ -32,7 +32,12 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     logger: silentLogger,
     pollIntervalMs: 200,
   })
-  const controls: Controls = { paymentsUp: false, chargeGate: createGate(), reservations: 0 }
+  const controls: Controls = {
+    paymentsUp: false,
+    chargeGate: createGate(),
+    reservations: 0,
+    releases: 0,
+  }
   registerWorkflows(engine, controls)
   await engine.startDriving()
   const dashboard = createDashboard({

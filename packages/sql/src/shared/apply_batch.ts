@@ -7,7 +7,7 @@
  * op was checked against, not the stored rows a refusal returns (`exists`, `conflict`: the
  * retry path); those are read right after their wave, before a later wave of the batch could
  * change them. Event wait rows riding on a wave's ops are written right after it
- * (event_wait_writes.ts).
+ * (event_wait_writes.ts), and so are a create's tags, origin and seed (lineage_writes.ts).
  */
 import { StoreFailureError } from '@cairn/core'
 import type { CheckpointRecord, OpResult, RunRecord, StoreOp } from '@cairn/core/contracts'
@@ -42,7 +42,6 @@ export function applyBatch(
   const write = async (session: SqlSession) => {
     const results = await writeWaves(ctx, session, waves, ops.length, now)
     if (attributes) await writeAttributes(ctx, session, ops, results)
-    if (lineage) await writeLineage(ctx, session, ops, results)
     return results
   }
   const single =
@@ -68,12 +67,11 @@ async function writeWaves(
     const last = k === waves.length - 1
     const seen = await ctx.writer.write(session, wave, now, last ? { earliest } : null)
     const built = await explain(ctx, session, wave, seen)
-    await writeEventWaits(
-      ctx,
-      session,
-      wave.map(({ op }) => op),
-      built,
-    )
+    const waveOps = wave.map(({ op }) => op)
+    await writeEventWaits(ctx, session, waveOps, built)
+    // Right after its wave: a create of the same id in a later wave reports `exists` with the
+    // run as stored, tags and origin included.
+    await writeLineage(ctx, session, waveOps, built)
     built.forEach((result, i) => {
       const { index, op } = wave[i] as PlannedOp
       results[index] = result

@@ -1,5 +1,5 @@
 /**
- * What a create writes besides the run row, in the batch's transaction after its waves
+ * What a create writes besides the run row, in the batch's transaction right after its wave
  * (apply_batch.ts), for the creates that applied only (an `exists` writes nothing): the run's
  * tag and origin columns, its rows in the tag table, and its seed checkpoints (a fork's copied
  * outcomes). Kept out of the wave statements so batches without them run exactly the
@@ -27,6 +27,7 @@ export async function writeLineage(
   ops: readonly StoreOp[],
   results: readonly OpResult[],
 ): Promise<void> {
+  if (!ops.some(carriesLineage)) return
   const created = ops.filter(
     (op, i): op is CreateRunOp => carriesLineage(op) && results[i]?.status === 'applied',
   )

@@ -6,6 +6,7 @@
  */
 import {
   InvalidArgumentError,
+  checkLineageFilters,
   checkRunFilters,
   decodeCursor,
   encodeCursor,
@@ -69,6 +70,7 @@ export function runFilterSql(
   query: RunFacetQuery,
   options: { tagJoined?: boolean } = {},
 ): string[] | null {
+  checkLineageFilters(query)
   const statuses = statusList(query.status)
   const terms = parseSearchFilter(query.searchAttributes)
   const window = checkRunFilters(query)

@@ -3,7 +3,7 @@
  * any depth. One statement per filter shape, cached. Fetches limit + 1 rows to know whether
  * there is a next page.
  */
-import { InvalidArgumentError, checkRunFilters } from '@cairn/core'
+import { InvalidArgumentError, checkLineageFilters, checkRunFilters } from '@cairn/core'
 import type { ListRunsQuery, RunFacetQuery, RunPage, RunStatus } from '@cairn/core/contracts'
 import type { SQLInputValue } from 'node:sqlite'
 import { decodeCursor, encodeCursor, parseSearchFilter, type SearchTerm } from '@cairn/core'
@@ -55,6 +55,7 @@ export function listRuns(cache: StatementCache, query: ListRunsQuery): RunPage {
 
 /** The query's filters, validated; null when they match no run (an empty status list). */
 export function runFilter(query: RunFacetQuery): RunFilter | null {
+  checkLineageFilters(query)
   const statuses = statusList(query.status)
   const terms = parseSearchFilter(query.searchAttributes)
   const { version, createdFrom, createdBefore, idContains } = checkRunFilters(query)

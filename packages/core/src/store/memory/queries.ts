@@ -18,6 +18,7 @@ import { decodeCursor, encodeCursor } from '../run_cursor.ts'
 import { checkCheckpointPage } from '../checkpoint_page.ts'
 import { checkRunFilters } from '../run_filters.ts'
 import type { ListFilter } from './run_listing.ts'
+import { checkLineageFilters } from '../lineage_filters.ts'
 import type { StoreState } from './store_state.ts'
 
 export function getRun(store: StoreState, runId: string): RunRecord | null {
@@ -52,6 +53,7 @@ export function listRuns(store: StoreState, query: ListRunsQuery): RunPage {
 
 /** The query's filters, validated (listRuns and facetRuns). */
 export function listFilter(query: RunFacetQuery): ListFilter {
+  checkLineageFilters(query)
   return {
     workflow: query.workflow,
     parentRunId: query.parentRunId,
