@@ -1,11 +1,16 @@
 /**
- * `npm run bench [-- --json] [-- --store memory,sqlite-full]`: the standard workload per row,
- * each in a fresh process, all in one run so ratios compare like with like on this noisy
- * machine. Prints a table (or one JSON object per line with --json) with engine/raw and
- * engine/DBOS ratios. Rows needing Postgres join the default set only when it answers.
+ * `npm run bench [-- --json] [-- --store memory,sqlite-full] [-- --suite engine,dashboard,render]`:
+ * the engine suite — the standard workload per row, each in a fresh process, all in one run so
+ * ratios compare like with like on this noisy machine; a table (or one JSON object per line
+ * with --json) with engine/raw and engine/DBOS ratios; rows needing Postgres join the default
+ * set only when it answers — then the dashboard API suite (bench/dashboard/suite.ts) and the
+ * console render figure (bench/dashboard/render_suite.ts). `--suite engine,dashboard,render`
+ * selects (default: all three); `--store` alone means the engine suite only.
  */
 import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { runRenderSuite } from './dashboard/render_suite.ts'
+import { runDashboardSuite } from './dashboard/suite.ts'
 import { mysqlAvailable } from './mysql_service.ts'
 import { postgresAvailable } from './postgres_service.ts'
 import { ROWS } from './rows.ts'
@@ -24,7 +29,8 @@ const FIELDS = [
 const args = process.argv.slice(2)
 const json = args.includes('--json')
 const storeArg = args.find((a, i) => args[i - 1] === '--store' || a.startsWith('--store='))
-const stores = await selectRows(storeArg?.replace('--store=', ''))
+const suites = selectSuites()
+const stores = suites.includes('engine') ? await selectRows(storeArg?.replace('--store=', '')) : []
 
 const runner = fileURLToPath(new URL('./run_store.ts', import.meta.url))
 const rows: Record<string, unknown>[] = []
@@ -37,7 +43,19 @@ for (const store of stores) {
 }
 addRatios(rows)
 if (json) for (const row of rows) console.log(JSON.stringify(row))
-else printTable(rows)
+else if (rows.length > 0) printTable(rows)
+if (suites.includes('dashboard')) await runDashboardSuite({ json })
+if (suites.includes('render')) runRenderSuite({ json })
+
+/** --suite's list; default every suite, or the engine suite alone with --store. */
+function selectSuites(): string[] {
+  const known = ['engine', 'dashboard', 'render']
+  const arg = args.find((a, i) => args[i - 1] === '--suite' || a.startsWith('--suite='))
+  const named = arg?.replace('--suite=', '').split(',').filter(Boolean)
+  for (const s of named ?? [])
+    if (!known.includes(s)) throw new Error(`--suite ${s}: unknown (known: ${known.join(', ')})`)
+  return named ?? (storeArg === undefined ? known : ['engine'])
+}
 
 /** Rows named by --store (their services must answer), else the default set minus rows whose service is down. */
 async function selectRows(arg: string | undefined): Promise<string[]> {

@@ -112,7 +112,7 @@ const factories: Record<string, Factory> = {
   },
 }
 
-async function dropMysqlDatabase(database: string): Promise<void> {
+export async function dropMysqlDatabase(database: string): Promise<void> {
   const mysql = await import('mysql2/promise')
   const connection = await mysql.createConnection({ uri: MYSQL_URL })
   try {
@@ -122,7 +122,7 @@ async function dropMysqlDatabase(database: string): Promise<void> {
   }
 }
 
-async function dropPostgresSchema(schema: string): Promise<void> {
+export async function dropPostgresSchema(schema: string): Promise<void> {
   const { default: pg } = await import('pg')
   const client = new pg.Client({ connectionString: PG_URL })
   await client.connect()

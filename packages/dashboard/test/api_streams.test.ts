@@ -65,7 +65,31 @@ void describe('dashboard live streams', () => {
     await reader.cancel()
   })
 
-  void test('close() ends every open stream', async () => {
+  void test(
+    'a stream the client leaves stops listening to the engine',
+    { timeout: 20_000 },
+    async () => {
+      let listening = 0
+      const on = f.engine.on.bind(f.engine)
+      f.engine.on = ((name, listener) => {
+        const off = on(name, listener)
+        listening++
+        return () => (listening--, off())
+      }) as typeof f.engine.on
+      try {
+        const reader = await open(f, '/api/stream/runs')
+        await reader.comment()
+        assert.ok(listening > 0)
+        await reader.cancel()
+        while (listening > 0) await new Promise((resolve) => setTimeout(resolve, 5))
+      } finally {
+        f.engine.on = on
+      }
+    },
+  )
+
+  // A timeout, not a timing assertion: without it a regression would hang the suite.
+  void test('close() ends every open stream', { timeout: 20_000 }, async () => {
     const { runId } = await f.engine.start('wait', {})
     const one = await open(f, `/api/stream/runs/${runId}`)
     const list = await open(f, '/api/stream/runs')

@@ -4,24 +4,15 @@
  * (checked against the filter here); runs changed by other processes through a poll of the
  * filter's newest runs (matched by the store).
  */
-import type { Engine, EngineEventName, RunInfo } from '@cairn/core'
+import type { Engine, RunInfo } from '@cairn/core'
 import { runSummary } from '../api/run_views.ts'
 import type { RunFilter } from '../api/run_filter.ts'
 import { runMatches } from './run_matcher.ts'
 import { toListRunsQuery } from '../api/run_filter.ts'
+import { RUN_EVENTS } from './engine_events.ts'
 import { Refresher } from './refresher.ts'
 import type { SseChannel } from './sse_channel.ts'
 
-const RUN_EVENTS: readonly EngineEventName[] = [
-  'run:started',
-  'run:completed',
-  'run:failed',
-  'run:cancelled',
-  'run:continued',
-  'run:suspended',
-  'run:parked',
-  'run:requeued',
-]
 const POLLED = 100
 /** Runs whose status the stream remembers; the oldest are forgotten past this. */
 const REMEMBERED = 10_000

@@ -5,25 +5,12 @@
  * other processes through a poll. Completed and failed steps never change, so a refresh
  * re-reads steps only from the first one still open.
  */
-import type { Engine, EngineEventName, RunInfo, StepInfo } from '@cairn/core'
+import type { Engine, RunInfo, StepInfo } from '@cairn/core'
 import { runSummary, stepView } from '../api/run_views.ts'
+import { EVERY_EVENT } from './engine_events.ts'
 import { Refresher } from './refresher.ts'
 import type { SseChannel } from './sse_channel.ts'
 
-const RUN_EVENTS: readonly EngineEventName[] = [
-  'run:started',
-  'run:completed',
-  'run:failed',
-  'run:cancelled',
-  'run:continued',
-  'run:suspended',
-  'run:parked',
-  'run:requeued',
-  'step:started',
-  'step:completed',
-  'step:failed',
-  'step:retried',
-]
 const TERMINAL = new Set(['completed', 'failed', 'cancelled', 'continued'])
 const SETTLED_STEP = new Set(['completed', 'failed'])
 const STEP_PAGE = 1000
@@ -37,7 +24,7 @@ export function streamRun(
 ): () => void {
   const state = new RunStreamState()
   const refresher = new Refresher(() => refresh(engine, runId, channel, state), pollMs, onError)
-  const unsubscribe = RUN_EVENTS.map((name) =>
+  const unsubscribe = EVERY_EVENT.map((name) =>
     engine.on(name, (event) => {
       if (event.runId === runId) refresher.request()
     }),

@@ -1,0 +1,53 @@
+/**
+ * One run as the lists show it — the dashboard API's RunSummary: no input or output, the
+ * error reduced to name, message and code.
+ */
+import type { RunInfo } from '@cairn/core'
+import type { RunSummary } from '@cairn/dashboard'
+import { formatTime } from './values.ts'
+import { oneLine } from './table.ts'
+
+/** The dashboard API's RunSummary (its type binds this JSON to the API's at compile time). */
+export function runSummary(run: RunInfo): RunSummary {
+  const { error } = run
+  return {
+    id: run.id,
+    workflow: run.workflow,
+    version: run.version,
+    status: run.status,
+    createdAt: run.createdAt.toISOString(),
+    updatedAt: run.updatedAt.toISOString(),
+    finishedAt: run.finishedAt?.toISOString() ?? null,
+    waitingOn: run.waitingOn,
+    parentRunId: run.parentRunId,
+    tags: run.tags,
+    error:
+      error === null
+        ? null
+        : { name: error.name, message: error.message, ...(error.code && { code: error.code }) },
+  }
+}
+
+export const RUN_COLUMNS = ['ID', 'WORKFLOW', 'STATUS', 'CREATED', 'UPDATED', 'WAITING ON / ERROR']
+
+export function runRow(run: RunInfo): string[] {
+  return [
+    run.id,
+    `${run.workflow}@${run.version}`,
+    run.status,
+    formatTime(run.createdAt),
+    formatTime(run.updatedAt),
+    note(run),
+  ]
+}
+
+/** What a reader wants next to the status: what it waits on, or why it failed. */
+function note(run: RunInfo): string {
+  if (run.error !== null) {
+    const code = run.error.code === undefined ? '' : `${run.error.code}: `
+    return oneLine(`${code}${run.error.message}`, 60)
+  }
+  if (run.parkReason !== null)
+    return oneLine(`parked: ${run.parkReason.code}: ${run.parkReason.message}`, 60)
+  return run.waitingOn ?? ''
+}
