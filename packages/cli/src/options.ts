@@ -1,17 +1,9 @@
 /** Checks of option values shared by commands; a bad value is a usage error (exit 2). */
+import { RUN_STATUSES } from '@cairn/core'
 import type { RunStatus } from '@cairn/core/contracts'
 import { UsageError } from './usage_error.ts'
 
-export const RUN_STATUSES: readonly RunStatus[] = [
-  'pending',
-  'running',
-  'waiting',
-  'completed',
-  'failed',
-  'cancelled',
-  'continued',
-  'parked',
-]
+export { RUN_STATUSES }
 
 export function statusesOf(values: readonly string[] | undefined): RunStatus[] | undefined {
   if (values === undefined || values.length === 0) return undefined

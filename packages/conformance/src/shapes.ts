@@ -3,19 +3,10 @@
  * explain badly: a BIGINT coming back as a string or bigint, a time in seconds, undefined
  * where null belongs.
  */
+import { RUN_STATUSES } from '@cairn/core'
 import assert from 'node:assert/strict'
 import type { CheckpointRecord, RunRecord } from '@cairn/core/contracts'
 
-const RUN_STATUSES = [
-  'pending',
-  'running',
-  'waiting',
-  'completed',
-  'failed',
-  'cancelled',
-  'continued',
-  'parked',
-]
 const CHECKPOINT_STATUSES = ['completed', 'failed', 'retrying', 'waiting']
 const CHECKPOINT_KINDS = [
   'local',
@@ -40,7 +31,7 @@ const textOrNull: Check = (value) => value === null || typeof value === 'string'
 const integer: Check = (value) => Number.isSafeInteger(value)
 const integerOrNull: Check = (value) => value === null || Number.isSafeInteger(value)
 const oneOf =
-  (allowed: string[]): Check =>
+  (allowed: readonly string[]): Check =>
   (value) =>
     typeof value === 'string' && allowed.includes(value)
 const reasonOrNull: Check = (value) =>

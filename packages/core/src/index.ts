@@ -58,6 +58,8 @@ export {
   MAX_WORKFLOW_FACETS,
   MAX_CHECKPOINT_PAGE,
   type RunWindowFilters,
+  RUN_STATUSES,
+  isRunStatus,
 } from './store/index.ts'
 export * from './search/index.ts'
 export { SystemClock, systemClock } from './clock/system_clock.ts'

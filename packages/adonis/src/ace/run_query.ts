@@ -3,19 +3,10 @@
  * or a malformed limit is E_INVALID_ARGUMENT naming the flag; a limit outside 1..1000 is
  * clamped and the clamp is reported (never a silently changed value).
  */
-import { InvalidArgumentError, type ListRunsQuery, type RunStatus } from '@cairn/core'
+import { InvalidArgumentError, RUN_STATUSES, type ListRunsQuery, type RunStatus } from '@cairn/core'
 
 /** Every run status, in lifecycle order (the order `--help` and errors list them in). */
-export const RUN_STATUSES: readonly RunStatus[] = [
-  'pending',
-  'running',
-  'waiting',
-  'parked',
-  'completed',
-  'failed',
-  'cancelled',
-  'continued',
-]
+export { RUN_STATUSES }
 
 export const DEFAULT_LIMIT = 50
 /** The store's page limit: one listRuns call never returns more. */

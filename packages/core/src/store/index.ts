@@ -13,3 +13,4 @@ export {
 export { checkCheckpointPage, MAX_CHECKPOINT_PAGE } from './checkpoint_page.ts'
 export { checkBacklogTime } from './backlog_check.ts'
 export { claimResult } from './claim_result.ts'
+export { RUN_STATUSES, isRunStatus } from './run_statuses.ts'

@@ -1,0 +1,26 @@
+/**
+ * Every run status, in lifecycle order: open ones first, then the terminal ones. One list for
+ * whoever must check or offer statuses at runtime (CLI flags, the dashboard's filters, Ace
+ * commands, conformance), so a new status cannot be missing from one of them.
+ */
+import type { RunStatus } from '../contracts/records.ts'
+
+// A record keyed by the type: the compiler refuses it if a status is missing or unknown.
+const ORDER: Record<RunStatus, number> = {
+  pending: 0,
+  running: 1,
+  waiting: 2,
+  parked: 3,
+  completed: 4,
+  failed: 5,
+  cancelled: 6,
+  continued: 7,
+}
+
+export const RUN_STATUSES: readonly RunStatus[] = Object.freeze(
+  (Object.keys(ORDER) as RunStatus[]).sort((a, b) => ORDER[a] - ORDER[b]),
+)
+
+export function isRunStatus(value: unknown): value is RunStatus {
+  return typeof value === 'string' && Object.hasOwn(ORDER, value)
+}
