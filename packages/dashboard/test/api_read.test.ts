@@ -3,6 +3,7 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { toNodeListener } from '@cairn/dashboard'
 import { call, fixture, type Fixture } from './helpers.ts'
 
 void describe('dashboard read API', () => {
@@ -112,6 +113,19 @@ void describe('dashboard metrics route', () => {
       assert.equal(status, 200)
       assert.match(headers.get('content-type') ?? '', /^text\/plain/)
       assert.match(text, /^# HELP cairn_/m)
+    } finally {
+      await f.close()
+    }
+  })
+})
+
+void describe('dashboard node adapter', () => {
+  void test('mounting leaves the global Request and Response alone', async () => {
+    const f = await fixture()
+    try {
+      const before = [globalThis.Request, globalThis.Response]
+      toNodeListener(f.dashboard)
+      assert.deepEqual([globalThis.Request, globalThis.Response], before)
     } finally {
       await f.close()
     }

@@ -14,8 +14,12 @@ import { withSecurityHeaders } from './security_headers.ts'
 export type NodeListener = (request: IncomingMessage, response: ServerResponse) => void
 
 export function toNodeListener(dashboard: Pick<Dashboard, 'fetch'>): NodeListener {
-  const listener = getRequestListener((request, env) =>
-    isTidyPath(env.incoming.url ?? '/') ? dashboard.fetch(request) : refuseUntidyPath(),
+  const listener = getRequestListener(
+    (request, env) =>
+      isTidyPath(env.incoming.url ?? '/') ? dashboard.fetch(request) : refuseUntidyPath(),
+    // The adapter would otherwise replace the process's global Request and Response with its
+    // own classes: not a library's call to make in an app's process.
+    { overrideGlobalObjects: false },
   )
   return (request, response) => void listener(request, response)
 }
