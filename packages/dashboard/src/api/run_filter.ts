@@ -3,20 +3,14 @@
  * from an allowlist of query keys: anything else is a 400, so a typo never silently widens
  * a list (or a bulk cancel). Values are checked here; the engine checks them again.
  */
-import type { ListRunsQuery, RunStatus, SearchAttributeFilter } from '@cairn/core'
+import {
+  RUN_STATUSES,
+  type ListRunsQuery,
+  type RunStatus,
+  type SearchAttributeFilter,
+} from '@cairn/core'
 import { badRequest } from '../http/http_error.ts'
 import { parseAttrCondition } from './attr_condition.ts'
-
-export const RUN_STATUSES: readonly RunStatus[] = [
-  'pending',
-  'running',
-  'waiting',
-  'completed',
-  'failed',
-  'cancelled',
-  'continued',
-  'parked',
-]
 
 /** The filter keys (query keys; the same keys in a bulk action's `filter` object). */
 export const FILTER_KEYS = [
