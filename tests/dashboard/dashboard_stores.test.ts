@@ -147,7 +147,14 @@ eachStore('dashboard API', (test) => {
     const bulk = await call(dashboard, '/api/bulk/cancel', {
       body: { filter: { workflow: 'wait' }, reason: 'bulk' },
     })
-    assert.deepEqual(bulk.json, { ok: true, matched: 2, applied: 2, failed: [], truncated: false })
+    assert.deepEqual(bulk.json, {
+      ok: true,
+      matched: 2,
+      applied: 2,
+      failed: [],
+      truncated: false,
+      limit: 1000,
+    })
     for (const runId of waiting.slice(1))
       assert.equal((await engine.getRun(runId))?.status, 'cancelled')
   })

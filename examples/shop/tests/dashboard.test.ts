@@ -46,6 +46,25 @@ void test('in development the dashboard at /durable lists and shows the checkout
   assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self'/)
   assert.match(await page.text(), /<script type="module"/)
 
+  // The console's own way to act, through the app's router: a session cookie and its CSRF
+  // token from GET api/session, the page's origin. The action reaches the engine (a completed
+  // run is not requeueable), so the origin the dashboard sees behind Adonis is the page's.
+  const session = await fetch(`${shop.url}/durable/api/session`)
+  const cookie = (session.headers.getSetCookie()[0] ?? '').split(';')[0]!
+  const { csrfToken } = (await session.json()) as { csrfToken: string }
+  const sameOrigin = await json(`${shop.url}/durable/api/runs/${encodeURIComponent(runId)}/retry`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      origin: shop.url,
+      cookie,
+      'x-cairn-csrf': csrfToken,
+    },
+    body: '{}',
+  })
+  assert.equal(sameOrigin.status, 409, JSON.stringify(sameOrigin.body))
+  assert.equal(sameOrigin.body.error.code, 'E_RUN_NOT_REQUEUEABLE')
+
   // A state change from another site is refused (CSRF), and the run is untouched.
   const forged = await json(`${shop.url}/durable/api/runs/${encodeURIComponent(runId)}/retry`, {
     method: 'POST',

@@ -6,6 +6,7 @@ import { h } from './dom.js'
 import { OPEN_STATUSES } from './filters.js'
 import { navigate, runHref } from './router.js'
 import { announce } from './live.js'
+import { actionsAllowed, READ_ONLY_NOTE } from './session.js'
 
 const path = (run, action) => `runs/${encodeURIComponent(run.id)}/${action}`
 
@@ -146,6 +147,7 @@ function breakpointName(run) {
  * actions that start a new run navigate to it. Read-only dashboards answer 403 in the dialog.
  */
 export function runActions(run, onChanged) {
+  if (!actionsAllowed()) return h('p', { class: 'muted', text: READ_ONLY_NOTE })
   const buttons = ACTIONS.filter((action) => action.when(run)).map((action) =>
     h('button', {
       type: 'button',

@@ -5,6 +5,7 @@ import { confirmDialog } from './dialogs.js'
 import { h } from './dom.js'
 import { filterObject } from './filters.js'
 import { announce } from './live.js'
+import { actionsAllowed } from './session.js'
 
 // Asks for as many as allowed; the server clamps to its bulkLimit (default 1000) and says
 // `truncated` when more runs matched than it would touch.
@@ -17,6 +18,7 @@ const KINDS = {
 
 /** The bulk action buttons for the list whose filter is `getQuery()`. */
 export function bulkActions(getQuery, onDone) {
+  if (!actionsAllowed()) return null
   return h(
     'div',
     { class: 'toolbar', role: 'group', 'aria-label': 'Bulk actions over the current filter' },

@@ -16,6 +16,14 @@ export function session() {
   return current
 }
 
+/** False on a read-only dashboard: the console then offers no action (the server refuses them anyway). */
+export function actionsAllowed() {
+  return current.readOnly !== true
+}
+
+/** Said where the action buttons would be on a read-only dashboard. */
+export const READ_ONLY_NOTE = 'Read-only dashboard: actions are turned off.'
+
 /** Logs in with an API token (POST /api/session), then reloads the session. */
 export async function login(token) {
   await post('session', { token })

@@ -5,6 +5,7 @@ import { get } from './api.js'
 import { h, replace, takeFocusFromMain } from './dom.js'
 import { formatDuration, formatTime } from './format.js'
 import { runHref, stepHref } from './router.js'
+import { actionsAllowed } from './session.js'
 import { breadcrumbs, facts, jsonBlock, notice, statusBadge } from './widgets.js'
 
 /** The step view: `{ element, dispose() }`. */
@@ -75,12 +76,14 @@ function stepDetail(run, step, hasNext) {
     h(
       'div',
       { class: 'toolbar', role: 'group', 'aria-label': 'Position actions' },
-      h('button', {
-        type: 'button',
-        class: 'button',
-        text: 'Fork from here…',
-        onclick: () => void forkFrom(run, step.seq),
-      }),
+      actionsAllowed()
+        ? h('button', {
+            type: 'button',
+            class: 'button',
+            text: 'Fork from here…',
+            onclick: () => void forkFrom(run, step.seq),
+          })
+        : null,
       step.seq > 0
         ? h('a', {
             class: 'button',

@@ -99,14 +99,36 @@ void describe('dashboard bulk actions', () => {
     const dry = await call(f.dashboard, '/api/bulk/cancel', {
       body: { filter: { workflow: 'wait' }, dryRun: true, limit: 100 },
     })
-    assert.deepEqual(dry.json, { ok: true, matched: 3, applied: 0, failed: [], truncated: true })
+    // The requested 100 is clamped to bulkLimit, and the answer says so.
+    assert.deepEqual(dry.json, {
+      ok: true,
+      matched: 3,
+      applied: 0,
+      failed: [],
+      truncated: true,
+      limit: 3,
+    })
     assert.equal((await f.engine.listRuns({ status: 'cancelled' })).runs.length, 0, 'dry run')
     const real = await call(f.dashboard, '/api/bulk/cancel', {
       body: { filter: { workflow: 'wait' }, reason: 'bulk' },
     })
-    assert.deepEqual(real.json, { ok: true, matched: 3, applied: 3, failed: [], truncated: true })
+    assert.deepEqual(real.json, {
+      ok: true,
+      matched: 3,
+      applied: 3,
+      failed: [],
+      truncated: true,
+      limit: 3,
+    })
     const rest = await call(f.dashboard, '/api/bulk/cancel', { body: { filter: {} } })
-    assert.deepEqual(rest.json, { ok: true, matched: 2, applied: 2, failed: [], truncated: false })
+    assert.deepEqual(rest.json, {
+      ok: true,
+      matched: 2,
+      applied: 2,
+      failed: [],
+      truncated: false,
+      limit: 3,
+    })
     assert.equal((await f.engine.getRun(done))?.status, 'completed', 'finished runs untouched')
   })
 
@@ -120,7 +142,14 @@ void describe('dashboard bulk actions', () => {
     const some = await call(f.dashboard, '/api/bulk/retry', {
       body: { filter: { workflow: 'fail' } },
     })
-    assert.deepEqual(some.json, { ok: true, matched: 1, applied: 1, failed: [], truncated: false })
+    assert.deepEqual(some.json, {
+      ok: true,
+      matched: 1,
+      applied: 1,
+      failed: [],
+      truncated: false,
+      limit: 3,
+    })
   })
 
   void test('a bulk filter with an unknown key is refused before anything is touched', async () => {

@@ -143,5 +143,8 @@ void describe('security: no state change on GET', () => {
       assert.equal(json.error.code, 'E_FORBIDDEN')
     }
     assert.equal((await call(ro.dashboard, '/api/runs')).status, 200)
+    // The console learns it from the session and offers no action.
+    assert.equal((await call(ro.dashboard, '/api/session')).json.readOnly, true)
+    assert.equal((await call(f.dashboard, '/api/session')).json.readOnly, false)
   })
 })

@@ -47,12 +47,19 @@ export function mountBulkRoutes(app: Hono<AppEnv>, options: ResolvedOptions): vo
       )
       const { runIds, truncated } = await collect(options.engine, filter, action.statuses, limit)
       if (optionalBoolean(body, 'dryRun') === true)
-        return jsonResponse({ ok: true, matched: runIds.length, applied: 0, failed: [], truncated })
+        return jsonResponse({
+          ok: true,
+          matched: runIds.length,
+          applied: 0,
+          failed: [],
+          truncated,
+          limit,
+        })
       const failed = await applyEach(options, runIds, (runId) =>
         action.apply(options.engine, runId, body),
       )
       const applied = runIds.length - failed.length
-      return jsonResponse({ ok: true, matched: runIds.length, applied, failed, truncated })
+      return jsonResponse({ ok: true, matched: runIds.length, applied, failed, truncated, limit })
     })
   }
 }

@@ -35,6 +35,7 @@ export function mountSessionRoutes(app: Hono<AppEnv>, options: ResolvedOptions):
         authenticated: principal !== null,
         mode: options.mode === 'closed' ? 'token' : options.mode,
         configured: options.mode !== 'closed',
+        readOnly: options.readOnly,
         csrfToken: csrfTokenOf(secret, session),
       },
       200,

@@ -2,8 +2,8 @@
  * Actions from the console against a real engine: a signal or a breakpoint's continue sent
  * through its dialog completes a waiting run (seen live); the JSON editor refuses invalid
  * input before anything is sent; cancel with compensation undoes a saga's completed step; a bulk cancel over the current filter shows how many runs
- * match, then cancels them; a refused action (read-only dashboard) shows its code in the
- * dialog and changes nothing.
+ * match, then cancels them; a refused action shows its code in the dialog and changes
+ * nothing; a read-only dashboard offers no action.
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
@@ -123,19 +123,37 @@ void test('bulk cancel over the filter: the count first, then every matching run
 })
 
 void test('a refused action shows its code in the dialog and changes nothing', async (t) => {
-  const { world, page, problems } = await openConsole(t, { readOnly: true })
+  const { world, page, problems } = await openConsole(t)
   const { runId } = await world.engine.start('approval', {})
   await page.goto(consoleUrl(world, `#/runs/${encodeURIComponent(runId)}`))
   await page.getByRole('button', { name: 'Cancel', exact: true }).click()
   const dialog = page.getByRole('dialog', { name: 'Cancel this run?' })
+  // Someone else ends the run while the dialog is open: the server refuses the cancel.
+  await world.engine.cancel(runId, { reason: 'cancelled elsewhere' })
   await dialog.getByRole('button', { name: 'Cancel run' }).click()
   await dialog
     .getByRole('alert')
-    .filter({ hasText: /^E_FORBIDDEN: / })
+    .filter({ hasText: /^E_RUN_TERMINAL: / })
     .waitFor()
-  assert.equal((await world.engine.getRun(runId))?.status, 'waiting')
+  const run = await world.engine.getRun(runId)
+  assert.equal(run?.status, 'cancelled')
+  assert.equal(run?.error?.message, 'cancelled elsewhere', 'the first cancel stands')
   await page.keyboard.press('Escape')
   await dialog.waitFor({ state: 'detached' })
-  problems.consoleErrors = problems.consoleErrors.filter((text) => !/403/.test(text))
+  problems.consoleErrors = problems.consoleErrors.filter((text) => !/409/.test(text))
+  assertNoProblems(problems)
+})
+
+void test('a read-only dashboard offers no action and says so', async (t) => {
+  const { world, page, problems } = await openConsole(t, { readOnly: true })
+  const { runId } = await world.engine.start('approval', {})
+  await page.goto(consoleUrl(world, `#/runs/${encodeURIComponent(runId)}`))
+  await page.getByText('Read-only dashboard: actions are turned off.').waitFor()
+  assert.equal(await page.getByRole('button', { name: 'Cancel', exact: true }).count(), 0)
+  assert.equal(await page.getByRole('button', { name: 'Send signal' }).count(), 0)
+  await page.goto(consoleUrl(world, '#/runs'))
+  await page.getByRole('heading', { name: 'Runs' }).waitFor()
+  assert.equal(await page.getByRole('button', { name: 'Cancel open…' }).count(), 0)
+  assert.equal((await world.engine.getRun(runId))?.status, 'waiting')
   assertNoProblems(problems)
 })
