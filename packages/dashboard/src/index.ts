@@ -14,7 +14,7 @@ export {
   type ServedDashboard,
 } from './http/node_adapter.ts'
 export type { DashboardOptions, DashboardAuth, DashboardStreamOptions } from './options.ts'
-export type { RunSummary, StepView } from './api/run_views.ts'
+export { runSummary, type RunSummary, type StepView } from './api/run_views.ts'
 export type { RunDetail } from './api/run_detail.ts'
 export type { Wait } from './api/waits.ts'
 export { DashboardCodes } from './http/http_error.ts'

@@ -3,30 +3,12 @@
  * error reduced to name, message and code.
  */
 import type { RunInfo } from '@cairn/core'
-import type { RunSummary } from '@cairn/dashboard'
+import { runSummary } from '@cairn/dashboard'
 import { formatTime } from './values.ts'
 import { oneLine } from './table.ts'
 
-/** The dashboard API's RunSummary (its type binds this JSON to the API's at compile time). */
-export function runSummary(run: RunInfo): RunSummary {
-  const { error } = run
-  return {
-    id: run.id,
-    workflow: run.workflow,
-    version: run.version,
-    status: run.status,
-    createdAt: run.createdAt.toISOString(),
-    updatedAt: run.updatedAt.toISOString(),
-    finishedAt: run.finishedAt?.toISOString() ?? null,
-    waitingOn: run.waitingOn,
-    parentRunId: run.parentRunId,
-    tags: run.tags,
-    error:
-      error === null
-        ? null
-        : { name: error.name, message: error.message, ...(error.code && { code: error.code }) },
-  }
-}
+/** The dashboard API's RunSummary: the CLI's JSON is the API's, built by the same function. */
+export { runSummary }
 
 export const RUN_COLUMNS = ['ID', 'WORKFLOW', 'STATUS', 'CREATED', 'UPDATED', 'WAITING ON / ERROR']
 
