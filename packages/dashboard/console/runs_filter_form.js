@@ -16,7 +16,7 @@ const TIME_FIELDS = [
   { key: 'createdTo', label: 'Created before' },
 ]
 
-/** `{ element, fill(query), setWorkflows(names) }`; `onApply(params)` with the form's filter. */
+/** `{ element, fill(query), setWorkflows([{ workflow, count }]) }`; `onApply(params)` with the form's filter. */
 export function filterForm(onApply) {
   const datalist = h('datalist', { id: uniqueId('workflows') })
   const inputs = new Map()
@@ -52,8 +52,13 @@ export function filterForm(onApply) {
     }
     attributes.fill(query.getAll('attr'))
   }
-  const setWorkflows = (names) =>
-    datalist.replaceChildren(...names.map((name) => h('option', { value: name })))
+  // The workflow facet: suggestions with their run counts for the other filters.
+  const setWorkflows = (entries) =>
+    datalist.replaceChildren(
+      ...entries.map(({ workflow, count }) =>
+        h('option', { value: workflow, label: `${workflow} (${count})` }),
+      ),
+    )
   return { element: form, fill, setWorkflows }
 }
 

@@ -99,7 +99,7 @@ async function refreshFacets(state, parts) {
   try {
     const facets = await get('facets', filterParams(state.query))
     parts.chips.render(state.query.getAll('status'), facets.byStatus)
-    parts.form.setWorkflows(facets.byWorkflow.map((entry) => entry.workflow))
+    parts.form.setWorkflows(facets.byWorkflow)
   } catch {
     // Counts stay as they were; the next event or page load tries again.
   }

@@ -27,6 +27,10 @@ void test('run id search, created range and tag narrow the list; the URL keeps t
   await world.engine.start('approval', {}, { runId: 'order-beta-2' })
   await page.goto(consoleUrl(world))
   await waitForRows(page, 2)
+  // The workflow facet suggests each workflow with its run count.
+  await page.waitForFunction(
+    () => document.querySelectorAll('datalist option[label="approval (2)"]').length === 1,
+  )
 
   await page.getByLabel('Run id contains').fill('alpha')
   await page.getByLabel('Run id contains').press('Enter')
