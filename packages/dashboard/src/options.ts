@@ -50,6 +50,12 @@ export interface DashboardOptions {
   /** How long a console login lasts. Default 12 hours. */
   sessionTtlMs?: number
   /**
+   * Mark the session cookie `Secure` always (true) or never (false). Default: when the request
+   * URL is https — set true behind a TLS-terminating proxy, where the URL the dashboard sees is
+   * http but browsers talk https.
+   */
+  secureCookies?: boolean
+  /**
    * Serve `GET <base>/metrics` (same auth as the API): `true` makes the engine's metrics
    * (`createMetrics(engine)`, closed with the dashboard); a `Metrics` object (or anything with
    * its `contentType` and `render()`) is served as is.
@@ -74,6 +80,7 @@ export interface ResolvedOptions {
   runPollMs: number
   listPollMs: number
   sessionTtlMs: number
+  secureCookies: boolean | undefined
   metrics: boolean | MetricsExposition | undefined
 }
 
@@ -99,6 +106,7 @@ export function resolveOptions(options: DashboardOptions): ResolvedOptions {
     runPollMs: options.stream?.runPollMs ?? 1_000,
     listPollMs: options.stream?.listPollMs ?? 2_000,
     sessionTtlMs: options.sessionTtlMs ?? 12 * 3_600_000,
+    secureCookies: checkOptionalBoolean(options.secureCookies, 'secureCookies'),
     metrics: options.metrics,
   }
 }
@@ -123,6 +131,12 @@ function checkTokens(tokens: readonly string[]): string[] {
     if (typeof token !== 'string' || token.length < 16)
       throw new InvalidArgumentError('dashboard auth tokens must be strings of 16+ characters')
   return [...tokens]
+}
+
+function checkOptionalBoolean(value: unknown, name: string): boolean | undefined {
+  if (value !== undefined && typeof value !== 'boolean')
+    throw new InvalidArgumentError(`dashboard ${name} must be true or false`)
+  return value
 }
 
 function checkSecret(secret: string | undefined): string {

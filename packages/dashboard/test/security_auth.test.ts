@@ -116,6 +116,28 @@ void describe('security: session cookie login', () => {
     assert.match(response.headers.get('set-cookie') ?? '', /; Secure$/)
   })
 
+  void test('secureCookies overrides the URL: Secure behind a TLS proxy, or never', async () => {
+    const login = (dashboard: Fixture['dashboard'], url: string) =>
+      dashboard.fetch(
+        new Request(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ token: TOKEN }),
+        }),
+      )
+    const proxied = await fixture({ basePath: '/ops', secureCookies: true }, f.engine)
+    const behindProxy = await login(proxied.dashboard, 'http://dash.test/ops/api/session')
+    assert.match(behindProxy.headers.get('set-cookie') ?? '', /; Secure$/)
+    const plain = await fixture({ basePath: '/ops', secureCookies: false }, f.engine)
+    const overHttps = await login(plain.dashboard, 'https://dash.test/ops/api/session')
+    assert.equal(overHttps.status, 200)
+    assert.doesNotMatch(overHttps.headers.get('set-cookie') ?? '', /Secure/)
+    await assert.rejects(
+      fixture({ secureCookies: 'yes' as unknown as boolean }, f.engine),
+      /secureCookies must be true or false/,
+    )
+  })
+
   void test('a forged, altered, expired or anonymous session is 401', async () => {
     const valid = encodeSession(SECRET, newSession(SECRET, TOKEN, 60_000))
     assert.equal((await get(`cairn_session=${valid}`)).status, 200)

@@ -73,7 +73,7 @@ export function mountSessionRoutes(app: Hono<AppEnv>, options: ResolvedOptions):
 function cookieFor(request: Request, options: ResolvedOptions, session: Session): string {
   return sessionCookieHeader(encodeSession(options.secret, session), {
     path: cookiePath(options),
-    secure: isHttps(request),
+    secure: options.secureCookies ?? isHttps(request),
     maxAgeSeconds: Math.floor(options.sessionTtlMs / 1000),
   })
 }
