@@ -233,6 +233,19 @@ eachStore('retry and fork', (test) => {
       await codeOf(engine.retryWithInput(source, { x: 'y' }, { runId: 'fork-1' })),
       'E_RUN_ID_CONFLICT',
     )
+    // Same workflow and input, made another way: not this copy.
+    assert.equal(
+      await codeOf(engine.fork(source, { fromSeq: 2, runId: 'fork-1' })),
+      'E_RUN_ID_CONFLICT',
+    )
+    assert.equal(
+      await codeOf(engine.retryWithInput(source, { x: 'x' }, { runId: 'fork-1' })),
+      'E_RUN_ID_CONFLICT',
+    )
+    assert.equal(
+      await codeOf(engine.fork(source, { fromSeq: 1, runId: source })),
+      'E_RUN_ID_CONFLICT',
+    )
   })
 
   test('bad fromSeq, unknown runs and bad tags are refused', async (env) => {
@@ -249,12 +262,22 @@ eachStore('retry and fork', (test) => {
     }
     assert.equal(await codeOf(engine.fork('no-such-run', { fromSeq: 0 })), 'E_RUN_NOT_FOUND')
     assert.equal(await codeOf(engine.retryWithInput('no-such-run', {})), 'E_RUN_NOT_FOUND')
-    for (const tags of [[''], ['a', 'a'], ['x'.repeat(65)], Array(21).fill(0).map(String)]) {
-      assert.equal(await codeOf(engine.start('three', {}, { tags })), 'E_INVALID_ARGUMENT')
+    const distinct = (n: number) => Array.from({ length: n }, (_, i) => `t${i}`)
+    for (const tags of [[''], ['a', 'a'], ['x'.repeat(65)], distinct(21)]) {
+      assert.equal(
+        await codeOf(engine.start('three', {}, { tags })),
+        'E_INVALID_ARGUMENT',
+        JSON.stringify(tags),
+      )
     }
     const { runs } = await engine.listRuns({ originRunId: source })
     assert.deepEqual(runs, [], 'nothing created by a refused call')
     assert.equal((await engine.listRuns({})).runs.length, 1, 'only the source')
+    // The limits themselves are allowed: 20 distinct tags, a 64-character tag.
+    for (const tags of [distinct(20), ['x'.repeat(64)]]) {
+      const { runId } = await engine.start('three', { x: 'x' }, { tags })
+      assert.deepEqual((await engine.getRun(runId))?.tags, tags)
+    }
   })
 
   test('tags: set at start, listed by tag', async (env) => {

@@ -127,7 +127,22 @@ void describe('security: session cookie login', () => {
       )
     const proxied = await fixture({ basePath: '/ops', secureCookies: true }, f.engine)
     const behindProxy = await login(proxied.dashboard, 'http://dash.test/ops/api/session')
-    assert.match(behindProxy.headers.get('set-cookie') ?? '', /; Secure$/)
+    const cookie = behindProxy.headers.get('set-cookie') ?? ''
+    assert.match(cookie, /; Secure$/)
+    const { csrfToken } = (await behindProxy.json()) as { csrfToken: string }
+    // Logging out clears it under the same rule.
+    const logout = await proxied.dashboard.fetch(
+      new Request('http://dash.test/ops/api/session', {
+        method: 'DELETE',
+        headers: {
+          cookie: cookie.split(';')[0]!,
+          origin: 'http://dash.test',
+          'x-cairn-csrf': csrfToken,
+        },
+      }),
+    )
+    assert.equal(logout.status, 200)
+    assert.match(logout.headers.get('set-cookie') ?? '', /Max-Age=0;.*; Secure$/)
     const plain = await fixture({ basePath: '/ops', secureCookies: false }, f.engine)
     const overHttps = await login(plain.dashboard, 'https://dash.test/ops/api/session')
     assert.equal(overHttps.status, 200)

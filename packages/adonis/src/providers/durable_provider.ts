@@ -17,7 +17,6 @@ import { registerWorkflows } from '../workflow_registration.ts'
 import { bindEngine } from '../bound_engine.ts'
 import { asConfigError, invalidConfig } from '../errors.ts'
 import type { ResolvedDurableConfig } from '../types.ts'
-import { mountDashboard } from '../dashboard/mount_dashboard.ts'
 import type { Dashboard } from '@cairn/dashboard'
 import '../types.ts'
 
@@ -77,6 +76,8 @@ export default class DurableProvider {
     registerWorkflows(engine, this.app, discovered)
     bindEngine(engine)
     if (config.dashboard.enabled && HTTP_ENVIRONMENTS.has(this.app.getEnvironment())) {
+      // Loaded only when enabled: an app without the dashboard never loads its HTTP stack.
+      const { mountDashboard } = await import('../dashboard/mount_dashboard.ts')
       this.#dashboard = await mountDashboard(this.app, engine, config.dashboard)
     }
   }

@@ -285,10 +285,11 @@ export class Driver {
     if (!reserved) this.reserved += 1
     try {
       const store = this.deps.options.store
-      // A fresh run has no history (unless a fork seeded it); a run never signalled has no
-      // inbox: no read for either.
+      // A fresh run has no history (unless a fork from a later position seeded it); a run
+      // never signalled has no inbox: no read for either.
+      const seeded = run.origin?.kind === 'fork' && (run.origin.fromSeq ?? 0) > 0
       const [records, loaded] = await Promise.all([
-        run.turns > 1 || run.origin?.kind === 'fork' ? store.loadCheckpoints(run.id) : [],
+        run.turns > 1 || seeded ? store.loadCheckpoints(run.id) : [],
         run.inboxSeq > 0 ? store.loadInbox(run.id) : [],
       ])
       let messages = loaded

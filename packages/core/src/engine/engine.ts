@@ -381,11 +381,6 @@ export class Engine {
   }
 
   /**
-   * Runs, newest first; filter by workflow, version, status, parent, creation time window, id
-   * substring and search attributes (evaluated by the store: SQL stores in the query); page
-   * with `cursor`. Each run comes with its search attributes (one more read per page).
-   */
-  /**
    * How much work waits for an engine now (engine clock): pending and waiting runs, timers
    * due and not yet picked up, and when the oldest pending run became claimable. One store
    * read of aggregates (StateStore.backlog); for metrics and operators.
@@ -395,6 +390,11 @@ export class Engine {
     return this.options.store.backlog(this.options.clock.now())
   }
 
+  /**
+   * Runs, newest first; filter by workflow, version, status, parent, tag, origin, creation time window, id
+   * substring and search attributes (evaluated by the store: SQL stores in the query); page
+   * with `cursor`. Each run comes with its search attributes (one more read per page).
+   */
   async listRuns<I = unknown, O = unknown>(query: ListRunsQuery = {}): Promise<RunList<I, O>> {
     await this.open()
     const page = await this.options.store.listRuns(query)

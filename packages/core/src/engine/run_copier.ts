@@ -26,7 +26,7 @@
  */
 import type { CheckpointRecord, RunOrigin, RunRecord } from '../contracts/records.ts'
 import type { CreateRunOp, NewRun } from '../contracts/state_store.ts'
-import { InvalidArgumentError, RunNotFoundError } from '../errors/index.ts'
+import { InvalidArgumentError, RunIdConflictError, RunNotFoundError } from '../errors/index.ts'
 import { assertCallerRunId } from '../execution/continue_as_new.ts'
 import { newRunId } from '../util/run_id.ts'
 import type { Committer } from './committer.ts'
@@ -154,11 +154,33 @@ async function createCopy(
   const seed = outcomes.map((record) => ({ ...record, runId: id }))
   const op: CreateRunOp = { type: 'createRun', run, ...(seed.length > 0 ? { seed } : {}) }
   const result = await deps.committer.enqueue(op, true)
-  if (result.status === 'exists') return sameRunOrConflict(result.run, run)
+  if (result.status === 'exists') return sameCopyOrConflict(result.run, run, origin)
   if (deps.events.wants('run:started')) {
     deps.events.emit('run:started', { runId: id, workflow: run.workflow, version: run.version })
   }
   // Unclaimed: whichever engine has this workflow version takes it (this one, now, if so).
   deps.driver.wake(createdAt)
   return { runId: id, existing: false }
+}
+
+/**
+ * An existing run with the wanted id is this copy again (an idempotent retry) only if it was
+ * made the same way: same workflow and input, and the same origin — a fork from another
+ * position, or a plain start, with that id is a conflict, not this copy.
+ */
+function sameCopyOrConflict(existing: RunRecord, wanted: NewRun, origin: RunOrigin): StartedRun {
+  const same = sameRunOrConflict(existing, wanted)
+  const had = existing.origin
+  if (had?.kind === origin.kind && had.runId === origin.runId && had.fromSeq === origin.fromSeq)
+    return same
+  throw new RunIdConflictError(
+    `run id "${existing.id}" is already used by a run made ${describeOrigin(had)}`,
+    { details: { runId: existing.id, workflow: existing.workflow } },
+  )
+}
+
+function describeOrigin(origin: RunOrigin | null): string {
+  if (origin === null) return 'by a start'
+  if (origin.kind === 'retry') return `as a retry of "${origin.runId}"`
+  return `as a fork of "${origin.runId}" from position ${origin.fromSeq}`
 }

@@ -7,9 +7,10 @@
 import type { RunFacetQuery } from '../contracts/index.ts'
 import { InvalidArgumentError } from '../errors/index.ts'
 import { checkLineageFilters } from './lineage_filters.ts'
+import { MAX_ID_LENGTH } from '../util/validate.ts'
 
-/** Longest `idContains`: no run id is longer (util/validate.ts MAX_ID_LENGTH). */
-export const MAX_ID_CONTAINS_LENGTH = 255
+/** Longest `idContains`: no run id is longer. */
+export const MAX_ID_CONTAINS_LENGTH = MAX_ID_LENGTH
 
 /** Most workflows facetRuns lists (the largest ones). */
 export const MAX_WORKFLOW_FACETS = 100

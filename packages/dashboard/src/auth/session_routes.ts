@@ -63,7 +63,7 @@ export function mountSessionRoutes(app: Hono<AppEnv>, options: ResolvedOptions):
     if (session !== null) checkCsrfToken(c.req.raw, secret, session)
     const cleared = sessionCookieHeader('', {
       path: cookiePath(options),
-      secure: isHttps(c.req.raw),
+      secure: secureFor(c.req.raw, options),
       maxAgeSeconds: 0,
     })
     return jsonResponse({ ok: true }, 200, { 'set-cookie': cleared })
@@ -73,9 +73,14 @@ export function mountSessionRoutes(app: Hono<AppEnv>, options: ResolvedOptions):
 function cookieFor(request: Request, options: ResolvedOptions, session: Session): string {
   return sessionCookieHeader(encodeSession(options.secret, session), {
     path: cookiePath(options),
-    secure: options.secureCookies ?? isHttps(request),
+    secure: secureFor(request, options),
     maxAgeSeconds: Math.floor(options.sessionTtlMs / 1000),
   })
+}
+
+/** One rule for setting and clearing the cookie: a browser keeps them apart otherwise. */
+function secureFor(request: Request, options: ResolvedOptions): boolean {
+  return options.secureCookies ?? isHttps(request)
 }
 
 function cookiePath(options: ResolvedOptions): string {

@@ -70,9 +70,14 @@ export function loadCheckpointPage(
   page: CheckpointPage,
 ): CheckpointRecord[] {
   checkCheckpointPage(page)
-  return loadCheckpoints(store, runId)
+  const checkpoints = store.runs.get(runId)?.checkpoints
+  if (checkpoints === undefined) return []
+  // Only the page is sorted and copied: paging through a long run stays linear per page.
+  return [...checkpoints.values()]
     .filter((checkpoint) => checkpoint.seq >= page.fromSeq)
+    .sort((a, b) => a.seq - b.seq)
     .slice(0, page.limit)
+    .map(copyCheckpoint)
 }
 
 function checkLimit(limit: number | undefined): number {
