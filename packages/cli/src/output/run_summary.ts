@@ -3,7 +3,8 @@
  * error reduced to name, message and code.
  */
 import type { RunInfo } from '@cairn/core'
-import { runSummary } from '@cairn/dashboard'
+// The light subpath: listing runs must not load the dashboard's HTTP server.
+import { runSummary } from '@cairn/dashboard/views'
 import { formatTime } from './values.ts'
 import { oneLine } from './table.ts'
 

@@ -1,4 +1,5 @@
 /** How the CLI shows times and values: UTC to the second, JSON that never throws. */
+import { toJsonValue } from '@cairn/dashboard/views'
 
 /** `2026-12-01 02:24:06Z`; `-` for none. */
 export function formatTime(date: Date | null | undefined): string {
@@ -16,19 +17,10 @@ export function formatDuration(ms: number): string {
 }
 
 /**
- * JSON text of decoded payloads: bigint as a string, Map and Set as arrays (what the
- * dashboard API sends too), Dates as ISO strings (their own toJSON).
+ * JSON text of decoded payloads, rendered as the dashboard API renders them (bigint as a
+ * string, Map and Set as arrays, binary as base64, Errors as { name, message, code? }, Dates
+ * as ISO strings): `cairn … --json` and the API agree.
  */
 export function toJson(value: unknown, indent = 2): string {
-  const text = JSON.stringify(
-    value,
-    (_key, v: unknown) => {
-      if (typeof v === 'bigint') return v.toString()
-      if (v instanceof Map) return [...v.entries()]
-      if (v instanceof Set) return [...v]
-      return v
-    },
-    indent,
-  )
-  return text ?? 'null'
+  return JSON.stringify(toJsonValue(value), null, indent) ?? 'null'
 }
