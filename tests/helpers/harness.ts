@@ -21,13 +21,19 @@ export interface Env {
   settle(): Promise<void>
 }
 
+/** Which stores a test is for (by name); the others report it skipped, never passed. */
+export type StoreSelector = (storeName: string) => boolean
+
 export function eachStore(
   title: string,
-  body: (t: (name: string, fn: (env: Env) => Promise<void>) => void) => void,
+  body: (t: (name: string, fn: (env: Env) => Promise<void>, only?: StoreSelector) => void) => void,
 ): void {
   for (const storeName of STORES) {
     void describe(`${title} [${storeName}]`, () => {
-      body((name, fn) => void test(name, () => withEnv(storeName, fn)))
+      body((name, fn, only) => {
+        const skip = only !== undefined && !only(storeName) ? `not for ${storeName}` : false
+        void test(name, { skip }, () => withEnv(storeName, fn))
+      })
     })
   }
 }

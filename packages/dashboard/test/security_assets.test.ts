@@ -60,25 +60,27 @@ void describe('security: console assets', () => {
     assert.equal((await fetch(`${served.url}/ops/`)).status, 200)
   })
 
-  void test('traversal, encodings, dotfiles and unlisted files are 404', async () => {
-    for (const path of [
-      '/ops/assets/../../secret.txt',
-      '/ops/assets/..%2f..%2fsecret.txt',
-      '/ops/assets/%2e%2e/%2e%2e/secret.txt',
-      '/ops/assets/js%2fapp.js',
-      '/ops/assets/js%5capp.js',
-      '/ops/assets/js\\app.js',
-      '/ops/assets/..\\..\\secret.txt',
-      '/ops/assets//etc/passwd',
-      '/ops/assets/.env',
-      '/ops/assets/.draft.js',
-      '/ops/assets/notes.md',
-      '/ops/assets/late.js',
-      '/ops/assets/js/../js/app.js',
-      '/ops/assets/',
-    ]) {
-      const status = await rawGet(served.url, path)
-      assert.ok([400, 401, 404].includes(status), `${path} → ${status}`)
+  void test('traversal and encodings are 400, dotfiles and unlisted files 404', async () => {
+    // Traversal and separators in any encoding: 400 before any lookup; names not in the
+    // allowlist: 404; the bare directory is no asset, so the authenticated API answers 401.
+    const expected: Array<[string, number]> = [
+      ['/ops/assets/../../secret.txt', 400],
+      ['/ops/assets/..%2f..%2fsecret.txt', 400],
+      ['/ops/assets/%2e%2e/%2e%2e/secret.txt', 400],
+      ['/ops/assets/js%2fapp.js', 404],
+      ['/ops/assets/js%5capp.js', 400],
+      ['/ops/assets/js\\app.js', 400],
+      ['/ops/assets/..\\..\\secret.txt', 400],
+      ['/ops/assets//etc/passwd', 404],
+      ['/ops/assets/.env', 404],
+      ['/ops/assets/.draft.js', 404],
+      ['/ops/assets/notes.md', 404],
+      ['/ops/assets/late.js', 404],
+      ['/ops/assets/js/../js/app.js', 400],
+      ['/ops/assets/', 401],
+    ]
+    for (const [path, status] of expected) {
+      assert.equal(await rawGet(served.url, path), status, path)
     }
   })
 })

@@ -19,14 +19,19 @@ void describe('security: payloads are never logged', () => {
     const { runId } = await f.engine.start('wait', { card: MARKER })
     await f.engine.whenQuiet()
     const payload = { secret: MARKER }
-    await call(f.dashboard, `/api/runs/${runId}`)
-    await call(f.dashboard, `/api/runs/${runId}/continue`, { body: { payload } })
-    await call(f.dashboard, '/api/runs/missing/signal', { body: { name: 'go', payload } })
-    await call(f.dashboard, `/api/runs/${runId}/signal`, { body: { name: MARKER, payload } })
-    await call(f.dashboard, `/api/runs/${runId}/cancel`, {
-      body: { reason: MARKER, extra: MARKER },
-    })
-    await call(f.dashboard, `/api/runs?attr=${MARKER}`)
+    // Each call reaches the answer it is meant to (read, accepted, refused): a call stopped
+    // early, before anything could log, would prove nothing.
+    const calls: Array<[string, { body?: unknown }, number]> = [
+      [`/api/runs/${runId}`, {}, 200],
+      [`/api/runs/${runId}/continue`, { body: { payload } }, 409],
+      ['/api/runs/missing/signal', { body: { name: 'go', payload } }, 404],
+      [`/api/runs/${runId}/signal`, { body: { name: MARKER, payload } }, 200],
+      [`/api/runs/${runId}/cancel`, { body: { reason: MARKER, extra: MARKER } }, 400],
+      [`/api/runs?attr=${MARKER}`, {}, 400],
+    ]
+    for (const [path, init, status] of calls) {
+      assert.equal((await call(f.dashboard, path, init)).status, status, path)
+    }
     f.engine.signal = async (_token, sent) => {
       throw new Error(`store rejected ${JSON.stringify(sent)}`)
     }

@@ -65,8 +65,8 @@ function watchProblems(page: Page): PageProblems {
     if (message.type() !== 'error') return
     const text = message.text()
     // A refused request (401 before login, a 404 probe) is logged by Chromium as a console
-    // error; it is the server's answer, not a console fault.
-    if (/Failed to load resource/.test(text)) return
+    // error; it is the server's answer, not a console fault. A server error (5xx) is a fault.
+    if (/Failed to load resource/.test(text) && !/status of 5\d\d/.test(text)) return
     if (/Content Security Policy/i.test(text)) problems.cspViolations.push(text)
     else problems.consoleErrors.push(text)
   })
