@@ -45,7 +45,6 @@ export {
   checkFinishOp,
   checkCreateOp,
   checkTags,
-  checkLineageFilters,
   checkRequeueRequest,
   checkBacklogTime,
   claimResult,
@@ -60,6 +59,7 @@ export {
   type RunWindowFilters,
   RUN_STATUSES,
   isRunStatus,
+  isTerminalStatus,
 } from './store/index.ts'
 export * from './search/index.ts'
 export { SystemClock, systemClock } from './clock/system_clock.ts'

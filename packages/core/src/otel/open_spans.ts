@@ -37,7 +37,8 @@ const ERROR_ENDS = new Set(['failed', 'lost'])
 export class OpenSpans implements TracingHooks {
   readonly #tracer: Tracer
   readonly #turns = new Map<string, OpenTurn>()
-  readonly #steps = new Map<string, Span>()
+  /** Open step spans by run, then by attempt: a turn's end finds its run's spans directly. */
+  readonly #steps = new Map<string, Map<string, Span>>()
 
   constructor(tracer: Tracer) {
     this.#tracer = tracer
@@ -83,15 +84,19 @@ export class OpenSpans implements TracingHooks {
       },
       parent,
     )
-    this.#steps.set(stepKey(attempt.runId, attempt.seq, attempt.attempt), span)
+    let spans = this.#steps.get(attempt.runId)
+    if (spans === undefined) this.#steps.set(attempt.runId, (spans = new Map()))
+    spans.set(attemptKey(attempt.seq, attempt.attempt), span)
     return context.with(trace.setSpan(parent, span), fn)
   }
 
   stepEnded(outcome: StepOutcome): void {
-    const key = stepKey(outcome.runId, outcome.seq, outcome.attempt)
-    const span = this.#steps.get(key)
-    if (span === undefined) return
-    this.#steps.delete(key)
+    const spans = this.#steps.get(outcome.runId)
+    const key = attemptKey(outcome.seq, outcome.attempt)
+    const span = spans?.get(key)
+    if (spans === undefined || span === undefined) return
+    spans.delete(key)
+    if (spans.size === 0) this.#steps.delete(outcome.runId)
     span.setAttribute(ATTR.stepOutcome, outcome.outcome)
     if (outcome.delayMs !== undefined) span.setAttribute(ATTR.retryDelayMs, outcome.delayMs)
     if (outcome.error !== null) failed(span, outcome.error)
@@ -106,7 +111,7 @@ export class OpenSpans implements TracingHooks {
   /** Ends everything still open (instrumentation disabled). */
   endAll(): void {
     for (const runId of [...this.#turns.keys()]) this.#endTurn(runId, 'untraced', undefined)
-    this.#abandonSteps(null)
+    for (const runId of [...this.#steps.keys()]) this.#abandonSteps(runId)
   }
 
   #endTurn(runId: string, kind: string, reason: string | undefined): void {
@@ -121,20 +126,20 @@ export class OpenSpans implements TracingHooks {
     turn.span.end()
   }
 
-  /** End the open step spans of `runId` (all when null) as abandoned. */
-  #abandonSteps(runId: string | null): void {
-    const prefix = runId === null ? '' : `${runId}\u0000`
-    for (const [key, span] of this.#steps) {
-      if (!key.startsWith(prefix)) continue
-      this.#steps.delete(key)
+  /** End the open step spans of `runId` as abandoned. */
+  #abandonSteps(runId: string): void {
+    const spans = this.#steps.get(runId)
+    if (spans === undefined) return
+    this.#steps.delete(runId)
+    for (const span of spans.values()) {
       span.setAttribute(ATTR.stepOutcome, 'abandoned')
       span.end()
     }
   }
 }
 
-function stepKey(runId: string, seq: number, attempt: number): string {
-  return `${runId}\u0000${seq}\u0000${attempt}`
+function attemptKey(seq: number, attempt: number): string {
+  return `${seq}:${attempt}`
 }
 
 /** Error status and an exception event: the error's name and message, never a payload. */

@@ -1,7 +1,6 @@
 export { MemoryStore } from './memory/memory_store.ts'
 export { checkFinishOp } from './finish_check.ts'
 export { checkCreateOp, checkTags, MAX_TAGS, MAX_TAG_LENGTH } from './create_check.ts'
-export { checkLineageFilters } from './lineage_filters.ts'
 export { checkRequeueRequest } from './requeue_check.ts'
 export { encodeCursor, decodeCursor, type CursorPosition } from './run_cursor.ts'
 export {
@@ -13,4 +12,4 @@ export {
 export { checkCheckpointPage, MAX_CHECKPOINT_PAGE } from './checkpoint_page.ts'
 export { checkBacklogTime } from './backlog_check.ts'
 export { claimResult } from './claim_result.ts'
-export { RUN_STATUSES, isRunStatus } from './run_statuses.ts'
+export { RUN_STATUSES, isRunStatus, isTerminalStatus } from './run_statuses.ts'

@@ -1,12 +1,12 @@
 /**
  * Validation of the listRuns / facetRuns filters added for the dashboard (version, creation
- * window, id substring; with lineage_filters.ts, tag and origin), shared by every store so each refuses the same inputs with the same
- * E_INVALID_ARGUMENT before building a query. The older filters (workflow, status, parent,
+ * window, id substring, tag, origin), shared by every store so each refuses the same inputs
+ * with the same E_INVALID_ARGUMENT before building a query. Any string is a valid tag or
+ * origin: one no run carries simply matches nothing. The older filters (workflow, status, parent,
  * search attributes) are checked where they always were.
  */
 import type { RunFacetQuery } from '../contracts/index.ts'
 import { InvalidArgumentError } from '../errors/index.ts'
-import { checkLineageFilters } from './lineage_filters.ts'
 import { MAX_ID_LENGTH } from '../util/validate.ts'
 
 /** Longest `idContains`: no run id is longer. */
@@ -25,7 +25,11 @@ export interface RunWindowFilters {
 
 export function checkRunFilters(query: RunFacetQuery): RunWindowFilters {
   const { version, createdFrom, createdBefore, idContains } = query
-  checkLineageFilters(query)
+  for (const key of ['tag', 'originRunId'] as const) {
+    const value: unknown = query[key]
+    if (value !== undefined && typeof value !== 'string')
+      throw invalid(`${key} must be a string, got ${typeof value}`, key)
+  }
   if (version !== undefined && typeof version !== 'string')
     throw invalid('version must be a string', 'version')
   checkTime(createdFrom, 'createdFrom')

@@ -3,7 +3,7 @@
  * whoever must check or offer statuses at runtime (CLI flags, the dashboard's filters, Ace
  * commands, conformance), so a new status cannot be missing from one of them.
  */
-import type { RunStatus } from '../contracts/records.ts'
+import type { RunStatus, TerminalStatus } from '../contracts/records.ts'
 
 // A record keyed by the type: the compiler refuses it if a status is missing or unknown.
 const ORDER: Record<RunStatus, number> = {
@@ -23,4 +23,17 @@ export const RUN_STATUSES: readonly RunStatus[] = Object.freeze(
 
 export function isRunStatus(value: unknown): value is RunStatus {
   return typeof value === 'string' && Object.hasOwn(ORDER, value)
+}
+
+// Keyed by the type: a terminal status missing here fails to compile.
+const TERMINAL: Record<TerminalStatus, true> = {
+  completed: true,
+  failed: true,
+  cancelled: true,
+  continued: true,
+}
+
+/** Completed, failed, cancelled or continued: nothing will change the run again. */
+export function isTerminalStatus(status: string): status is TerminalStatus {
+  return Object.hasOwn(TERMINAL, status)
 }

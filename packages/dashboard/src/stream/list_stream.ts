@@ -7,7 +7,7 @@
 import type { Engine, RunInfo } from '@cairn/core'
 import { runSummary } from '../api/run_views.ts'
 import type { RunFilter } from '../api/run_filter.ts'
-import { runMatches } from './run_matcher.ts'
+import { keyMayMatch, runMatches, type RunKey } from './run_matcher.ts'
 import { toListRunsQuery } from '../api/run_filter.ts'
 import { RUN_EVENTS } from './engine_events.ts'
 import { Refresher } from './refresher.ts'
@@ -25,22 +25,25 @@ export function streamRunList(
   onError: (error: unknown) => void,
 ): () => void {
   const seen = new SeenStatuses()
+  const query = toListRunsQuery(filter)
   let baseline = true
   const poll = async () => {
-    const page = await engine.listRuns({ ...toListRunsQuery(filter), limit: POLLED })
+    const page = await engine.listRuns({ ...query, limit: POLLED })
     for (const run of page.runs) await consider(run, !baseline)
     baseline = false
   }
   const consider = async (run: RunInfo, announce: boolean) => {
     if (seen.changed(run) && announce) await channel.send('run', runSummary(run))
   }
-  const onEvent = async (runId: string) => {
-    const run = await engine.getRun(runId)
-    if (run !== null && runMatches(run, filter)) await consider(run, true)
+  // An event names the run's workflow and version: a run they rule out is not read.
+  const onEvent = async (event: RunKey & { runId: string }) => {
+    if (!keyMayMatch(event, query)) return
+    const run = await engine.getRun(event.runId)
+    if (run !== null && runMatches(run, query)) await consider(run, true)
   }
   const refresher = new Refresher(poll, pollMs, onError)
   const unsubscribe = RUN_EVENTS.map((name) =>
-    engine.on(name, (event) => void onEvent(event.runId).catch(onError)),
+    engine.on(name, (event) => void onEvent(event).catch(onError)),
   )
   refresher.request()
   return () => {

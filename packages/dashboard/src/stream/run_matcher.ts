@@ -2,15 +2,28 @@
  * Whether a run matches a dashboard filter, evaluated here (for runs an engine event names)
  * with the store's semantics: search attribute terms through core's own matcher.
  */
-import { parseSearchFilter, termMatches, type RunInfo } from '@cairn/core'
-import { toListRunsQuery, type RunFilter } from '../api/run_filter.ts'
+import { parseSearchFilter, termMatches, type ListRunsQuery, type RunInfo } from '@cairn/core'
 
-export function runMatches(run: RunInfo, filter: RunFilter): boolean {
-  const query = toListRunsQuery(filter)
+/** What an engine event tells of its run; enough to rule most runs out without a read. */
+export interface RunKey {
+  workflow: string
+  version: string
+}
+
+/** False when the run's workflow or version alone rules it out of `query`. */
+export function keyMayMatch(key: RunKey, query: ListRunsQuery): boolean {
+  return (
+    (query.workflow === undefined || key.workflow === query.workflow) &&
+    (query.version === undefined || key.version === query.version)
+  )
+}
+
+/** `query` is the filter's (toListRunsQuery), computed once by the caller. */
+export function runMatches(run: RunInfo, query: ListRunsQuery): boolean {
   const created = run.createdAt.getTime()
-  if (filter.status !== undefined && !filter.status.includes(run.status)) return false
-  if (query.workflow !== undefined && run.workflow !== query.workflow) return false
-  if (query.version !== undefined && run.version !== query.version) return false
+  const statuses = query.status === undefined ? undefined : [query.status].flat()
+  if (statuses !== undefined && !statuses.includes(run.status)) return false
+  if (!keyMayMatch(run, query)) return false
   if (query.tag !== undefined && !run.tags.includes(query.tag)) return false
   if (query.idContains !== undefined && !run.id.includes(query.idContains)) return false
   if (query.createdFrom !== undefined && created < query.createdFrom) return false

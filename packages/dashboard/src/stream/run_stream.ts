@@ -5,13 +5,12 @@
  * other processes through a poll. Completed and failed steps never change, so a refresh
  * re-reads steps only from the first one still open.
  */
-import type { Engine, RunInfo, StepInfo } from '@cairn/core'
+import { isTerminalStatus, type Engine, type RunInfo, type StepInfo } from '@cairn/core'
 import { runSummary, stepView } from '../api/run_views.ts'
 import { EVERY_EVENT } from './engine_events.ts'
 import { Refresher } from './refresher.ts'
 import type { SseChannel } from './sse_channel.ts'
 
-const TERMINAL = new Set(['completed', 'failed', 'cancelled', 'continued'])
 const SETTLED_STEP = new Set(['completed', 'failed'])
 const STEP_PAGE = 1000
 
@@ -70,7 +69,7 @@ async function refresh(
     state.run = fingerprint
     await channel.send('run', runSummary(run))
   }
-  if (TERMINAL.has(run.status)) {
+  if (isTerminalStatus(run.status)) {
     await channel.send('end', { id: run.id, status: run.status })
     channel.end()
   }

@@ -1,3 +1,4 @@
+import { isTerminalStatus } from '../run_statuses.ts'
 import type {
   CheckpointRecord,
   InboxMessage,
@@ -26,10 +27,8 @@ export interface RunState {
   indexed: boolean
 }
 
-const TERMINAL: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'cancelled', 'continued'])
-
 export function isTerminal(status: RunStatus): boolean {
-  return TERMINAL.has(status)
+  return isTerminalStatus(status)
 }
 
 /** When a claim may take the run, or null when nothing makes it claimable by itself. */
