@@ -58,4 +58,36 @@ eachStore('lifecycle events', (test) => {
     assert.equal(channelEvents.length, 1)
     assert.ok(!JSON.stringify(channelEvents).includes('payload'), 'events never carry inputs')
   })
+
+  test('a child run and a continueAsNew successor are started runs: one run:started each', async (env) => {
+    const engine = await env.engine()
+    engine.register('leaf', 1, async (_ctx, n: number) => n * 2)
+    engine.register('rounds', 1, async (ctx, round: number) => {
+      const doubled = await ctx.child<number>('leaf', round)
+      if (round < 2) return ctx.continueAsNew(round + 1)
+      return doubled
+    })
+    const started: string[] = []
+    const ended: string[] = []
+    engine.on('run:started', (e) => started.push(`${e.workflow}:${e.runId}`))
+    engine.on('run:completed', (e) => ended.push(`${e.workflow}:${e.runId}`))
+    engine.on('run:continued', (e) => ended.push(`${e.workflow}:${e.runId}`))
+    const { runId } = await engine.start('rounds', 1)
+    await env.skip(20)
+    // waitForRun follows the continuation to the last run's outcome.
+    const outcome = await engine.waitForRun(runId, { timeoutMs: 5_000 })
+    assert.equal(outcome.status, 'completed')
+    assert.equal(outcome.output, 4)
+    // rounds 1 → leaf, continued → rounds 2 → leaf: four runs created, four run:started.
+    assert.equal(started.length, 4, started.join(', '))
+    assert.equal(new Set(started).size, 4)
+    assert.deepEqual(started.map((s) => s.split(':')[0]).sort(), [
+      'leaf',
+      'leaf',
+      'rounds',
+      'rounds',
+    ])
+    // Starts and endings balance: every started run ended exactly once.
+    assert.deepEqual([...started].sort(), [...ended].sort())
+  })
 })

@@ -10,6 +10,7 @@ import type { NewRun } from '../contracts/state_store.ts'
 import { RunIdConflictError } from '../errors/index.ts'
 import { assertCallerRunId } from '../execution/continue_as_new.ts'
 import type { Committer } from './committer.ts'
+import type { EventHub } from './events.ts'
 import type { ResolvedEngineOptions } from './options.ts'
 import type { WorkflowRegistry } from './registry.ts'
 
@@ -27,6 +28,7 @@ export interface ChildStarterDeps {
   options: ResolvedEngineOptions
   registry: WorkflowRegistry
   committer: Committer
+  events: EventHub
   /** Something became claimable at `at`: poll then (this engine may run the child itself). */
   wake(at: number): void
 }
@@ -53,6 +55,14 @@ export async function startChildRun(
   // An engine write (retried through a store outage), not a caller's: the parent's turn waits.
   const result = await deps.committer.enqueue({ type: 'createRun', run })
   if (result.status === 'applied') {
+    // A child is a run started like any other (metrics count starts against endings); a
+    // replayed parent finds it `exists` and says nothing.
+    if (deps.events.wants('run:started'))
+      deps.events.emit('run:started', {
+        runId: run.id,
+        workflow: run.workflow,
+        version: run.version,
+      })
     deps.wake(run.createdAt)
     return { ok: true }
   }

@@ -69,6 +69,7 @@ export class Driver {
             options: o,
             registry: deps.registry,
             committer: deps.committer,
+            events: deps.events,
             wake: (at) => this.wake(at),
           },
           request,

@@ -7,6 +7,7 @@
 import type { SerializedError } from '../contracts/codec.ts'
 import type { CheckpointRecord, ParkReason, TerminalStatus } from '../contracts/records.ts'
 import type {
+  CreateRunOp,
   EventWaitToRegister,
   FinishRunOp,
   OpResult,
@@ -84,7 +85,7 @@ export class TurnEnding {
     if (!this.begin('run continued as new')) return
     const { runId, workflow } = this.turn
     const successor = successorRunId(runId)
-    const create: StoreOp = {
+    const create: CreateRunOp = {
       type: 'createRun',
       run: {
         id: successor,
@@ -105,9 +106,18 @@ export class TurnEnding {
       continuedTo: successor,
     }
     this.clearEventWaits(finish)
-    if ((await this.commit([create, finish])) === null) return
+    const results = await this.commit([create, finish])
+    if (results === null) return
     if (this.deps.events.wants('run:continued'))
       this.deps.events.emit('run:continued', { ...this.ref(), successorRunId: successor })
+    // The successor is a started run (its ending is counted too); one created by an earlier,
+    // fenced attempt of this turn was announced then.
+    if (results[0]?.status === 'applied' && this.deps.events.wants('run:started'))
+      this.deps.events.emit('run:started', {
+        runId: successor,
+        workflow,
+        version: create.run.version,
+      })
     this.end({ kind: 'continued', continuedTo: successor })
   }
 

@@ -1,8 +1,8 @@
 /**
  * Run lifecycle counters, by workflow, fed by the engine's events. Each process counts what
- * it saw: `started` where engine.start was called (child runs and continueAsNew successors
- * emit no run:started), the endings where the run executed — sum over your processes
- * (PromQL `sum by (workflow)`) for the whole system.
+ * it saw: `started` where the run was created (engine.start, a child start, a continueAsNew
+ * successor, a retry with edited input or a fork), the endings where the run executed — sum
+ * over your processes (PromQL `sum by (workflow)`) for the whole system.
  */
 import { Counter } from 'prom-client'
 import type { MetricsContext, Unsubscribe } from './context.ts'
@@ -11,7 +11,7 @@ const ENDINGS = [
   [
     'started',
     'run:started',
-    'Runs started with engine.start in this process (not children or successors).',
+    'Runs created in this process (starts, child runs, continueAsNew successors, retries with edited input, forks).',
   ],
   ['completed', 'run:completed', 'Runs that completed, in this process.'],
   ['failed', 'run:failed', 'Runs that failed, in this process.'],

@@ -58,9 +58,9 @@ eachStore('metrics counts', (test) => {
     assert.equal(runs('started', 'orders'), 2)
     assert.equal(runs('started', 'billing'), 1)
     assert.equal(runs('started', 'inbox'), 1)
-    // The continuation chain 0 → 1 → 2: started once (successors are not starts), two runs
-    // ended continued and the last one completed.
-    assert.equal(runs('started', 'counter'), 1)
+    // The continuation chain 0 → 1 → 2: three runs started (successors are created runs), two
+    // ended continued and the last one completed — starts and endings balance.
+    assert.equal(runs('started', 'counter'), 3)
     assert.equal(runs('continued', 'counter'), 2)
     assert.equal(runs('completed', 'counter'), 1)
     assert.equal(runs('completed', 'orders'), 2)
