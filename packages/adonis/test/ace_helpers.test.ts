@@ -31,6 +31,7 @@ function run(fields: Partial<RunInfo>): RunInfo {
     turns: 0,
     leaseOwner: null,
     parentRunId: null,
+    parentSeq: null,
     continuedFrom: null,
     continuedTo: null,
     searchAttributes: {},

@@ -41,6 +41,8 @@ export interface RunInfo<I = unknown, O = unknown> {
   leaseOwner: string | null
   /** The run that started this one as its child (ctx.child / ctx.startChild), or null. */
   parentRunId: string | null
+  /** The position in the parent's history this child run was started at, or null. */
+  parentSeq: number | null
   /** The run this one continues (ctx.continueAsNew), or null. */
   continuedFrom: string | null
   /** Status `continued`: the successor that carries on; else null. */
@@ -98,6 +100,7 @@ export function toRunInfo<I, O>(
     turns: run.turns,
     leaseOwner: run.leaseOwner,
     parentRunId: run.parentRunId,
+    parentSeq: run.parentSeq,
     continuedFrom: run.continuedFrom,
     continuedTo: run.continuedTo,
     searchAttributes,

@@ -6,7 +6,7 @@ import type { Engine, RunInfo, RunOrigin } from '@cairn/core'
 import { RunNotFoundError } from '@cairn/core'
 import { toJsonValue } from './json_value.ts'
 import { iso, runSummary, type RunSummary } from './run_views.ts'
-import { waitsOf, type Wait } from './waits.ts'
+import { waitsOf, type OpenPosition, type Wait } from './waits.ts'
 
 const CHILDREN_SHOWN = 100
 const DERIVED_SHOWN = 50
@@ -38,12 +38,11 @@ export interface RunDetail extends Omit<RunSummary, 'error'> {
 export async function loadRunDetail(engine: Engine, runId: string): Promise<RunDetail> {
   const run = await engine.getRun(runId)
   if (run === null) throw new RunNotFoundError(`no run with id "${runId}"`)
-  const [children, derived, steps] = await Promise.all([
+  const [children, derived, open] = await Promise.all([
     engine.listRuns({ parentRunId: run.id, limit: CHILDREN_SHOWN }),
     engine.listRuns({ originRunId: run.id, limit: DERIVED_SHOWN }),
-    engine.getSteps(run.id),
+    openPositions(engine, run),
   ])
-  const childRunIds = await childRunIdsBySeq(engine, children.runs)
   return {
     ...runSummary(run),
     input: toJsonValue(run.input),
@@ -64,20 +63,26 @@ export async function loadRunDetail(engine: Engine, runId: string): Promise<RunD
       derived: derived.runs.map(runSummary),
       derivedTruncated: derived.nextCursor !== null,
     },
-    waits: waitsOf(steps, childRunIds, run.waitingOn),
+    waits: waitsOf(open, childRunIdsBySeq(children.runs), run.waitingOn),
   }
 }
 
-// The position each open child was started at lives on the child's store record (parentSeq).
-async function childRunIdsBySeq(
-  engine: Engine,
-  children: readonly RunInfo[],
-): Promise<Map<number, string>> {
-  const open = children.filter((c) => c.finishedAt === null)
-  const records = await Promise.all(open.map((c) => engine.store.getRun(c.id)))
+/**
+ * The positions still open (waiting, or a step's pending retry), straight from the store's
+ * records: a finished run has none, and an open run's completed outputs are not decoded.
+ */
+async function openPositions(engine: Engine, run: RunInfo): Promise<OpenPosition[]> {
+  if (run.finishedAt !== null) return []
+  const records = await engine.store.loadCheckpoints(run.id)
+  return records
+    .filter((r) => r.status === 'waiting' || r.status === 'retrying')
+    .map((r) => ({ ...r, wakeAt: r.wakeAt === null ? null : new Date(r.wakeAt) }))
+}
+
+/** The open child run started at each position of its parent. */
+function childRunIdsBySeq(children: readonly RunInfo[]): Map<number, string> {
   const bySeq = new Map<number, string>()
-  for (const record of records)
-    if (record?.parentSeq !== null && record?.parentSeq !== undefined)
-      bySeq.set(record.parentSeq, record.id)
+  for (const child of children)
+    if (child.finishedAt === null && child.parentSeq !== null) bySeq.set(child.parentSeq, child.id)
   return bySeq
 }

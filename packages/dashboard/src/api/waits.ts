@@ -6,6 +6,9 @@
 import type { StepInfo } from '@cairn/core'
 import { iso } from './run_views.ts'
 
+/** What a wait is read from: a checkpoint's position, kind, status and due time. */
+export type OpenPosition = Pick<StepInfo, 'seq' | 'name' | 'kind' | 'status' | 'wakeAt'>
+
 export type Wait =
   | { kind: 'timer'; seq: number; name: string; until: string | null }
   /** seq null: a signal wait without a timeout keeps no checkpoint; the run's waitingOn names it. */
@@ -19,7 +22,7 @@ export type Wait =
  * `waitingOn`: the run's description of its waits, for the signal waits that have no record.
  */
 export function waitsOf(
-  steps: readonly StepInfo[],
+  steps: readonly OpenPosition[],
   childRunIds: ReadonlyMap<number, string>,
   waitingOn: string | null,
 ): Wait[] {
@@ -43,7 +46,7 @@ function unrecordedSignals(waitingOn: string | null): string[] {
     .filter((name): name is string => name !== undefined)
 }
 
-function waitOf(step: StepInfo, childRunIds: ReadonlyMap<number, string>): Wait | null {
+function waitOf(step: OpenPosition, childRunIds: ReadonlyMap<number, string>): Wait | null {
   const { seq, name } = step
   if (step.status === 'retrying') return { kind: 'retry', seq, name, at: iso(step.wakeAt) }
   if (step.status !== 'waiting') return null
