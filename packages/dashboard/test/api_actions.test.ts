@@ -213,6 +213,17 @@ void describe('dashboard bulk actions', () => {
     )
   })
 
+  void test('bulkLimit is at most 10000; a limit that is not a number is refused', async () => {
+    const big = await fixture({ bulkLimit: 50_000 }, f.engine)
+    const dry = await call(big.dashboard, '/api/bulk/cancel', {
+      body: { filter: {}, dryRun: true, limit: 1_000_000 },
+    })
+    assert.equal(dry.json.limit, 10_000)
+    await big.close()
+    for (const bulkLimit of [Number.NaN, '5' as unknown as number])
+      await assert.rejects(fixture({ bulkLimit }, f.engine), { code: 'E_INVALID_ARGUMENT' })
+  })
+
   void test('a bulk filter with an unknown key is refused before anything is touched', async () => {
     const { status, json } = await call(f.dashboard, '/api/bulk/cancel', {
       body: { filter: { workflw: 'wait' } },
