@@ -3,6 +3,7 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import type { ListRunsQuery } from '@cairn/core'
 import { call, fixture, type Fixture } from './helpers.ts'
 
 void describe('dashboard actions', () => {
@@ -184,10 +185,10 @@ void describe('dashboard bulk actions', () => {
     await f.engine.whenQuiet()
     const [, gone] = ids as [string, string, string]
     // Another process cancels one run after the bulk action listed it and before it acts.
-    const listRuns = f.engine.listRuns.bind(f.engine)
-    f.engine.listRuns = async (query) => {
-      const page = await listRuns(query)
+    const listRuns = f.engine.listRuns
+    f.engine.listRuns = async <I, O>(query?: ListRunsQuery) => {
       f.engine.listRuns = listRuns
+      const page = await f.engine.listRuns<I, O>(query)
       await f.engine.cancel(gone, { reason: 'elsewhere' })
       return page
     }
