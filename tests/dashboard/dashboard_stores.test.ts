@@ -38,6 +38,54 @@ function registerAll(engine: Engine): void {
     return score
   })
   engine.register('parent', 1, async (ctx, _: unknown) => ctx.child('wait', {}))
+  engine.register('echo', 1, async (ctx, input: unknown) => ctx.localStep('echo', () => input))
+}
+
+/** A value of every kind the API reference says how to write as JSON. */
+function everyKind(): Record<string, unknown> {
+  return {
+    date: new Date('2026-01-02T03:04:05.678Z'),
+    invalidDate: new Date(Number.NaN),
+    big: 12345678901234567890n,
+    map: new Map<unknown, unknown>([
+      ['a', 1],
+      [2, new Date(0)],
+    ]),
+    set: new Set<unknown>(['x', 3n]),
+    buffer: Buffer.from('hi'),
+    typed: new Uint16Array([1, 2]),
+    arrayBuffer: new Uint8Array([255, 0]).buffer,
+    regexp: /a+b/gi,
+    error: Object.assign(new RangeError('bad'), { code: 'E_BAD' }),
+    plainError: new Error('plain'),
+    nan: Number.NaN,
+    inf: Number.POSITIVE_INFINITY,
+    negInf: Number.NEGATIVE_INFINITY,
+    missing: undefined,
+    list: [1, undefined, Number.NaN, Number.NEGATIVE_INFINITY],
+  }
+}
+
+/** everyKind() as docs/dashboard.md says the API writes it. */
+const EVERY_KIND_AS_JSON = {
+  date: '2026-01-02T03:04:05.678Z',
+  invalidDate: null,
+  big: '12345678901234567890',
+  map: [
+    ['a', 1],
+    [2, '1970-01-01T00:00:00.000Z'],
+  ],
+  set: ['x', '3'],
+  buffer: 'aGk=',
+  typed: 'AQACAA==',
+  arrayBuffer: '/wA=',
+  regexp: '/a+b/gi',
+  error: { name: 'RangeError', message: 'bad', code: 'E_BAD' },
+  plainError: { name: 'Error', message: 'plain' },
+  nan: null,
+  inf: null,
+  negInf: null,
+  list: [1, null, null, null],
 }
 
 /** Every run id of a filtered list, page by page (limit 2), through the dashboard's cursors. */
@@ -87,6 +135,20 @@ eachStore('dashboard API', (test) => {
       { workflow: 'greet', count: 5 },
       { workflow: 'scored', count: 3 },
     ])
+  })
+
+  test('payloads of every kind are written as the API reference says', async (env) => {
+    const engine = await env.engine()
+    registerAll(engine)
+    const dashboard = dashboardOf(engine)
+    const { runId } = await engine.start('echo', everyKind())
+    await engine.waitForRun(runId, { timeoutMs: 5_000 })
+    const { status, json } = await call(dashboard, `/api/runs/${runId}`)
+    assert.equal(status, 200)
+    assert.deepEqual(json.run.input, EVERY_KIND_AS_JSON)
+    assert.deepEqual(json.run.output, EVERY_KIND_AS_JSON)
+    const steps = await call(dashboard, `/api/runs/${runId}/steps`)
+    assert.deepEqual(steps.json.steps[0].output, EVERY_KIND_AS_JSON)
   })
 
   test('steps come a page at a time; the detail shows lineage and waits', async (env) => {

@@ -11,6 +11,8 @@ import {
   SimpleSpanProcessor,
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-base'
+import { instrumentCairn } from '@cairn/core/otel'
+import type { Env } from '../helpers/harness.ts'
 
 context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())
 propagation.setGlobalPropagator(new W3CTraceContextPropagator())
@@ -29,4 +31,17 @@ export function traceparent(): string | undefined {
   const headers: Record<string, string> = {}
   propagation.inject(context.active(), headers)
   return headers.traceparent
+}
+
+/** Instrumented for the test's duration only, with an empty exporter. */
+export function traced(fn: (env: Env) => Promise<void>): (env: Env) => Promise<void> {
+  return async (env) => {
+    exporter.reset()
+    const instrumentation = instrumentCairn({ tracerProvider })
+    try {
+      await fn(env)
+    } finally {
+      instrumentation.disable()
+    }
+  }
 }

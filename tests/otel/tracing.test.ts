@@ -9,21 +9,8 @@ import { SpanStatusCode } from '@opentelemetry/api'
 import { FatalError } from '@cairn/core'
 import { instrumentCairn } from '@cairn/core/otel'
 import { tracing } from '../../packages/core/src/execution/tracing_hooks.ts'
-import { eachStore, type Env } from '../helpers/harness.ts'
-import { exporter, spansNamed, traceparent, tracerProvider } from './otel_setup.ts'
-
-/** Instrumented for the test's duration only, with an empty exporter. */
-function traced(fn: (env: Env) => Promise<void>): (env: Env) => Promise<void> {
-  return async (env) => {
-    exporter.reset()
-    const instrumentation = instrumentCairn({ tracerProvider })
-    try {
-      await fn(env)
-    } finally {
-      instrumentation.disable()
-    }
-  }
-}
+import { eachStore } from '../helpers/harness.ts'
+import { exporter, spansNamed, traceparent, traced, tracerProvider } from './otel_setup.ts'
 
 eachStore('OpenTelemetry tracing', (test) => {
   test(

@@ -92,9 +92,13 @@ async function freshMysqlDatabase(): Promise<Database> {
 /** Whether `charge` fails (its card is declined) — flipped by a test to let a retry succeed. */
 export const cardState = { declined: true }
 
+/** What `booking`'s compensation undid, in the order it ran (the engine runs in this process). */
+export const compensated: string[] = []
+
 /**
- * A driving engine with `greet` (completes), `charge` (fails while the card is declined) and
- * `approval` (waits for a signal).
+ * A driving engine with `greet` (completes), `charge` (fails while the card is declined),
+ * `approval` (waits for a signal) and `booking` (holds a seat, with a compensation that
+ * releases it, then waits for a signal).
  */
 export async function drivingEngine(store: StateStore): Promise<Engine> {
   const engine = new Engine({ store, logger: silentLogger, pollIntervalMs: 50, instanceId: 'app' })
@@ -109,6 +113,12 @@ export async function drivingEngine(store: StateStore): Promise<Engine> {
     })
   })
   engine.register('approval', 1, async (ctx) => ctx.waitForSignal('decision'))
+  engine.register('booking', 1, async (ctx, seat: string) => {
+    await ctx.localStep('hold', () => `hold-${seat}`, {
+      compensate: (hold: string) => void compensated.push(`released ${hold}`),
+    })
+    return ctx.waitForSignal('confirm')
+  })
   await engine.startDriving()
   return engine
 }

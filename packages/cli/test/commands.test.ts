@@ -4,11 +4,13 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { pathToFileURL } from 'node:url'
 import type { Engine } from '@cairn/core'
 import {
   cairn,
   cardState,
   cliStores,
+  compensated,
   drivingEngine,
   freshDatabase,
   type Database,
@@ -59,6 +61,22 @@ for (const kind of await cliStores()) {
       assert.match(stdout, /charge-1\s+charge@2\s+failed\s.*E_FATAL: card declined/)
       assert.match(stdout, /greet-1\s+greet@1\s+completed/)
     })
+
+    void test(
+      'a SQLite file given as a bare path, sqlite:///abs and file:///abs is the same store',
+      { skip: kind !== 'sqlite' && 'SQLite only' },
+      async () => {
+        const path = db.url.slice('sqlite:'.length)
+        for (const url of [path, `sqlite://${path}`, pathToFileURL(path).href]) {
+          const { code, stdout, stderr } = await cairn(['runs', '--store', url, '--json'])
+          assert.equal(code, 0, `${url}: ${stderr}`)
+          assert.ok(
+            JSON.parse(stdout).runs.some((r: { id: string }) => r.id === runs.greet),
+            `${url} lists the seeded runs`,
+          )
+        }
+      },
+    )
 
     void test('runs --json: filters by status and workflow, pages with the printed cursor', async () => {
       const failed = JSON.parse(
@@ -163,6 +181,32 @@ for (const kind of await cliStores()) {
       assert.match(
         again.stderr,
         /^E_INVALID_ARGUMENT: run "approval-1" already finished \(cancelled\)/,
+      )
+    })
+
+    void test('cancel <id> --compensate: the driving engine runs the compensations, then the run ends cancelled', async () => {
+      compensated.length = 0
+      const { runId } = await engine.start('booking', '12A', { runId: 'booking-1' })
+      while ((await engine.getRun(runId))?.status !== 'waiting')
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      const { code, stdout } = await cairn([
+        'cancel',
+        runId,
+        '--store',
+        db.url,
+        '--compensate',
+        '--reason',
+        'seat no longer wanted',
+      ])
+      assert.equal(code, 0)
+      assert.match(stdout, /Run booking-1 asked to stop: it ends cancelled once an engine/)
+      const outcome = await engine.waitForRun(runId, { timeoutMs: 30_000 })
+      assert.equal(outcome.status, 'cancelled')
+      assert.deepEqual(compensated, ['released hold-12A'])
+      const steps = await engine.getSteps(runId)
+      assert.deepEqual(
+        steps.filter((s) => s.name === 'compensate:hold').map((s) => s.status),
+        ['completed'],
       )
     })
 

@@ -98,14 +98,14 @@ export function resolveOptions(options: DashboardOptions): ResolvedOptions {
     authorize,
     mode: authModeOf(tokens.length > 0, authorize !== undefined, development),
     secret: checkSecret(options.secret),
-    bulkLimit: clampInt(options.bulkLimit ?? 1000, 1, MAX_BULK_LIMIT),
+    bulkLimit: clampInt(checkNumber(options.bulkLimit ?? 1000, 'bulkLimit'), 1, MAX_BULK_LIMIT),
     readOnly: options.readOnly === true,
     logger: options.logger ?? options.engine.options.logger,
     consoleDir: options.consoleDir ?? DEFAULT_CONSOLE_DIR,
     keepAliveMs: options.stream?.keepAliveMs ?? 15_000,
     runPollMs: options.stream?.runPollMs ?? 1_000,
     listPollMs: options.stream?.listPollMs ?? 2_000,
-    sessionTtlMs: options.sessionTtlMs ?? 12 * 3_600_000,
+    sessionTtlMs: checkPositiveInteger(options.sessionTtlMs ?? 12 * 3_600_000, 'sessionTtlMs'),
     secureCookies: checkOptionalBoolean(options.secureCookies, 'secureCookies'),
     metrics: options.metrics,
   }
@@ -137,6 +137,19 @@ function checkOptionalBoolean(value: unknown, name: string): boolean | undefined
   if (value !== undefined && typeof value !== 'boolean')
     throw new InvalidArgumentError(`dashboard ${name} must be true or false`)
   return value
+}
+
+// NaN comes through Math.min/Math.max untouched: clamping alone would keep a limit of NaN.
+function checkNumber(value: unknown, name: string): number {
+  if (typeof value !== 'number' || Number.isNaN(value))
+    throw new InvalidArgumentError(`dashboard ${name} must be a number`)
+  return value
+}
+
+function checkPositiveInteger(value: unknown, name: string): number {
+  if (!Number.isSafeInteger(value) || (value as number) <= 0)
+    throw new InvalidArgumentError(`dashboard ${name} must be a positive integer`)
+  return value as number
 }
 
 function checkSecret(secret: string | undefined): string {

@@ -3,6 +3,7 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import type { ListRunsQuery } from '@cairn/core'
 import { call, fixture, type Fixture } from './helpers.ts'
 
 void describe('dashboard actions', () => {
@@ -70,6 +71,31 @@ void describe('dashboard actions', () => {
     const { status, json } = await call(f.dashboard, `/api/runs/${runId}/continue`, { body: {} })
     assert.equal(status, 409)
     assert.equal(json.error.code, 'E_NOT_AT_BREAKPOINT')
+  })
+
+  void test('a payload the codec refuses is 400 E_NOT_SERIALIZABLE and nothing is written', async () => {
+    // Valid JSON well under the body cap, nested deeper than the codec's 512 levels.
+    let deep: unknown = 'bottom'
+    for (let i = 0; i < 600; i++) deep = { deeper: deep }
+    const runId = await waitingRun()
+    const signal = await call(f.dashboard, `/api/runs/${runId}/signal`, {
+      body: { name: 'go', payload: deep },
+    })
+    assert.equal(signal.status, 400)
+    assert.equal(signal.json.error.code, 'E_NOT_SERIALIZABLE')
+    const runsBefore = (await f.engine.listRuns({ limit: 1000 })).runs.length
+    const retried = await call(f.dashboard, `/api/runs/${runId}/retry-with-input`, {
+      body: { input: deep },
+    })
+    assert.equal(retried.status, 400)
+    assert.equal(retried.json.error.code, 'E_NOT_SERIALIZABLE')
+    assert.equal((await f.engine.listRuns({ limit: 1000 })).runs.length, runsBefore, 'no run made')
+    await f.engine.whenQuiet()
+    assert.equal((await f.engine.getRun(runId))?.status, 'waiting', 'no signal delivered')
+    // The wait takes the first `go` signal: this one, since the refused one was never stored.
+    await call(f.dashboard, `/api/runs/${runId}/signal`, { body: { name: 'go', payload: 'ok' } })
+    const outcome = await f.engine.waitForRun(runId, { timeoutMs: 5000 })
+    assert.deepEqual(outcome, { runId, status: 'completed', output: 'ok' })
   })
 
   void test('actions on an unknown run are 404; unknown fields are 400', async () => {
@@ -150,6 +176,53 @@ void describe('dashboard bulk actions', () => {
       truncated: false,
       limit: 3,
     })
+  })
+
+  void test("one run's failure is listed with its code and the others are acted on", async () => {
+    const ids: string[] = []
+    for (let i = 0; i < 3; i++)
+      ids.push((await f.engine.start('wait', {}, { tags: ['partial'] })).runId)
+    await f.engine.whenQuiet()
+    const [, gone] = ids as [string, string, string]
+    // Another process cancels one run after the bulk action listed it and before it acts.
+    const listRuns = f.engine.listRuns
+    f.engine.listRuns = async <I, O>(query?: ListRunsQuery) => {
+      f.engine.listRuns = listRuns
+      const page = await f.engine.listRuns<I, O>(query)
+      await f.engine.cancel(gone, { reason: 'elsewhere' })
+      return page
+    }
+    const { status, json } = await call(f.dashboard, '/api/bulk/cancel', {
+      body: { filter: { tag: 'partial' }, reason: 'bulk' },
+    })
+    f.engine.listRuns = listRuns
+    assert.equal(status, 200)
+    assert.deepEqual(json, {
+      ok: true,
+      matched: 3,
+      applied: 2,
+      failed: [{ runId: gone, code: 'E_RUN_TERMINAL' }],
+      truncated: false,
+      limit: 3,
+    })
+    for (const runId of ids) assert.equal((await f.engine.getRun(runId))?.status, 'cancelled')
+    const reasons = await Promise.all(ids.map((id) => f.engine.getRun(id)))
+    assert.deepEqual(
+      reasons.map((run) => run?.error?.message),
+      ids.map((id) => (id === gone ? 'elsewhere' : 'bulk')),
+      "the listed run kept the other process's cancel; the rest got the bulk one",
+    )
+  })
+
+  void test('bulkLimit is at most 10000; a limit that is not a number is refused', async () => {
+    const big = await fixture({ bulkLimit: 50_000 }, f.engine)
+    const dry = await call(big.dashboard, '/api/bulk/cancel', {
+      body: { filter: {}, dryRun: true, limit: 1_000_000 },
+    })
+    assert.equal(dry.json.limit, 10_000)
+    await big.close()
+    for (const bulkLimit of [Number.NaN, '5' as unknown as number])
+      await assert.rejects(fixture({ bulkLimit }, f.engine), { code: 'E_INVALID_ARGUMENT' })
   })
 
   void test('a bulk filter with an unknown key is refused before anything is touched', async () => {

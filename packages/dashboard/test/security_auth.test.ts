@@ -153,6 +153,25 @@ void describe('security: session cookie login', () => {
     )
   })
 
+  void test('sessionTtlMs: the cookie lasts 12 hours by default, or as long as configured', async () => {
+    const login = async (dashboard: Fixture['dashboard']) =>
+      call(dashboard, '/api/session', { base: '/ops', body: { token: TOKEN }, bearer: false })
+    const byDefault = await login(f.dashboard)
+    assert.match(byDefault.headers.get('set-cookie') ?? '', /; Max-Age=43200;/)
+    const short = await fixture({ basePath: '/ops', sessionTtlMs: 60_000 }, f.engine)
+    assert.match((await login(short.dashboard)).headers.get('set-cookie') ?? '', /; Max-Age=60;/)
+    const brief = await fixture({ basePath: '/ops', sessionTtlMs: 250 }, f.engine)
+    const cookie = cookieOf((await login(brief.dashboard)).headers.get('set-cookie'))
+    const reuse = () =>
+      call(brief.dashboard, '/api/runs', { base: '/ops', bearer: false, headers: { cookie } })
+    assert.equal((await reuse()).status, 200)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    assert.equal((await reuse()).status, 401, 'the session ended with its lifetime')
+    await Promise.all([short.close(), brief.close()])
+    for (const sessionTtlMs of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])
+      await assert.rejects(fixture({ sessionTtlMs }, f.engine), { code: 'E_INVALID_ARGUMENT' })
+  })
+
   void test('a forged, altered, expired or anonymous session is 401', async () => {
     const valid = encodeSession(SECRET, newSession(SECRET, TOKEN, 60_000))
     assert.equal((await get(`cairn_session=${valid}`)).status, 200)

@@ -25,6 +25,8 @@ void describe('security: response headers', () => {
     assert.equal(headers.get('x-content-type-options'), 'nosniff', what)
     assert.equal(headers.get('referrer-policy'), 'no-referrer', what)
     assert.equal(headers.get('x-frame-options'), 'DENY', what)
+    assert.equal(headers.get('cross-origin-opener-policy'), 'same-origin', what)
+    assert.equal(headers.get('cross-origin-resource-policy'), 'same-origin', what)
   }
 
   void test('the policy is the documented one', () => {
@@ -57,7 +59,15 @@ void describe('security: response headers', () => {
       }),
     )
     assertSecure(stream.headers, 'event stream')
+    assert.equal(stream.headers.get('content-type')?.startsWith('text/event-stream'), true)
     await stream.body?.cancel()
+    const runStream = await f.dashboard.fetch(
+      new Request(`${ORIGIN}/ops/api/stream/runs/${runId}`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      }),
+    )
+    assertSecure(runStream.headers, "one run's event stream")
+    await runStream.body?.cancel()
   })
 
   void test('API responses are JSON and never cached', async () => {

@@ -7,6 +7,7 @@ import type { RunBacklog, StateStore } from '@cairn/core/contracts'
 import { createMetrics } from '../../src/metrics/index.ts'
 import { eachStore } from '../../../../tests/helpers/harness.ts'
 import { parseExposition, valueOf } from './exposition.ts'
+import { silentLogger } from '@cairn/core'
 
 /** The store, with backlog() counted and switchable to fail or hang. */
 function controlled(store: StateStore) {
@@ -95,6 +96,20 @@ eachStore('metrics backlog', (test) => {
     await expect(1, 2, 'a read past the timeout too')
     control.mode = 'ok'
     await expect(2, 2, 'the store answers again')
+    metrics.close()
+  })
+
+  test('a failed read is logged at warn and the store is not asked again within the period', async (env) => {
+    const { wrapped, control } = controlled(env.handle.store)
+    const warned: string[] = []
+    const logger = { ...silentLogger, warn: (_: object, message: string) => warned.push(message) }
+    const engine = await env.engine({ store: wrapped, drive: false, logger })
+    const metrics = createMetrics(engine, { backlogCacheMs: 60_000 })
+    control.mode = 'fail'
+    assert.equal((await scrape(metrics)).errors, 1)
+    assert.equal((await scrape(metrics)).errors, 1, 'the failure is cached like a reading')
+    assert.equal(control.calls, 1)
+    assert.deepEqual(warned, ['cairn metrics: reading the backlog failed'])
     metrics.close()
   })
 })

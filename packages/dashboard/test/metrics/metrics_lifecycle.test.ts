@@ -55,6 +55,38 @@ eachStore('metrics labels and registry', (test) => {
     metrics.close()
   })
 
+  test('workflow names beyond maxWorkflows count as _other; long names are cut to 128', async (env) => {
+    const engine = await env.engine({ drive: false })
+    const long = 'w'.repeat(128)
+    const steps = (ctx: { localStep(name: string, fn: () => number): Promise<number> }) =>
+      // Two step names alike in their first 128 characters: one series, counted twice.
+      ctx
+        .localStep(`${'s'.repeat(128)}-first`, () => 1)
+        .then(() => ctx.localStep(`${'s'.repeat(128)}-second`, () => 2))
+    for (const name of ['first', `${long}-long`, 'third']) engine.register(name, 1, steps)
+    const metrics = createMetrics(engine, { maxWorkflows: 2 })
+    await engine.startDriving()
+    for (const name of ['first', `${long}-long`, 'third'])
+      await engine.waitForRun((await engine.start(name, null)).runId, { timeoutMs: 5_000 })
+    const scraped = parseExposition(await metrics.render())
+    const started = samplesOf(scraped, 'cairn_runs_started_total').map((s) => [
+      s.labels.workflow,
+      s.value,
+    ])
+    assert.deepEqual(started.sort(), [
+      ['_other', 1],
+      ['first', 1],
+      [long, 1],
+    ])
+    const stepSeries = samplesOf(scraped, 'cairn_step_duration_seconds_count')
+    assert.deepEqual(stepSeries.map((s) => [s.labels.workflow, s.labels.step, s.value]).sort(), [
+      ['_other', 's'.repeat(128), 2],
+      ['first', 's'.repeat(128), 2],
+      [long, 's'.repeat(128), 2],
+    ])
+    metrics.close()
+  })
+
   test('close() unsubscribes and removes only its own metrics from a shared registry', async (env) => {
     const engine = await env.engine({ drive: false })
     engine.register('one', 1, async () => 'done')
