@@ -46,7 +46,10 @@ eachStore('cancel and drain', (test) => {
     await engine.cancel(runId)
     await env.skip(86_400_000)
     assert.equal((await engine.getRun(runId))?.status, 'cancelled')
-    await assert.rejects(engine.cancel(runId), /already finished \(cancelled\)/)
+    await assert.rejects(engine.cancel(runId), {
+      code: 'E_RUN_TERMINAL',
+      message: /already finished \(cancelled\)/,
+    })
     await assert.rejects(engine.cancel('missing'), { code: 'E_RUN_NOT_FOUND' })
     await assert.rejects(engine.cancel('bad\u0000id'), { code: 'E_INVALID_ARGUMENT' })
   })

@@ -165,7 +165,10 @@ eachStore('sagas', (test) => {
     engine.register('quick', 1, async () => 'done')
     const quick = await engine.start('quick', null)
     await engine.waitForRun(quick.runId, { timeoutMs: 5_000 })
-    await assert.rejects(engine.cancel(quick.runId, { compensate: true }), /already finished/)
+    await assert.rejects(engine.cancel(quick.runId, { compensate: true }), {
+      code: 'E_RUN_TERMINAL',
+      message: /already finished \(completed\)/,
+    })
   })
 
   test('cancel with compensation of a running run lets the step in flight finish, undoes it too, starts nothing new', async (env) => {

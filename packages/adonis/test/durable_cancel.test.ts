@@ -27,7 +27,7 @@ void test('cancels a run that has not finished; a finished or unknown run is an 
   assert.equal(again.code, 1)
   assert.match(
     again.stderr,
-    /E_INVALID_ARGUMENT: run "to-cancel" already finished \(cancelled\); it cannot be cancelled/,
+    /E_RUN_TERMINAL: run "to-cancel" already finished \(cancelled\); it cannot be cancelled/,
   )
   const unknown = await runAce(['durable:cancel', 'no-such-run'], db)
   assert.equal(unknown.code, 1)

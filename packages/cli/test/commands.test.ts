@@ -178,10 +178,7 @@ for (const kind of await cliStores()) {
       assert.match(run?.error?.message ?? '', /no longer needed/)
       const again = await cairn(['cancel', runs.approval, '--store', db.url])
       assert.equal(again.code, 1)
-      assert.match(
-        again.stderr,
-        /^E_INVALID_ARGUMENT: run "approval-1" already finished \(cancelled\)/,
-      )
+      assert.match(again.stderr, /^E_RUN_TERMINAL: run "approval-1" already finished \(cancelled\)/)
     })
 
     void test('cancel <id> --compensate: the driving engine runs the compensations, then the run ends cancelled', async () => {

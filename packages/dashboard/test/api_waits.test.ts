@@ -42,7 +42,7 @@ void describe('dashboard run waits', () => {
     const detail = await until(runId, (run) => run.waits.length === 3)
     const children = await engine.listRuns({ parentRunId: runId })
     assert.equal(children.runs.length, 1)
-    const byKind = new Map(detail.waits.map((w: Json) => [w.kind, w]))
+    const byKind = new Map<string, Json>(detail.waits.map((w: Json) => [w.kind, w]))
     assert.deepEqual([...byKind.keys()].sort(), ['child', 'retry', 'timer'])
     assert.equal(byKind.get('child').runId, children.runs[0]?.id)
     assert.equal(byKind.get('child').seq, children.runs[0]?.parentSeq)

@@ -23,7 +23,6 @@ import {
   RunTerminalError,
   WaitTimeoutError,
 } from '../errors/index.ts'
-import { ErrorCodes } from '../errors/index.ts'
 import { Deliverer } from '../execution/deliverer.ts'
 import type {
   StepHandler,
@@ -451,7 +450,7 @@ export class Engine {
   /**
    * Cancel a run that has not finished: it becomes `cancelled` at once, its executing turn (here
    * or elsewhere) is fenced off, and no new step starts. E_RUN_NOT_FOUND for an unknown id;
-   * cancelling a finished run is an error naming its status. A run that continued as new
+   * cancelling a finished run is E_RUN_TERMINAL naming its status. A run that continued as new
    * passes the cancel on to the latest run of its chain.
    */
   async cancel(runId: string, options: CancelOptions = {}): Promise<void> {
@@ -467,11 +466,9 @@ export class Engine {
       if (successor !== null) return this.cancel(successor, options)
     }
     if (result.status === 'terminal') {
-      throw new InvalidArgumentError(
+      throw new RunTerminalError(
         `run "${runId}" already finished (${result.current.status}); it cannot be cancelled`,
-        {
-          details: { runId, status: result.current.status, code: ErrorCodes.RUN_CANCELLED },
-        },
+        { details: { runId, status: result.current.status } },
       )
     }
     await cancelChildren(this.cancellationDeps(), runId, reason)
@@ -570,11 +567,9 @@ export class Engine {
       const status = (error.details as { status?: string }).status
       const successor = status === 'continued' ? await successorOf(this.options.store, runId) : null
       if (successor !== null) return { successor }
-      throw new InvalidArgumentError(
+      throw new RunTerminalError(
         `run "${runId}" already finished (${status}); it cannot be cancelled`,
-        {
-          details: { runId, status, code: ErrorCodes.RUN_CANCELLED },
-        },
+        { details: { runId, status } },
       )
     })
     // The run continued as new: the latest run of its chain is the one to unwind.

@@ -4,10 +4,9 @@
  * `{ ok: true, … }`.
  */
 import type { Hono } from 'hono'
-import { CairnError, ErrorCodes, type Engine } from '@cairn/core'
+import type { Engine } from '@cairn/core'
 import type { AppEnv } from '../http/app_env.ts'
 import { readJsonObject } from '../http/body.ts'
-import { HttpError } from '../http/http_error.ts'
 import { jsonResponse } from '../http/responses.ts'
 import { onlyKeys, optionalBoolean, optionalString, requiredString } from './body_fields.ts'
 
@@ -23,7 +22,7 @@ export function mountActionRoutes(app: Hono<AppEnv>, engine: Engine): void {
     onlyKeys(body, ['reason', 'compensate'])
     const reason = optionalString(body, 'reason')
     const compensate = optionalBoolean(body, 'compensate')
-    await cancelRun(engine, c.req.param('id'), { reason, compensate })
+    await engine.cancel(c.req.param('id'), { reason, compensate })
     return jsonResponse({ ok: true })
   })
 
@@ -47,24 +46,3 @@ export function mountActionRoutes(app: Hono<AppEnv>, engine: Engine): void {
   })
 }
 
-/**
- * engine.cancel reports a finished run as E_INVALID_ARGUMENT naming its status; the API
- * answers that as 409 E_RUN_TERMINAL, like every other action on a finished run.
- */
-export async function cancelRun(
-  engine: Engine,
-  runId: string,
-  options: { reason?: string; compensate?: boolean },
-): Promise<void> {
-  try {
-    await engine.cancel(runId, options)
-  } catch (error) {
-    if (CairnError.isCairnError(error) && error.details.code === ErrorCodes.RUN_CANCELLED)
-      throw new HttpError(
-        409,
-        'E_RUN_TERMINAL',
-        `run "${runId}" already finished (${String(error.details.status)})`,
-      )
-    throw error
-  }
-}

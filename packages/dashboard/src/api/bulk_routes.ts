@@ -11,7 +11,6 @@ import type { AppEnv } from '../http/app_env.ts'
 import { readJsonObject } from '../http/body.ts'
 import { toHttpError } from '../http/http_error.ts'
 import { jsonResponse } from '../http/responses.ts'
-import { cancelRun } from './action_routes.ts'
 import { onlyKeys, optionalBoolean, optionalInteger, optionalString } from './body_fields.ts'
 import { filterFromObject, toListRunsQuery, type RunFilter } from './run_filter.ts'
 import { clampInt } from '../options.ts'
@@ -29,7 +28,7 @@ const ACTIONS: Readonly<Record<string, BulkAction>> = {
   cancel: {
     statuses: ['pending', 'running', 'waiting', 'parked'],
     apply: (engine, runId, body) =>
-      cancelRun(engine, runId, { reason: optionalString(body, 'reason') }),
+      engine.cancel(runId, { reason: optionalString(body, 'reason') }),
   },
 }
 
