@@ -1,6 +1,6 @@
 /**
  * What a database migrated by an older release (revision 1: before inboxes; revision 2: before
- * children; revision 3: before broadcast events) must do once a current store has opened it: its runs read with an empty inbox and
+ * children; revision 3: before broadcast events; revision 7: before checkpoint inputs) must do once a current store has opened it: its runs read with an empty inbox and
  * no parent, they accept, count and return messages, and they can have children, listed under
  * them, whose outcome reaches their inbox.
  */
@@ -12,6 +12,7 @@ export const OLD_REVISIONS: ReadonlyArray<[revision: number, before: string]> = 
   [1, 'before inboxes'],
   [2, 'before children'],
   [3, 'before broadcast events'],
+  [7, 'before checkpoint inputs'],
 ]
 
 /** The run every old fixture holds: pending, created at 1_000. */
