@@ -212,7 +212,9 @@ async function oldDatabase(database: string, revision: number): Promise<void> {
   await old.open()
   await old.close()
   await adminQuery(insertOldRun(`\`${database}\`.cairn_runs`))
-  await adminQuery(insertOldCheckpoint(`\`${database}\`.cairn_runs`, `\`${database}\`.cairn_checkpoints`))
+  await adminQuery(
+    insertOldCheckpoint(`\`${database}\`.cairn_runs`, `\`${database}\`.cairn_checkpoints`),
+  )
 }
 
 /** Opens a current store on `database`: upgraded in place, the same schema as a fresh one. */

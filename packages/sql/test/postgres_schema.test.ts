@@ -90,7 +90,9 @@ for (const [revision, before] of OLD_REVISIONS) {
         await old.open()
         await old.close()
         await adminQuery(insertOldRun(`"${schema}".cairn_runs`))
-        await adminQuery(insertOldCheckpoint(`"${schema}".cairn_runs`, `"${schema}".cairn_checkpoints`))
+        await adminQuery(
+          insertOldCheckpoint(`"${schema}".cairn_runs`, `"${schema}".cairn_checkpoints`),
+        )
         const store = createPostgresStore({ connectionString: PG_URL, schema })
         await store.open()
         try {
