@@ -165,7 +165,8 @@ export interface CheckpointRecord {
   /**
    * The encoded input of a registered step (kind `step`) as the codec wrote it — the text a
    * remote worker would receive. Null for kinds without an input (a local step is a closure)
-   * and for rows written before migration 008.
+   * and for rows written before migration 008; for a registered step, also when it was called
+   * without input or the codec refused the input (the step failed E_NOT_SERIALIZABLE).
    */
   input: string | null
   output: string | null
