@@ -87,6 +87,18 @@ eachStore('step inputs', (test) => {
     assert.deepEqual(await inputs(engine, runId), [['charge', 'step', 'failed', { cents: 1 }]])
   })
 
+  test('an input the codec refuses fails the step, which records none', async (env) => {
+    const engine = await env.engine()
+    let calls = 0
+    engine.registerStep('charge', () => ++calls)
+    engine.register('w', 1, async (ctx) => ctx.step('charge', { callback: () => 1 }))
+    const { runId } = await engine.start('w', null)
+    assert.equal((await engine.waitForRun(runId, { timeoutMs: 5_000 })).status, 'failed')
+    assert.equal(calls, 0)
+    assert.deepEqual(await inputs(engine, runId), [['charge', 'step', 'failed', undefined]])
+    assert.equal((await engine.getSteps(runId))[0]?.error?.code, 'E_NOT_SERIALIZABLE')
+  })
+
   test('a fork keeps the inputs of the steps it copies; re-run steps record theirs again', async (env) => {
     const engine = await env.engine()
     engine.registerStep('reserve', (order: typeof ORDER) => order.skus.size)
