@@ -25,6 +25,7 @@ export function microOps(runId: (i: number) => string) {
         status,
         attempts: 1,
         order: status === 'completed' ? seq + 1 : null,
+        input: null,
         output: status === 'completed' ? BODY : null,
         error: null,
         wakeAt: status === 'completed' ? null : now + 1000,

@@ -84,6 +84,7 @@ function batchOps(shape: Shape, b: number): StoreOp[] {
         status: 'completed',
         attempts: 1,
         order: seq + 1,
+        input: null,
         output: '{"i":1,"ok":true,"v":1}',
         error: null,
         wakeAt: null,

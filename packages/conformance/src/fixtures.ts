@@ -77,6 +77,7 @@ export function checkpoint(
     status: 'completed',
     attempts: 1,
     order: seq + 1,
+    input: null,
     output: JSON.stringify({ seq }),
     error: null,
     wakeAt: null,

@@ -12,6 +12,7 @@ import { cancelTests } from './cancel.ts'
 import { childrenTests } from './children.ts'
 import { continuationTests } from './continuations.ts'
 import { checkpointTests } from './checkpoints.ts'
+import { checkpointInputTests } from './checkpoint_input.ts'
 import { checkpointPageTests } from './checkpoint_page.ts'
 import { claimTests } from './claims_leases.ts'
 import { eventTests } from './events.ts'
@@ -36,6 +37,7 @@ export function storeConformance(test: TestFn, factory: StoreFactory): void {
   runsCreateTests(definer(test, factory, 'createRun'))
   batchFencingTests(definer(test, factory, 'applyBatch and fencing'))
   checkpointTests(definer(test, factory, 'checkpoints'))
+  checkpointInputTests(definer(test, factory, 'checkpoint inputs'))
   claimTests(definer(test, factory, 'claims and leases'))
   leaseRecoveryTests(definer(test, factory, 'lease recovery'))
   transitionTests(definer(test, factory, 'suspend, release, finish, park'))

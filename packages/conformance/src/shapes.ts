@@ -79,6 +79,7 @@ const CHECKPOINT_FIELDS: Record<keyof CheckpointRecord, Check> = {
   status: oneOf(CHECKPOINT_STATUSES),
   attempts: integer,
   order: integerOrNull,
+  input: textOrNull,
   output: textOrNull,
   error: textOrNull,
   wakeAt: integerOrNull,

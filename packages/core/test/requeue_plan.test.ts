@@ -34,6 +34,7 @@ function record(seq: number, order: number | null, fields: Partial<CheckpointRec
     status: 'completed',
     attempts: 1,
     order,
+    input: null,
     output: null,
     error: null,
     wakeAt: null,

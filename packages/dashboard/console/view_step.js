@@ -1,5 +1,5 @@
-// One position of a run: its facts, formatted output and error with copy buttons, links to
-// its neighbours, and “Fork from here”.
+// One position of a run: its facts, formatted input (registered steps), output and error with
+// copy buttons, links to its neighbours, and “Fork from here”.
 import { forkFrom } from './actions.js'
 import { get } from './api.js'
 import { h, replace, takeFocusFromMain } from './dom.js'
@@ -96,6 +96,8 @@ function stepDetail(run, step, hasNext) {
         : null,
     ),
     step.error ? jsonBlock('Error', step.error) : null,
+    // Only registered steps record one; null is what every other position has, so no section.
+    step.input === null || step.input === undefined ? null : jsonBlock('Input', step.input),
     jsonBlock('Output', step.output),
   ]
 }

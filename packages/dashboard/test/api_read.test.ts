@@ -48,6 +48,7 @@ void describe('dashboard read API', () => {
     assert.equal(json.steps.length, 1)
     assert.equal(json.steps[0].name, 'hello')
     assert.equal(json.steps[0].output, 'hi Ada')
+    assert.equal(json.steps[0].input, null, 'a local step records no input')
     assert.equal(json.nextFromSeq, null)
   })
 
@@ -56,6 +57,30 @@ void describe('dashboard read API', () => {
     assert.deepEqual(
       json.workflows.map((w: { workflow: string }) => w.workflow),
       ['greet', 'fail', 'wait'],
+    )
+  })
+})
+
+void describe('dashboard read API: registered steps', () => {
+  let f: Fixture
+  before(async () => (f = await fixture()))
+  after(() => f.close())
+
+  void test('GET api/runs/:id/steps gives a registered step its input as JSON', async () => {
+    f.engine.registerStep('quote', (order: { at: Date; skus: Set<string> }) => order.skus.size)
+    f.engine.register('priced', 1, async (ctx, _input: unknown) =>
+      ctx.step('quote', { at: new Date('2026-03-04T05:06:07Z'), skus: new Set(['a', 'b']) }),
+    )
+    const { runId } = await f.engine.start('priced', null)
+    await f.engine.waitForRun(runId, { timeoutMs: 5000 })
+    const { json } = await call(f.dashboard, `/api/runs/${runId}/steps`)
+    assert.deepEqual(
+      json.steps.map((s: { name: string; input: unknown; output: unknown }) => [
+        s.name,
+        s.input,
+        s.output,
+      ]),
+      [['quote', { at: '2026-03-04T05:06:07.000Z', skus: ['a', 'b'] }, 2]],
     )
   })
 })

@@ -24,6 +24,7 @@ import {
   type StepHooks,
 } from './helpers/transactional_app.ts'
 import type { Engine } from '@cairn/core'
+import type { CheckpointRecord } from '@cairn/core/contracts'
 import type { KnexStoreOptions } from '@cairn/sql/knex'
 import type { Knex } from 'knex'
 
@@ -74,6 +75,43 @@ const DIALECTS: Array<[Dialect, Register]> = [
 ]
 
 for (const [dialect, register] of DIALECTS) {
+  register(
+    `[${dialect}] the transactional checkpoint is stored field for field, and a conflict returns it`,
+    async () => {
+      await withApp(dialect, async (app) => {
+        const store = await openStore(app.knex, app.spec)
+        try {
+          const run = { id: 'tx-run', workflow: 'w', version: '1', input: '{}', createdAt: 1_000 }
+          const claim = { owner: 'engine', leaseMs: 60_000 }
+          await store.applyBatch([{ type: 'createRun', run, claim }], 1_000)
+          const fence = { runId: run.id, epoch: 1 }
+          // Every field differs from its default, `input` included (stores take any kind's).
+          const checkpoint: CheckpointRecord = {
+            runId: run.id,
+            seq: 0,
+            name: 'pay',
+            kind: 'transaction',
+            status: 'completed',
+            attempts: 2,
+            order: 1,
+            input: '"in"',
+            output: '"out"',
+            error: null,
+            wakeAt: 1_500,
+            startedAt: 1_100,
+            updatedAt: 1_200,
+          }
+          const save = () => store.runTransactionalStep(fence, async () => checkpoint)
+          assert.deepEqual(await save(), { status: 'applied' })
+          assert.deepEqual(await store.loadCheckpoints(run.id), [checkpoint])
+          assert.deepEqual(await save(), { status: 'conflict', existing: checkpoint })
+        } finally {
+          await store.close()
+        }
+      })
+    },
+  )
+
   register(
     `[${dialect}] replay after the checkpoint returns the result; the insert is not made again`,
     async () => {

@@ -46,6 +46,7 @@ function checkpoint(runId: string, seq: number, changes: Partial<CheckpointRecor
     status: 'completed' as const,
     attempts: 1,
     order: seq + 1,
+    input: null,
     output: JSON.stringify({ seq }),
     error: null,
     wakeAt: null,

@@ -29,7 +29,12 @@ import {
   randomDatabase,
   storeInFreshDatabase,
 } from './helpers/mysql.ts'
-import { OLD_REVISIONS, checkUpgradedRun, insertOldRun } from './helpers/upgrade.ts'
+import {
+  OLD_REVISIONS,
+  checkUpgradedRun,
+  insertOldCheckpoint,
+  insertOldRun,
+} from './helpers/upgrade.ts'
 
 const SCHEMA_FILE = new URL('../src/mysql/schema.sql', import.meta.url)
 const BOOTERS = 8
@@ -207,6 +212,9 @@ async function oldDatabase(database: string, revision: number): Promise<void> {
   await old.open()
   await old.close()
   await adminQuery(insertOldRun(`\`${database}\`.cairn_runs`))
+  await adminQuery(
+    insertOldCheckpoint(`\`${database}\`.cairn_runs`, `\`${database}\`.cairn_checkpoints`),
+  )
 }
 
 /** Opens a current store on `database`: upgraded in place, the same schema as a fresh one. */

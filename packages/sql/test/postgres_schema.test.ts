@@ -21,7 +21,12 @@ import {
   randomSchema,
   storeInFreshSchema,
 } from './helpers/postgres.ts'
-import { OLD_REVISIONS, checkUpgradedRun, insertOldRun } from './helpers/upgrade.ts'
+import {
+  OLD_REVISIONS,
+  checkUpgradedRun,
+  insertOldCheckpoint,
+  insertOldRun,
+} from './helpers/upgrade.ts'
 
 const SCHEMA_FILE = new URL('../src/postgres/schema.sql', import.meta.url)
 const BOOTERS = 8
@@ -85,6 +90,9 @@ for (const [revision, before] of OLD_REVISIONS) {
         await old.open()
         await old.close()
         await adminQuery(insertOldRun(`"${schema}".cairn_runs`))
+        await adminQuery(
+          insertOldCheckpoint(`"${schema}".cairn_runs`, `"${schema}".cairn_checkpoints`),
+        )
         const store = createPostgresStore({ connectionString: PG_URL, schema })
         await store.open()
         try {

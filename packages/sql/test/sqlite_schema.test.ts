@@ -9,7 +9,12 @@ import { MARKER_TABLE } from '../src/sqlite/migrate.ts'
 import { latestRevision, migrations } from '../src/sqlite/migrations/index.ts'
 import { dumpSchema } from '../src/sqlite/schema_dump.ts'
 import { makeTempDir } from './helpers/temp_dir.ts'
-import { OLD_REVISIONS, checkUpgradedRun, insertOldRun } from './helpers/upgrade.ts'
+import {
+  OLD_REVISIONS,
+  checkUpgradedRun,
+  insertOldCheckpoint,
+  insertOldRun,
+} from './helpers/upgrade.ts'
 
 const SCHEMA_FILE = new URL('../src/sqlite/schema.sql', import.meta.url)
 
@@ -62,6 +67,7 @@ for (const [revision, before] of OLD_REVISIONS) {
       old.exec(MARKER_TABLE)
       old.exec(`INSERT INTO cairn_schema (id, revision) VALUES (1, ${revision})`)
       old.exec(insertOldRun('cairn_runs'))
+      old.exec(insertOldCheckpoint('cairn_runs', 'cairn_checkpoints'))
       old.close()
       const store = createSqliteStore({ path })
       await store.open()

@@ -162,6 +162,13 @@ export interface CheckpointRecord {
    * did the first time. Null while not delivered.
    */
   order: number | null
+  /**
+   * The encoded input of a registered step (kind `step`) as the codec wrote it — the text a
+   * remote worker would receive. Null for kinds without an input (a local step is a closure)
+   * and for rows written before migration 008; for a registered step, also when it was called
+   * without input or the codec refused the input (the step failed E_NOT_SERIALIZABLE).
+   */
+  input: string | null
   output: string | null
   error: string | null
   /** Due time of a `waiting` sleep or a `retrying` step; the original due time of a fired sleep. */

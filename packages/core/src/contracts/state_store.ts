@@ -109,7 +109,9 @@ export interface CreateRunOp {
  * outcome of a step that was in flight when the run was cancelled, recorded for the timeline
  * (the cancel moved the epoch; the cancelled turn writes under the one it left). Nothing else
  * changes for such a run: it stays cancelled.
- * - No row yet, or a `retrying`/`waiting` row: the row becomes `checkpoint` → `applied`.
+ * - No row yet, or a `retrying`/`waiting` row: the row becomes `checkpoint` → `applied`
+ *   (every field, `input` included: a `retrying` row moving to `completed` carries the input
+ *   the save names, which for a registered step is the one it had).
  * - A `completed`/`failed` row already there: nothing changes → `conflict` with the stored
  *   row (the recorded result wins, I1; a retried write of the same row lands here too).
  * A save of kind `event` that applies with status `completed` or `failed` also removes the

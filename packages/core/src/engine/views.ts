@@ -66,6 +66,12 @@ export interface StepInfo {
   attempts: number
   /** Delivery order of a completed/failed outcome within the run (1, 2, …); null while open. */
   order: number | null
+  /**
+   * A registered step's input (`ctx.step(name, input)`), decoded from the text recorded with
+   * its checkpoint; undefined when none was recorded: local steps (closures), other kinds, a
+   * step called without input, checkpoints written before inputs were stored.
+   */
+  input: unknown
   output: unknown
   error: SerializedError | null
   wakeAt: Date | null
@@ -117,6 +123,7 @@ export function toStepInfo(record: CheckpointRecord, codec: Codec): StepInfo {
     status: record.status,
     attempts: record.attempts,
     order: record.order,
+    input: record.input === null ? undefined : codec.decode(record.input),
     output: record.output === null ? undefined : codec.decode(record.output),
     error: record.error === null ? null : (codec.decode(record.error) as SerializedError),
     wakeAt: record.wakeAt === null ? null : new Date(record.wakeAt),

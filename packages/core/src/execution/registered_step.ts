@@ -6,7 +6,8 @@
  *
  * The handler receives its input after a round trip through the codec — what a remote worker
  * would receive — so a value the codec cannot carry fails the step (E_NOT_SERIALIZABLE, never
- * retried) instead of working in-process and breaking later.
+ * retried) instead of working in-process and breaking later. That encoded text is recorded with
+ * every checkpoint the step saves (CheckpointRecord.input), so the timeline can show it.
  *
  * A name this engine has not registered parks the run (E_STEP_NOT_REGISTERED, naming the
  * step): it must not fail for a deploy that forgot a step, nor run anything else in its place.
@@ -89,6 +90,8 @@ function attemptPlan(
     fn,
     policy: resolveRetryPolicy(options, rt.retryDefaults),
     timeoutMs: options.timeoutMs,
+    // Every attempt encodes before it can save, so each checkpoint the step saves carries it.
+    encodedInput: () => encoded ?? null,
   }
 }
 

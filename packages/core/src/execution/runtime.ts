@@ -30,6 +30,8 @@ export interface StepRecordInput {
   attempts: number
   startedAt: number
   wakeAt?: number | null
+  /** A registered step's encoded input (CheckpointRecord.input); absent: null. */
+  input?: string | null
 }
 
 export interface TurnRuntime {

@@ -21,6 +21,11 @@ export interface AttemptPlan {
   fn: StepFn<unknown>
   policy: RetryPolicy
   timeoutMs: number | undefined
+  /**
+   * A registered step's input as the codec encoded it, recorded with each checkpoint the step
+   * saves; null until encoded (or when it could not be). Absent for local steps (closures).
+   */
+  encodedInput?: () => string | null
 }
 
 export interface StepPlan extends AttemptPlan {
@@ -171,6 +176,7 @@ export class StepAttempts {
       kind: this.plan.kind,
       attempts: this.attempts,
       startedAt: this.startedAt,
+      input: this.plan.encodedInput === undefined ? null : this.plan.encodedInput(),
     }
   }
 

@@ -640,6 +640,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
       status,
       attempts: step.attempts,
       order,
+      input: step.input ?? null,
       output: null,
       error: null,
       wakeAt: step.wakeAt ?? null,

@@ -24,6 +24,7 @@ export function waitingRecord(wait: WaitingAt): CheckpointRecord {
     status: 'waiting',
     attempts: 1,
     order: null,
+    input: null,
     output: null,
     error: null,
     wakeAt: wait.wakeAt,

@@ -1,6 +1,7 @@
 /**
- * What the API returns for runs and steps, built from the engine's read API. Lists carry
- * summaries (no input or output); the detail adds payloads as JSON values (json_value.ts).
+ * What the API returns for runs and steps, built from the engine's read API. Run lists carry
+ * summaries (no input or output); a run's detail and its steps carry payloads as JSON values
+ * (json_value.ts).
  */
 import type { RunInfo, SerializedError, StepInfo } from '@cairn/core'
 import { toJsonValue } from './json_value.ts'
@@ -30,6 +31,8 @@ export interface StepView {
   updatedAt: string
   wakeAt: string | null
   durationMs: number | null
+  /** A registered step's input (`ctx.step`); null for local steps and other kinds. */
+  input: unknown
   output: unknown
   error: unknown
 }
@@ -65,6 +68,7 @@ export function stepView(step: StepInfo): StepView {
     updatedAt: step.updatedAt.toISOString(),
     wakeAt: iso(step.wakeAt),
     durationMs: open ? null : step.updatedAt.getTime() - step.startedAt.getTime(),
+    input: toJsonValue(step.input),
     output: toJsonValue(step.output),
     error: toJsonValue(step.error),
   }

@@ -81,6 +81,7 @@ interface CheckpointRow {
   status: string
   attempts: number | string
   delivery_order: number | string | null
+  input: string | null
   output: string | null
   error: string | null
   wake_at: number | string | null
@@ -95,6 +96,7 @@ function checkpointRow(cp: CheckpointRecord): Omit<CheckpointRow, 'seq'> {
     status: cp.status,
     attempts: cp.attempts,
     delivery_order: cp.order,
+    input: cp.input,
     output: cp.output,
     error: cp.error,
     wake_at: cp.wakeAt,
@@ -114,6 +116,7 @@ function checkpointRecord(runId: string, row: CheckpointRow): CheckpointRecord {
     status: row.status as CheckpointRecord['status'],
     attempts: Number(row.attempts),
     order: orNull(row.delivery_order),
+    input: row.input,
     output: row.output,
     error: row.error,
     wakeAt: orNull(row.wake_at),

@@ -10,7 +10,8 @@ CREATE TABLE cairn_checkpoints (
   error text,
   wake_at bigint,
   started_at bigint NOT NULL,
-  updated_at bigint NOT NULL
+  updated_at bigint NOT NULL,
+  input text
 );
 
 CREATE TABLE cairn_event_waits (

@@ -6,7 +6,7 @@
  */
 import type { MessageToDeliver, StoreOp } from '@cairn/core/contracts'
 import type { SqlType } from './dialect.ts'
-import { checkpointValues } from './row_mapping.ts'
+import { CHECKPOINT_COLUMNS, checkpointValues } from './row_mapping.ts'
 
 /**
  * The statement an op belongs to. `lease` covers every fenced write to the run row made by
@@ -90,17 +90,8 @@ export const SOURCE_COLUMNS: Readonly<Record<OpKind, Columns>> = {
     ['ord', 'int'],
     ['run_id', 'text'],
     ['epoch', 'bigint'],
-    ['seq', 'bigint'],
-    ['name', 'text'],
-    ['kind', 'text'],
-    ['status', 'text'],
-    ['attempts', 'bigint'],
-    ['delivery_order', 'bigint'],
-    ['output', 'text'],
-    ['error', 'text'],
-    ['wake_at', 'bigint'],
-    ['started_at', 'bigint'],
-    ['updated_at', 'bigint'],
+    // The stored row as checkpointValues gives it (sourceRow), so the two cannot drift apart.
+    ...CHECKPOINT_COLUMNS,
   ],
   lease: [
     ['ord', 'int'],

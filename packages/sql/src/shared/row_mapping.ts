@@ -57,6 +57,7 @@ export const CHECKPOINT_COLUMNS: ReadonlyArray<readonly [name: string, type: Sql
   ['status', 'text'],
   ['attempts', 'bigint'],
   ['delivery_order', 'bigint'],
+  ['input', 'text'],
   ['output', 'text'],
   ['error', 'text'],
   ['wake_at', 'bigint'],
@@ -73,6 +74,7 @@ export function checkpointValues(cp: CheckpointRecord) {
     cp.status,
     cp.attempts,
     cp.order,
+    cp.input,
     cp.output,
     cp.error,
     cp.wakeAt,
@@ -147,11 +149,12 @@ export function toCheckpointRecord(row: readonly unknown[], at = 0): CheckpointR
     status: row[at + 4] as CheckpointStatus,
     attempts: int(5),
     order: nullableInt(6),
-    output: nullableText(7),
-    error: nullableText(8),
-    wakeAt: nullableInt(9),
-    startedAt: int(10),
-    updatedAt: int(11),
+    input: nullableText(7),
+    output: nullableText(8),
+    error: nullableText(9),
+    wakeAt: nullableInt(10),
+    startedAt: int(11),
+    updatedAt: int(12),
   }
 }
 

@@ -25,7 +25,8 @@ export const RUN_COLUMNS =
 
 /** Stored checkpoint columns after the run key, in the order of checkpointValues. */
 export const CHECKPOINT_COLUMNS =
-  'seq, name, kind, status, attempts, delivery_order, output, error, wake_at, started_at, updated_at'
+  'seq, name, kind, status, attempts, delivery_order, input, output, error, wake_at, started_at, ' +
+  'updated_at'
 
 /** A checkpoint as read, in CheckpointRow order: `c` joined to its run `r` for the run's id. */
 export const CHECKPOINT_SELECT = `r.id, ${CHECKPOINT_COLUMNS.split(', ')
@@ -81,6 +82,7 @@ export type CheckpointRow = [
   status: string,
   attempts: number,
   order: number | null,
+  input: string | null,
   output: string | null,
   error: string | null,
   wakeAt: number | null,
@@ -122,7 +124,7 @@ export function toRunRecord(row: RunRow): RunRecord {
 }
 
 export function toCheckpointRecord(row: CheckpointRow): CheckpointRecord {
-  const [runId, seq, name, kind, status, attempts, order, output, error, ...times] = row
+  const [runId, seq, name, kind, status, attempts, order, input, output, error, ...times] = row
   const [wakeAt, startedAt, updatedAt] = times
   return {
     runId,
@@ -132,6 +134,7 @@ export function toCheckpointRecord(row: CheckpointRow): CheckpointRecord {
     status: status as CheckpointStatus,
     attempts,
     order,
+    input,
     output,
     error,
     wakeAt,

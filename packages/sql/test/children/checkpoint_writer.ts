@@ -44,6 +44,7 @@ function saveOp(seq: number): StoreOp {
       status: 'completed',
       attempts: 1,
       order: seq + 1,
+      input: null,
       output: JSON.stringify({ seq, pad: 'x'.repeat(seq % 300) }),
       error: null,
       wakeAt: null,

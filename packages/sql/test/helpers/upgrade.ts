@@ -1,8 +1,9 @@
 /**
  * What a database migrated by an older release (revision 1: before inboxes; revision 2: before
- * children; revision 3: before broadcast events) must do once a current store has opened it: its runs read with an empty inbox and
- * no parent, they accept, count and return messages, and they can have children, listed under
- * them, whose outcome reaches their inbox.
+ * children; revision 3: before broadcast events; revision 7: before checkpoint inputs) must do
+ * once a current store has opened it: its runs read with an empty inbox and no parent, their
+ * checkpoints with no input, they accept, count and return messages, and they can have
+ * children, listed under them, whose outcome reaches their inbox.
  */
 import assert from 'node:assert/strict'
 import type { StateStore, StoreOp } from '@cairn/core/contracts'
@@ -12,6 +13,7 @@ export const OLD_REVISIONS: ReadonlyArray<[revision: number, before: string]> = 
   [1, 'before inboxes'],
   [2, 'before children'],
   [3, 'before broadcast events'],
+  [7, 'before checkpoint inputs'],
 ]
 
 /** The run every old fixture holds: pending, created at 1_000. */
@@ -23,7 +25,20 @@ export function insertOldRun(runs: string): string {
     available_at, lease_epoch, turns) VALUES ('${OLD_RUN}', 'w', 'v1', 'pending', '{}', 1000, 1000, 1000, 0, 0)`
 }
 
+/** A completed registered step of OLD_RUN, in columns every revision has, for `runs` and `checkpoints`. */
+export function insertOldCheckpoint(runs: string, checkpoints: string): string {
+  return `INSERT INTO ${checkpoints} (run_key, seq, name, kind, status, attempts, delivery_order,
+    output, error, wake_at, started_at, updated_at)
+    SELECT r.key, 1, 'charge', 'step', 'completed', 1, 1, '"ok"', NULL, NULL, 1000, 1000
+    FROM ${runs} r WHERE r.id = '${OLD_RUN}'`
+}
+
 export async function checkUpgradedRun(store: StateStore): Promise<void> {
+  assert.deepEqual(
+    (await store.loadCheckpoints(OLD_RUN)).map((c) => [c.seq, c.kind, c.output, c.input]),
+    [[1, 'step', '"ok"', null]],
+    'a checkpoint from before inputs reads with none',
+  )
   const before = await store.getRun(OLD_RUN)
   assert.deepEqual(
     [before?.inboxSeq, before?.parentRunId, before?.parentSeq],

@@ -29,6 +29,7 @@ export function copyCheckpoint(checkpoint: CheckpointRecord): CheckpointRecord {
     status: checkpoint.status,
     attempts: checkpoint.attempts,
     order: checkpoint.order,
+    input: checkpoint.input,
     output: checkpoint.output,
     error: checkpoint.error,
     wakeAt: checkpoint.wakeAt,

@@ -6,6 +6,7 @@ import { continuations } from './004_continuations.ts'
 import { events } from './005_events.ts'
 import { searchAttributes } from './006_search_attributes.ts'
 import { lineage } from './007_lineage.ts'
+import { checkpointInput } from './008_checkpoint_input.ts'
 
 /** Every MySQL/MariaDB migration, in revision order. Append only; each statement idempotent. */
 export const migrations: readonly Migration[] = [
@@ -16,6 +17,7 @@ export const migrations: readonly Migration[] = [
   events,
   searchAttributes,
   lineage,
+  checkpointInput,
 ]
 
 export const latestRevision = migrations.length

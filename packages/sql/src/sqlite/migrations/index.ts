@@ -5,6 +5,7 @@ import { continuations } from './004_continuations.ts'
 import { events } from './005_events.ts'
 import { searchAttributes } from './006_search_attributes.ts'
 import { lineage } from './007_lineage.ts'
+import { checkpointInput } from './008_checkpoint_input.ts'
 import type { Migration } from './migration.ts'
 
 export type { Migration } from './migration.ts'
@@ -18,6 +19,7 @@ export const migrations: readonly Migration[] = [
   events,
   searchAttributes,
   lineage,
+  checkpointInput,
 ]
 
 export const latestRevision = migrations.length
