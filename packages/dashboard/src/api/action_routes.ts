@@ -45,4 +45,3 @@ export function mountActionRoutes(app: Hono<AppEnv>, engine: Engine): void {
     return jsonResponse({ ok: true, label: receipt.label, duplicate: receipt.duplicate })
   })
 }
-
