@@ -29,9 +29,17 @@ async function seed(engine: Engine): Promise<Seeded> {
   const charge = (await engine.start('charge', 42, { runId: 'charge-1' })).runId
   await engine.waitForRun(charge, { timeoutMs: 20_000 })
   const approval = (await engine.start('approval', null, { runId: 'approval-1' })).runId
-  while ((await engine.getRun(approval))?.status !== 'waiting')
-    await new Promise((resolve) => setTimeout(resolve, 20))
+  await untilWaiting(engine, approval)
   return { greet, charge, approval }
+}
+
+/** Polls until the run waits; fails (rather than hanging CI) after 20 s. */
+async function untilWaiting(engine: Engine, runId: string): Promise<void> {
+  const deadline = Date.now() + 20_000
+  while ((await engine.getRun(runId))?.status !== 'waiting') {
+    if (Date.now() > deadline) assert.fail(`run ${runId} never reached waiting`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
 }
 
 for (const kind of await cliStores()) {
@@ -184,8 +192,7 @@ for (const kind of await cliStores()) {
     void test('cancel <id> --compensate: the driving engine runs the compensations, then the run ends cancelled', async () => {
       compensated.length = 0
       const { runId } = await engine.start('booking', '12A', { runId: 'booking-1' })
-      while ((await engine.getRun(runId))?.status !== 'waiting')
-        await new Promise((resolve) => setTimeout(resolve, 20))
+      await untilWaiting(engine, runId)
       const { code, stdout } = await cairn([
         'cancel',
         runId,

@@ -46,21 +46,25 @@ export function checkpointInputTests(define: Define): void {
     same(await checkpoints(store, 'run-1'), rows, 'checkpoints')
   })
 
-  define('a retrying step keeps its input when it completes', async (store) => {
-    const fence = await startRun(store, 'run-1', T0)
-    const retrying = stepRecord('run-1', 0, {
-      status: 'retrying',
-      order: null,
-      output: null,
-      error: '"boom"',
-      wakeAt: T0 + 100,
-    })
-    const done = stepRecord('run-1', 0, { attempts: 2, updatedAt: T0 + 100 })
-    await save(store, fence, retrying, T0 + 1)
-    same(await checkpoints(store, 'run-1'), [retrying], 'the retrying row')
-    await save(store, fence, done, T0 + 101)
-    same(await checkpoints(store, 'run-1'), [done], 'the completed row')
-  })
+  define(
+    'a retrying row stores its input, and the completing save stores its own',
+    async (store) => {
+      const fence = await startRun(store, 'run-1', T0)
+      const retrying = stepRecord('run-1', 0, {
+        status: 'retrying',
+        order: null,
+        output: null,
+        error: '"boom"',
+        wakeAt: T0 + 100,
+      })
+      // Another input than the retrying row's: a store keeping the old text would show here.
+      const done = stepRecord('run-1', 0, { attempts: 2, updatedAt: T0 + 100, input: '"second"' })
+      await save(store, fence, retrying, T0 + 1)
+      same(await checkpoints(store, 'run-1'), [retrying], 'the retrying row')
+      await save(store, fence, done, T0 + 101)
+      same(await checkpoints(store, 'run-1'), [done], 'the completed row')
+    },
+  )
 
   // A row written before inputs were stored (null) completed by a step that has one.
   define('an advancing save writes its own input over the row', async (store) => {
@@ -68,6 +72,16 @@ export function checkpointInputTests(define: Define): void {
     const old = stepRecord('run-1', 0, { status: 'retrying', order: null, input: null })
     const done = stepRecord('run-1', 0, { attempts: 2 })
     await save(store, fence, old, T0 + 1)
+    await save(store, fence, done, T0 + 2)
+    same(await checkpoints(store, 'run-1'), [done], 'the completed row')
+  })
+
+  // Every field of an applying save is written: no input clears the one stored (no COALESCE).
+  define('an advancing save without an input leaves the row with none', async (store) => {
+    const fence = await startRun(store, 'run-1', T0)
+    const retrying = stepRecord('run-1', 0, { status: 'retrying', order: null, output: null })
+    const done = stepRecord('run-1', 0, { attempts: 2, input: null })
+    await save(store, fence, retrying, T0 + 1)
     await save(store, fence, done, T0 + 2)
     same(await checkpoints(store, 'run-1'), [done], 'the completed row')
   })

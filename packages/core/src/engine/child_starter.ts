@@ -56,7 +56,8 @@ export async function startChildRun(
   const result = await deps.committer.enqueue({ type: 'createRun', run })
   if (result.status === 'applied') {
     // A child is a run started like any other (metrics count starts against endings); a
-    // replayed parent finds it `exists` and says nothing.
+    // replayed parent finds it `exists` and says nothing. (A create whose acknowledgement was
+    // lost and whose retry finds it `exists` is not announced: rare, and better than twice.)
     if (deps.events.wants('run:started'))
       deps.events.emit('run:started', {
         runId: run.id,

@@ -466,10 +466,7 @@ export class Engine {
       if (successor !== null) return this.cancel(successor, options)
     }
     if (result.status === 'terminal') {
-      throw new RunTerminalError(
-        `run "${runId}" already finished (${result.current.status}); it cannot be cancelled`,
-        { details: { runId, status: result.current.status } },
-      )
+      throw notCancellable(runId, result.current.status)
     }
     await cancelChildren(this.cancellationDeps(), runId, reason)
   }
@@ -567,10 +564,7 @@ export class Engine {
       const status = (error.details as { status?: string }).status
       const successor = status === 'continued' ? await successorOf(this.options.store, runId) : null
       if (successor !== null) return { successor }
-      throw new RunTerminalError(
-        `run "${runId}" already finished (${status}); it cannot be cancelled`,
-        { details: { runId, status } },
-      )
+      throw notCancellable(runId, status)
     })
     // The run continued as new: the latest run of its chain is the one to unwind.
     if ('successor' in receipt) return this.cancelCompensating(receipt.successor, reason)
@@ -605,4 +599,14 @@ export class Engine {
       events: this.events,
     }
   }
+}
+
+/** A cancel of a run that has already finished: refused, naming its status. */
+function notCancellable(runId: string, status: string | undefined): RunTerminalError {
+  return new RunTerminalError(
+    `run "${runId}" already finished (${status}); it cannot be cancelled`,
+    {
+      details: { runId, status },
+    },
+  )
 }

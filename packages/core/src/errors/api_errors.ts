@@ -32,7 +32,7 @@ export class StepNotRegisteredError extends defineError(ErrorCodes.STEP_NOT_REGI
 export class DuplicateStepError extends defineError(ErrorCodes.DUPLICATE_STEP) {}
 /** No run has this id. */
 export class RunNotFoundError extends defineError(ErrorCodes.RUN_NOT_FOUND) {}
-/** The run has finished (completed, failed or cancelled): it accepts no more signals. */
+/** The run has finished (any terminal status, `continued` too): no signal, no cancel. */
 export class RunTerminalError extends defineError(ErrorCodes.RUN_TERMINAL) {}
 /**
  * `engine.requeue` refused: the run is not `failed` (`details.status` names what it is), it

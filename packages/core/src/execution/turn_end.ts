@@ -106,18 +106,19 @@ export class TurnEnding {
       continuedTo: successor,
     }
     this.clearEventWaits(finish)
-    const results = await this.commit([create, finish])
+    const results = await this.write([create, finish])
     if (results === null) return
-    if (this.deps.events.wants('run:continued'))
-      this.deps.events.emit('run:continued', { ...this.ref(), successorRunId: successor })
-    // The successor is a started run (its ending is counted too); one created by an earlier,
-    // fenced attempt of this turn was announced then.
+    // The successor is a started run (its ending is counted too), announced by whoever created
+    // it — even when this turn's finish is fenced, as the successor exists and will end somehow.
     if (results[0]?.status === 'applied' && this.deps.events.wants('run:started'))
       this.deps.events.emit('run:started', {
         runId: successor,
         workflow,
         version: create.run.version,
       })
+    if (this.endedFenced(results)) return
+    if (this.deps.events.wants('run:continued'))
+      this.deps.events.emit('run:continued', { ...this.ref(), successorRunId: successor })
     this.end({ kind: 'continued', continuedTo: successor })
   }
 
@@ -279,18 +280,27 @@ export class TurnEnding {
   }
 
   /** The results, or null when the turn was lost (write failed or fenced). */
+  /** Writes `ops`; null (the turn ended lost) when a write failed or was fenced. */
   private async commit(ops: StoreOp[]): Promise<OpResult[] | null> {
-    let results: OpResult[]
+    const results = await this.write(ops)
+    return results === null || this.endedFenced(results) ? null : results
+  }
+
+  /** Writes `ops`, fenced or not; null (the turn ended lost) only when a write failed. */
+  private async write(ops: StoreOp[]): Promise<OpResult[] | null> {
     try {
-      results = await Promise.all(ops.map((op) => this.deps.committer.enqueue(op)))
+      return await Promise.all(ops.map((op) => this.deps.committer.enqueue(op)))
     } catch (error) {
       this.end({ kind: 'lost', reason: `write failed: ${String(error)}` })
       return null
     }
-    const fenced = results.find((r) => r.status === 'fenced')
-    if (fenced === undefined) return results
+  }
+
+  /** Whether a result was fenced, in which case the turn has ended lost. */
+  private endedFenced(results: readonly OpResult[]): boolean {
+    if (!results.some((r) => r.status === 'fenced')) return false
     this.end({ kind: 'lost', reason: 'lease fenced while ending the turn' })
-    return null
+    return true
   }
 
   private end(end: TurnEnd): void {

@@ -74,7 +74,8 @@ function cookieFor(request: Request, options: ResolvedOptions, session: Session)
   return sessionCookieHeader(encodeSession(options.secret, session), {
     path: cookiePath(options),
     secure: secureFor(request, options),
-    maxAgeSeconds: Math.floor(options.sessionTtlMs / 1000),
+    // Rounded up: a lifetime under a second must not become Max-Age=0 (a cookie deleted at once).
+    maxAgeSeconds: Math.ceil(options.sessionTtlMs / 1000),
   })
 }
 
