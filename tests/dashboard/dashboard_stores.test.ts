@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import type { Engine } from '@cairn/core'
 import { createDashboard, type Dashboard } from '@cairn/dashboard'
-import { eachStore } from '../helpers/harness.ts'
+import { eachStore, type Env } from '../helpers/harness.ts'
 import {
   ORIGIN,
   SECRET,
@@ -16,6 +16,19 @@ import {
   registerWorkflows,
 } from '../../packages/dashboard/test/helpers.ts'
 import { SseReader } from '../../packages/dashboard/test/sse_reader.ts'
+
+/** Skips a poll interval of fake time at a time until `done` settles (its own deadline ends it). */
+async function skipUntil<T>(env: Env, done: Promise<T>): Promise<T> {
+  let settled = false
+  const watched = done.finally(() => {
+    settled = true
+  })
+  while (!settled) {
+    await env.skip(60_000)
+    await Promise.race([watched, new Promise((resolve) => setTimeout(resolve, 50))]).catch(() => {})
+  }
+  return watched
+}
 
 function dashboardOf(engine: Engine): Dashboard {
   const stream = { runPollMs: 20, listPollMs: 20, keepAliveMs: 20 }
@@ -239,8 +252,10 @@ eachStore('dashboard API', (test) => {
     await call(dashboard, `/api/runs/${runId}/signal`, {
       body: { name: 'go', payload: 'from the dashboard' },
     })
-    await env.skip(60_000) // the worker finds the signal at its next poll
-    const events = await live.until((e) => e.event === 'end')
+    // The worker finds the signal at a poll. One skip is not enough when a poll in flight
+    // re-arms the next one past it, so skip fake time until the run's stream ends.
+    const ended = live.until((e) => e.event === 'end')
+    const events = await skipUntil(env, ended)
     assert.ok(events.some((e) => e.event === 'step' && (e.data as { name: string }).name === 'go'))
     await list.cancel()
     await dashboard.close()

@@ -40,14 +40,29 @@ export class SseReader {
     }
   }
 
-  /** Events until one satisfies `until` (returned last); throws if the stream ends first. */
-  async until(until: (event: SseEvent) => boolean): Promise<SseEvent[]> {
+  /**
+   * Events until one satisfies `until` (returned last); throws if the stream ends first, or
+   * after `timeoutMs` (then the stream is cancelled): a missing event fails its test with what
+   * came instead, rather than hanging the suite.
+   */
+  async until(until: (event: SseEvent) => boolean, timeoutMs = 20_000): Promise<SseEvent[]> {
     const seen: SseEvent[] = []
-    for (;;) {
-      const event = await this.next()
-      if (event === null) throw new Error(`stream ended; saw ${JSON.stringify(seen)}`)
-      seen.push(event)
-      if (until(event)) return seen
+    let timer: NodeJS.Timeout | undefined
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        void this.reader.cancel().catch(() => {})
+        reject(new Error(`no matching event in ${timeoutMs} ms; saw ${JSON.stringify(seen)}`))
+      }, timeoutMs)
+    })
+    try {
+      for (;;) {
+        const event = await Promise.race([this.next(), expired])
+        if (event === null) throw new Error(`stream ended; saw ${JSON.stringify(seen)}`)
+        seen.push(event)
+        if (until(event)) return seen
+      }
+    } finally {
+      clearTimeout(timer)
     }
   }
 

@@ -15,6 +15,7 @@ import type {
   RunStatus,
 } from '@cairn/core/contracts'
 import { toOrigin, toTags } from '../shared/lineage_columns.ts'
+import { CHECKPOINT_COLUMNS as SHARED_CHECKPOINT_COLUMNS } from '../shared/row_mapping.ts'
 
 /** Run columns, in RunRow order. */
 export const RUN_COLUMNS =
@@ -23,10 +24,18 @@ export const RUN_COLUMNS =
   'parent_run_id, parent_seq, continued_from, continued_to, tags, origin_kind, origin_run_id, ' +
   'origin_from_seq'
 
-/** Stored checkpoint columns after the run key, in the order of checkpointValues. */
-export const CHECKPOINT_COLUMNS =
-  'seq, name, kind, status, attempts, delivery_order, input, output, error, wake_at, started_at, ' +
-  'updated_at'
+const CHECKPOINT_NAMES = SHARED_CHECKPOINT_COLUMNS.map(([name]) => name)
+
+/** Stored checkpoint columns after the run key, in the order of checkpointValues (shared). */
+export const CHECKPOINT_COLUMNS = CHECKPOINT_NAMES.join(', ')
+
+/** One `?` per checkpoint column. */
+export const CHECKPOINT_PLACEHOLDERS = CHECKPOINT_NAMES.map(() => '?').join(', ')
+
+/** An upsert's assignments: every column but the key's `seq` takes the incoming row's value. */
+export const CHECKPOINT_OVERWRITE = CHECKPOINT_NAMES.filter((name) => name !== 'seq')
+  .map((name) => `${name} = excluded.${name}`)
+  .join(', ')
 
 /** A checkpoint as read, in CheckpointRow order: `c` joined to its run `r` for the run's id. */
 export const CHECKPOINT_SELECT = `r.id, ${CHECKPOINT_COLUMNS.split(', ')

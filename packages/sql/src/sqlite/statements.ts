@@ -6,6 +6,8 @@
 import type { SqliteDatabase, SqliteStatement } from './database.ts'
 import {
   CHECKPOINT_COLUMNS,
+  CHECKPOINT_OVERWRITE,
+  CHECKPOINT_PLACEHOLDERS,
   CHECKPOINT_SELECT,
   MESSAGE_SELECT,
   RUN_COLUMNS,
@@ -28,7 +30,7 @@ const SQL = {
     SELECT ?, created_at, id, key FROM cairn_runs WHERE id = ?`,
   // A new run's seed checkpoint (CHECKPOINT_COLUMNS, then the run id).
   insertSeedCheckpoint: `INSERT INTO cairn_checkpoints (run_key, ${CHECKPOINT_COLUMNS})
-    SELECT key, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM cairn_runs WHERE id = ?`,
+    SELECT key, ${CHECKPOINT_PLACEHOLDERS} FROM cairn_runs WHERE id = ?`,
   selectRun: `SELECT ${RUN_COLUMNS} FROM cairn_runs WHERE id = ?`,
   selectFence: `SELECT status, lease_epoch FROM cairn_runs WHERE id = ?`,
   // The row (CHECKPOINT_COLUMNS), then the run id and the fence epoch. The run row, read for
@@ -36,12 +38,9 @@ const SQL = {
   // epoch. Only a retrying or waiting checkpoint is overwritten: a recorded outcome never
   // changes (I1). Plain `?`s, no `?NNN`: better-sqlite3 (knex/) binds only those positionally.
   saveCheckpoint: `INSERT INTO cairn_checkpoints (run_key, ${CHECKPOINT_COLUMNS})
-    SELECT key, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM cairn_runs
+    SELECT key, ${CHECKPOINT_PLACEHOLDERS} FROM cairn_runs
     WHERE id = ? AND lease_epoch = ? AND status IN ${CHECKPOINT_WRITABLE}
-    ON CONFLICT (run_key, seq) DO UPDATE SET name = excluded.name, kind = excluded.kind,
-      status = excluded.status, attempts = excluded.attempts, delivery_order = excluded.delivery_order,
-      input = excluded.input, output = excluded.output, error = excluded.error, wake_at = excluded.wake_at,
-      started_at = excluded.started_at, updated_at = excluded.updated_at
+    ON CONFLICT (run_key, seq) DO UPDATE SET ${CHECKPOINT_OVERWRITE}
     WHERE cairn_checkpoints.status IN ('retrying', 'waiting')`,
   selectCheckpoint: `SELECT ${CHECKPOINT_SELECT} FROM cairn_runs r JOIN cairn_checkpoints c ON c.run_key = r.key
     WHERE r.id = ? AND c.seq = ?`,
