@@ -3,8 +3,8 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import type { ListRunsQuery } from '@cairn/core'
-import { call, fixture, type Fixture } from './helpers.ts'
+import { Engine, MemoryStore, silentLogger, type ListRunsQuery } from '@cairn/core'
+import { call, fixture, registerWorkflows, type Fixture } from './helpers.ts'
 
 void describe('dashboard actions', () => {
   let f: Fixture
@@ -212,6 +212,46 @@ void describe('dashboard bulk actions', () => {
       ids.map((id) => (id === gone ? 'elsewhere' : 'bulk')),
       "the listed run kept the other process's cancel; the rest got the bulk one",
     )
+  })
+
+  void test('bulk retry: a run another process retried first is listed, the rest requeued', async () => {
+    // Failed runs made by a driving engine; then a dashboard over an engine that does not
+    // drive, so requeued runs stay pending for the assertions.
+    const store = new MemoryStore()
+    const worker = new Engine({ store, logger: silentLogger })
+    registerWorkflows(worker)
+    await worker.startDriving()
+    const ids: string[] = []
+    for (let i = 0; i < 3; i++)
+      ids.push((await worker.start('fail', {}, { tags: ['again'] })).runId)
+    for (const runId of ids) await worker.waitForRun(runId, { timeoutMs: 5000 })
+    await worker.close(50)
+    const viewer = new Engine({ store, logger: silentLogger })
+    const dash = await fixture({}, viewer)
+    const [, first] = ids as [string, string, string]
+    const listRuns = viewer.listRuns
+    viewer.listRuns = async <I, O>(query?: ListRunsQuery) => {
+      viewer.listRuns = listRuns
+      const page = await viewer.listRuns<I, O>(query)
+      await viewer.requeue(first)
+      return page
+    }
+    const { status, json } = await call(dash.dashboard, '/api/bulk/retry', {
+      body: { filter: { tag: 'again' } },
+    })
+    viewer.listRuns = listRuns
+    assert.equal(status, 200)
+    assert.deepEqual(json, {
+      ok: true,
+      matched: 3,
+      applied: 2,
+      failed: [{ runId: first, code: 'E_RUN_NOT_REQUEUEABLE' }],
+      truncated: false,
+      limit: 1000,
+    })
+    for (const runId of ids) assert.equal((await viewer.getRun(runId))?.status, 'pending')
+    await dash.close()
+    await viewer.close(50)
   })
 
   void test('bulkLimit is at most 10000; a limit that is not a number is refused', async () => {
