@@ -60,6 +60,6 @@ void describe('console assets: ETags and revalidation', () => {
     unlinkSync(join(dir, 'gone.js'))
     const gone = await get('/assets/gone.js')
     assert.equal(gone.status, 404)
-    assert.equal((await gone.json()).error.code, 'E_NOT_FOUND')
+    assert.equal(((await gone.json()) as { error: { code: string } }).error.code, 'E_NOT_FOUND')
   })
 })
