@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto'
 import { readFile, stat } from 'node:fs/promises'
 
 export interface AssetBody {
-  body: Uint8Array
+  body: Uint8Array<ArrayBuffer>
   /** Strong validator: a digest of the body, quoted as the header wants it. */
   etag: string
 }
