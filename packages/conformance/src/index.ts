@@ -11,6 +11,7 @@ import { batchFencingTests } from './batch_fencing.ts'
 import { cancelTests } from './cancel.ts'
 import { childrenTests } from './children.ts'
 import { continuationTests } from './continuations.ts'
+import { claimableFilterTests } from './claimable_filter.ts'
 import { checkpointTests } from './checkpoints.ts'
 import { checkpointInputTests } from './checkpoint_input.ts'
 import { checkpointPageTests } from './checkpoint_page.ts'
@@ -50,6 +51,7 @@ export function storeConformance(test: TestFn, factory: StoreFactory): void {
   parkTests(definer(test, factory, 'parkUnrunnable and unpark'))
   listRunsTests(definer(test, factory, 'listRuns'))
   listFilterTests(definer(test, factory, 'listRuns filters'))
+  claimableFilterTests(definer(test, factory, 'listRuns claimableBefore'))
   facetTests(definer(test, factory, 'facetRuns'))
   checkpointPageTests(definer(test, factory, 'loadCheckpointPage'))
   backlogTests(definer(test, factory, 'backlog'))

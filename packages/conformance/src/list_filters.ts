@@ -34,6 +34,8 @@ export const INVALID_FILTERS: ReadonlyArray<[string, RunFacetQuery]> = [
   ['createdFrom NaN', { createdFrom: Number.NaN }],
   ['createdBefore beyond 2^53', { createdBefore: 2 ** 53 }],
   ['createdBefore a string', { createdBefore: '2026-01-01' as unknown as number }],
+  ['claimableBefore a fraction', { claimableBefore: T0 + 0.5 }],
+  ['claimableBefore a string', { claimableBefore: '2026-01-01' as unknown as number }],
   ['version not a string', { version: 1 as unknown as string }],
 ]
 

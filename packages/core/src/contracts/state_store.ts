@@ -367,6 +367,13 @@ export interface ListRunsQuery {
   /** Only runs created before this time (safe integer ms, exclusive). */
   createdBefore?: number
   /**
+   * Only runs claimable before this time (engine clock, safe integer ms, exclusive): open runs
+   * (pending, running, waiting) an engine could have claimed by then, RunInfo.claimableAt.
+   * Parked and finished runs have no claimableAt and never match. With `now - staleAfter` it
+   * lists stuck runs: pending ones nobody picked up, due timers nobody fired, expired leases.
+   */
+  claimableBefore?: number
+  /**
    * Only runs whose id contains this text: a literal, case-sensitive substring (no wildcards:
    * `%` and `_` match themselves). 1..255 characters (string length, as run ids are
    * measured); E_INVALID_ARGUMENT otherwise. Not served by an index: checked on the rows the

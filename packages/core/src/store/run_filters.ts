@@ -1,6 +1,6 @@
 /**
  * Validation of the listRuns / facetRuns filters added for the dashboard (version, creation
- * window, id substring, tag, origin), shared by every store so each refuses the same inputs
+ * window, claimable window, id substring, tag, origin), shared by every store so each refuses the same inputs
  * with the same E_INVALID_ARGUMENT before building a query. Any string is a valid tag or
  * origin: one no run carries simply matches nothing. The older filters (workflow, status, parent,
  * search attributes) are checked where they always were.
@@ -20,11 +20,13 @@ export interface RunWindowFilters {
   version: string | undefined
   createdFrom: number | undefined
   createdBefore: number | undefined
+  /** Exclusive: runs whose claimableAt is before it. */
+  claimableBefore: number | undefined
   idContains: string | undefined
 }
 
 export function checkRunFilters(query: RunFacetQuery): RunWindowFilters {
-  const { version, createdFrom, createdBefore, idContains } = query
+  const { version, createdFrom, createdBefore, claimableBefore, idContains } = query
   for (const key of ['tag', 'originRunId'] as const) {
     const value: unknown = query[key]
     if (value !== undefined && typeof value !== 'string')
@@ -34,8 +36,9 @@ export function checkRunFilters(query: RunFacetQuery): RunWindowFilters {
     throw invalid('version must be a string', 'version')
   checkTime(createdFrom, 'createdFrom')
   checkTime(createdBefore, 'createdBefore')
+  checkTime(claimableBefore, 'claimableBefore')
   if (idContains !== undefined) checkIdContains(idContains)
-  return { version, createdFrom, createdBefore, idContains }
+  return { version, createdFrom, createdBefore, claimableBefore, idContains }
 }
 
 function checkTime(value: unknown, field: string): void {

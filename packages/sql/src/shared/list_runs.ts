@@ -98,13 +98,16 @@ export function runFilterSql(
   return where
 }
 
-/** The version, creation window and id substring conditions (run_filters.ts). */
+/** The version, creation and claimable windows and id substring conditions (run_filters.ts). */
 function windowSql(p: Params, window: RunWindowFilters): string[] {
-  const { version, createdFrom, createdBefore, idContains } = window
+  const { version, createdFrom, createdBefore, claimableBefore, idContains } = window
   return [
     version === undefined ? null : `r.version = ${p.add(version)}`,
     createdFrom === undefined ? null : `r.created_at >= ${p.add(createdFrom)}`,
     createdBefore === undefined ? null : `r.created_at < ${p.add(createdBefore)}`,
+    // available_at is NULL for parked and finished runs (CHECK cairn_runs_claimable_status),
+    // so they never match; a range of the index cairn_runs_claimable.
+    claimableBefore === undefined ? null : `r.available_at < ${p.add(claimableBefore)}`,
     // Not indexable (a substring): filtered on the rows the other conditions reach.
     idContains === undefined ? null : idContainsSql('r.id', p.add(likeContainsPattern(idContains))),
   ].filter((term) => term !== null)

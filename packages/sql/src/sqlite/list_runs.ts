@@ -23,6 +23,7 @@ interface Shape {
   version: boolean
   createdFrom: boolean
   createdBefore: boolean
+  claimableBefore: boolean
   idContains: boolean
   tag: boolean
   origin: boolean
@@ -57,7 +58,8 @@ export function listRuns(cache: StatementCache, query: ListRunsQuery): RunPage {
 export function runFilter(query: RunFacetQuery): RunFilter | null {
   const statuses = statusList(query.status)
   const terms = parseSearchFilter(query.searchAttributes)
-  const { version, createdFrom, createdBefore, idContains } = checkRunFilters(query)
+  const { version, createdFrom, createdBefore, claimableBefore, idContains } =
+    checkRunFilters(query)
   if (statuses?.length === 0) return null
   const shape = {
     workflow: query.workflow !== undefined,
@@ -67,6 +69,7 @@ export function runFilter(query: RunFacetQuery): RunFilter | null {
     version: version !== undefined,
     createdFrom: createdFrom !== undefined,
     createdBefore: createdBefore !== undefined,
+    claimableBefore: claimableBefore !== undefined,
     idContains: idContains !== undefined,
     tag: query.tag !== undefined,
     origin: query.originRunId !== undefined,
@@ -78,7 +81,7 @@ export function runFilter(query: RunFacetQuery): RunFilter | null {
     ...(query.parentRunId !== undefined ? [query.parentRunId] : []),
     ...(statuses ?? []),
     ...terms.flatMap(termValues),
-    ...[version, createdFrom, createdBefore, idContains].filter((value) => value !== undefined),
+    ...[version, createdFrom, createdBefore, claimableBefore, idContains].filter((value) => value !== undefined),
   ]
   return { shape, params }
 }
@@ -99,7 +102,13 @@ function statusList(status: ListRunsQuery['status']): readonly RunStatus[] | nul
 
 /** The statement cache key of a filter shape. */
 export function shapeKey(shape: Shape): string {
-  const window = [shape.version, shape.createdFrom, shape.createdBefore, shape.idContains]
+  const window = [
+    shape.version,
+    shape.createdFrom,
+    shape.createdBefore,
+    shape.claimableBefore,
+    shape.idContains,
+  ]
   return `${shape.workflow ? 'w' : '-'}:${shape.parent ? 'p' : '-'}:${shape.statusCount ?? '-'}:${window.map((given) => (given ? 1 : 0)).join('')}:${shape.terms.map(searchTermShape).join(',')}:${shape.tag ? 't' : '-'}${shape.origin ? 'o' : '-'}`
 }
 
@@ -133,6 +142,8 @@ export function filterConditions(shape: Shape, tagJoined = false): string[] {
     shape.version ? 'version = ?' : null,
     shape.createdFrom ? 'created_at >= ?' : null,
     shape.createdBefore ? 'created_at < ?' : null,
+    // available_at is NULL for parked and finished runs: they never match.
+    shape.claimableBefore ? 'available_at < ?' : null,
     // instr, not LIKE: SQLite's LIKE ignores ASCII case and would need its wildcards escaped.
     shape.idContains ? 'instr(id, ?) > 0' : null,
   ].filter((term) => term !== null)

@@ -8,7 +8,7 @@ import type { RunStatus } from '../../contracts/index.ts'
 import { termMatches, type SearchTerm } from '../../search/attribute_filter.ts'
 import { compareCodePoints } from './code_point_order.ts'
 import type { CursorPosition } from '../run_cursor.ts'
-import type { RunState } from './run_state.ts'
+import { claimableAt, type RunState } from './run_state.ts'
 
 export interface ListFilter {
   workflow: string | undefined
@@ -21,6 +21,8 @@ export interface ListFilter {
   createdFrom: number | undefined
   /** Exclusive. */
   createdBefore: number | undefined
+  /** Exclusive; runs without a claimableAt (parked, finished) never match. */
+  claimableBefore: number | undefined
   /** A literal, case-sensitive substring of the id. */
   idContains: string | undefined
   tag?: string | undefined
@@ -93,8 +95,15 @@ function matches(state: RunState, filter: ListFilter): boolean {
   if (filter.version !== undefined && run.version !== filter.version) return false
   if (filter.createdFrom !== undefined && run.createdAt < filter.createdFrom) return false
   if (filter.createdBefore !== undefined && run.createdAt >= filter.createdBefore) return false
+  if (filter.claimableBefore !== undefined && !claimableBefore(run, filter.claimableBefore))
+    return false
   if (filter.idContains !== undefined && !run.id.includes(filter.idContains)) return false
   if (filter.tag !== undefined && !run.tags.includes(filter.tag)) return false
   if (filter.originRunId !== undefined && run.origin?.runId !== filter.originRunId) return false
   return filter.terms.every((term) => termMatches(state.searchAttributes.get(term.name), term))
+}
+
+function claimableBefore(run: RunState['run'], time: number): boolean {
+  const at = claimableAt(run)
+  return at !== null && at < time
 }
