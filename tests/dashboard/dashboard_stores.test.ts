@@ -150,6 +150,45 @@ eachStore('dashboard API', (test) => {
     ])
   })
 
+  test('claimableBefore lists stuck runs, pages with cursors bound to it, facets count them', async (env) => {
+    const engine = await env.engine()
+    registerAll(engine)
+    engine.register('sleepy', 1, async (ctx, _: unknown) => ctx.sleep(86_400_000))
+    // Its runs stay pending: this engine does not drive and no other one has the workflow.
+    const idle = await env.engine({ drive: false })
+    idle.register('orphan', 1, async (_ctx, _: unknown) => 'never')
+    const dashboard = dashboardOf(engine)
+    for (let i = 0; i < 3; i++) await idle.start('orphan', {}, { runId: `orphan-${i}` })
+    await engine.start('sleepy', {}, { runId: 'sleepy' })
+    await engine.start('greet', 'done', { runId: 'greeted' })
+    await env.settle()
+    await env.skip(600_000) // ten minutes, short of parking the orphans as unrunnable
+    const fiveMinutesAgo = env.clock.now() - 300_000
+    const iso = new Date(fiveMinutesAgo).toISOString()
+    const stuck = ['orphan-2', 'orphan-1', 'orphan-0']
+    assert.deepEqual(await allIds(dashboard, `claimableBefore=${iso}`), stuck)
+    assert.deepEqual(await allIds(dashboard, `claimableBefore=${fiveMinutesAgo}`), stuck, 'epoch ms')
+    const open = 'status=pending&status=running&status=waiting'
+    assert.deepEqual(await allIds(dashboard, `${open}&claimableBefore=${iso}`), stuck)
+    assert.deepEqual(await allIds(dashboard, `workflow=sleepy&claimableBefore=${iso}`), [])
+    const facets = await call(dashboard, `/api/facets?claimableBefore=${iso}`)
+    assert.deepEqual(facets.json, {
+      byStatus: { pending: 3 },
+      byWorkflow: [{ workflow: 'orphan', count: 3 }],
+    })
+    const first = await call(dashboard, `/api/runs?claimableBefore=${iso}&limit=1`)
+    const cursor = encodeURIComponent(first.json.nextCursor)
+    const earlier = new Date(fiveMinutesAgo - 1).toISOString()
+    const replayed = await call(dashboard, `/api/runs?claimableBefore=${earlier}&cursor=${cursor}`)
+    assert.equal(replayed.status, 400)
+    assert.equal(replayed.json.error.code, 'E_INVALID_CURSOR', 'a cursor binds claimableBefore')
+    const bulk = await call(dashboard, '/api/bulk/cancel', {
+      body: { filter: { claimableBefore: iso }, reason: 'stuck' },
+    })
+    assert.equal(bulk.json.matched, 3, JSON.stringify(bulk.json))
+    assert.equal((await engine.getRun('sleepy'))?.status, 'waiting')
+  })
+
   test('payloads of every kind are written as the API reference says', async (env) => {
     const engine = await env.engine()
     registerAll(engine)

@@ -21,6 +21,7 @@ export const FILTER_KEYS = [
   'q',
   'createdFrom',
   'createdTo',
+  'claimableBefore',
   'attr',
 ] as const
 type FilterKey = (typeof FILTER_KEYS)[number]
@@ -72,17 +73,24 @@ function checkFilter(filter: RunFilter): RunFilter {
   for (const status of filter.status ?? [])
     if (!RUN_STATUSES.includes(status as RunStatus))
       throw badRequest(`status must be one of ${RUN_STATUSES.join(', ')}`)
-  for (const key of ['createdFrom', 'createdTo'] as const)
+  for (const key of ['createdFrom', 'createdTo', 'claimableBefore'] as const)
     if (filter[key] !== undefined) filter[key] = [isoInstant(key, filter[key][0] as string)]
   return canonical(filter)
 }
 
-/** An ISO-8601 date or date-time, as the instant's canonical ISO form. */
+/**
+ * An ISO-8601 date or date-time, or epoch milliseconds (digits), as the instant's canonical
+ * ISO form: one instant has one form, so a cursor binds it however it was written.
+ */
 function isoInstant(key: string, text: string): string {
-  const ms = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text)
-    ? Date.parse(text)
-    : NaN
-  if (Number.isNaN(ms)) throw badRequest(`${key} must be an ISO-8601 date or date-time`)
+  const ms = /^\d{1,15}$/.test(text)
+    ? Number(text)
+    : /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text)
+      ? Date.parse(text)
+      : NaN
+  // Beyond ±8.64e15 ms a Date is invalid: refused here rather than thrown by toISOString.
+  if (Number.isNaN(new Date(ms).getTime()))
+    throw badRequest(`${key} must be an ISO-8601 date or date-time, or epoch milliseconds`)
   return new Date(ms).toISOString()
 }
 
@@ -109,6 +117,8 @@ export function toListRunsQuery(filter: RunFilter): ListRunsQuery {
     query.createdFrom = Date.parse(filter.createdFrom[0] as string)
   if (filter.createdTo !== undefined)
     query.createdBefore = Date.parse(filter.createdTo[0] as string)
+  if (filter.claimableBefore !== undefined)
+    query.claimableBefore = Date.parse(filter.claimableBefore[0] as string)
   if (filter.attr !== undefined) query.searchAttributes = attributeFilter(filter.attr)
   return query
 }

@@ -28,7 +28,14 @@ export function runMatches(run: RunInfo, query: ListRunsQuery): boolean {
   if (query.idContains !== undefined && !run.id.includes(query.idContains)) return false
   if (query.createdFrom !== undefined && created < query.createdFrom) return false
   if (query.createdBefore !== undefined && created >= query.createdBefore) return false
+  if (query.claimableBefore !== undefined && !claimableBefore(run, query.claimableBefore))
+    return false
   return parseSearchFilter(query.searchAttributes).every((term) =>
     termMatches(run.searchAttributes[term.name], term),
   )
+}
+
+/** Parked and finished runs have no claimableAt: never before any time. */
+function claimableBefore(run: RunInfo, time: number): boolean {
+  return run.claimableAt !== null && run.claimableAt.getTime() < time
 }
