@@ -7,7 +7,7 @@ import type { RunInfo } from '@cairn/core'
 import { DurableCommand } from '../src/ace/durable_command.ts'
 import { buildRunQuery, RUN_STATUSES } from '../src/ace/run_query.ts'
 import { runJson, TABLE_HEAD, tableRow } from '../src/ace/run_view.ts'
-import { DEFAULT_STALE_AFTER_MS, findStaleRuns, MAX_SCANNED } from '../src/ace/stale_runs.ts'
+import { DEFAULT_STALE_AFTER_MS, findStaleRuns } from '../src/ace/stale_runs.ts'
 
 export default class DurableRuns extends DurableCommand {
   static override commandName = 'durable:runs'
@@ -67,14 +67,12 @@ export default class DurableRuns extends DurableCommand {
     let nextCursor: string | null = null
     if (this.stale === true) {
       if (query.cursor !== undefined) notes.push('--cursor is ignored with --stale')
-      const found = await findStaleRuns(engine, {
+      runs = await findStaleRuns(engine, {
         ...query,
         status: query.status === undefined ? undefined : [query.status].flat(),
         staleAfterMs: this.staleAfter ?? DEFAULT_STALE_AFTER_MS,
         now,
       })
-      runs = found.runs
-      if (!found.complete) notes.push(`only the newest ${MAX_SCANNED} open runs were searched`)
     } else {
       const page = await engine.listRuns(query)
       runs = page.runs

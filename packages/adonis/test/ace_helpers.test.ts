@@ -1,5 +1,5 @@
 /**
- * The pure parts of the durable:* commands, in-process: flag checking, the stale rule, and
+ * The pure parts of the durable:* commands, in-process: flag checking, the stale query, and
  * what a run's row says. (The commands themselves run in the fixture app: durable_*.test.ts.)
  */
 import assert from 'node:assert/strict'
@@ -7,7 +7,7 @@ import { describe, test } from 'node:test'
 import type { RunInfo } from '@cairn/core'
 import { buildRunQuery, parseStatuses } from '../src/ace/run_query.ts'
 import { detail, runJson } from '../src/ace/run_view.ts'
-import { isStale } from '../src/ace/stale_runs.ts'
+import { staleRunsQuery } from '../src/ace/stale_runs.ts'
 import { workOverrides } from '../src/ace/work_flags.ts'
 
 const NOW = Date.UTC(2030, 0, 1, 12)
@@ -74,21 +74,30 @@ void describe('durable:runs flags', () => {
 
 void describe('stale runs', () => {
   const after = 60_000
-  const long = new Date(NOW - after - 1)
-  const recent = new Date(NOW - after + 1)
 
-  void test('an open run claimable for longer than the threshold, whatever its open status', () => {
-    for (const status of ['pending', 'running', 'waiting'] as const) {
-      assert.equal(isStale(run({ status, claimableAt: long }), NOW, after), true, status)
-      assert.equal(isStale(run({ status, claimableAt: recent }), NOW, after), false, status)
-    }
-    // A live holder's lease expiry, or a timer not due yet, is in the future.
-    assert.equal(isStale(run({ status: 'running', claimableAt: new Date(NOW + 1) }), NOW, 0), false)
+  void test('the store is asked for open runs claimable before now minus the threshold', () => {
+    assert.deepEqual(staleRunsQuery({ limit: 50, staleAfterMs: after, now: NOW }), {
+      status: ['pending', 'running', 'waiting'],
+      claimableBefore: NOW - after,
+      limit: 50,
+    })
+    assert.deepEqual(
+      staleRunsQuery({ workflow: 'order', status: ['running'], limit: 5, staleAfterMs: 0, now: NOW }),
+      { status: ['running'], claimableBefore: NOW, limit: 5, workflow: 'order' },
+    )
   })
 
-  void test('parked and finished runs are never stale', () => {
+  void test('closed statuses and a bad threshold are refused', () => {
     for (const status of ['parked', 'completed', 'failed', 'cancelled', 'continued'] as const)
-      assert.equal(isStale(run({ status, claimableAt: long }), NOW, after), false, status)
+      assert.throws(
+        () => staleRunsQuery({ status: [status], limit: 50, staleAfterMs: after, now: NOW }),
+        { code: 'E_INVALID_ARGUMENT' },
+        status,
+      )
+    for (const staleAfterMs of [-1, 1.5])
+      assert.throws(() => staleRunsQuery({ limit: 50, staleAfterMs, now: NOW }), {
+        message: /--stale-after must be a whole number/,
+      })
   })
 })
 

@@ -13,7 +13,15 @@ export const STATUSES = [
 ]
 export const OPEN_STATUSES = ['pending', 'running', 'waiting', 'parked']
 export const ATTRIBUTE_OPS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte']
-const SINGLE_KEYS = ['workflow', 'version', 'tag', 'q', 'createdFrom', 'createdTo']
+const SINGLE_KEYS = [
+  'workflow',
+  'version',
+  'tag',
+  'q',
+  'createdFrom',
+  'createdTo',
+  'claimableBefore',
+]
 const REPEATED_KEYS = ['status', 'attr']
 
 /** The filter part of a query (no cursor, no unknown keys), in a stable order. */

@@ -1,5 +1,5 @@
-// The runs list's filter form: workflow, version, tag, run id search, created range and
-// search attributes. Submitting it (Enter or Apply) replaces the filter; status chips are
+// The runs list's filter form: workflow, version, tag, run id search, created range, claimable
+// time and search attributes. Submitting it (Enter or Apply) replaces the filter; status chips are
 // separate and apply at once.
 import { h, uniqueId } from './dom.js'
 import { ATTRIBUTE_OPS, formatAttr, parseAttr } from './filters.js'
@@ -14,6 +14,8 @@ const TEXT_FIELDS = [
 const TIME_FIELDS = [
   { key: 'createdFrom', label: 'Created from' },
   { key: 'createdTo', label: 'Created before' },
+  // Set by the Stuck filter (stuck_filter.js); shown so that Apply keeps it and Clear drops it.
+  { key: 'claimableBefore', label: 'Claimable before' },
 ]
 
 /** `{ element, fill(query), setWorkflows([{ workflow, count }]) }`; `onApply(params)` with the form's filter. */

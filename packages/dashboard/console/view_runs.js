@@ -9,6 +9,7 @@ import { navigate, runsHref } from './router.js'
 import { filterForm } from './runs_filter_form.js'
 import { runsTable } from './runs_table.js'
 import { statusChips } from './status_chips.js'
+import { stuckFilter, stuckQuery } from './stuck_filter.js'
 import { notice } from './widgets.js'
 
 const PAGE_SIZE = 50
@@ -25,11 +26,12 @@ export function runsView(route) {
   }
   const chips = statusChips((status) => apply(toggleStatus(state.query, status)))
   const form = filterForm((params) => apply(withStatuses(params, state.query)))
+  const stuck = stuckFilter((minutes) => apply(stuckQuery(state.query, minutes, Date.now())))
   const table = runsTable()
   const status = h('div', { class: 'list-status', role: 'status' })
   const pager = pagerControls(state)
   const liveBadge = h('span', { class: 'live-badge', text: 'Live: connecting' })
-  const parts = { chips, form, table, status, pager, liveBadge }
+  const parts = { chips, form, stuck, table, status, pager, liveBadge }
   const element = h(
     'section',
     { class: 'view view-runs', 'aria-labelledby': 'runs-title' },
@@ -40,6 +42,7 @@ export function runsView(route) {
       liveBadge,
     ),
     chips.element,
+    stuck.element,
     form.element,
     bulkActions(
       () => state.query,
@@ -69,6 +72,7 @@ function withStatuses(params, query) {
 
 function refresh(state, parts, filterChanged) {
   parts.form.fill(state.query)
+  parts.stuck.fill(state.query)
   parts.chips.render(state.query.getAll('status'), null)
   void load(state, parts)
   if (filterChanged) restartStream(state, parts)

@@ -11,25 +11,14 @@
  * runs mean no process drives runs for these workflows, or every driving process is at its
  * concurrency limit. Parked runs are never stale: they wait for an operator (see parkReason).
  *
- * The store has no index on claimableAt, so stale runs are found by reading open runs newest
- * first, page by page, up to MAX_SCANNED of them.
+ * The store finds them itself (ListRunsQuery.claimableBefore, on the column its claim index
+ * leads with): one query, newest first, however many open runs are not stale.
  */
-import type { Engine, RunInfo, RunStatus } from '@cairn/core'
+import type { Engine, ListRunsQuery, RunInfo, RunStatus } from '@cairn/core'
 import { InvalidArgumentError } from '@cairn/core'
 
 export const OPEN_STATUSES: readonly RunStatus[] = ['pending', 'running', 'waiting']
 export const DEFAULT_STALE_AFTER_MS = 60_000
-/** Open runs read at most while looking for stale ones. */
-export const MAX_SCANNED = 10_000
-const PAGE = 1000
-
-export function isStale(run: RunInfo, now: number, staleAfterMs: number): boolean {
-  return (
-    OPEN_STATUSES.includes(run.status) &&
-    run.claimableAt !== null &&
-    run.claimableAt.getTime() < now - staleAfterMs
-  )
-}
 
 export interface StaleQuery {
   workflow?: string
@@ -40,35 +29,20 @@ export interface StaleQuery {
   now: number
 }
 
-export interface StaleRuns {
-  runs: RunInfo[]
-  /** Open runs read. */
-  scanned: number
-  /** False when the scan stopped at MAX_SCANNED with open runs left unread. */
-  complete: boolean
+/** The store query of `query`'s stale runs; E_INVALID_ARGUMENT for a closed status. */
+export function staleRunsQuery(query: StaleQuery): ListRunsQuery {
+  checkStaleAfter(query.staleAfterMs)
+  return {
+    status: staleStatuses(query.status),
+    claimableBefore: query.now - query.staleAfterMs,
+    limit: query.limit,
+    ...(query.workflow === undefined ? {} : { workflow: query.workflow }),
+  }
 }
 
-export async function findStaleRuns(engine: Engine, query: StaleQuery): Promise<StaleRuns> {
-  const status = staleStatuses(query.status)
-  checkStaleAfter(query.staleAfterMs)
-  const runs: RunInfo[] = []
-  let scanned = 0
-  let cursor: string | undefined
-  do {
-    const page = await engine.listRuns({
-      status,
-      limit: Math.min(PAGE, MAX_SCANNED - scanned),
-      ...(query.workflow === undefined ? {} : { workflow: query.workflow }),
-      ...(cursor === undefined ? {} : { cursor }),
-    })
-    scanned += page.runs.length
-    for (const run of page.runs) {
-      if (isStale(run, query.now, query.staleAfterMs)) runs.push(run)
-      if (runs.length === query.limit) return { runs, scanned, complete: true }
-    }
-    cursor = page.nextCursor ?? undefined
-  } while (cursor !== undefined && scanned < MAX_SCANNED)
-  return { runs, scanned, complete: cursor === undefined }
+/** The newest `query.limit` stale runs. */
+export async function findStaleRuns(engine: Engine, query: StaleQuery): Promise<RunInfo[]> {
+  return (await engine.listRuns(staleRunsQuery(query))).runs
 }
 
 function staleStatuses(requested: readonly RunStatus[] | undefined): RunStatus[] {

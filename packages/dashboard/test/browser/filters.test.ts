@@ -2,10 +2,13 @@
  * The runs list's filters and paging against a real store: the run id search, the created
  * range, the tag and search attributes narrow the list, the URL carries the filter (a reload shows the same list
  * and form), the server's cursor pages through more runs than fit on one page and back, and
- * the list tails live.
+ * the list tails live; the Stuck quick filter lists open runs nobody claimed.
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { Engine, silentLogger } from '@cairn/core'
+import { FakeClock } from '@cairn/core/testing'
+import { SqliteStore } from '@cairn/sql/sqlite'
 import type { Page } from 'playwright-core'
 import { assertNoProblems } from './browser.ts'
 import { consoleUrl, openConsole, settle } from './harness.ts'
@@ -143,5 +146,53 @@ void test('the list tails live: a run started elsewhere appears and changes stat
   await row.locator('.status', { hasText: 'completed' }).waitFor()
   // Announced to screen readers through the aria-live region (batched, so wait for it).
   await page.locator('#live-region', { hasText: 'live-one' }).waitFor({ state: 'attached' })
+  assertNoProblems(problems)
+})
+
+/** Starts a run of a workflow no engine drives, from an engine whose clock is an hour behind. */
+async function startStuckRun(dbPath: string, runId: string): Promise<void> {
+  const past = new Engine({
+    store: new SqliteStore({ path: dbPath }),
+    logger: silentLogger,
+    clock: new FakeClock(Date.now() - 3_600_000),
+  })
+  past.register('nightly-import', 1, async () => 'never run')
+  await past.start('nightly-import', {}, { runId })
+  await past.close()
+}
+
+void test('the Stuck filter lists open runs claimable for more than N minutes', async (t) => {
+  // The world's engine would park the unregistered workflow's run after a minute otherwise.
+  const { world, page, problems } = await openConsole(t, { parkUnrunnableAfterMs: 86_400_000 })
+  await startStuckRun(world.dbPath, 'stuck-import')
+  await world.engine.start('reminder', {}, { runId: 'reminder-1' })
+  const waiting = async () => (await world.engine.getRun('reminder-1'))?.status === 'waiting'
+  while (!(await waiting())) await new Promise((resolve) => setTimeout(resolve, 20))
+  await page.goto(consoleUrl(world))
+  await waitForRows(page, 2)
+  assert.equal(await page.getByRole('spinbutton', { name: /^Stuck/ }).inputValue(), '5')
+
+  await page.getByRole('button', { name: 'Show stuck runs' }).click()
+  await waitForRows(page, 1)
+  assert.equal(
+    await page.locator('.runs-table tbody tr').getAttribute('data-run-id'),
+    'stuck-import',
+  )
+  assert.match(
+    page.url(),
+    /#\/runs\?status=pending&status=running&status=waiting&claimableBefore=\d{4}-[\d-]+T/,
+  )
+
+  await page.reload()
+  await waitForRows(page, 1)
+  assert.equal(await page.getByRole('spinbutton', { name: /^Stuck/ }).inputValue(), '5', 'the minutes, from the URL')
+  assert.notEqual(await page.getByLabel('Claimable before').inputValue(), '')
+
+  // Stuck for an hour, not for two.
+  await page.getByRole('spinbutton', { name: /^Stuck/ }).fill('120')
+  await page.getByRole('button', { name: 'Show stuck runs' }).click()
+  await page.getByText('No runs match this filter.').waitFor()
+  await page.getByRole('button', { name: 'Clear' }).click()
+  await waitForRows(page, 2)
   assertNoProblems(problems)
 })

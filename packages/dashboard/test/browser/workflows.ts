@@ -63,6 +63,8 @@ export function registerWorkflows(engine: Engine, controls: Controls): void {
     ctx.localStep('grow', () => input.size + 1),
   )
   engine.register('approval', 1, async (ctx) => ctx.waitForSignal('approve'))
+  // Waits on a timer an hour away: healthy, its claimableAt in the future.
+  engine.register('reminder', 1, async (ctx) => ctx.sleep('1h'))
   engine.register('reviewed', 1, async (ctx) => ctx.breakpoint('review'))
   engine.register('booking', 1, async (ctx) => {
     await ctx.localStep('hold-room', () => 'room-1', {

@@ -15,6 +15,8 @@ export interface World {
   controls: Controls
   /** The console's address, ending in '/'. */
   url: string
+  /** The SQLite file of the engine's store: another engine (another clock) can open it. */
+  dbPath: string
   close(): Promise<void>
 }
 
@@ -23,14 +25,20 @@ export interface WorldOptions {
   tokens?: string[]
   /** Every action answers 403. */
   readOnly?: boolean
+  /** The engine's parkUnrunnableAfterMs (default: the engine's). */
+  parkUnrunnableAfterMs?: number
 }
 
 export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const dir = mkdtempSync(join(tmpdir(), 'cairn-console-'))
+  const dbPath = join(dir, 'cairn.db')
   const engine = new Engine({
-    store: new SqliteStore({ path: join(dir, 'cairn.db') }),
+    store: new SqliteStore({ path: dbPath }),
     logger: silentLogger,
     pollIntervalMs: 200,
+    ...(options.parkUnrunnableAfterMs === undefined
+      ? {}
+      : { parkUnrunnableAfterMs: options.parkUnrunnableAfterMs }),
   })
   const controls: Controls = {
     paymentsUp: false,
@@ -51,6 +59,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     engine,
     controls,
     url,
+    dbPath,
     close: async () => {
       controls.chargeGate.open()
       await server.close()

@@ -106,7 +106,7 @@ function windowSql(p: Params, window: RunWindowFilters): string[] {
     createdFrom === undefined ? null : `r.created_at >= ${p.add(createdFrom)}`,
     createdBefore === undefined ? null : `r.created_at < ${p.add(createdBefore)}`,
     // available_at is NULL for parked and finished runs (CHECK cairn_runs_claimable_status),
-    // so they never match; a range of the index cairn_runs_claimable.
+    // so they never match. The planner may take it as a range of cairn_runs_claimable.
     claimableBefore === undefined ? null : `r.available_at < ${p.add(claimableBefore)}`,
     // Not indexable (a substring): filtered on the rows the other conditions reach.
     idContains === undefined ? null : idContainsSql('r.id', p.add(likeContainsPattern(idContains))),
