@@ -167,7 +167,11 @@ eachStore('dashboard API', (test) => {
     const iso = new Date(fiveMinutesAgo).toISOString()
     const stuck = ['orphan-2', 'orphan-1', 'orphan-0']
     assert.deepEqual(await allIds(dashboard, `claimableBefore=${iso}`), stuck)
-    assert.deepEqual(await allIds(dashboard, `claimableBefore=${fiveMinutesAgo}`), stuck, 'epoch ms')
+    assert.deepEqual(
+      await allIds(dashboard, `claimableBefore=${fiveMinutesAgo}`),
+      stuck,
+      'epoch ms',
+    )
     const open = 'status=pending&status=running&status=waiting'
     assert.deepEqual(await allIds(dashboard, `${open}&claimableBefore=${iso}`), stuck)
     assert.deepEqual(await allIds(dashboard, `workflow=sleepy&claimableBefore=${iso}`), [])

@@ -82,7 +82,13 @@ void describe('stale runs', () => {
       limit: 50,
     })
     assert.deepEqual(
-      staleRunsQuery({ workflow: 'order', status: ['running'], limit: 5, staleAfterMs: 0, now: NOW }),
+      staleRunsQuery({
+        workflow: 'order',
+        status: ['running'],
+        limit: 5,
+        staleAfterMs: 0,
+        now: NOW,
+      }),
       { status: ['running'], claimableBefore: NOW, limit: 5, workflow: 'order' },
     )
   })

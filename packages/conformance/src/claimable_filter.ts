@@ -6,7 +6,16 @@
 import type { ListRunsQuery, StateStore } from '@cairn/core/contracts'
 import { BILLING_V1, LEASE_MS, NON_DETERMINISM, T0 } from './fixtures.ts'
 import { same, type Define } from './harness.ts'
-import { createPending, finish, ids, list, listAll, park, startRun, suspend } from './store_calls.ts'
+import {
+  createPending,
+  finish,
+  ids,
+  list,
+  listAll,
+  park,
+  startRun,
+  suspend,
+} from './store_calls.ts'
 
 /** Far beyond every time the tests use: only runs without a claimableAt stay out. */
 const LATEST = Number.MAX_SAFE_INTEGER

@@ -185,7 +185,11 @@ void test('the Stuck filter lists open runs claimable for more than N minutes', 
 
   await page.reload()
   await waitForRows(page, 1)
-  assert.equal(await page.getByRole('spinbutton', { name: /^Stuck/ }).inputValue(), '5', 'the minutes, from the URL')
+  assert.equal(
+    await page.getByRole('spinbutton', { name: /^Stuck/ }).inputValue(),
+    '5',
+    'the minutes, from the URL',
+  )
   assert.notEqual(await page.getByLabel('Claimable before').inputValue(), '')
 
   // Stuck for an hour, not for two.

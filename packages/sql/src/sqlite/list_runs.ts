@@ -81,7 +81,9 @@ export function runFilter(query: RunFacetQuery): RunFilter | null {
     ...(query.parentRunId !== undefined ? [query.parentRunId] : []),
     ...(statuses ?? []),
     ...terms.flatMap(termValues),
-    ...[version, createdFrom, createdBefore, claimableBefore, idContains].filter((value) => value !== undefined),
+    ...[version, createdFrom, createdBefore, claimableBefore, idContains].filter(
+      (value) => value !== undefined,
+    ),
   ]
   return { shape, params }
 }
