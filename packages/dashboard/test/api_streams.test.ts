@@ -59,6 +59,26 @@ void describe('dashboard live streams', () => {
     await reader.cancel()
   })
 
+  void test('a claimableBefore stream announces a run while open, never once it finished', async () => {
+    const all = await open(f, '/api/stream/runs?workflow=greet')
+    const whileOpen = await open(f, '/api/stream/runs?workflow=greet&claimableBefore=2999-01-01')
+    await all.comment()
+    await whileOpen.comment()
+    const first = (await f.engine.start('greet', 'Al')).runId
+    await all.until((e) => data(e).id === first && data(e).status === 'completed')
+    // A later run's first event: the stream has handled every event of the first run by then.
+    const second = (await f.engine.start('greet', 'Bo')).runId
+    const events = await whileOpen.until((e) => data(e).id === second)
+    const ofFirst = events.filter((e) => data(e).id === first)
+    assert.ok(ofFirst.length > 0, 'announced while open')
+    assert.ok(
+      ofFirst.every((e) => data(e).status !== 'completed'),
+      JSON.stringify(ofFirst),
+    )
+    await all.cancel()
+    await whileOpen.cancel()
+  })
+
   void test('idle streams get keep-alive comments', async () => {
     const reader = await open(f, '/api/stream/runs?workflow=nothing-runs-this')
     assert.equal(await reader.comment(), ': keep-alive')
