@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { pathToFileURL } from 'node:url'
-import type { Engine } from '@cairn/core'
+import { Engine, silentLogger } from '@cairn/core'
 import {
   cairn,
   cardState,
@@ -224,6 +224,45 @@ for (const kind of await cliStores()) {
         assert.equal(code, 1, args.join(' '))
         assert.equal(stdout, '')
         assert.match(stderr, /^E_RUN_NOT_FOUND: no run with id "nope"/)
+      }
+    })
+
+    void test('runs --stuck <m>: open runs claimable for more than m minutes that no engine claimed', async () => {
+      // A run of a workflow the driving engine does not have: pending, claimable, never claimed.
+      const other = new Engine({
+        store: await db.open(),
+        logger: silentLogger,
+        instanceId: 'other',
+      })
+      other.register('later', 1, async () => 'never runs here')
+      await other.start('later', null, { runId: 'later-1' })
+      const ids = async (...args: string[]) => {
+        const { code, stdout, stderr } = await cairn(['runs', '--store', db.url, ...args, '--json'])
+        assert.equal(code, 0, stderr)
+        return JSON.parse(stdout).runs.map((r: { id: string }) => r.id)
+      }
+      try {
+        // Waiting runs with no timer (approval-1) and finished runs are never stuck.
+        assert.deepEqual(await ids('--stuck', '0'), ['later-1'])
+        assert.deepEqual(await ids('--stuck', '5'), [], 'claimable for seconds, not minutes')
+        assert.deepEqual(await ids('--stuck', '0', '--status', 'pending'), ['later-1'])
+        assert.deepEqual(await ids('--stuck', '0', '--workflow', 'greet'), [])
+        const closed = await cairn([
+          'runs',
+          '--store',
+          db.url,
+          '--stuck',
+          '0',
+          '--status',
+          'failed',
+        ])
+        assert.equal(closed.code, 2)
+        assert.match(closed.stderr, /--stuck lists open runs: --status failed is not one of/)
+        const bad = await cairn(['runs', '--store', db.url, '--stuck', 'soon'])
+        assert.equal(bad.code, 2)
+      } finally {
+        await other.cancel('later-1').catch(() => {})
+        await other.close()
       }
     })
   })

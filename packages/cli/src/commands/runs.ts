@@ -2,6 +2,7 @@
 import type { Command } from '../command.ts'
 import { STORE_HELP, STORE_OPTION, withEngine } from '../open_engine.ts'
 import { integerOf, statusesOf } from '../options.ts'
+import { stuckQuery } from '../stuck_option.ts'
 import { RUN_COLUMNS, runRow, runSummary } from '../output/run_summary.ts'
 import { formatTable } from '../output/table.ts'
 import { toJson } from '../output/values.ts'
@@ -17,6 +18,7 @@ Options:
 ${STORE_HELP}
   --status <s>    only runs with this status (repeatable: --status failed --status parked)
   --workflow <w>  only runs of this workflow
+  --stuck <m>     only open runs claimable for more than m minutes that no engine claimed
   --limit <n>     runs per page, 1..1000 (default 50)
   --cursor <c>    the next page (printed after the previous one)
   --json          {"runs": [...], "nextCursor": "…" | null}
@@ -25,6 +27,7 @@ ${STORE_HELP}
     ...STORE_OPTION,
     status: { type: 'string', multiple: true },
     workflow: { type: 'string' },
+    stuck: { type: 'string' },
     limit: { type: 'string' },
     cursor: { type: 'string' },
     json: { type: 'boolean' },
@@ -32,8 +35,9 @@ ${STORE_HELP}
   positionals: [],
   async run(args, io) {
     const { values } = args
+    const statuses = statusesOf(values.status as string[] | undefined)
     const query = {
-      status: statusesOf(values.status as string[] | undefined),
+      ...stuckQuery(values.stuck as string | undefined, statuses, Date.now()),
       workflow: values.workflow as string | undefined,
       limit: integerOf('limit', values.limit as string | undefined, {
         min: 1,
