@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { call, fixture, type Fixture, type Json } from './helpers.ts'
+import { unwrapCursor, wrapCursor } from '../src/api/signed_cursor.ts'
+import { SECRET, call, fixture, type Fixture, type Json } from './helpers.ts'
 
 /** Started in id order, so (createdAt, id) order is start order whatever the clock says. */
 const STARTED = ['w-0', 'w-1', 'w-2', 'w-3', 'w-4']
@@ -77,6 +78,23 @@ void describe('dashboard runs list sort', () => {
       assert.equal(status, 400, query)
       assert.equal(json.error.code, 'E_INVALID_CURSOR', query)
     }
+  })
+})
+
+void describe('signed cursors bind the sort', () => {
+  // The store refuses a cursor of the other order too; this is the dashboard's own check.
+  void test('a cursor signed for one sort does not unwrap with the other', () => {
+    const filter = { workflow: ['wait'] }
+    const oldest = wrapCursor(SECRET, 'store-cursor', filter, 'created')
+    assert.equal(unwrapCursor(SECRET, oldest, filter, 'created'), 'store-cursor')
+    assert.throws(() => unwrapCursor(SECRET, oldest, filter, '-created'), {
+      code: 'E_INVALID_CURSOR',
+    })
+    const newest = wrapCursor(SECRET, 'store-cursor', filter, '-created')
+    assert.equal(unwrapCursor(SECRET, newest, filter), 'store-cursor', 'newest is the default')
+    assert.throws(() => unwrapCursor(SECRET, newest, filter, 'created'), {
+      code: 'E_INVALID_CURSOR',
+    })
   })
 })
 
