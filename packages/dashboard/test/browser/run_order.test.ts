@@ -17,8 +17,9 @@ declare const document: PageDocument
 function waitForList(page: Page, count: number, firstId: string) {
   return page.waitForFunction(
     ([n, id]) => {
-      const rows = document.querySelectorAll('.runs-table tbody tr')
-      return rows.length === n && rows[0]?.getAttribute('data-run-id') === id
+      const first = document.querySelector('.runs-table tbody tr')
+      const count = document.querySelectorAll('.runs-table tbody tr').length
+      return count === n && first?.dataset.runId === id
     },
     [count, firstId] as const,
   )
