@@ -193,6 +193,39 @@ eachStore('dashboard API', (test) => {
     assert.equal((await engine.getRun('sleepy'))?.status, 'waiting')
   })
 
+  test('sort=created lists oldest first through every page and filter; cursors and bulk follow it', async (env) => {
+    const engine = await env.engine()
+    registerAll(engine)
+    // Pending runs nobody drives: this engine does not have the workflow.
+    const idle = await env.engine({ drive: false })
+    idle.register('orphan', 1, async (_ctx, _: unknown) => 'never')
+    const dashboard = dashboardOf(engine)
+    const orphans = ['orphan-0', 'orphan-1', 'orphan-2', 'orphan-3', 'orphan-4']
+    for (const [i, runId] of orphans.entries()) {
+      // Two runs per millisecond, the rest apart: ties are broken by id, in the sort's direction.
+      if (i % 2 === 0) await env.skip(1_000)
+      await idle.start('orphan', {}, { runId })
+    }
+    await engine.start('greet', 'done', { runId: 'greeted' })
+    await env.settle()
+    const now = new Date(env.clock.now() + 1).toISOString()
+    assert.deepEqual(await allIds(dashboard, 'workflow=orphan&sort=created'), orphans)
+    assert.deepEqual(await allIds(dashboard, 'workflow=orphan'), orphans.toReversed())
+    assert.deepEqual(await allIds(dashboard, 'status=pending&sort=created'), orphans)
+    assert.deepEqual(await allIds(dashboard, `claimableBefore=${now}&sort=created`), orphans)
+    assert.deepEqual(await allIds(dashboard, 'q=orphan-&sort=-created'), orphans.toReversed())
+    const first = await call(dashboard, '/api/runs?workflow=orphan&sort=created&limit=1')
+    const cursor = encodeURIComponent(first.json.nextCursor)
+    const replayed = await call(dashboard, `/api/runs?workflow=orphan&limit=1&cursor=${cursor}`)
+    assert.equal(replayed.json.error?.code, 'E_INVALID_CURSOR', 'a cursor binds the sort')
+    const bulk = await call(dashboard, '/api/bulk/cancel', {
+      body: { filter: { workflow: 'orphan' }, sort: 'created', limit: 2, reason: 'oldest' },
+    })
+    assert.equal(bulk.json.applied, 2, JSON.stringify(bulk.json))
+    const statuses = await Promise.all(orphans.map(async (id) => (await engine.getRun(id))?.status))
+    assert.deepEqual(statuses, ['cancelled', 'cancelled', 'pending', 'pending', 'pending'])
+  })
+
   test('payloads of every kind are written as the API reference says', async (env) => {
     const engine = await env.engine()
     registerAll(engine)

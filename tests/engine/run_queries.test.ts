@@ -93,3 +93,37 @@ eachStore('engine run queries', (test) => {
     await assert.rejects(engine.listRuns({ idContains: '' }), { code: 'E_INVALID_ARGUMENT' })
   })
 })
+
+eachStore('engine run queries: order', (test) => {
+  test("listRuns({ order: 'oldest' }) pages oldest first, each run with its search attributes", async (env) => {
+    const engine = await env.engine()
+    engine.register('scored', 1, async (ctx, score: number) => {
+      await ctx.upsertSearchAttributes({ score })
+      return score
+    })
+    const ids = ['s-0', 's-1', 's-2']
+    for (const [score, runId] of ids.entries()) {
+      await engine.start('scored', score, { runId })
+      await env.skip(1_000)
+    }
+    await env.settle()
+    const first = await engine.listRuns({ order: 'oldest', limit: 2 })
+    assert.deepEqual(
+      first.runs.map((run) => [run.id, run.searchAttributes]),
+      [
+        ['s-0', { score: 0 }],
+        ['s-1', { score: 1 }],
+      ],
+    )
+    const cursor = first.nextCursor as string
+    const rest = await engine.listRuns({ order: 'oldest', limit: 2, cursor })
+    assert.deepEqual(
+      rest.runs.map((run) => run.id),
+      ['s-2'],
+    )
+    await assert.rejects(engine.listRuns({ cursor }), { code: 'E_INVALID_CURSOR' })
+    await assert.rejects(engine.listRuns({ order: 'up' as 'oldest' }), {
+      code: 'E_INVALID_ARGUMENT',
+    })
+  })
+})

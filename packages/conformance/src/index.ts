@@ -23,6 +23,7 @@ import { inboxTests } from './inbox.ts'
 import { listFilterTests } from './list_filters.ts'
 import { leaseRecoveryTests } from './lease_recovery.ts'
 import { listRunsTests } from './list_runs.ts'
+import { listOrderTests } from './list_order.ts'
 import { parkTests } from './park_unpark.ts'
 import { payloadTests } from './payloads.ts'
 import { requeueTests } from './requeue.ts'
@@ -51,6 +52,7 @@ export function storeConformance(test: TestFn, factory: StoreFactory): void {
   parkTests(definer(test, factory, 'parkUnrunnable and unpark'))
   listRunsTests(definer(test, factory, 'listRuns'))
   listFilterTests(definer(test, factory, 'listRuns filters'))
+  listOrderTests(definer(test, factory, 'listRuns order'))
   claimableFilterTests(definer(test, factory, 'listRuns claimableBefore'))
   facetTests(definer(test, factory, 'facetRuns'))
   checkpointPageTests(definer(test, factory, 'loadCheckpointPage'))

@@ -4,6 +4,7 @@ import { post } from './api.js'
 import { confirmDialog } from './dialogs.js'
 import { h } from './dom.js'
 import { filterObject } from './filters.js'
+import { sortLabel, sortOf } from './run_sort.js'
 import { announce } from './live.js'
 import { actionsAllowed } from './session.js'
 
@@ -36,21 +37,23 @@ export function bulkActions(getQuery, onDone) {
 async function run(kind, query, onDone) {
   const spec = KINDS[kind]
   const filter = filterObject(query)
+  // With a cap, the list's order decides which runs are taken: the first ones it shows.
+  const sort = sortOf(query)
   let preview
   try {
-    preview = await post(`bulk/${kind}`, { filter, limit: REQUESTED_LIMIT, dryRun: true })
+    preview = await post(`bulk/${kind}`, { filter, sort, limit: REQUESTED_LIMIT, dryRun: true })
   } catch (error) {
     announce(`Could not count the runs: ${error.message}`)
     return
   }
   const result = await confirmDialog({
     title: `Bulk ${kind}`,
-    description: describePreview(spec, preview),
+    description: describePreview(spec, preview, sort),
     confirmLabel: `${kind === 'retry' ? 'Retry' : 'Cancel'} ${preview.matched} runs`,
     danger: kind === 'cancel',
     fields: kind === 'cancel' ? [{ name: 'reason', label: 'Reason (optional)', type: 'text' }] : [],
     onConfirm: (values) =>
-      post(`bulk/${kind}`, { filter, limit: REQUESTED_LIMIT, reason: values.reason }),
+      post(`bulk/${kind}`, { filter, sort, limit: REQUESTED_LIMIT, reason: values.reason }),
   })
   if (result === null) return
   const failed = result.failed?.length ?? 0
@@ -58,12 +61,12 @@ async function run(kind, query, onDone) {
   onDone()
 }
 
-function describePreview(spec, preview) {
+function describePreview(spec, preview, sort) {
   const capNote = preview.truncated
     ? h(
         'p',
         { class: 'notice notice-warning' },
-        `More runs match than the dashboard's bulk cap: only the first ${preview.matched} will be ${spec.verb}. Run it again for the rest.`,
+        `More runs match than the dashboard's bulk cap: only the first ${preview.matched} in list order (${sortLabel(sort)}) will be ${spec.verb}. Run it again for the rest.`,
       )
     : null
   return [

@@ -2,30 +2,42 @@
 import { h } from './dom.js'
 import { formatTime, truncate } from './format.js'
 import { runHref } from './router.js'
+import { OLDEST_FIRST, sortLabel } from './run_sort.js'
 import { statusBadge } from './widgets.js'
 
 const COLUMNS = ['Run', 'Workflow', 'Version', 'Status', 'Created', 'Updated', 'Tags', 'Error']
 
-/** A table of RunSummary rows: `{ element, setRuns(runs), upsert(run, { prepend, max }) }`. */
-export function runsTable() {
+/**
+ * A table of RunSummary rows: `{ element, setRuns(runs), upsert(run, { prepend, max }),
+ * setSort(sort) }`. The Created header is a button: `onSortToggle()` when it is pressed.
+ */
+export function runsTable({ onSortToggle }) {
   const body = h('tbody')
   const rows = new Map()
   const empty = h('p', { class: 'empty', text: 'No runs match this filter.', hidden: true })
+  const caption = h('caption', { class: 'visually-hidden' })
+  const created = createdHeader(onSortToggle)
   const table = h(
     'table',
     { class: 'runs-table' },
-    h('caption', { class: 'visually-hidden', text: 'Runs matching the filter, newest first' }),
+    caption,
     h(
       'thead',
       {},
       h(
         'tr',
         {},
-        COLUMNS.map((name) => h('th', { scope: 'col', text: name })),
+        COLUMNS.map((name) =>
+          name === 'Created' ? created.element : h('th', { scope: 'col', text: name }),
+        ),
       ),
     ),
     body,
   )
+  const setSort = (sort) => {
+    caption.textContent = `Runs matching the filter, ${sortLabel(sort)}`
+    created.render(sort)
+  }
   const setRuns = (runs) => {
     rows.clear()
     body.replaceChildren(...runs.map((run) => remember(rows, run)))
@@ -39,7 +51,26 @@ export function runsTable() {
     empty.hidden = true
     while (body.rows.length > max) forget(rows, body.lastElementChild)
   }
-  return { element: h('div', { class: 'table-scroll' }, table, empty), setRuns, upsert }
+  return { element: h('div', { class: 'table-scroll' }, table, empty), setRuns, upsert, setSort }
+}
+
+// The header cell says the order to assistive technology (aria-sort); its button flips it.
+function createdHeader(onSortToggle) {
+  const arrow = h('span', { class: 'sort-arrow', 'aria-hidden': 'true' })
+  const button = h(
+    'button',
+    { type: 'button', class: 'sort-button', onclick: () => onSortToggle() },
+    'Created',
+    arrow,
+  )
+  const element = h('th', { scope: 'col' }, button)
+  const render = (sort) => {
+    const oldest = sort === OLDEST_FIRST
+    element.setAttribute('aria-sort', oldest ? 'ascending' : 'descending')
+    arrow.textContent = oldest ? ' ↑' : ' ↓'
+    button.title = `Listed ${sortLabel(sort)}; press for ${oldest ? 'newest' : 'oldest'} first`
+  }
+  return { element, render }
 }
 
 function remember(rows, run) {

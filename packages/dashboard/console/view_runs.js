@@ -1,5 +1,6 @@
-// The runs list: server-paged with the opaque cursor, status chips with facet counts, the
-// filter form, bulk actions over the filter, and live updates for runs matching the filter.
+// The runs list: server-paged with the opaque cursor, newest or oldest first, status chips
+// with facet counts, the filter form, bulk actions over the filter, and live updates for runs
+// matching the filter.
 import { get } from './api.js'
 import { bulkActions } from './bulk.js'
 import { h } from './dom.js'
@@ -7,6 +8,7 @@ import { filterParams, toggleStatus } from './filters.js'
 import { announce, openStream } from './live.js'
 import { navigate, runsHref } from './router.js'
 import { filterForm } from './runs_filter_form.js'
+import { NEWEST_FIRST, flipped, sortOf, withSort } from './run_sort.js'
 import { runsTable } from './runs_table.js'
 import { statusChips } from './status_chips.js'
 import { stuckFilter, stuckQuery } from './stuck_filter.js'
@@ -27,7 +29,9 @@ export function runsView(route) {
   const chips = statusChips((status) => apply(toggleStatus(state.query, status)))
   const form = filterForm((params) => apply(withStatuses(params, state.query)))
   const stuck = stuckFilter((minutes) => apply(stuckQuery(state.query, minutes, Date.now())))
-  const table = runsTable()
+  const table = runsTable({
+    onSortToggle: () => navigate(runsHref(listParams(state.query, flipped(sortOf(state.query))))),
+  })
   const status = h('div', { class: 'list-status', role: 'status' })
   const pager = pagerControls(state)
   const liveBadge = h('span', { class: 'live-badge', text: 'Live: connecting' })
@@ -52,17 +56,24 @@ export function runsView(route) {
     table.element,
     pager.element,
   )
-  const apply = (params) => navigate(runsHref(filterParams(params)))
+  // A new filter keeps the order; a new filter or order starts again from the first page.
+  const apply = (params) => navigate(runsHref(listParams(params, sortOf(state.query))))
   const update = (next) => {
     const filterChanged =
       filterParams(next.query).toString() !== filterParams(state.query).toString()
+    const sortChanged = sortOf(next.query) !== sortOf(state.query)
     state.query = next.query
-    if (filterChanged) state.cursors = []
+    if (filterChanged || sortChanged) state.cursors = []
     refresh(state, parts, filterChanged)
   }
   refresh(state, parts, true)
   void loadWorkflows(form)
   return { element, update, dispose: () => dispose(state) }
+}
+
+/** The list part of a query: its filter and sort, no cursor. */
+function listParams(query, sort) {
+  return withSort(filterParams(query), sort)
 }
 
 function withStatuses(params, query) {
@@ -74,6 +85,7 @@ function refresh(state, parts, filterChanged) {
   parts.form.fill(state.query)
   parts.stuck.fill(state.query)
   parts.chips.render(state.query.getAll('status'), null)
+  parts.table.setSort(sortOf(state.query))
   void load(state, parts)
   if (filterChanged) restartStream(state, parts)
 }
@@ -81,8 +93,7 @@ function refresh(state, parts, filterChanged) {
 async function load(state, parts) {
   state.abort?.abort()
   const abort = (state.abort = new AbortController())
-  const params = filterParams(state.query)
-  const pageParams = new URLSearchParams(params)
+  const pageParams = listParams(state.query, sortOf(state.query))
   pageParams.set('limit', String(PAGE_SIZE))
   const cursor = state.query.get('cursor')
   if (cursor) pageParams.set('cursor', cursor)
@@ -130,8 +141,10 @@ function restartStream(state, parts) {
 }
 
 function onLiveRun(state, parts, run) {
-  const firstPage = !state.query.get('cursor')
-  parts.table.upsert(run, { prepend: firstPage, max: PAGE_SIZE })
+  // A new run is the newest: it belongs at the top of the first page newest first, and on
+  // the last page oldest first, where paging will reach it; rows shown update in place.
+  const top = !state.query.get('cursor') && sortOf(state.query) === NEWEST_FIRST
+  parts.table.upsert(run, { prepend: top, max: PAGE_SIZE })
   announce(`Run ${run.id} (${run.workflow}) is ${run.status}.`)
   if (state.facetsTimer !== null) return
   state.facetsTimer = setTimeout(() => {
@@ -145,7 +158,7 @@ function pagerControls(state) {
   const previous = h('button', { type: 'button', class: 'button', text: 'Previous page' })
   const next = h('button', { type: 'button', class: 'button', text: 'Next page' })
   const goTo = (cursor) => {
-    const params = filterParams(state.query)
+    const params = listParams(state.query, sortOf(state.query))
     if (cursor) params.set('cursor', cursor)
     navigate(runsHref(params))
   }

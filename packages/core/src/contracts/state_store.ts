@@ -352,8 +352,18 @@ export interface ListRunsQuery {
   status?: RunStatus | readonly RunStatus[]
   /** 1..1000; default 50. */
   limit?: number
-  /** Opaque cursor from a previous page's `nextCursor`. */
+  /**
+   * Opaque cursor from a previous page's `nextCursor`: the position (createdAt, id) of that
+   * page's last run, and the `order` of the query that made it. The next page continues in
+   * that order; a cursor passed with the other order is refused with E_INVALID_CURSOR (to
+   * turn around, start again without a cursor).
+   */
   cursor?: string
+  /**
+   * `newest` (default): createdAt descending, ties by id descending. `oldest`: createdAt
+   * ascending, ties by id ascending, exactly the reverse. Anything else: E_INVALID_ARGUMENT.
+   */
+  order?: RunListOrder
   /**
    * Only runs whose search attributes match every entry (see SearchAttributeFilter for the
    * operators, type matching and `ne` on a missing attribute). Combines with the filters
@@ -386,8 +396,11 @@ export interface ListRunsQuery {
   originRunId?: string
 }
 
-/** The filters of a facet count: a ListRunsQuery without paging. */
-export type RunFacetQuery = Omit<ListRunsQuery, 'limit' | 'cursor'>
+/** The order of a run list (ListRunsQuery.order). */
+export type RunListOrder = 'newest' | 'oldest'
+
+/** The filters of a facet count: a ListRunsQuery without paging or order. */
+export type RunFacetQuery = Omit<ListRunsQuery, 'limit' | 'cursor' | 'order'>
 
 export interface RunFacets {
   /** Runs matching the query with its `status` filter ignored, per status (absent: 0). */
@@ -540,9 +553,10 @@ export interface StateStore {
   runTransactionalStep?(fence: Fence, work: TransactionalWork): Promise<TransactionalStepResult>
 
   /**
-   * A page of runs, newest first. Rejects with `E_INVALID_CURSOR` for a cursor it did not
-   * issue (garbage or altered), and `E_INVALID_ARGUMENT` for a limit outside 1..1000 or a
-   * malformed filter (store/run_filters.ts checks the same way on every store). One read.
+   * A page of runs, newest first (or oldest first: `order`). Rejects with `E_INVALID_CURSOR`
+   * for a cursor it did not issue (garbage or altered) or one issued for the other order, and
+   * `E_INVALID_ARGUMENT` for a limit outside 1..1000, an unknown order or a malformed filter
+   * (store/run_filters.ts and store/run_order.ts check the same way on every store). One read.
    */
   listRuns(query: ListRunsQuery): Promise<RunPage>
 

@@ -390,9 +390,11 @@ export class Engine {
   }
 
   /**
-   * Runs, newest first; filter by workflow, version, status, parent, tag, origin, creation time window, id
-   * substring and search attributes (evaluated by the store: SQL stores in the query); page
-   * with `cursor`. Each run comes with its search attributes (one more read per page).
+   * Runs, newest first (`order: 'oldest'` for oldest first); filter by workflow, version,
+   * status, parent, tag, origin, creation time window, id substring and search attributes
+   * (evaluated by the store: SQL stores in the query); page with `cursor`, which keeps the
+   * order of the page that gave it (E_INVALID_CURSOR with the other order). Each run comes
+   * with its search attributes (one more read per page).
    */
   async listRuns<I = unknown, O = unknown>(query: ListRunsQuery = {}): Promise<RunList<I, O>> {
     await this.open()

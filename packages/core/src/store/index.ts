@@ -3,6 +3,7 @@ export { checkFinishOp } from './finish_check.ts'
 export { checkCreateOp, checkTags, MAX_TAGS, MAX_TAG_LENGTH } from './create_check.ts'
 export { checkRequeueRequest } from './requeue_check.ts'
 export { encodeCursor, decodeCursor, type CursorPosition } from './run_cursor.ts'
+export { checkRunOrder, listStart, RUN_LIST_ORDERS, type ListStart } from './run_order.ts'
 export {
   checkRunFilters,
   MAX_ID_CONTAINS_LENGTH,

@@ -1,10 +1,13 @@
 /**
- * listRuns cursors: the (createdAt, id) of the last run of a page, as base64url JSON with a
- * checksum. The checksum is not a secret: it only makes an altered or truncated cursor fail
- * loudly (E_INVALID_CURSOR) instead of silently paging from somewhere else. Shared by every
- * store, so a cursor means the same thing everywhere.
+ * listRuns cursors: the (createdAt, id) of the last run of a page and the order of the list
+ * it came from, as base64url JSON with a checksum. The checksum is not a secret: it only
+ * makes an altered or truncated cursor fail loudly (E_INVALID_CURSOR) instead of silently
+ * paging from somewhere else. Shared by every store, so a cursor means the same thing
+ * everywhere. A newest-first cursor has no order field, so the cursors issued before lists
+ * had an order still read as what they were.
  */
 import { createHash } from 'node:crypto'
+import type { RunListOrder } from '../contracts/index.ts'
 import { InvalidCursorError } from '../errors/index.ts'
 
 export interface CursorPosition {
@@ -12,15 +15,26 @@ export interface CursorPosition {
   id: string
 }
 
-export function encodeCursor(position: CursorPosition): string {
-  const body = [position.createdAt, position.id]
+export function encodeCursor(position: CursorPosition, order: RunListOrder = 'newest'): string {
+  const body = [position.createdAt, position.id, ...(order === 'oldest' ? [order] : [])]
   return Buffer.from(JSON.stringify([...body, checksum(body)])).toString('base64url')
 }
 
-/** The position a cursor names; throws InvalidCursorError for anything this store did not issue. */
-export function decodeCursor(cursor: string): CursorPosition {
+/**
+ * The position a cursor names; throws InvalidCursorError for anything this store did not
+ * issue, and for a cursor of a list in the other order (its position is past in one
+ * direction and not the other: paging on would skip or repeat runs without a word).
+ */
+export function decodeCursor(cursor: string, order: RunListOrder = 'newest'): CursorPosition {
   const parsed = parseCursor(cursor)
-  if (!isCursorTuple(parsed) || checksum([parsed[0], parsed[1]]) !== parsed[2]) throw invalid()
+  if (!isCursorTuple(parsed)) throw invalid()
+  const body = parsed.slice(0, -1)
+  if (checksum(body) !== parsed[parsed.length - 1]) throw invalid()
+  const issuedFor = body.length === 3 ? body[2] : 'newest'
+  if (issuedFor !== order)
+    throw new InvalidCursorError(
+      `listRuns cursor was issued for order ${String(issuedFor)}, not ${order}`,
+    )
   return { createdAt: parsed[0], id: parsed[1] }
 }
 
@@ -36,13 +50,13 @@ function parseCursor(cursor: string): unknown {
   }
 }
 
-function isCursorTuple(value: unknown): value is [number, string, string] {
+/** [createdAt, id, checksum] (newest first) or [createdAt, id, 'oldest', checksum]. */
+function isCursorTuple(value: unknown): value is [number, string, ...string[]] {
   return (
     Array.isArray(value) &&
-    value.length === 3 &&
+    (value.length === 3 || (value.length === 4 && value[2] === 'oldest')) &&
     Number.isSafeInteger(value[0]) &&
-    typeof value[1] === 'string' &&
-    typeof value[2] === 'string'
+    value.slice(1).every((part) => typeof part === 'string')
   )
 }
 

@@ -1,6 +1,7 @@
 /**
  * Bulk actions: `POST api/bulk/retry` (failed runs) and `api/bulk/cancel` (open runs) over
- * the runs a filter matches, at most `limit` of them (clamped to the dashboard's bulkLimit).
+ * the runs a filter matches, at most `limit` of them (clamped to the dashboard's bulkLimit):
+ * the first `limit` in the list order `sort` (newest first by default, like the list).
  * The runs are collected first, then acted on one by one: one run's failure is reported
  * in `failed` and the others go on. `dryRun` only counts.
  */
@@ -13,6 +14,7 @@ import { toHttpError } from '../http/http_error.ts'
 import { jsonResponse } from '../http/responses.ts'
 import { onlyKeys, optionalBoolean, optionalInteger, optionalString } from './body_fields.ts'
 import { filterFromObject, toListRunsQuery, type RunFilter } from './run_filter.ts'
+import { checkSort, toListOrder, type RunSort } from './run_sort.ts'
 import { clampInt } from '../options.ts'
 
 const PAGE = 500
@@ -36,15 +38,16 @@ export function mountBulkRoutes(app: Hono<AppEnv>, options: ResolvedOptions): vo
   for (const [name, action] of Object.entries(ACTIONS)) {
     app.post(`/api/bulk/${name}`, async (c) => {
       const body = await readJsonObject(c.req.raw)
-      onlyKeys(body, ['filter', 'limit', 'reason', 'dryRun'])
+      onlyKeys(body, ['filter', 'sort', 'limit', 'reason', 'dryRun'])
       const filter = filterFromObject(body.filter)
+      const sort = checkSort(body.sort)
       optionalString(body, 'reason')
       const limit = clampInt(
         optionalInteger(body, 'limit') ?? options.bulkLimit,
         1,
         options.bulkLimit,
       )
-      const { runIds, truncated } = await collect(options.engine, filter, action.statuses, limit)
+      const { runIds, truncated } = await collect(options.engine, { filter, sort }, action, limit)
       if (optionalBoolean(body, 'dryRun') === true)
         return jsonResponse({
           ok: true,
@@ -63,17 +66,20 @@ export function mountBulkRoutes(app: Hono<AppEnv>, options: ResolvedOptions): vo
   }
 }
 
-/** The ids of up to `limit` matching runs, newest first, and whether more match. */
+/**
+ * The ids of the first `limit` matching runs in the list's order, and whether more match:
+ * with a cap, the sort decides which runs are taken (the newest, or the oldest).
+ */
 async function collect(
   engine: Engine,
-  filter: RunFilter,
-  statuses: readonly RunStatus[],
+  list: { filter: RunFilter; sort: RunSort },
+  action: Pick<BulkAction, 'statuses'>,
   limit: number,
 ): Promise<{ runIds: string[]; truncated: boolean }> {
-  const wanted =
-    filter.status === undefined ? statuses : statuses.filter((s) => filter.status?.includes(s))
+  const { filter, sort } = list
+  const wanted = action.statuses.filter((s) => filter.status?.includes(s) ?? true)
   if (wanted.length === 0) return { runIds: [], truncated: false }
-  const query = { ...toListRunsQuery(filter), status: [...wanted] }
+  const query = { ...toListRunsQuery(filter), status: [...wanted], order: toListOrder(sort) }
   const runIds: string[] = []
   let cursor: string | undefined
   for (;;) {

@@ -1,8 +1,10 @@
 /**
- * One page of runs for a filter: the engine's listRuns behind the dashboard's signed cursors.
+ * One page of runs for a filter in a sort order: the engine's listRuns behind the dashboard's
+ * signed cursors.
  */
 import type { Engine, RunInfo } from '@cairn/core'
 import { toListRunsQuery, type RunFilter } from './run_filter.ts'
+import { toListOrder, type RunSort } from './run_sort.ts'
 import { unwrapCursor, wrapCursor } from './signed_cursor.ts'
 
 export interface RunsPage {
@@ -13,15 +15,16 @@ export interface RunsPage {
 export async function listRunsPage(
   engine: Engine,
   secret: string,
-  request: { filter: RunFilter; limit: number; cursor: string | null },
+  request: { filter: RunFilter; sort: RunSort; limit: number; cursor: string | null },
 ): Promise<RunsPage> {
-  const { filter, limit, cursor } = request
+  const { filter, sort, limit, cursor } = request
   const query = toListRunsQuery(filter)
   query.limit = limit
-  if (cursor !== null) query.cursor = unwrapCursor(secret, cursor, filter)
+  query.order = toListOrder(sort)
+  if (cursor !== null) query.cursor = unwrapCursor(secret, cursor, filter, sort)
   const page = await engine.listRuns(query)
   return {
     runs: page.runs,
-    nextCursor: page.nextCursor === null ? null : wrapCursor(secret, page.nextCursor, filter),
+    nextCursor: page.nextCursor === null ? null : wrapCursor(secret, page.nextCursor, filter, sort),
   }
 }

@@ -10,6 +10,7 @@ import { intParam } from './limits.ts'
 import { listRunsPage } from './list_runs.ts'
 import { loadRunDetail } from './run_detail.ts'
 import { filterFromSearchParams, toListRunsQuery } from './run_filter.ts'
+import { sortFromSearchParams } from './run_sort.ts'
 import { runSummary, stepView } from './run_views.ts'
 import { RunNotFoundError } from '@cairn/core'
 
@@ -18,9 +19,11 @@ export function mountReadRoutes(app: Hono<AppEnv>, options: ResolvedOptions): vo
 
   app.get('/api/runs', async (c) => {
     const params = new URL(c.req.url).searchParams
-    const filter = filterFromSearchParams(params, ['limit', 'cursor'])
+    const filter = filterFromSearchParams(params, ['limit', 'cursor', 'sort'])
+    const sort = sortFromSearchParams(params)
     const limit = intParam(params.get('limit'), 'limit', { min: 1, max: 200, fallback: 50 })
-    const page = await listRunsPage(engine, secret, { filter, limit, cursor: params.get('cursor') })
+    const cursor = params.get('cursor')
+    const page = await listRunsPage(engine, secret, { filter, sort, limit, cursor })
     return jsonResponse({ runs: page.runs.map(runSummary), nextCursor: page.nextCursor })
   })
 

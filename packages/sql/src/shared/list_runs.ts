@@ -1,5 +1,5 @@
 /**
- * listRuns: newest first by (created_at, id), keyset-paginated so a page costs the same at
+ * listRuns: newest (or oldest) first by (created_at, id), keyset-paginated so a page costs the same at
  * any depth. Fetches limit + 1 rows to know whether there is a next page. Ids compare by
  * code point because the id column is stored with a binary collation (Postgres `C`,
  * MySQL `utf8mb4_bin`): the same order as the memory and SQLite stores and the cursor.
@@ -7,8 +7,8 @@
 import {
   InvalidArgumentError,
   checkRunFilters,
-  decodeCursor,
   encodeCursor,
+  listStart,
   parseSearchFilter,
   type RunWindowFilters,
 } from '@cairn/core'
@@ -24,7 +24,7 @@ const MAX_LIMIT = 1000
 
 export async function listRuns(ctx: SqlContext, query: ListRunsQuery): Promise<RunPage> {
   const limit = validLimit(query.limit)
-  const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
+  const { order, descending, after: cursor } = listStart(query)
   const p = new Params(ctx.dialect)
   // A tag's runs come from its range of the tag table's key, already in list order: the
   // order and the cursor use that table's copies of (created_at, id) so the key serves both.
@@ -39,22 +39,24 @@ export async function listRuns(ctx: SqlContext, query: ListRunsQuery): Promise<R
   const where = [
     tagTerm,
     ...filters,
-    // The bare `created_at <=` is implied by the row comparison; MySQL and MariaDB only turn
-    // it, not a row comparison, into an index range (a page then costs the same at any depth).
-    cursor === undefined
+    // The bare `created_at <=` (`>=`) is implied by the row comparison; MySQL and MariaDB only
+    // turn it, not a row comparison, into an index range (a page then costs the same at any
+    // depth, read forwards or backwards).
+    cursor === null
       ? null
-      : `${o.createdAt} <= ${p.add(cursor.createdAt)} AND (${o.createdAt}, ${o.id}) < (${p.add(cursor.createdAt)}, ${p.add(cursor.id)})`,
+      : `${o.createdAt} ${descending ? '<=' : '>='} ${p.add(cursor.createdAt)} AND (${o.createdAt}, ${o.id}) ${descending ? '<' : '>'} (${p.add(cursor.createdAt)}, ${p.add(cursor.id)})`,
   ].filter((term) => term !== null)
   const from = tagged
     ? `${ctx.tables.runTags} t JOIN ${ctx.tables.runs} r ON r.key = t.run_key`
     : `${ctx.tables.runs} r`
+  const direction = descending ? 'DESC' : 'ASC'
   const text = `SELECT ${runColumns('r')} FROM ${from}
     ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
-    ORDER BY ${o.createdAt} DESC, ${o.id} DESC LIMIT ${p.add(limit + 1)}`
+    ORDER BY ${o.createdAt} ${direction}, ${o.id} ${direction} LIMIT ${p.add(limit + 1)}`
   const { rows } = await ctx.pool.query(p.statement(text))
   const runs = rows.slice(0, limit).map((row) => toRunRecord(row))
   const last = runs[runs.length - 1]
-  return { runs, nextCursor: rows.length > limit && last ? encodeCursor(last) : null }
+  return { runs, nextCursor: rows.length > limit && last ? encodeCursor(last, order) : null }
 }
 
 /**

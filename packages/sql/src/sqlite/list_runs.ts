@@ -1,12 +1,12 @@
 /**
- * listRuns: newest first by (created_at, id), keyset-paginated so a page costs the same at
+ * listRuns: newest (or oldest) first by (created_at, id), keyset-paginated so a page costs the same at
  * any depth. One statement per filter shape, cached. Fetches limit + 1 rows to know whether
  * there is a next page.
  */
 import { InvalidArgumentError, checkRunFilters } from '@cairn/core'
 import type { ListRunsQuery, RunFacetQuery, RunPage, RunStatus } from '@cairn/core/contracts'
 import type { SQLInputValue } from 'node:sqlite'
-import { decodeCursor, encodeCursor, parseSearchFilter, type SearchTerm } from '@cairn/core'
+import { encodeCursor, listStart, parseSearchFilter, type SearchTerm } from '@cairn/core'
 import { searchTermShape, searchTermSql } from '../shared/search_terms.ts'
 import { RUN_COLUMNS, toRunRecord, type RunRow } from './row_mapping.ts'
 import type { StatementCache } from './statement_cache.ts'
@@ -37,7 +37,7 @@ export interface RunFilter {
 
 export function listRuns(cache: StatementCache, query: ListRunsQuery): RunPage {
   const limit = validLimit(query.limit)
-  const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
+  const { order, descending, after: cursor } = listStart(query)
   const filter = runFilter(query)
   if (filter === null) return { runs: [], nextCursor: null }
   const params: SQLInputValue[] = [
@@ -45,13 +45,14 @@ export function listRuns(cache: StatementCache, query: ListRunsQuery): RunPage {
     ...(cursor ? [cursor.createdAt, cursor.id] : []),
     limit + 1,
   ]
-  const key = `list:${shapeKey(filter.shape)}:${cursor ? 'c' : '-'}`
+  // The order is part of the text (ORDER BY, the keyset comparison), so of the key.
+  const key = `list:${shapeKey(filter.shape)}:${cursor ? 'c' : '-'}:${order}`
   const rows = cache
-    .get(key, () => listSql(filter.shape, !!cursor), true)
+    .get(key, () => listSql(filter.shape, cursor !== null, descending), true)
     .all(...params) as unknown as RunRow[]
   const runs = rows.slice(0, limit).map(toRunRecord)
   const last = runs[runs.length - 1]
-  return { runs, nextCursor: rows.length > limit && last ? encodeCursor(last) : null }
+  return { runs, nextCursor: rows.length > limit && last ? encodeCursor(last, order) : null }
 }
 
 /** The query's filters, validated; null when they match no run (an empty status list). */
@@ -151,20 +152,21 @@ export function filterConditions(shape: Shape, tagJoined = false): string[] {
   ].filter((term) => term !== null)
 }
 
-function listSql(shape: Shape, cursor: boolean): string {
+function listSql(shape: Shape, cursor: boolean, descending: boolean): string {
   // A tag's runs come from its range of cairn_run_tags, already in list order; the order and
   // the cursor use that table's copies of (created_at, id) so the key serves both.
   const [createdAt, id] = shape.tag ? ['t.run_created_at', 't.run_id'] : ['created_at', 'id']
   const where = [
     ...filterConditions(shape, true),
-    cursor ? `(${createdAt}, ${id}) < (?, ?)` : null,
+    cursor ? `(${createdAt}, ${id}) ${descending ? '<' : '>'} (?, ?)` : null,
   ].filter((term) => term !== null)
   const whereSql = where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''
   const from = shape.tag
     ? 'cairn_run_tags t JOIN cairn_runs ON cairn_runs.key = t.run_key'
     : 'cairn_runs'
   const columns = shape.tag ? qualified(RUN_COLUMNS, 'cairn_runs') : RUN_COLUMNS
-  return `SELECT ${columns} FROM ${from} ${whereSql} ORDER BY ${createdAt} DESC, ${id} DESC LIMIT ?`
+  const direction = descending ? 'DESC' : 'ASC'
+  return `SELECT ${columns} FROM ${from} ${whereSql} ORDER BY ${createdAt} ${direction}, ${id} ${direction} LIMIT ?`
 }
 
 /** `a, b` → `table.a, table.b`: run columns named apart from the tag table's. */

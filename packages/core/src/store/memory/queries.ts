@@ -14,7 +14,8 @@ import { InvalidArgumentError } from '../../errors/index.ts'
 import { parseSearchFilter } from '../../search/attribute_filter.ts'
 import { checkRunIdList } from '../../search/run_id_list.ts'
 import { copyCheckpoint, copyMessage, copyRun } from './copies.ts'
-import { decodeCursor, encodeCursor } from '../run_cursor.ts'
+import { encodeCursor } from '../run_cursor.ts'
+import { listStart } from '../run_order.ts'
 import { checkCheckpointPage } from '../checkpoint_page.ts'
 import { checkRunFilters } from '../run_filters.ts'
 import type { ListFilter } from './run_listing.ts'
@@ -40,13 +41,13 @@ const MAX_LIMIT = 1000
 
 export function listRuns(store: StoreState, query: ListRunsQuery): RunPage {
   const limit = checkLimit(query.limit)
-  const after = query.cursor === undefined ? null : decodeCursor(query.cursor)
+  const { order, descending, after } = listStart(query)
   const filter = listFilter(query)
-  const { states, more } = store.listing.page(filter, after, limit)
+  const { states, more } = store.listing.page(filter, after, limit, descending)
   const last = states[states.length - 1]
   return {
     runs: states.map((state) => copyRun(state.run)),
-    nextCursor: more && last !== undefined ? encodeCursor(last.run) : null,
+    nextCursor: more && last !== undefined ? encodeCursor(last.run, order) : null,
   }
 }
 

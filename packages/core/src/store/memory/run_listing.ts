@@ -1,8 +1,8 @@
 /**
  * Runs in (createdAt, id) order for listRuns. Runs are created in roughly increasing time,
  * so an insert is almost always an append; out-of-order ones are spliced in after a binary
- * search. Pages walk backwards from the cursor position (keyset pagination): runs created
- * between two pages never shift the next page.
+ * search. Pages walk from the cursor position, backwards (newest first) or forwards (oldest
+ * first) (keyset pagination): runs created between two pages never shift the next page.
  */
 import type { RunStatus } from '../../contracts/index.ts'
 import { termMatches, type SearchTerm } from '../../search/attribute_filter.ts'
@@ -44,18 +44,19 @@ export class RunListing {
   }
 
   /**
-   * Up to `limit` matching runs older than `after` (all when null), newest first, and
-   * whether more match beyond them.
+   * Up to `limit` matching runs past `after` (from the start when null) in the listing's
+   * direction — older ones newest first when `descending`, newer ones oldest first otherwise —
+   * and whether more match beyond them.
    */
-  page(filter: ListFilter, after: CursorPosition | null, limit: number) {
+  page(filter: ListFilter, after: CursorPosition | null, limit: number, descending = true) {
     const found: RunState[] = []
-    let i = Math.min(
-      after === null ? this.#states.length : this.#lowerBound(after),
-      this.#windowEnd(filter),
-    )
-    for (i--; i >= 0 && found.length <= limit; i--) {
+    const [start, end] = this.#window(filter)
+    const step = descending ? -1 : 1
+    let i = descending
+      ? Math.min(after === null ? end : this.#lowerBound(after), end) - 1
+      : Math.max(after === null ? start : this.#upperBound(after), start)
+    for (; i >= start && i < end && found.length <= limit; i += step) {
       const state = this.#states[i] as RunState
-      if (filter.createdFrom !== undefined && state.run.createdAt < filter.createdFrom) break
       if (matches(state, filter)) found.push(state)
     }
     // One extra match was looked for only to know whether another page exists.
@@ -68,10 +69,22 @@ export class RunListing {
     for (const state of this.#states) if (matches(state, filter)) yield state
   }
 
-  /** Index just past the last run created before `filter.createdBefore` (all when unset). */
-  #windowEnd(filter: ListFilter): number {
-    if (filter.createdBefore === undefined) return this.#states.length
-    return this.#lowerBound({ createdAt: filter.createdBefore, id: '' })
+  /** The index range of the runs in `filter`'s creation window: [first, just past the last). */
+  #window(filter: ListFilter): [number, number] {
+    const { createdFrom, createdBefore } = filter
+    return [
+      createdFrom === undefined ? 0 : this.#lowerBound({ createdAt: createdFrom, id: '' }),
+      createdBefore === undefined
+        ? this.#states.length
+        : this.#lowerBound({ createdAt: createdBefore, id: '' }),
+    ]
+  }
+
+  /** Index of the first run after `position` (the run at it, if still listed, is skipped). */
+  #upperBound(position: CursorPosition): number {
+    const i = this.#lowerBound(position)
+    const at = this.#states[i]
+    return at !== undefined && comparePosition(at.run, position) === 0 ? i + 1 : i
   }
 
   /** Index of the first run at or after `position`. */
