@@ -128,6 +128,16 @@ for (const kind of await cliStores()) {
         second.runs.map((r: { id: string }) => r.id),
         [runs.greet],
       )
+      const oldest = JSON.parse(
+        (await cairn(['runs', '--store', db.url, '--oldest', '--limit', '2', '--json'])).stdout,
+      )
+      assert.deepEqual(
+        oldest.runs.map((r: { id: string }) => r.id),
+        [runs.greet, runs.charge],
+      )
+      const mixed = await cairn(['runs', '--store', db.url, '--cursor', oldest.nextCursor])
+      assert.equal(mixed.code, 1, 'an oldest-first cursor does not page a newest-first list')
+      assert.match(mixed.stderr, /^E_INVALID_CURSOR/)
       assert.equal(second.nextCursor, null)
     })
 

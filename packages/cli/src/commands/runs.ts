@@ -1,4 +1,4 @@
-/** `cairn runs`: one page of runs, newest first, as a table or JSON with the next cursor. */
+/** `cairn runs`: one page of runs, newest (or oldest) first, as a table or JSON with the next cursor. */
 import type { Command } from '../command.ts'
 import { STORE_HELP, STORE_OPTION, withEngine } from '../open_engine.ts'
 import { integerOf, statusesOf } from '../options.ts'
@@ -12,13 +12,14 @@ export const runsCommand: Command = {
   summary: 'list runs, newest first',
   help: `Usage: cairn runs [options]
 
-List runs, newest first, one page at a time.
+List runs, newest first (or oldest first), one page at a time.
 
 Options:
 ${STORE_HELP}
   --status <s>    only runs with this status (repeatable: --status failed --status parked)
   --workflow <w>  only runs of this workflow
   --stuck <m>     only open runs claimable for more than m minutes that no engine claimed
+  --oldest        oldest first (a --cursor continues the order it came from)
   --limit <n>     runs per page, 1..1000 (default 50)
   --cursor <c>    the next page (printed after the previous one)
   --json          {"runs": [...], "nextCursor": "…" | null}
@@ -28,6 +29,7 @@ ${STORE_HELP}
     status: { type: 'string', multiple: true },
     workflow: { type: 'string' },
     stuck: { type: 'string' },
+    oldest: { type: 'boolean' },
     limit: { type: 'string' },
     cursor: { type: 'string' },
     json: { type: 'boolean' },
@@ -38,6 +40,7 @@ ${STORE_HELP}
     const statuses = statusesOf(values.status as string[] | undefined)
     const query = {
       ...stuckQuery(values.stuck as string | undefined, statuses, Date.now()),
+      ...(values.oldest === true ? { order: 'oldest' as const } : {}),
       workflow: values.workflow as string | undefined,
       limit: integerOf('limit', values.limit as string | undefined, {
         min: 1,
