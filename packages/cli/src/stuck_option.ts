@@ -4,11 +4,10 @@
  * nobody fired, a lease its holder stopped renewing — as the dashboard's Stuck filter and
  * `node ace durable:runs --stale` mean it, through the store's `claimableBefore` filter.
  */
-import type { ListRunsQuery, RunStatus } from '@cairn/core'
+import { CLAIMABLE_STATUSES as OPEN, type ListRunsQuery, type RunStatus } from '@cairn/core'
 import { integerOf } from './options.ts'
 import { UsageError } from './usage_error.ts'
 
-const OPEN: readonly RunStatus[] = ['pending', 'running', 'waiting']
 /** A year: any longer is a typo, and keeps `now − minutes` a safe integer. */
 const MAX_MINUTES = 525_600
 

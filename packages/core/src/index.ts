@@ -61,6 +61,7 @@ export {
   MAX_WORKFLOW_FACETS,
   MAX_CHECKPOINT_PAGE,
   type RunWindowFilters,
+  CLAIMABLE_STATUSES,
   RUN_STATUSES,
   isRunStatus,
   isTerminalStatus,

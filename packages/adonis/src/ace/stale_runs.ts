@@ -15,9 +15,10 @@
  * leads with): one query, newest first, however many open runs are not stale.
  */
 import type { Engine, ListRunsQuery, RunInfo, RunStatus } from '@cairn/core'
-import { InvalidArgumentError } from '@cairn/core'
+import { CLAIMABLE_STATUSES, InvalidArgumentError } from '@cairn/core'
 
-export const OPEN_STATUSES: readonly RunStatus[] = ['pending', 'running', 'waiting']
+/** The statuses a stale run can have: the claimable ones. */
+export const OPEN_STATUSES = CLAIMABLE_STATUSES
 export const DEFAULT_STALE_AFTER_MS = 60_000
 
 export interface StaleQuery {

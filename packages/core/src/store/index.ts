@@ -13,4 +13,4 @@ export {
 export { checkCheckpointPage, MAX_CHECKPOINT_PAGE } from './checkpoint_page.ts'
 export { checkBacklogTime } from './backlog_check.ts'
 export { claimResult } from './claim_result.ts'
-export { RUN_STATUSES, isRunStatus, isTerminalStatus } from './run_statuses.ts'
+export { CLAIMABLE_STATUSES, RUN_STATUSES, isRunStatus, isTerminalStatus } from './run_statuses.ts'

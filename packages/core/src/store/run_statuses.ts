@@ -37,3 +37,14 @@ const TERMINAL: Record<TerminalStatus, true> = {
 export function isTerminalStatus(status: string): status is TerminalStatus {
   return Object.hasOwn(TERMINAL, status)
 }
+
+/**
+ * The statuses of a run an engine may claim (RunInfo.claimableAt is set): pending, running
+ * (its lease may expire) and waiting (its timer may fall due). Parked and terminal runs have
+ * no claimableAt. What "stuck" filters (claimableBefore) look at.
+ */
+export const CLAIMABLE_STATUSES: readonly RunStatus[] = Object.freeze([
+  'pending',
+  'running',
+  'waiting',
+])
