@@ -66,13 +66,14 @@ export default class DurableRuns extends DurableCommand {
     let runs: RunInfo[]
     let nextCursor: string | null = null
     if (this.stale === true) {
-      if (query.cursor !== undefined) notes.push('--cursor is ignored with --stale')
-      runs = await findStaleRuns(engine, {
+      const page = await findStaleRuns(engine, {
         ...query,
         status: query.status === undefined ? undefined : [query.status].flat(),
         staleAfterMs: this.staleAfter ?? DEFAULT_STALE_AFTER_MS,
         now,
       })
+      runs = page.runs
+      nextCursor = page.nextCursor
     } else {
       const page = await engine.listRuns(query)
       runs = page.runs

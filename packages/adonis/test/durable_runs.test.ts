@@ -95,6 +95,21 @@ void describe('durable:runs', () => {
     assert.deepEqual(ids(await listJson('--stale', '--stale-after=10800000')), [])
   })
 
+  void test('--stale pages with --cursor like any list', async () => {
+    // Threshold 0: both pending runs are stale; one per page.
+    const first = await listJson('--stale', '--stale-after=0', '--limit=1')
+    assert.deepEqual(ids(first), ['fresh-echo'])
+    assert.ok(first.nextCursor !== null)
+    const second = await listJson(
+      '--stale',
+      '--stale-after=0',
+      '--limit=1',
+      `--cursor=${first.nextCursor}`,
+    )
+    assert.deepEqual(ids(second), ['old-gated'])
+    assert.equal(second.nextCursor, null)
+  })
+
   void test('--limit is clamped to 1..1000 and says so; --cursor pages on', async () => {
     const first = await listJson('--limit=0')
     assert.deepEqual(ids(first), ['fresh-echo'])

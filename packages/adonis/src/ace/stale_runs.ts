@@ -12,9 +12,10 @@
  * concurrency limit. Parked runs are never stale: they wait for an operator (see parkReason).
  *
  * The store finds them itself (ListRunsQuery.claimableBefore, on the column its claim index
- * leads with): one query, newest first, however many open runs are not stale.
+ * leads with): one query per page, newest first, paged by cursor like any list. The planner
+ * may still read the open runs to find them (SQLite sorts the open runs of the status index).
  */
-import type { Engine, ListRunsQuery, RunInfo, RunStatus } from '@cairn/core'
+import type { Engine, ListRunsQuery, RunList, RunStatus } from '@cairn/core'
 import { CLAIMABLE_STATUSES, InvalidArgumentError } from '@cairn/core'
 
 /** The statuses a stale run can have: the claimable ones. */
@@ -26,6 +27,8 @@ export interface StaleQuery {
   /** Restricts the open statuses looked at; each must be one of them. */
   status?: readonly RunStatus[]
   limit: number
+  /** The next page: a cursor an earlier page printed (its cutoff is resolved again). */
+  cursor?: string
   staleAfterMs: number
   now: number
 }
@@ -38,12 +41,13 @@ export function staleRunsQuery(query: StaleQuery): ListRunsQuery {
     claimableBefore: query.now - query.staleAfterMs,
     limit: query.limit,
     ...(query.workflow === undefined ? {} : { workflow: query.workflow }),
+    ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
   }
 }
 
-/** The newest `query.limit` stale runs. */
-export async function findStaleRuns(engine: Engine, query: StaleQuery): Promise<RunInfo[]> {
-  return (await engine.listRuns(staleRunsQuery(query))).runs
+/** A page of stale runs, newest first, and the cursor of the next one (null when none). */
+export async function findStaleRuns(engine: Engine, query: StaleQuery): Promise<RunList> {
+  return engine.listRuns(staleRunsQuery(query))
 }
 
 function staleStatuses(requested: readonly RunStatus[] | undefined): RunStatus[] {

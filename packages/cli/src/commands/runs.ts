@@ -9,7 +9,7 @@ import { toJson } from '../output/values.ts'
 
 export const runsCommand: Command = {
   name: 'runs',
-  summary: 'list runs, newest first',
+  summary: 'list runs, newest or oldest first',
   help: `Usage: cairn runs [options]
 
 List runs, newest first (or oldest first), one page at a time.
