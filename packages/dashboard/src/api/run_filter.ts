@@ -94,7 +94,9 @@ function isoInstant(key: string, text: string): string {
       : NaN
   // Beyond ±8.64e15 ms a Date is invalid: refused here rather than thrown by toISOString.
   if (Number.isNaN(new Date(ms).getTime()))
-    throw badRequest(`${key} must be an ISO-8601 date or date-time, or epoch milliseconds (12..15 digits)`)
+    throw badRequest(
+      `${key} must be an ISO-8601 date or date-time, or epoch milliseconds (12..15 digits)`,
+    )
   return new Date(ms).toISOString()
 }
 
