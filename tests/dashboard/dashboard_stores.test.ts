@@ -193,6 +193,60 @@ eachStore('dashboard API', (test) => {
     assert.equal((await engine.getRun('sleepy'))?.status, 'waiting')
   })
 
+  test('stuckFor resolves on the engine clock at each page; cursors bind the key; bulk and facets follow', async (env) => {
+    const engine = await env.engine()
+    registerAll(engine)
+    engine.register('sleepy', 1, async (ctx, _: unknown) => ctx.sleep(86_400_000))
+    const idle = await env.engine({ drive: false })
+    idle.register('orphan', 1, async (_ctx, _: unknown) => 'never')
+    const dashboard = dashboardOf(engine)
+    for (let i = 0; i < 3; i++) await idle.start('orphan', {}, { runId: `orphan-${i}` })
+    await engine.start('sleepy', {}, { runId: 'sleepy' })
+    await engine.start('greet', 'done', { runId: 'greeted' })
+    await env.settle()
+    await env.skip(600_000)
+    await idle.start('orphan', {}, { runId: 'orphan-3' }) // claimable from now on
+    const stuck = ['orphan-2', 'orphan-1', 'orphan-0']
+    assert.deepEqual(
+      await allIds(dashboard, 'stuckFor=5'),
+      stuck,
+      'the engine clock, not Date.now()',
+    )
+    assert.deepEqual(await allIds(dashboard, 'stuckFor=11'), [])
+    assert.deepEqual(await allIds(dashboard, 'stuckFor=5&status=pending'), stuck)
+    assert.deepEqual(
+      await allIds(dashboard, 'stuckFor=0&sort=created'),
+      stuck.toReversed(),
+      'orphan-3 became claimable now, not before now',
+    )
+    const facets = await call(dashboard, '/api/facets?stuckFor=5')
+    assert.deepEqual(facets.json.byStatus, { pending: 3 })
+    for (const bad of ['stuckFor=5&status=completed', `stuckFor=5&claimableBefore=${Date.now()}`]) {
+      const refused = await call(dashboard, `/api/runs?${bad}`)
+      assert.equal(refused.json.error?.code, 'E_INVALID_ARGUMENT', bad)
+    }
+    const first = await call(dashboard, '/api/runs?stuckFor=5&sort=created&limit=2')
+    assert.deepEqual(
+      first.json.runs.map((r: { id: string }) => r.id),
+      ['orphan-0', 'orphan-1'],
+    )
+    const cursor = encodeURIComponent(first.json.nextCursor)
+    const other = await call(dashboard, `/api/runs?stuckFor=6&sort=created&cursor=${cursor}`)
+    assert.equal(other.json.error?.code, 'E_INVALID_CURSOR', 'a cursor binds stuckFor')
+    await env.skip(360_000) // orphan-3 is now stuck too: the next page resolves the cutoff again
+    const next = await call(dashboard, `/api/runs?stuckFor=5&sort=created&cursor=${cursor}`)
+    assert.deepEqual(
+      next.json.runs.map((r: { id: string }) => r.id),
+      ['orphan-2', 'orphan-3'],
+    )
+    const bulk = await call(dashboard, '/api/bulk/cancel', {
+      body: { filter: { stuckFor: '8' }, reason: 'stuck' },
+    })
+    assert.equal(bulk.json.matched, 3, JSON.stringify(bulk.json))
+    assert.equal((await engine.getRun('orphan-3'))?.status, 'pending')
+    assert.equal((await engine.getRun('sleepy'))?.status, 'waiting')
+  })
+
   test('sort=created lists oldest first through every page and filter; cursors and bulk follow it', async (env) => {
     const engine = await env.engine()
     registerAll(engine)

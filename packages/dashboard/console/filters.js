@@ -21,6 +21,7 @@ const SINGLE_KEYS = [
   'createdFrom',
   'createdTo',
   'claimableBefore',
+  'stuckFor',
 ]
 const REPEATED_KEYS = ['status', 'attr']
 

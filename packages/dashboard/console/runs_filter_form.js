@@ -1,6 +1,6 @@
-// The runs list's filter form: workflow, version, tag, run id search, created range, claimable
-// time and search attributes. Submitting it (Enter or Apply) replaces the filter; status chips are
-// separate and apply at once.
+// The runs list's filter form: workflow, version, tag, run id search, created range and search
+// attributes. Submitting it (Enter or Apply) replaces these; status chips and the stuck filter
+// are separate (view_runs.js keeps them across Apply; Clear drops the stuck filter).
 import { h, uniqueId } from './dom.js'
 import { ATTRIBUTE_OPS, formatAttr, parseAttr } from './filters.js'
 import { fromLocalInput, toLocalInput } from './format.js'
@@ -14,12 +14,13 @@ const TEXT_FIELDS = [
 const TIME_FIELDS = [
   { key: 'createdFrom', label: 'Created from' },
   { key: 'createdTo', label: 'Created before' },
-  // Set by the Stuck filter (stuck_filter.js); shown so that Apply keeps it and Clear drops it.
-  { key: 'claimableBefore', label: 'Claimable before' },
 ]
 
-/** `{ element, fill(query), setWorkflows([{ workflow, count }]) }`; `onApply(params)` with the form's filter. */
-export function filterForm(onApply) {
+/**
+ * `{ element, fill(query), setWorkflows([{ workflow, count }]) }`; `onApply(params)` with the
+ * form's filter, `onClear()` when the person clears it.
+ */
+export function filterForm({ onApply, onClear }) {
   const datalist = h('datalist', { id: uniqueId('workflows') })
   const inputs = new Map()
   const textFields = TEXT_FIELDS.map((spec) => labelled(spec, inputs, datalist.id, 'search'))
@@ -39,7 +40,7 @@ export function filterForm(onApply) {
         type: 'button',
         class: 'button',
         text: 'Clear',
-        onclick: () => onApply(new URLSearchParams()),
+        onclick: () => onClear(),
       }),
     ),
   )

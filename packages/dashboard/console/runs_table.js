@@ -8,7 +8,7 @@ import { statusBadge } from './widgets.js'
 const COLUMNS = ['Run', 'Workflow', 'Version', 'Status', 'Created', 'Updated', 'Tags', 'Error']
 
 /**
- * A table of RunSummary rows: `{ element, setRuns(runs), upsert(run, { prepend, max }),
+ * A table of RunSummary rows: `{ element, setRuns(runs), upsert(run, { prepend, append, max }),
  * setSort(sort) }`. The Created header is a button: `onSortToggle()` when it is pressed.
  */
 export function runsTable({ onSortToggle }) {
@@ -43,13 +43,16 @@ export function runsTable({ onSortToggle }) {
     body.replaceChildren(...runs.map((run) => remember(rows, run)))
     empty.hidden = runs.length > 0
   }
-  const upsert = (run, { prepend, max }) => {
+  const upsert = (run, { prepend, append, max }) => {
     const existing = rows.get(run.id)
     if (existing) return void existing.replaceWith(remember(rows, run))
-    if (!prepend) return
-    body.prepend(remember(rows, run))
+    if (prepend) {
+      body.prepend(remember(rows, run))
+      while (body.rows.length > max) forget(rows, body.lastElementChild)
+    } else if (append && body.rows.length < max && sortsLast(run, body.lastElementChild)) {
+      body.append(remember(rows, run))
+    } else return
     empty.hidden = true
-    while (body.rows.length > max) forget(rows, body.lastElementChild)
   }
   return { element: h('div', { class: 'table-scroll' }, table, empty), setRuns, upsert, setSort }
 }
@@ -79,6 +82,11 @@ function remember(rows, run) {
   return row
 }
 
+/** Oldest first, whether `run` belongs after `lastRow` (a run seen late may be an older one). */
+function sortsLast(run, lastRow) {
+  return lastRow === null || run.createdAt >= lastRow.dataset.created
+}
+
 function forget(rows, row) {
   rows.delete(row.dataset.runId)
   row.remove()
@@ -88,7 +96,7 @@ function runRow(run) {
   const errorText = run.error ? `${run.error.name}: ${run.error.message}` : ''
   return h(
     'tr',
-    { dataset: { runId: run.id } },
+    { dataset: { runId: run.id, created: run.createdAt } },
     h('th', { scope: 'row' }, h('a', { href: runHref(run.id), class: 'mono', text: run.id })),
     h('td', { text: run.workflow }),
     h('td', { text: run.version }),

@@ -1,27 +1,36 @@
 // The "Stuck" quick filter: open runs an engine could have claimed more than N minutes ago and
-// none did (a pending run nobody picked up, a due timer nobody fired, an expired lease). It is
-// the API's own filter, status=pending,running,waiting and claimableBefore=now−N min, written
-// into the address like any other, so the link shows the same runs (as of when it was made).
+// none did (a pending run nobody picked up, a due timer nobody fired, an expired lease). It
+// writes the API's `stuckFor=N` into the address and nothing else: the server resolves it to
+// pending, running and waiting runs claimable before "now − N minutes" on the engine's clock,
+// at every load, so a skewed laptop clock changes nothing and a link keeps meaning N minutes.
 import { h, uniqueId } from './dom.js'
 import { filterParams } from './filters.js'
 
-export const STUCK_STATUSES = ['pending', 'running', 'waiting']
 const DEFAULT_MINUTES = 5
+/** The API's limit (a year of minutes). */
+export const MAX_STUCK_MINUTES = 525_600
 
-/** `query` with the stuck filter for `minutes` at `now` (ms), its other filters kept. */
-export function stuckQuery(query, minutes, now) {
-  const params = filterParams(query)
+/** `query` with the stuck filter for `minutes`; statuses and a hand-set cutoff give way to it. */
+export function stuckQuery(query, minutes) {
+  const params = withoutStuck(query)
   params.delete('status')
-  for (const status of STUCK_STATUSES) params.append('status', status)
-  params.set('claimableBefore', new Date(now - minutes * 60_000).toISOString())
+  params.set('stuckFor', String(minutes))
   return params
 }
 
-/** The minutes a stuck filter in `query` stands for at `now`, or null when it has none. */
-export function stuckMinutes(query, now) {
-  const before = Date.parse(query.get('claimableBefore') ?? '')
-  if (Number.isNaN(before)) return null
-  return Math.max(0, Math.round((now - before) / 60_000))
+/** `query`'s filter without the stuck filter or a cutoff set by hand. */
+export function withoutStuck(query) {
+  const params = filterParams(query)
+  params.delete('stuckFor')
+  params.delete('claimableBefore')
+  return params
+}
+
+/** The minutes of `text` (the input's value; empty is the default), or null when refused. */
+export function parseMinutes(text) {
+  if (text.trim() === '') return DEFAULT_MINUTES
+  const minutes = Number(text)
+  return Number.isInteger(minutes) && minutes >= 0 && minutes <= MAX_STUCK_MINUTES ? minutes : null
 }
 
 /** `{ element, fill(query) }`; `onApply(minutes)` when the person asks for stuck runs. */
@@ -31,6 +40,7 @@ export function stuckFilter(onApply) {
     id,
     type: 'number',
     min: '0',
+    max: String(MAX_STUCK_MINUTES),
     step: '1',
     value: String(DEFAULT_MINUTES),
     class: 'stuck-minutes',
@@ -43,13 +53,21 @@ export function stuckFilter(onApply) {
     h('span', { text: 'minutes' }),
     h('button', { type: 'submit', class: 'button', text: 'Show stuck runs' }),
   )
+  minutes.addEventListener('input', () => minutes.setCustomValidity(''))
   form.addEventListener('submit', (event) => {
     event.preventDefault()
-    const value = Number(minutes.value)
-    onApply(Number.isFinite(value) && value >= 0 ? value : DEFAULT_MINUTES)
+    // The browser's min/max check stops most bad values; this one covers the rest.
+    const value = parseMinutes(minutes.value)
+    if (value === null) {
+      minutes.setCustomValidity(`Whole minutes from 0 to ${MAX_STUCK_MINUTES}.`)
+      minutes.reportValidity()
+      return
+    }
+    onApply(value)
   })
   const fill = (query) => {
-    minutes.value = String(stuckMinutes(query, Date.now()) ?? DEFAULT_MINUTES)
+    minutes.setCustomValidity('')
+    minutes.value = query.get('stuckFor') ?? String(DEFAULT_MINUTES)
   }
   return { element: form, fill }
 }

@@ -11,7 +11,8 @@ import { filterForm } from './runs_filter_form.js'
 import { NEWEST_FIRST, flipped, sortOf, withSort } from './run_sort.js'
 import { runsTable } from './runs_table.js'
 import { statusChips } from './status_chips.js'
-import { stuckFilter, stuckQuery } from './stuck_filter.js'
+import { stuckChip } from './stuck_chip.js'
+import { stuckFilter, stuckQuery, withoutStuck } from './stuck_filter.js'
 import { notice } from './widgets.js'
 
 const PAGE_SIZE = 50
@@ -25,17 +26,23 @@ export function runsView(route) {
     abort: null,
     closeStream: null,
     facetsTimer: null,
+    // Whether the page shown is the last one (no next cursor): where oldest first ends.
+    lastPage: false,
   }
   const chips = statusChips((status) => apply(toggleStatus(state.query, status)))
-  const form = filterForm((params) => apply(withStatuses(params, state.query)))
-  const stuck = stuckFilter((minutes) => apply(stuckQuery(state.query, minutes, Date.now())))
+  const form = filterForm({
+    onApply: (params) => apply(withKeptKeys(params, state.query)),
+    onClear: () => apply(withKeptKeys(new URLSearchParams(), withoutStuck(state.query))),
+  })
+  const stuck = stuckFilter((minutes) => apply(stuckQuery(state.query, minutes)))
+  const stuckActive = stuckChip(() => apply(withoutStuck(state.query)))
   const table = runsTable({
     onSortToggle: () => navigate(runsHref(listParams(state.query, flipped(sortOf(state.query))))),
   })
   const status = h('div', { class: 'list-status', role: 'status' })
   const pager = pagerControls(state)
   const liveBadge = h('span', { class: 'live-badge', text: 'Live: connecting' })
-  const parts = { chips, form, stuck, table, status, pager, liveBadge }
+  const parts = { chips, form, stuck, stuckActive, table, status, pager, liveBadge }
   const element = h(
     'section',
     { class: 'view view-runs', 'aria-labelledby': 'runs-title' },
@@ -47,6 +54,7 @@ export function runsView(route) {
     ),
     chips.element,
     stuck.element,
+    stuckActive.element,
     form.element,
     bulkActions(
       () => state.query,
@@ -76,14 +84,18 @@ function listParams(query, sort) {
   return withSort(filterParams(query), sort)
 }
 
-function withStatuses(params, query) {
+/** The form's filter with the keys the form does not show kept exactly as they are. */
+function withKeptKeys(params, query) {
   for (const status of query.getAll('status')) params.append('status', status)
+  for (const key of ['stuckFor', 'claimableBefore'])
+    if (query.get(key)) params.set(key, query.get(key))
   return params
 }
 
 function refresh(state, parts, filterChanged) {
   parts.form.fill(state.query)
   parts.stuck.fill(state.query)
+  parts.stuckActive.render(state.query)
   parts.chips.render(state.query.getAll('status'), null)
   parts.table.setSort(sortOf(state.query))
   void load(state, parts)
@@ -98,8 +110,10 @@ async function load(state, parts) {
   const cursor = state.query.get('cursor')
   if (cursor) pageParams.set('cursor', cursor)
   parts.status.replaceChildren('Loading runs…')
+  state.lastPage = false
   try {
     const page = await get('runs', pageParams, { signal: abort.signal })
+    state.lastPage = page.nextCursor === null
     parts.table.setRuns(page.runs)
     parts.pager.render(page.nextCursor)
     parts.status.replaceChildren(`${page.runs.length} runs on this page.`)
@@ -141,10 +155,13 @@ function restartStream(state, parts) {
 }
 
 function onLiveRun(state, parts, run) {
-  // A new run is the newest: it belongs at the top of the first page newest first, and on
-  // the last page oldest first, where paging will reach it; rows shown update in place.
-  const top = !state.query.get('cursor') && sortOf(state.query) === NEWEST_FIRST
-  parts.table.upsert(run, { prepend: top, max: PAGE_SIZE })
+  // A new run is the newest: it belongs at the top of the first page newest first, and at
+  // the bottom of the last page oldest first (added while that page has room; once it is
+  // full, Next page reaches it). Rows shown update in place.
+  const newestFirst = sortOf(state.query) === NEWEST_FIRST
+  const top = !state.query.get('cursor') && newestFirst
+  const bottom = !newestFirst && state.lastPage
+  parts.table.upsert(run, { prepend: top, append: bottom, max: PAGE_SIZE })
   announce(`Run ${run.id} (${run.workflow}) is ${run.status}.`)
   if (state.facetsTimer !== null) return
   state.facetsTimer = setTimeout(() => {

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { Engine, MemoryStore, silentLogger, type ListRunsQuery } from '@cairn/core'
+import { FakeClock } from '@cairn/core/testing'
 import { call, fixture, registerWorkflows, type Fixture } from './helpers.ts'
 
 void describe('dashboard actions', () => {
@@ -271,5 +272,72 @@ void describe('dashboard bulk actions', () => {
     })
     assert.equal(status, 400)
     assert.equal(json.error.code, 'E_INVALID_ARGUMENT')
+  })
+})
+
+void describe('bulk actions check each run against the filter themselves', () => {
+  // Runs nobody drives stay pending: the old ones stuck, the new one claimable just now.
+  let f: Fixture
+  const clock = new FakeClock()
+  before(async () => {
+    const engine = new Engine({ store: new MemoryStore(), logger: silentLogger, clock })
+    registerWorkflows(engine)
+    f = await fixture({}, engine)
+    for (const runId of ['old-1', 'old-2']) await engine.start('wait', {}, { runId })
+    await clock.advance(600_000)
+    await engine.start('wait', {}, { runId: 'new' })
+  })
+  after(async () => {
+    await f.close()
+    await f.engine.close(50)
+  })
+
+  /** The engine's listRuns as a store that ignores claimableBefore would answer it. */
+  const ignoringClaimableBefore = () => {
+    const listRuns = f.engine.listRuns
+    f.engine.listRuns = async <I, O>(query?: ListRunsQuery) => {
+      const { claimableBefore: _ignored, ...rest } = query ?? {}
+      return listRuns.call(f.engine, rest) as ReturnType<typeof listRuns<I, O>>
+    }
+    return () => (f.engine.listRuns = listRuns)
+  }
+
+  for (const filter of [
+    { stuckFor: '5' },
+    { claimableBefore: new Date(clock.now() + 300_000).toISOString() },
+  ])
+    void test(`a store ignoring claimableBefore does not widen a cancel (${Object.keys(filter)[0]})`, async () => {
+      const restore = ignoringClaimableBefore()
+      try {
+        const dry = await call(f.dashboard, '/api/bulk/cancel', { body: { filter, dryRun: true } })
+        assert.equal(dry.json.matched, 2, JSON.stringify(dry.json))
+      } finally {
+        restore()
+      }
+      assert.equal((await f.engine.listRuns({ status: 'pending' })).runs.length, 3, 'dry run')
+    })
+
+  void test('the runs that still match are cancelled, the others left open', async () => {
+    const restore = ignoringClaimableBefore()
+    try {
+      const { json } = await call(f.dashboard, '/api/bulk/cancel', {
+        body: { filter: { stuckFor: '5' }, reason: 'stuck' },
+      })
+      assert.deepEqual(json, {
+        ok: true,
+        matched: 2,
+        applied: 2,
+        failed: [],
+        truncated: false,
+        limit: 1000,
+      })
+    } finally {
+      restore()
+    }
+    const statuses = await Promise.all(['old-1', 'old-2', 'new'].map((id) => f.engine.getRun(id)))
+    assert.deepEqual(
+      statuses.map((run) => run?.status),
+      ['cancelled', 'cancelled', 'pending'],
+    )
   })
 })

@@ -4,7 +4,9 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { ORIGIN, TOKEN, fixture, type Fixture } from './helpers.ts'
+import { Engine, MemoryStore, silentLogger } from '@cairn/core'
+import { FakeClock } from '@cairn/core/testing'
+import { ORIGIN, TOKEN, fixture, registerWorkflows, type Fixture } from './helpers.ts'
 import { SseReader, type SseEvent } from './sse_reader.ts'
 
 const open = async (f: Fixture, path: string) => {
@@ -121,4 +123,34 @@ void describe('dashboard live streams', () => {
     }
     await Promise.all([drain(one), drain(list)])
   })
+})
+
+void describe('a stuckFor list stream', () => {
+  // A run nobody drives stays pending; the engine's clock decides when it counts as stuck.
+  const clock = new FakeClock()
+  let f: Fixture
+  before(async () => {
+    const engine = new Engine({ store: new MemoryStore(), logger: silentLogger, clock })
+    registerWorkflows(engine)
+    f = await fixture({ stream: { keepAliveMs: 20, runPollMs: 50, listPollMs: 50 } }, engine)
+  })
+  after(async () => {
+    await f.close()
+    await f.engine.close(50)
+  })
+
+  void test(
+    'announces a run once it has been claimable for N minutes of engine time',
+    { timeout: 10_000 },
+    async () => {
+      const reader = await open(f, '/api/stream/runs?stuckFor=5')
+      await reader.comment()
+      const { runId } = await f.engine.start('wait', {})
+      await clock.advance(360_000)
+      // Only a cutoff resolved again at this poll, from the engine's clock, lets the run in.
+      const events = await reader.until((e) => data(e).id === runId)
+      assert.equal(data(events[events.length - 1] as SseEvent).status, 'pending')
+      await reader.cancel()
+    },
+  )
 })

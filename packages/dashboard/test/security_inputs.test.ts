@@ -25,6 +25,15 @@ void describe('security: filters and limits', () => {
       'claimableBefore=soon',
       'claimableBefore=-5',
       'claimableBefore=9999999999999999',
+      'createdFrom=2024',
+      'createdTo=12345678901',
+      'stuckFor=-1',
+      'stuckFor=525601',
+      'stuckFor=1.5',
+      'stuckFor=five',
+      'stuckFor=5&stuckFor=6',
+      'stuckFor=5&status=failed',
+      'stuckFor=5&claimableBefore=2030-01-01',
       'limit=ten',
       'attr=amount:like:1',
       'workflow=a&workflow=b',
@@ -34,6 +43,24 @@ void describe('security: filters and limits', () => {
       assert.equal(json.error.code, 'E_INVALID_ARGUMENT', query)
     }
     assert.equal((await call(f.dashboard, '/api/facets?sort=x')).status, 400)
+    assert.equal((await call(f.dashboard, '/api/facets?stuckFor=-1')).status, 400)
+    assert.equal((await call(f.dashboard, '/api/stream/runs?createdFrom=2024')).status, 400)
+    const bulk = await call(f.dashboard, '/api/bulk/cancel', {
+      body: { filter: { stuckFor: '525601' }, dryRun: true },
+    })
+    assert.equal(bulk.json.error?.code, 'E_INVALID_ARGUMENT')
+  })
+
+  void test('epoch milliseconds of 12..15 digits and stuckFor 0..525600 are accepted', async () => {
+    for (const query of [
+      'createdFrom=100000000000',
+      'createdTo=999999999999999',
+      'stuckFor=0',
+      'stuckFor=525600&status=pending&status=waiting',
+    ]) {
+      const { status, json } = await call(f.dashboard, `/api/runs?${query}`)
+      assert.equal(status, 200, `${query}: ${JSON.stringify(json)}`)
+    }
     assert.equal((await call(f.dashboard, '/api/stream/runs?sort=x')).status, 400)
   })
 

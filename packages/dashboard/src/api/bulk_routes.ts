@@ -4,6 +4,9 @@
  * the first `limit` in the list order `sort` (newest first by default, like the list).
  * The runs are collected first, then acted on one by one: one run's failure is reported
  * in `failed` and the others go on. `dryRun` only counts.
+ * Each run the store lists is checked against the filter again here (the live list's
+ * matcher): a store that ignored a key (say claimableBefore) must not turn "cancel the stuck
+ * runs" into "cancel every open run". Runs that fail the check are not matched.
  */
 import type { Hono } from 'hono'
 import { CairnError, type Engine, type RunStatus } from '@cairn/core'
@@ -16,6 +19,7 @@ import { onlyKeys, optionalBoolean, optionalInteger, optionalString } from './bo
 import { filterFromObject, toListRunsQuery, type RunFilter } from './run_filter.ts'
 import { checkSort, toListOrder, type RunSort } from './run_sort.ts'
 import { clampInt } from '../options.ts'
+import { runMatches } from '../stream/run_matcher.ts'
 
 const PAGE = 500
 
@@ -77,9 +81,11 @@ async function collect(
   limit: number,
 ): Promise<{ runIds: string[]; truncated: boolean }> {
   const { filter, sort } = list
-  const wanted = action.statuses.filter((s) => filter.status?.includes(s) ?? true)
+  const filterQuery = toListRunsQuery(filter, engine.options.clock.now())
+  const statuses = filterQuery.status === undefined ? undefined : [filterQuery.status].flat()
+  const wanted = action.statuses.filter((s) => statuses?.includes(s) ?? true)
   if (wanted.length === 0) return { runIds: [], truncated: false }
-  const query = { ...toListRunsQuery(filter), status: [...wanted], order: toListOrder(sort) }
+  const query = { ...filterQuery, status: [...wanted], order: toListOrder(sort) }
   const runIds: string[] = []
   let cursor: string | undefined
   for (;;) {
@@ -89,6 +95,7 @@ async function collect(
       limit: Math.min(PAGE, limit - runIds.length + 1),
     })
     for (const run of page.runs) {
+      if (!runMatches(run, query)) continue
       if (runIds.length === limit) return { runIds, truncated: true }
       runIds.push(run.id)
     }

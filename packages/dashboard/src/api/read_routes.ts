@@ -48,7 +48,7 @@ export function mountReadRoutes(app: Hono<AppEnv>, options: ResolvedOptions): vo
 
   app.get('/api/facets', async (c) => {
     const filter = filterFromSearchParams(new URL(c.req.url).searchParams, [])
-    const facets = await engine.facetRuns(toListRunsQuery(filter))
+    const facets = await engine.facetRuns(toListRunsQuery(filter, engine.options.clock.now()))
     return jsonResponse({ byStatus: facets.byStatus, byWorkflow: facets.byWorkflow })
   })
 

@@ -11,6 +11,7 @@ import {
 } from '@cairn/core'
 import { badRequest } from '../http/http_error.ts'
 import { parseAttrCondition } from './attr_condition.ts'
+import { applyStuckFor, checkStuckFor } from './stuck_for.ts'
 
 /** The filter keys (query keys; the same keys in a bulk action's `filter` object). */
 export const FILTER_KEYS = [
@@ -22,6 +23,7 @@ export const FILTER_KEYS = [
   'createdFrom',
   'createdTo',
   'claimableBefore',
+  'stuckFor',
   'attr',
 ] as const
 type FilterKey = (typeof FILTER_KEYS)[number]
@@ -75,22 +77,26 @@ function checkFilter(filter: RunFilter): RunFilter {
       throw badRequest(`status must be one of ${RUN_STATUSES.join(', ')}`)
   for (const key of ['createdFrom', 'createdTo', 'claimableBefore'] as const)
     if (filter[key] !== undefined) filter[key] = [isoInstant(key, filter[key][0] as string)]
+  checkStuckFor(filter)
   return canonical(filter)
 }
 
 /**
- * An ISO-8601 date or date-time, or epoch milliseconds (digits), as the instant's canonical
- * ISO form: one instant has one form, so a cursor binds it however it was written.
+ * An ISO-8601 date or date-time, or epoch milliseconds, as the instant's canonical ISO form:
+ * one instant has one form, so a cursor binds it however it was written. Epoch milliseconds
+ * take 12..15 digits (from 1973 on): a year such as `2024` is refused, not read as 1970.
  */
 function isoInstant(key: string, text: string): string {
-  const ms = /^\d{1,15}$/.test(text)
+  const ms = /^\d{12,15}$/.test(text)
     ? Number(text)
     : /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text)
       ? Date.parse(text)
       : NaN
   // Beyond ±8.64e15 ms a Date is invalid: refused here rather than thrown by toISOString.
   if (Number.isNaN(new Date(ms).getTime()))
-    throw badRequest(`${key} must be an ISO-8601 date or date-time, or epoch milliseconds`)
+    throw badRequest(
+      `${key} must be an ISO-8601 date or date-time, or epoch milliseconds (12..15 digits)`,
+    )
   return new Date(ms).toISOString()
 }
 
@@ -105,8 +111,11 @@ function canonical(filter: RunFilter): RunFilter {
   return out
 }
 
-/** The engine query a filter stands for. */
-export function toListRunsQuery(filter: RunFilter): ListRunsQuery {
+/**
+ * The engine query a filter stands for at `now` (the engine clock's ms): `stuckFor` resolves
+ * to a cutoff each time, so call this at each check rather than keeping its result.
+ */
+export function toListRunsQuery(filter: RunFilter, now: number): ListRunsQuery {
   const query: ListRunsQuery = {}
   if (filter.status !== undefined) query.status = filter.status as RunStatus[]
   if (filter.workflow !== undefined) query.workflow = filter.workflow[0]
@@ -120,6 +129,7 @@ export function toListRunsQuery(filter: RunFilter): ListRunsQuery {
   if (filter.claimableBefore !== undefined)
     query.claimableBefore = Date.parse(filter.claimableBefore[0] as string)
   if (filter.attr !== undefined) query.searchAttributes = attributeFilter(filter.attr)
+  applyStuckFor(query, filter.stuckFor, now)
   return query
 }
 

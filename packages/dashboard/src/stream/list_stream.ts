@@ -25,10 +25,11 @@ export function streamRunList(
   onError: (error: unknown) => void,
 ): () => void {
   const seen = new SeenStatuses()
-  const query = toListRunsQuery(filter)
+  // Resolved at each check: a `stuckFor` cutoff moves with the engine's clock.
+  const query = () => toListRunsQuery(filter, engine.options.clock.now())
   let baseline = true
   const poll = async () => {
-    const page = await engine.listRuns({ ...query, limit: POLLED })
+    const page = await engine.listRuns({ ...query(), limit: POLLED })
     for (const run of page.runs) await consider(run, !baseline)
     baseline = false
   }
@@ -37,9 +38,9 @@ export function streamRunList(
   }
   // An event names the run's workflow and version: a run they rule out is not read.
   const onEvent = async (event: RunKey & { runId: string }) => {
-    if (!keyMayMatch(event, query)) return
+    if (!keyMayMatch(event, query())) return
     const run = await engine.getRun(event.runId)
-    if (run !== null && runMatches(run, query)) await consider(run, true)
+    if (run !== null && runMatches(run, query())) await consider(run, true)
   }
   const refresher = new Refresher(poll, pollMs, onError)
   const unsubscribe = RUN_EVENTS.map((name) =>

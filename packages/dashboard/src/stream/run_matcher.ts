@@ -18,7 +18,7 @@ export function keyMayMatch(key: RunKey, query: ListRunsQuery): boolean {
   )
 }
 
-/** `query` is the filter's (toListRunsQuery), computed once by the caller. */
+/** `query` is the filter's (toListRunsQuery), resolved by the caller at the time of the check. */
 export function runMatches(run: RunInfo, query: ListRunsQuery): boolean {
   const created = run.createdAt.getTime()
   const statuses = query.status === undefined ? undefined : [query.status].flat()

@@ -179,15 +179,21 @@ void test('the Stuck filter lists open runs claimable for more than N minutes', 
     await page.locator('.runs-table tbody tr').getAttribute('data-run-id'),
     'stuck-import',
   )
-  assert.match(
-    page.url(),
-    /#\/runs\?status=pending&status=running&status=waiting&claimableBefore=\d{4}-[\d-]+T/,
-  )
+  // The minutes, resolved by the server on the engine's clock: no statuses, no time.
+  assert.match(page.url(), /#\/runs\?stuckFor=5$/)
+  const chip = page.locator('.stuck-chip')
+  assert.equal(await chip.locator('span').innerText(), 'Stuck > 5 min')
 
   await page.reload()
   await waitForRows(page, 1)
   assert.equal(await stuckMinutes.inputValue(), '5', 'the minutes, from the URL')
-  assert.notEqual(await page.getByLabel('Claimable before').inputValue(), '')
+  assert.equal(await page.getByLabel('Claimable before').count(), 0, 'no editable cutoff')
+
+  // Applying the form keeps the stuck filter exactly.
+  await page.getByLabel('Run id contains').fill('stuck')
+  await page.getByLabel('Run id contains').press('Enter')
+  await page.waitForURL(/#\/runs\?q=stuck&stuckFor=5$/)
+  await waitForRows(page, 1)
 
   // Stuck for an hour, not for two.
   await stuckMinutes.fill('120')
@@ -196,7 +202,27 @@ void test('the Stuck filter lists open runs claimable for more than N minutes', 
   await page.reload()
   await page.getByText('No runs match this filter.').waitFor()
   assert.equal(await stuckMinutes.inputValue(), '120', 'the minutes, from the URL')
+  assert.equal(await chip.locator('span').innerText(), 'Stuck > 120 min')
+
+  // Out of range: refused in the form, the filter stays as it was.
+  await stuckMinutes.fill('525601')
+  await page.getByRole('button', { name: 'Show stuck runs' }).click()
+  assert.equal(await stuckMinutes.evaluate((input) => input.validity.valid), false)
+  assert.match(page.url(), /stuckFor=120$/)
+
+  // An empty input means the default.
+  await stuckMinutes.fill('')
+  await page.getByRole('button', { name: 'Show stuck runs' }).click()
+  await page.waitForURL(/stuckFor=5$/)
+  await waitForRows(page, 1)
+
+  await chip.getByRole('button', { name: /^Remove the filter Stuck > 5 min/ }).click()
+  await page.waitForURL(/#\/runs\?q=stuck$/)
+  assert.equal(await chip.isHidden(), true)
+  await page.getByRole('button', { name: 'Show stuck runs' }).click()
+  await page.waitForURL(/stuckFor=5$/)
   await page.getByRole('button', { name: 'Clear' }).click()
   await waitForRows(page, 2)
+  assert.match(page.url(), /#\/runs$/, 'Clear drops the stuck filter')
   assertNoProblems(problems)
 })

@@ -71,3 +71,39 @@ void test('the Created header toggles oldest first; the URL, a reload, paging an
   assert.equal(await createdHeaderSort(page), 'descending')
   assertNoProblems(problems)
 })
+
+function rowIds(page: Page) {
+  return page
+    .locator('.runs-table tbody tr')
+    .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-run-id')))
+}
+
+void test('oldest first, a live run is added at the bottom of the last page while it has room', async (t) => {
+  const { world, page, problems } = await openConsole(t)
+  for (let i = 0; i < 2; i++) await world.engine.start('approval', {}, { runId: `early-${i}` })
+  await page.goto(consoleUrl(world, '#/runs?sort=created'))
+  await waitForList(page, 2, 'early-0')
+  await page.getByText('Live', { exact: true }).waitFor()
+  await world.engine.start('approval', {}, { runId: 'late' })
+  await waitForList(page, 3, 'early-0')
+  assert.deepEqual(await rowIds(page), ['early-0', 'early-1', 'late'])
+  assertNoProblems(problems)
+})
+
+void test('oldest first, a live run is not added to a full page with more after it', async (t) => {
+  const { world, page, problems } = await openConsole(t)
+  for (let i = 0; i < 51; i++)
+    await world.engine.start('approval', {}, { runId: `run-${String(i).padStart(2, '0')}` })
+  await page.goto(consoleUrl(world, '#/runs?sort=created'))
+  await waitForList(page, 50, 'run-00')
+  await page.getByText('Live', { exact: true }).waitFor()
+  await world.engine.start('approval', {}, { runId: 'late' })
+  // Announced once the console handled the event: the row would be in by then.
+  await page.locator('#live-region', { hasText: 'late' }).waitFor({ state: 'attached' })
+  assert.equal((await rowIds(page)).length, 50)
+  assert.equal(await page.locator('tr[data-run-id="late"]').count(), 0)
+  await page.getByRole('button', { name: 'Next page' }).click()
+  await waitForList(page, 2, 'run-50')
+  assert.deepEqual(await rowIds(page), ['run-50', 'late'])
+  assertNoProblems(problems)
+})
