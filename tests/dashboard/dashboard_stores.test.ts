@@ -370,7 +370,7 @@ eachStore('dashboard API', (test) => {
     const viewer = await env.engine({ drive: false })
     const dashboard = dashboardOf(viewer)
     const list = await openStream(dashboard, '/api/stream/runs?workflow=wait')
-    await list.comment()
+    await list.until((e) => e.event === 'ready')
     const { runId } = await worker.start('wait', {})
     await env.settle()
     await list.until((e) => (e.data as { id: string }).id === runId)

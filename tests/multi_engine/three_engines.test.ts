@@ -114,8 +114,8 @@ async function threeEngines(kind: ServerKind): Promise<void> {
     // Past its lease, and until another engine has taken one of its runs over: only then must
     // A's late writes be fenced (a run nobody took is still A's to finish).
     await pause(LEASE_MS)
-    // Frozen mid-transaction, A may hold a row lock that another engine's write waits on for
-    // the server's lock wait (MariaDB: 50 s) before it fails and is retried.
+    // Frozen mid-transaction, A may hold row locks on its runs, which the others' claims skip
+    // until the server ends A's idle transaction (the stores' idle-in-transaction timeout, 30 s).
     await until(
       () => takenOver(store, heldByA),
       70_000,

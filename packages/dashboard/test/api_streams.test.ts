@@ -19,6 +19,8 @@ const open = async (f: Fixture, path: string) => {
   return new SseReader(response)
 }
 const data = (event: SseEvent) => event.data as { id: string; status: string; name: string }
+/** Waits for a list stream's `ready`: its baseline is read, every later change is announced. */
+const ready = (reader: SseReader) => reader.until((e) => e.event === 'ready')
 
 void describe('dashboard live streams', () => {
   let f: Fixture
@@ -52,7 +54,7 @@ void describe('dashboard live streams', () => {
 
   void test('a list stream announces created runs of its filter only', async () => {
     const reader = await open(f, '/api/stream/runs?workflow=greet')
-    await reader.comment() // subscribed and polling
+    await ready(reader) // subscribed, baseline read
     await f.engine.start('wait', {})
     const { runId } = await f.engine.start('greet', 'Bo')
     const events = await reader.until((e) => data(e).id === runId && data(e).status === 'completed')
@@ -64,8 +66,8 @@ void describe('dashboard live streams', () => {
   void test('a claimableBefore stream announces a run while open, never once it finished', async () => {
     const all = await open(f, '/api/stream/runs?workflow=greet')
     const whileOpen = await open(f, '/api/stream/runs?workflow=greet&claimableBefore=2999-01-01')
-    await all.comment()
-    await whileOpen.comment()
+    await ready(all)
+    await ready(whileOpen)
     const first = (await f.engine.start('greet', 'Al')).runId
     await all.until((e) => data(e).id === first && data(e).status === 'completed')
     // A later run's first event: the stream has handled every event of the first run by then.
@@ -144,7 +146,7 @@ void describe('a stuckFor list stream', () => {
     { timeout: 10_000 },
     async () => {
       const reader = await open(f, '/api/stream/runs?stuckFor=5')
-      await reader.comment()
+      await ready(reader)
       const { runId } = await f.engine.start('wait', {})
       await clock.advance(360_000)
       // Only a cutoff resolved again at this poll, from the engine's clock, lets the run in.

@@ -1,5 +1,6 @@
 /**
- * `GET api/stream/runs?<filter>`: `event: run` (a RunSummary) whenever a run matching the
+ * `GET api/stream/runs?<filter>`: `event: ready` once the runs matching the filter now are
+ * read (the baseline, not sent), then `event: run` (a RunSummary) whenever a run matching the
  * filter is created or changes status. Runs changed by this engine arrive through its events
  * (checked against the filter here); runs changed by other processes through a poll of the
  * filter's newest runs (matched by the store).
@@ -31,7 +32,10 @@ export function streamRunList(
   const poll = async () => {
     const page = await engine.listRuns({ ...query(), limit: POLLED })
     for (const run of page.runs) await consider(run, !baseline)
+    if (!baseline) return
     baseline = false
+    // What matches now is read: from here on, every change is announced.
+    await channel.send('ready', {})
   }
   const consider = async (run: RunInfo, announce: boolean) => {
     if (seen.changed(run) && announce) await channel.send('run', runSummary(run))

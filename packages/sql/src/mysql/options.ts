@@ -19,6 +19,15 @@ export interface MysqlStoreOptions {
   database?: string
   /** Connections in the pool the store creates (mysql2's connectionLimit). Default 10. */
   max?: number
+  /**
+   * MariaDB: seconds a connection of the store's own pool may sit idle inside a transaction
+   * before the server ends it (`idle_transaction_timeout`), rolling the transaction back.
+   * The store's transactions idle only between their own statements, so a connection idle
+   * that long belongs to a frozen or hung process, whose row locks would otherwise keep other
+   * engines from taking its runs over until the connection dies (`wait_timeout`, 8 hours by
+   * default). Default 30; 0 leaves the server's setting. Ignored by MySQL, which lacks it.
+   */
+  idleTransactionTimeoutS?: number
 }
 
 export interface ResolvedMysqlOptions {
@@ -27,9 +36,13 @@ export interface ResolvedMysqlOptions {
   pool: Pool | null
   database: string
   max: number
+  idleTransactionTimeoutS: number
 }
 
 const DEFAULT_MAX = 10
+const DEFAULT_IDLE_TRANSACTION_TIMEOUT_S = 30
+/** A year: the server's own maximum is larger, any longer is a mistake. */
+const MAX_IDLE_TRANSACTION_TIMEOUT_S = 31_536_000
 /** MySQL and MariaDB identifiers: at most 64 characters. */
 const MAX_IDENTIFIER_CHARS = 64
 
@@ -51,7 +64,16 @@ export function resolveOptions(options: MysqlStoreOptions): ResolvedMysqlOptions
     pool: pool ?? null,
     database,
     max,
+    idleTransactionTimeoutS: idleTimeoutOf(options.idleTransactionTimeoutS),
   }
+}
+
+function idleTimeoutOf(seconds = DEFAULT_IDLE_TRANSACTION_TIMEOUT_S): number {
+  if (!Number.isSafeInteger(seconds) || seconds < 0 || seconds > MAX_IDLE_TRANSACTION_TIMEOUT_S)
+    throw new InvalidArgumentError(
+      `mysql store: idleTransactionTimeoutS must be whole seconds, 0..${MAX_IDLE_TRANSACTION_TIMEOUT_S}, got ${String(seconds)}`,
+    )
+  return seconds
 }
 
 function serverUri(options: MysqlStoreOptions): string | undefined {

@@ -36,7 +36,7 @@ export function setUpPool(options: ResolvedMysqlOptions): MysqlPool {
   })
   return new MysqlPool(pool, {
     owned: true,
-    session: new SessionSetup(),
+    session: new SessionSetup(options.idleTransactionTimeoutS),
     readCommittedTransactions: false,
   })
 }

@@ -16,6 +16,14 @@ export interface PostgresStoreOptions {
   max?: number
   /** Server-side statement_timeout of the store's own connections; default: the server's. */
   statementTimeoutMs?: number
+  /**
+   * `idle_in_transaction_session_timeout` of the store's own connections: the server ends a
+   * connection idle inside a transaction that long, rolling it back. The store's transactions
+   * idle only between their own statements, so such a connection belongs to a frozen or hung
+   * process, whose row locks would otherwise keep other engines from taking its runs over.
+   * Default 30000; 0 leaves the server's setting.
+   */
+  idleTransactionTimeoutMs?: number
 }
 
 export interface ResolvedPostgresOptions {
@@ -24,9 +32,12 @@ export interface ResolvedPostgresOptions {
   schema: string
   max: number
   statementTimeoutMs: number | null
+  /** 0: the server's setting. */
+  idleTransactionTimeoutMs: number
 }
 
 const DEFAULT_MAX = 10
+const DEFAULT_IDLE_TRANSACTION_TIMEOUT_MS = 30_000
 const MAX_IDENTIFIER_BYTES = 63
 
 export function resolveOptions(options: PostgresStoreOptions): ResolvedPostgresOptions {
@@ -44,12 +55,17 @@ export function resolveOptions(options: PostgresStoreOptions): ResolvedPostgresO
   validateSchema(schema)
   positiveInteger('max', max)
   if (statementTimeoutMs !== null) positiveInteger('statementTimeoutMs', statementTimeoutMs)
+  const idleTransactionTimeoutMs =
+    options.idleTransactionTimeoutMs ?? DEFAULT_IDLE_TRANSACTION_TIMEOUT_MS
+  if (idleTransactionTimeoutMs !== 0)
+    positiveInteger('idleTransactionTimeoutMs', idleTransactionTimeoutMs)
   return {
     connectionString: connectionString ?? null,
     pool: pool ?? null,
     schema,
     max,
     statementTimeoutMs,
+    idleTransactionTimeoutMs,
   }
 }
 

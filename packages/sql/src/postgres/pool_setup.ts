@@ -30,6 +30,9 @@ export function setUpPool(options: ResolvedPostgresOptions): PoolSetup {
     ...(options.statementTimeoutMs === null
       ? {}
       : { statement_timeout: options.statementTimeoutMs }),
+    ...(options.idleTransactionTimeoutMs === 0
+      ? {}
+      : { idle_in_transaction_session_timeout: options.idleTransactionTimeoutMs }),
   }
   const pool = new pg.Pool({ ...clientConfig, max: options.max, types: PG_TYPES })
   // node-postgres emits 'error' on the pool when an idle connection fails (server restart,
