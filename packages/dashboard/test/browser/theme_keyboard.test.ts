@@ -59,11 +59,19 @@ void test('keyboard only: reach a run, open a dialog, Escape returns focus', asy
 
   const waitingChip = page.getByRole('button', { name: /^waiting/ })
   await waitingChip.focus()
+  // The filtered list replaces the table's rows when it arrives: a link focused before that
+  // would be gone when Enter is pressed.
+  const filtered = page.waitForResponse(
+    (response) =>
+      response.url().includes('/api/runs?') && response.url().includes('status=waiting'),
+  )
   await page.keyboard.press('Space')
   await page.waitForFunction(() => location.hash.includes('status=waiting'))
+  await filtered
   assert.equal(await waitingChip.getAttribute('aria-pressed'), 'true')
 
   const link = page.getByRole('link', { name: runId })
+  await page.locator(`tr[data-run-id="${runId}"]`).waitFor()
   await link.focus()
   await page.keyboard.press('Enter')
   await page.locator('.view-run h1').waitFor()
