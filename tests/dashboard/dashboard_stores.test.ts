@@ -30,6 +30,27 @@ async function skipUntil<T>(env: Env, done: Promise<T>): Promise<T> {
   return watched
 }
 
+/**
+ * Three `orphan` runs claimable for ten minutes that no engine claims (the engine that made
+ * them does not drive; the driving one lacks the workflow), a `sleepy` run waiting a day and a
+ * completed `greeted`: what the stuck filters must tell apart. Ten minutes is short of the
+ * parking of unrunnable runs.
+ */
+async function stuckOrphans(env: Env) {
+  const engine = await env.engine()
+  registerAll(engine)
+  engine.register('sleepy', 1, async (ctx, _: unknown) => ctx.sleep(86_400_000))
+  const idle = await env.engine({ drive: false })
+  idle.register('orphan', 1, async (_ctx, _: unknown) => 'never')
+  const dashboard = dashboardOf(engine)
+  for (let i = 0; i < 3; i++) await idle.start('orphan', {}, { runId: `orphan-${i}` })
+  await engine.start('sleepy', {}, { runId: 'sleepy' })
+  await engine.start('greet', 'done', { runId: 'greeted' })
+  await env.settle()
+  await env.skip(600_000)
+  return { engine, idle, dashboard }
+}
+
 function dashboardOf(engine: Engine): Dashboard {
   const stream = { runPollMs: 20, listPollMs: 20, keepAliveMs: 20 }
   return createDashboard({ engine, secret: SECRET, auth: { tokens: [TOKEN] }, stream })
@@ -151,18 +172,7 @@ eachStore('dashboard API', (test) => {
   })
 
   test('claimableBefore lists stuck runs, pages with cursors bound to it, facets count them', async (env) => {
-    const engine = await env.engine()
-    registerAll(engine)
-    engine.register('sleepy', 1, async (ctx, _: unknown) => ctx.sleep(86_400_000))
-    // Its runs stay pending: this engine does not drive and no other one has the workflow.
-    const idle = await env.engine({ drive: false })
-    idle.register('orphan', 1, async (_ctx, _: unknown) => 'never')
-    const dashboard = dashboardOf(engine)
-    for (let i = 0; i < 3; i++) await idle.start('orphan', {}, { runId: `orphan-${i}` })
-    await engine.start('sleepy', {}, { runId: 'sleepy' })
-    await engine.start('greet', 'done', { runId: 'greeted' })
-    await env.settle()
-    await env.skip(600_000) // ten minutes, short of parking the orphans as unrunnable
+    const { engine, dashboard } = await stuckOrphans(env)
     const fiveMinutesAgo = env.clock.now() - 300_000
     const iso = new Date(fiveMinutesAgo).toISOString()
     const stuck = ['orphan-2', 'orphan-1', 'orphan-0']
@@ -194,17 +204,7 @@ eachStore('dashboard API', (test) => {
   })
 
   test('stuckFor resolves on the engine clock at each page; cursors bind the key; bulk and facets follow', async (env) => {
-    const engine = await env.engine()
-    registerAll(engine)
-    engine.register('sleepy', 1, async (ctx, _: unknown) => ctx.sleep(86_400_000))
-    const idle = await env.engine({ drive: false })
-    idle.register('orphan', 1, async (_ctx, _: unknown) => 'never')
-    const dashboard = dashboardOf(engine)
-    for (let i = 0; i < 3; i++) await idle.start('orphan', {}, { runId: `orphan-${i}` })
-    await engine.start('sleepy', {}, { runId: 'sleepy' })
-    await engine.start('greet', 'done', { runId: 'greeted' })
-    await env.settle()
-    await env.skip(600_000)
+    const { engine, idle, dashboard } = await stuckOrphans(env)
     await idle.start('orphan', {}, { runId: 'orphan-3' }) // claimable from now on
     const stuck = ['orphan-2', 'orphan-1', 'orphan-0']
     assert.deepEqual(

@@ -8,9 +8,8 @@ import { test } from 'node:test'
 import { createMysqlStore } from '@cairn/sql/mysql'
 import { poolOfStore } from '../src/mysql/debug_access.ts'
 import type { SqlPool } from '../src/shared/driver.ts'
+import { assertFrozenHolderLosesItsLock } from './helpers/frozen_holder.ts'
 import { MYSQL_URL, adminQuery, mysqlTest, storeInFreshDatabase } from './helpers/mysql.ts'
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** MariaDB only: MySQL has no idle_transaction_timeout (those tests report skipped there). */
 async function onMariaDb(): Promise<typeof mysqlTest> {
@@ -65,25 +64,14 @@ mariaDbTest(
         `INSERT INTO ${runs} (id, workflow, version, status, input, created_at, updated_at, lease_epoch, turns)
        VALUES ('held', 'w', '1', 'pending', 'null', 1, 1, 0, 0)`,
       )
-      let holderFailure: unknown = null
-      // The "frozen" holder: locks the row, then goes quiet for longer than the timeout.
-      const holder = pool
-        .transaction(async (session) => {
-          const lock = `SELECT id FROM ${runs} WHERE id = 'held' FOR UPDATE`
-          await session.query({ text: lock, values: [] })
-          await pause(3_000)
-          await session.query({ text: 'SELECT 1', values: [] })
-        })
-        .catch((error: unknown) => (holderFailure = error))
-      await pause(2_000)
-      // Still "frozen", but its lock is gone: another session locks the row without waiting.
-      const locked = await adminQuery(`SELECT id FROM ${runs} WHERE id = 'held' FOR UPDATE NOWAIT`)
-      assert.deepEqual(
-        locked.map((row) => String(row[0])),
-        ['held'],
-      )
-      await holder
-      assert.ok(holderFailure !== null, 'the frozen transaction cannot go on once it resumes')
+      await assertFrozenHolderLosesItsLock({
+        pool,
+        lockSql: `SELECT id FROM ${runs} WHERE id = 'held' FOR UPDATE`,
+        lockNowait: async () =>
+          (await adminQuery(`SELECT id FROM ${runs} WHERE id = 'held' FOR UPDATE NOWAIT`)).map(
+            (row) => String(row[0]),
+          ),
+      })
     } finally {
       await store.close()
       await cleanup()

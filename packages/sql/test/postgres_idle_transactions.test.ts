@@ -7,9 +7,8 @@ import assert from 'node:assert/strict'
 import { createPostgresStore } from '@cairn/sql/postgres'
 import { poolOfStore } from '../src/postgres/debug_access.ts'
 import type { SqlPool } from '../src/shared/driver.ts'
+import { assertFrozenHolderLosesItsLock } from './helpers/frozen_holder.ts'
 import { PG_URL, adminQuery, pgTest, storeInFreshSchema } from './helpers/postgres.ts'
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 async function sessionTimeout(pool: SqlPool): Promise<string> {
   const result = await pool.query({ text: 'SHOW idle_in_transaction_session_timeout', values: [] })
@@ -42,27 +41,17 @@ pgTest('a transaction idle past the timeout loses its connection and its row loc
   try {
     await store.open()
     const pool = poolOfStore.get(store) as SqlPool
-    const runs = `"${schema}".cairn_runs`
-    await adminQuery(`CREATE TABLE "${schema}".held (id text PRIMARY KEY)`)
-    await adminQuery(`INSERT INTO "${schema}".held VALUES ('held')`)
-    let holderFailure: unknown = null
-    // The "frozen" holder: locks the row, then goes quiet for longer than the timeout.
-    const holder = pool
-      .transaction(async (session) => {
-        const lock = `SELECT id FROM "${schema}".held WHERE id = 'held' FOR UPDATE`
-        await session.query({ text: lock, values: [] })
-        await pause(3_000)
-        await session.query({ text: `SELECT count(*) FROM ${runs}`, values: [] })
-      })
-      .catch((error: unknown) => (holderFailure = error))
-    await pause(2_000)
-    // Still "frozen", but its lock is gone: another session locks the row without waiting.
-    const locked = await adminQuery(
-      `SELECT id FROM "${schema}".held WHERE id = 'held' FOR UPDATE NOWAIT`,
-    )
-    assert.deepEqual(locked, [['held']])
-    await holder
-    assert.ok(holderFailure !== null, 'the frozen transaction cannot go on once it resumes')
+    const held = `"${schema}".held`
+    await adminQuery(`CREATE TABLE ${held} (id text PRIMARY KEY)`)
+    await adminQuery(`INSERT INTO ${held} VALUES ('held')`)
+    await assertFrozenHolderLosesItsLock({
+      pool,
+      lockSql: `SELECT id FROM ${held} WHERE id = 'held' FOR UPDATE`,
+      lockNowait: async () =>
+        (await adminQuery(`SELECT id FROM ${held} WHERE id = 'held' FOR UPDATE NOWAIT`)).map(
+          (row) => String(row[0]),
+        ),
+    })
   } finally {
     await store.close()
     await cleanup()
