@@ -42,9 +42,10 @@ export function streamRunList(
   }
   // An event names the run's workflow and version: a run they rule out is not read.
   const onEvent = async (event: RunKey & { runId: string }) => {
-    if (!keyMayMatch(event, query())) return
+    const current = query() // one cutoff for both checks
+    if (!keyMayMatch(event, current)) return
     const run = await engine.getRun(event.runId)
-    if (run !== null && runMatches(run, query())) await consider(run, true)
+    if (run !== null && runMatches(run, current)) await consider(run, true)
   }
   const refresher = new Refresher(poll, pollMs, onError)
   const unsubscribe = RUN_EVENTS.map((name) =>
