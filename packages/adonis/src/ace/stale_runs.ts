@@ -18,8 +18,6 @@
 import type { Engine, ListRunsQuery, RunList, RunStatus } from '@cairn/core'
 import { CLAIMABLE_STATUSES, InvalidArgumentError } from '@cairn/core'
 
-/** The statuses a stale run can have: the claimable ones. */
-export const OPEN_STATUSES = CLAIMABLE_STATUSES
 export const DEFAULT_STALE_AFTER_MS = 60_000
 
 export interface StaleQuery {
@@ -51,11 +49,11 @@ export async function findStaleRuns(engine: Engine, query: StaleQuery): Promise<
 }
 
 function staleStatuses(requested: readonly RunStatus[] | undefined): RunStatus[] {
-  if (requested === undefined) return [...OPEN_STATUSES]
-  const closed = requested.filter((status) => !OPEN_STATUSES.includes(status))
+  if (requested === undefined) return [...CLAIMABLE_STATUSES]
+  const closed = requested.filter((status) => !CLAIMABLE_STATUSES.includes(status))
   if (closed.length > 0) {
     throw new InvalidArgumentError(
-      `--stale looks at open runs only (${OPEN_STATUSES.join(', ')}); --status ${closed.join(', ')} cannot be stale`,
+      `--stale looks at open runs only (${CLAIMABLE_STATUSES.join(', ')}); --status ${closed.join(', ')} cannot be stale`,
       { details: { flag: 'status', statuses: closed } },
     )
   }
