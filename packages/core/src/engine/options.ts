@@ -30,7 +30,11 @@ export interface EngineOptions {
   leaseMs?: number
   /** Safety-net poll interval for work started elsewhere. Default 1000 ms. */
   pollIntervalMs?: number
-  /** Waits (sleeps, retry back-offs) up to this long stay in memory under the lease; longer ones suspend the run. Default 5000 ms. */
+  /**
+   * Waits (sleeps, retry back-offs) up to this long stay in memory under the lease; longer ones
+   * suspend the run. Must be shorter than `leaseMs`. Default: 5000 ms, or half of `leaseMs`
+   * when that is shorter (a 2 s lease holds waits of up to 1 s).
+   */
   holdTimersUpToMs?: number
   /** A claimable run no engine can run (unknown workflow version) is parked after this long. Default 60s. */
   parkUnrunnableAfterMs?: number
@@ -61,6 +65,11 @@ export interface ResolvedEngineOptions {
   pollIntervalMs: number
   holdTimersUpToMs: number
   parkUnrunnableAfterMs: number
+  /**
+   * Milliseconds on a clock that never goes back and keeps counting while the process is
+   * paused (`clock.monotonic`, else `clock.now`): how long a lease has gone unconfirmed.
+   */
+  monotonic: () => number
   maxBatch: number
   webhookUrl: string | null
   eventRetentionMs: number
@@ -70,27 +79,47 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
   if (options === null || typeof options !== 'object' || options.store === undefined) {
     throw new InvalidArgumentError('Engine options must include a store')
   }
+  const clock = options.clock ?? systemClock
+  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS
   const resolved: ResolvedEngineOptions = {
     store: options.store,
     codec: options.codec ?? new JsonCodec(),
-    clock: options.clock ?? systemClock,
+    clock,
     logger: options.logger ?? defaultLogger,
     instanceId:
       options.instanceId ?? `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`,
     concurrency: options.concurrency ?? 100,
-    leaseMs: options.leaseMs ?? 30_000,
+    leaseMs,
     pollIntervalMs: options.pollIntervalMs ?? 1_000,
-    holdTimersUpToMs: options.holdTimersUpToMs ?? 5_000,
+    holdTimersUpToMs: options.holdTimersUpToMs ?? defaultHoldTimersUpToMs(leaseMs),
     parkUnrunnableAfterMs: options.parkUnrunnableAfterMs ?? 60_000,
     maxBatch: options.maxBatch ?? 1_000,
     webhookUrl: options.webhookUrl ?? null,
     eventRetentionMs: options.eventRetentionMs ?? 3_600_000,
+    monotonic: monotonicOf(clock),
   }
-  validate(resolved)
+  validate(resolved, options)
   return resolved
 }
 
-function validate(o: ResolvedEngineOptions): void {
+const DEFAULT_LEASE_MS = 30_000
+const DEFAULT_HOLD_TIMERS_UP_TO_MS = 5_000
+
+/**
+ * A default that depends on another option derives from it, so it never contradicts a value
+ * the user set: half the lease, at most 5 s. (An invalid `leaseMs` is refused by name below.)
+ */
+function defaultHoldTimersUpToMs(leaseMs: number): number {
+  if (!Number.isInteger(leaseMs) || leaseMs <= 0) return DEFAULT_HOLD_TIMERS_UP_TO_MS
+  return Math.min(DEFAULT_HOLD_TIMERS_UP_TO_MS, Math.floor(leaseMs / 2))
+}
+
+function monotonicOf(clock: Clock): () => number {
+  if (typeof clock?.monotonic === 'function') return () => (clock.monotonic as () => number)()
+  return () => clock.now()
+}
+
+function validate(o: ResolvedEngineOptions, given: EngineOptions): void {
   assertIdentifier(o.instanceId, 'instanceId')
   if (o.webhookUrl !== null && !URL.canParse(o.webhookUrl))
     throw new InvalidArgumentError(
@@ -107,9 +136,13 @@ function validate(o: ResolvedEngineOptions): void {
       `holdTimersUpToMs must be an integer ≥ 0, got ${o.holdTimersUpToMs}`,
     )
   }
-  if (o.holdTimersUpToMs >= o.leaseMs) {
+  // Only a value the user gave can contradict leaseMs: the default is derived from it.
+  if (given.holdTimersUpToMs !== undefined && o.holdTimersUpToMs >= o.leaseMs) {
+    const lease =
+      given.leaseMs === undefined ? `the default leaseMs (${o.leaseMs})` : `leaseMs (${o.leaseMs})`
     throw new InvalidArgumentError(
-      `holdTimersUpToMs (${o.holdTimersUpToMs}) must be shorter than leaseMs (${o.leaseMs})`,
+      `holdTimersUpToMs (${o.holdTimersUpToMs}) must be shorter than ${lease}`,
+      { details: { option: 'holdTimersUpToMs', value: o.holdTimersUpToMs, leaseMs: o.leaseMs } },
     )
   }
 }
