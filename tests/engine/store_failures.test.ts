@@ -13,8 +13,8 @@ eachStore('store failures', (test) => {
     await assert.rejects(engine.start('w', 1, { runId: 'r1' }), { code: 'E_STORE_FAILURE' })
     const again = await engine.start('w', 1, { runId: 'r1' })
     assert.equal(again.existing, true)
-    // The lost create had leased the run to this engine: the retry adopts it at once rather
-    // than leaving it until the lease expires.
+    // The lost create had leased the run to this engine: the retry has it claimed at once
+    // (handed back under its epoch, then claimed like any run) rather than at lease expiry.
     await env.settle()
     assert.deepEqual(await engine.waitForRun('r1', { timeoutMs: 5_000 }), {
       runId: 'r1',
@@ -22,6 +22,9 @@ eachStore('store failures', (test) => {
       output: 'done',
     })
     assert.equal((await engine.listRuns()).runs.length, 1)
+    const run = await engine.store.getRun('r1')
+    assert.equal(run?.turns, 2, 'run through a second claim, not on the lease the lost create took')
+    assert.equal(run?.leaseEpoch, 2)
   })
 
   test("a run's writes survive transient failures and ambiguous commits; each step runs once", async (env) => {

@@ -3,7 +3,13 @@
  * applying anything (store down), or one that applies and then reports failure (a connection
  * lost during COMMIT: outcome unknown).
  */
-import type { StateStore, StoreOp, OpResult } from '@cairn/core/contracts'
+import type {
+  ClaimRequest,
+  ClaimResult,
+  OpResult,
+  StateStore,
+  StoreOp,
+} from '@cairn/core/contracts'
 
 export class FlakyStore implements StateStore {
   readonly kind: string
@@ -25,6 +31,13 @@ export class FlakyStore implements StateStore {
 
   get pendingFailures(): number {
     return this.failures.length
+  }
+
+  private loadFailures = 0
+
+  /** The next `count` loadCheckpoints calls fail (a read lost to a dropped connection). */
+  failNextLoads(count: number): void {
+    this.loadFailures += count
   }
 
   async applyBatch(ops: readonly StoreOp[], now: number): Promise<OpResult[]> {
@@ -53,14 +66,24 @@ export class FlakyStore implements StateStore {
 
   open = () => this.inner.open()
   close = () => this.inner.close()
-  claimRuns: StateStore['claimRuns'] = (r) => this.inner.claimRuns(r)
+  // A method, not a field like the others: HeldStore overrides it.
+  claimRuns(request: ClaimRequest): Promise<ClaimResult> {
+    return this.inner.claimRuns(request)
+  }
+
   reclaimOwned: StateStore['reclaimOwned'] = (o, n) => this.inner.reclaimOwned(o, n)
   parkUnrunnable: StateStore['parkUnrunnable'] = (a, b, c, d) =>
     this.inner.parkUnrunnable(a, b, c, d)
   unpark: StateStore['unpark'] = (k, c, n) => this.inner.unpark(k, c, n)
   requeueRun: StateStore['requeueRun'] = (r) => this.inner.requeueRun(r)
   getRun: StateStore['getRun'] = (id) => this.inner.getRun(id)
-  loadCheckpoints: StateStore['loadCheckpoints'] = (id) => this.inner.loadCheckpoints(id)
+  loadCheckpoints: StateStore['loadCheckpoints'] = async (id) => {
+    if (this.loadFailures > 0) {
+      this.loadFailures -= 1
+      throw new Error('injected: read failed')
+    }
+    return this.inner.loadCheckpoints(id)
+  }
   loadInbox: StateStore['loadInbox'] = (id) => this.inner.loadInbox(id)
   listRuns: StateStore['listRuns'] = (q) => this.inner.listRuns(q)
   facetRuns: StateStore['facetRuns'] = (q) => this.inner.facetRuns(q)

@@ -1,9 +1,12 @@
 /**
- * A StateStore wrapper that can hold the next batch carrying a suspend with event waits at
- * the store's door: the test sees the run between `ctx.waitForEvent` and its committed
- * suspend, does something there (publishes), then lets the batch through.
+ * A StateStore wrapper that holds chosen calls so a test can act in the gap:
+ * - the next batch carrying a suspend with event waits, at the store's door: the test sees the
+ *   run between `ctx.waitForEvent` and its committed suspend, publishes, then lets it through;
+ * - the next claim, at the door: the test acts while a poll's claim is in flight;
+ * - the answer of the next batch a predicate picks, after it applied: the engine is "paused"
+ *   with a committed write it has not heard of yet (a process SIGSTOPped mid-round-trip).
  */
-import type { OpResult, StoreOp } from '@cairn/core/contracts'
+import type { ClaimRequest, ClaimResult, OpResult, StoreOp } from '@cairn/core/contracts'
 import { FlakyStore } from './flaky_store.ts'
 
 export interface Hold {
@@ -13,8 +16,53 @@ export interface Hold {
   release(): void
 }
 
+interface Armed {
+  reached(): void
+  gate: Promise<void>
+}
+
+function arm(): { armed: Armed; hold: Hold } {
+  const reached = Promise.withResolvers<void>()
+  const gate = Promise.withResolvers<void>()
+  return {
+    armed: { reached: reached.resolve, gate: gate.promise },
+    hold: { reached: reached.promise, release: gate.resolve },
+  }
+}
+
 export class HeldStore extends FlakyStore {
-  private armed: { reached(): void; gate: Promise<void> } | null = null
+  private armed: Armed | null = null
+  private claimArmed: Armed | null = null
+  private claimHeldAfter = false
+  private answerArmed: { armed: Armed; picks: (ops: readonly StoreOp[]) => boolean } | null = null
+
+  /**
+   * Holds the next claimRuns call: `before` it reaches the store, or `after` it applied (the
+   * runs are leased; the engine has not heard which).
+   */
+  holdNextClaim(when: 'before' | 'after' = 'before'): Hold {
+    const { armed, hold } = arm()
+    this.claimArmed = armed
+    this.claimHeldAfter = when === 'after'
+    return hold
+  }
+
+  /** Applies the next batch `picks` chooses, then holds its answer (`reached`: applied). */
+  holdNextAnswer(picks: (ops: readonly StoreOp[]) => boolean): Hold {
+    const { armed, hold } = arm()
+    this.answerArmed = { armed, picks }
+    return hold
+  }
+
+  override async claimRuns(request: ClaimRequest): Promise<ClaimResult> {
+    const armed = this.claimArmed
+    if (armed === null) return super.claimRuns(request)
+    this.claimArmed = null
+    const result = this.claimHeldAfter ? await super.claimRuns(request) : null
+    armed.reached()
+    await armed.gate
+    return result ?? super.claimRuns(request)
+  }
 
   /** Holds the next batch that registers event waits. */
   holdNextEventSuspend(): Hold {
@@ -31,7 +79,13 @@ export class HeldStore extends FlakyStore {
       armed.reached()
       await armed.gate
     }
-    return super.applyBatch(ops, now)
+    const answer = this.answerArmed
+    if (answer === null || !answer.picks(ops)) return super.applyBatch(ops, now)
+    this.answerArmed = null
+    const results = await super.applyBatch(ops, now)
+    answer.armed.reached()
+    await answer.armed.gate
+    return results
   }
 }
 

@@ -16,6 +16,7 @@ import { checkpointTests } from './checkpoints.ts'
 import { checkpointInputTests } from './checkpoint_input.ts'
 import { checkpointPageTests } from './checkpoint_page.ts'
 import { claimTests } from './claims_leases.ts'
+import { claimCounterTests } from './claim_counters.ts'
 import { eventTests } from './events.ts'
 import { facetTests } from './facets.ts'
 import { definer, type StoreFactory, type TestFn } from './harness.ts'
@@ -41,6 +42,7 @@ export function storeConformance(test: TestFn, factory: StoreFactory): void {
   checkpointTests(definer(test, factory, 'checkpoints'))
   checkpointInputTests(definer(test, factory, 'checkpoint inputs'))
   claimTests(definer(test, factory, 'claims and leases'))
+  claimCounterTests(definer(test, factory, 'claim counters'))
   leaseRecoveryTests(definer(test, factory, 'lease recovery'))
   transitionTests(definer(test, factory, 'suspend, release, finish, park'))
   cancelTests(definer(test, factory, 'cancelRun'))

@@ -9,6 +9,11 @@ export class SystemClock implements Clock {
     return Date.now()
   }
 
+  // CLOCK_MONOTONIC on Linux: immune to wall-clock steps, and it counts a SIGSTOP pause.
+  monotonic(): number {
+    return performance.now()
+  }
+
   setTimer(delayMs: number, fn: () => void): TimerHandle {
     const due = Date.now() + Math.max(0, delayMs)
     let handle: NodeJS.Timeout

@@ -14,4 +14,11 @@ export interface Clock {
    * A timer never keeps the process alive on its own (`unref`), so an idle engine lets Node exit.
    */
   setTimer(delayMs: number, fn: () => void): TimerHandle
+  /**
+   * OPTIONAL. Milliseconds on a clock that never goes back and keeps counting while the
+   * process is paused (SIGSTOP, a long GC pause): what the engine measures a lease's age on,
+   * so a wall-clock step backwards never makes a lapsed lease look valid. Only differences
+   * between two readings mean anything. Absent: the engine uses `now()`.
+   */
+  monotonic?(): number
 }

@@ -62,14 +62,24 @@ export interface RunRecord {
   availableAt: number | null
   /** Instance id of the lease holder (or last holder); null if never claimed. */
   leaseOwner: string | null
-  /** Fencing token: incremented by every claim. 0 until the first claim. */
+  /**
+   * Fencing token: incremented by every claim (and by a cancel and a requeue, which end or
+   * reset a lease). 0 until the first claim.
+   */
   leaseEpoch: number
-  /** Number of claims so far (turns started). */
+  /**
+   * Number of claims so far (turns started): createRun with `claim` sets 1, each claimRuns that
+   * takes the run adds 1, and nothing else changes it. Since a checkpoint is only written under
+   * a claimed lease (or seeded by createRun), a claim returning `turns === 1` found a run with no
+   * checkpoint but its seed — the engine relies on this (engine/claimed_run_state.ts), and the
+   * conformance suite tests it (claim_counters.ts).
+   */
   turns: number
   /**
    * Messages (signals) accepted for this run so far: the inbox sequence of the latest one,
    * 0 if none. A suspend names the highest it has seen, so a message that lands while the run
-   * is executing wakes it at once (no lost wake-up).
+   * is executing wakes it at once (no lost wake-up). As a claim returns it, it counts every
+   * message accepted before that claim: 0 there means an empty inbox.
    */
   inboxSeq: number
   /** The run that started this one with `ctx.child` (null for a top-level run). */

@@ -25,6 +25,8 @@ import { ParkSweeper } from './park_sweeper.ts'
 import { PollSchedule } from './poll_schedule.ts'
 import { emitRecovered } from './recovery_events.ts'
 import { SuccessorCheck } from './successor_check.ts'
+import { OrphanAdopter } from './orphan_adopter.ts'
+import { mayHaveCheckpoints, mayHaveMessages } from './claimed_run_state.ts'
 import { runAsBody } from '../execution/current_context.ts'
 import { tracing } from '../execution/tracing_hooks.ts'
 
@@ -51,6 +53,13 @@ export class Driver {
   private readonly leases: LeaseKeeper
   private readonly parkSweeper: ParkSweeper
   private readonly successors: SuccessorCheck
+  private readonly orphans: OrphanAdopter
+  /** Runs this process is creating already leased to itself (engine.start with a free slot). */
+  private readonly starting = new Set<string>()
+  /** Runs a claim gave this process, their history being read before their turn starts. */
+  private readonly loading = new Set<string>()
+  /** claimRuns calls in flight: what they return is not known here yet. */
+  private claiming = 0
   // Engine timers never hold the process open; while driving, this one handle does, so a
   // worker process stays up until drain/close (like a server with a listening socket).
   private keepAlive: NodeJS.Timeout | null = null
@@ -82,6 +91,8 @@ export class Driver {
       clock: o.clock,
       events: deps.events,
       holdTimersUpToMs: o.holdTimersUpToMs,
+      leaseMs: o.leaseMs,
+      monotonic: o.monotonic,
       webhookUrl: o.webhookUrl,
       findStep: (name) => deps.steps.find(name),
       newestVersion: (workflow) => deps.registry.resolve(workflow).version,
@@ -90,7 +101,16 @@ export class Driver {
       onEnded: (turn, end) => this.onTurnEnded(turn, end),
     }
     this.polls = new PollSchedule(o.clock, o.pollIntervalMs, () => this.poll())
-    this.leases = new LeaseKeeper(o, deps.committer, () => this.turns.values())
+    this.leases = new LeaseKeeper(o, () => this.turns.values())
+    this.orphans = new OrphanAdopter({
+      options: o,
+      committer: deps.committer,
+      events: deps.events,
+      isDriving: () => this.isDriving,
+      holds: (runId) => this.holds(runId),
+      claimInFlight: () => this.claiming > 0,
+      wake: (at) => this.wake(at),
+    })
     this.parkSweeper = new ParkSweeper(o, deps.registry)
     this.successors = new SuccessorCheck({
       options: o,
@@ -187,35 +207,48 @@ export class Driver {
     this.polls.now()
   }
 
-  /** Reserve a slot for a run this process is about to create and run at once. */
-  tryReserve(): boolean {
+  /**
+   * Reserve a slot for run `runId`, which this process is about to create leased to itself and
+   * run at once. False when no slot is free, or when this process is already starting that id
+   * (a concurrent start of the same id: it creates nothing, and finds the run).
+   */
+  tryReserve(runId: string): boolean {
     if (!this.isDriving || this.turns.size + this.reserved >= this.deps.options.concurrency)
       return false
+    if (this.holds(runId)) return false
     this.reserved += 1
+    this.starting.add(runId)
     return true
   }
 
-  unreserve(): void {
+  unreserve(runId: string): void {
     this.reserved -= 1
+    this.starting.delete(runId)
     this.polls.capacityFreed()
   }
 
-  /** Run a run this process just created already leased (no history to load). */
+  /**
+   * Run a run this process just created already leased (createRun applied, with its claim): it
+   * has no history and no message it could have read, because nothing existed before it.
+   */
   runReserved(run: TurnRun): void {
     this.reserved -= 1
+    this.starting.delete(run.id)
     this.runTurn(run, History.empty, Inbox.empty(run.inboxSeq))
   }
 
   /**
-   * A start retried after its acknowledgement was lost finds the run this engine created
-   * already leased to itself, but nobody executing it (P2 with a claim): run it now instead of
-   * leaving it until its lease expires. Only a run on its first lease, held by this instance
-   * and not executing here, qualifies; the lease epoch fences anything else.
+   * engine.start found `run` existing: if it is leased to this instance id but nobody here
+   * executes it (a process with this id died holding it, or a start's acknowledgement was
+   * lost), have it claimed now rather than at lease expiry (orphan_adopter.ts).
    */
   adoptOrphan(run: RunRecord): void {
-    const mine = run.status === 'running' && run.leaseOwner === this.deps.options.instanceId
-    if (!mine || run.turns !== 1 || this.turns.has(run.id) || !this.tryReserve()) return
-    void this.runClaimed(run, true)
+    this.orphans.adopt(run)
+  }
+
+  /** This process executes `runId`, or is about to (creating it, or loading it after a claim). */
+  private holds(runId: string): boolean {
+    return this.turns.has(runId) || this.loading.has(runId) || this.starting.has(runId)
   }
 
   /** Something became claimable at `at` (a start elsewhere, a suspension): poll by then. */
@@ -256,10 +289,12 @@ export class Driver {
     if (!this.isDriving) return
     const free = this.deps.options.concurrency - this.turns.size - this.reserved
     if (free <= 0) return this.polls.whenCapacity()
-    const { store, clock, instanceId, leaseMs } = this.deps.options
+    const { store, clock, instanceId, leaseMs, monotonic } = this.deps.options
     const runnable = this.deps.registry.keys()
     if (runnable.length === 0) return this.polls.after(this.deps.options.pollIntervalMs)
     let result
+    const sentAt = monotonic()
+    this.claiming += 1
     try {
       result = await store.claimRuns({
         owner: instanceId,
@@ -274,40 +309,46 @@ export class Driver {
         'cairn: claiming runs failed; retrying at the poll interval',
       )
       throw error
+    } finally {
+      this.claiming -= 1
     }
     failpoint('P3')
     emitRecovered(this.deps.events, result, instanceId)
-    for (const run of result.claimed) void this.runClaimed(run)
+    for (const run of result.claimed) void this.runClaimed(run, sentAt)
+    // Adoptions that waited for this claim: what it took is now known (loading).
+    this.orphans.claimSettled()
     if (result.claimed.length === free) return this.polls.whenCapacity()
     this.polls.afterPoll(result.nextAvailableAt, result.claimed.length)
   }
 
-  private async runClaimed(run: RunRecord, reserved = false): Promise<void> {
-    if (!reserved) this.reserved += 1
+  /** `claimedAt`: monotonic time the claim was sent (TurnRun.leaseGrantedAt). */
+  private async runClaimed(run: RunRecord, claimedAt: number): Promise<void> {
+    this.reserved += 1
+    this.loading.add(run.id)
     try {
       const store = this.deps.options.store
-      // A fresh run has no history (unless a fork from a later position seeded it); a run
-      // never signalled has no inbox: no read for either.
-      const seeded = run.origin?.kind === 'fork' && (run.origin.fromSeq ?? 0) > 0
       const [records, loaded] = await Promise.all([
-        run.turns > 1 || seeded ? store.loadCheckpoints(run.id) : [],
-        run.inboxSeq > 0 ? store.loadInbox(run.id) : [],
+        mayHaveCheckpoints(run) ? store.loadCheckpoints(run.id) : [],
+        mayHaveMessages(run) ? store.loadInbox(run.id) : [],
       ])
       let messages = loaded
       if (records.length === 0 && run.continuedFrom !== null) {
         // A successor's first step waits for its predecessor's end, and takes its signals.
-        if (!(await this.successors.check(run))) return void (this.reserved -= 1)
+        if (!(await this.successors.check(run))) return
         messages = await store.loadInbox(run.id)
       }
-      this.reserved -= 1
       const inbox = new Inbox(messages, run.inboxSeq)
-      this.runTurn({ ...run, epoch: run.leaseEpoch }, new History(records), inbox)
+      const turnRun = { ...run, epoch: run.leaseEpoch, leaseGrantedAt: claimedAt }
+      this.runTurn(turnRun, new History(records), inbox)
     } catch (error) {
-      this.reserved -= 1
       this.deps.options.logger.error(
         { err: error, runId: run.id },
         'cairn: could not load a claimed run; its lease will expire and it will be retried',
       )
+    } finally {
+      // After runTurn (the turn holds the run now) or any way out: never a gap between the two.
+      this.loading.delete(run.id)
+      this.reserved -= 1
     }
   }
 

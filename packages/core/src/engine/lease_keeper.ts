@@ -1,22 +1,20 @@
 /**
  * Renews the leases of the runs this engine executes, every third of the lease length, through
  * the group committer (one transaction renews them all). A renewal that comes back `fenced`
- * means another engine or a cancel took the run: its turn stops at once.
+ * means another engine or a cancel took the run: its turn stops at once; an applied one tells
+ * the turn how long its lease surely holds (execution/turn_lease.ts).
  */
 import type { TimerHandle } from '../contracts/clock.ts'
 import type { Turn } from '../execution/turn.ts'
-import type { Committer } from './committer.ts'
 import type { ResolvedEngineOptions } from './options.ts'
 
 export class LeaseKeeper {
   private timer: TimerHandle | null = null
   private readonly options: ResolvedEngineOptions
-  private readonly committer: Committer
   private readonly turns: () => Iterable<Turn>
 
-  constructor(options: ResolvedEngineOptions, committer: Committer, turns: () => Iterable<Turn>) {
+  constructor(options: ResolvedEngineOptions, turns: () => Iterable<Turn>) {
     this.options = options
-    this.committer = committer
     this.turns = turns
   }
 
@@ -35,16 +33,8 @@ export class LeaseKeeper {
     this.timer = null
   }
 
+  // A fenced renewal ends its turn (TurnLease); one the committer refused means it closed.
   private renewAll(): void {
-    const leaseMs = this.options.leaseMs
-    for (const turn of this.turns()) {
-      this.committer.enqueue({ type: 'renewLease', fence: turn.fence, leaseMs }).then(
-        (result) => {
-          if (result.status === 'fenced') turn.lost('lease renewal fenced')
-        },
-        // The committer retries failed writes itself; a rejection here means it closed.
-        () => {},
-      )
-    }
+    for (const turn of this.turns()) void turn.lease.renew()
   }
 }

@@ -61,19 +61,21 @@ export async function startRun(
     createdAt,
     ...(tags !== undefined && tags.length > 0 ? { tags } : {}),
   }
-  const claimed = deps.driver.tryReserve()
+  const claimed = deps.driver.tryReserve(runId)
   const claim = claimed
     ? { owner: deps.options.instanceId, leaseMs: deps.options.leaseMs }
     : undefined
+  // The lease a create-with-claim grants counts from no earlier than this (turn_lease.ts).
+  const sentAt = deps.options.monotonic()
   let result
   try {
     result = await deps.committer.enqueue({ type: 'createRun', run, claim }, true)
   } catch (error) {
-    if (claimed) deps.driver.unreserve()
+    if (claimed) deps.driver.unreserve(runId)
     throw error
   }
   if (result.status === 'exists') {
-    if (claimed) deps.driver.unreserve()
+    if (claimed) deps.driver.unreserve(runId)
     const existing = sameRunOrConflict(result.run, run)
     deps.driver.adoptOrphan(result.run)
     return existing
@@ -81,7 +83,7 @@ export async function startRun(
   if (deps.events.wants('run:started')) {
     deps.events.emit('run:started', { runId, workflow: workflow.name, version: workflow.version })
   }
-  if (claimed) deps.driver.runReserved({ ...run, epoch: 1, inboxSeq: 0 })
+  if (claimed) deps.driver.runReserved({ ...run, epoch: 1, inboxSeq: 0, leaseGrantedAt: sentAt })
   else deps.driver.wake(createdAt)
   return { runId, existing: false }
 }

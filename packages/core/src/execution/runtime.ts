@@ -54,6 +54,15 @@ export interface TurnRuntime {
   /** A compensating cancel is stopping the body: no new attempt starts (compensations excepted). */
   readonly stopping: boolean
 
+  /**
+   * Call `start` once the run's lease is known to be held — at once while it was confirmed
+   * recently, else after the store confirms it. Every primitive calls it right before running
+   * user code with effects (a step attempt, a compensation, a transaction, a side effect). If
+   * the lease turns out lost, the turn has ended before `start` runs: `start` checks `live`.
+   */
+  whenLeaseHeld(start: () => void): void
+  /** The lease was confirmed recently enough to start user code now (whenLeaseHeld's fast path). */
+  readonly leaseFresh: boolean
   /** Take the next position. */
   takeSeq(): number
   /** Peek at the next position without taking it. */

@@ -19,10 +19,15 @@ export function sideEffect<T>(
   if (record === null) return rt.never()
   const outcome = rt.awaitOutcome<T>(seq)
   if (record !== undefined) return outcome
-  void runOnce(rt, seq, name, fn)
+  rt.beginWork()
+  rt.whenLeaseHeld(() => {
+    if (rt.live) void runOnce(rt, seq, name, fn)
+    else rt.endWork()
+  })
   return outcome
 }
 
+/** Runs under the work count `sideEffect` took; ends it. */
 async function runOnce(
   rt: TurnRuntime,
   seq: number,
@@ -30,7 +35,6 @@ async function runOnce(
   fn: () => unknown,
 ): Promise<void> {
   const step = { seq, name, kind: 'side_effect' as const, attempts: 1, startedAt: rt.clock.now() }
-  rt.beginWork()
   try {
     const value = await runOutsideBody(fn)
     rt.complete(step, encodeValue(value, rt.codec, `value of side effect "${name}"`))

@@ -65,6 +65,13 @@ export class StepAttempts {
     // A compensating cancel lets in-flight attempts finish but starts no new one.
     if (!this.rt.live || this.rt.stopping) return this.rt.endWork()
     if (this.notBefore > this.rt.clock.now()) return this.waitForRetry()
+    // Never start user code on a lease that may have lapsed (turn_lease.ts); the check is one
+    // clock read, and only a stale lease costs a closure and a store round trip.
+    if (this.rt.leaseFresh) this.begin()
+    else this.rt.whenLeaseHeld(() => this.next())
+  }
+
+  private begin(): void {
     this.attempts += 1
     this.emit('step:started')
     failpoint('P4')

@@ -43,6 +43,7 @@ import type { EncodedOutcome, StepRecordInput, TurnRuntime } from './runtime.ts'
 import { resolveRetryPolicy, type RetryPolicy } from './retry_policy.ts'
 import type { RetryOptions } from './types.ts'
 import { TurnEnding, type TurnEnd } from './turn_end.ts'
+import { TurnLease } from './turn_lease.ts'
 import type { RegisteredStep } from '../engine/step_registry.ts'
 
 export interface TurnDeps {
@@ -58,6 +59,10 @@ export interface TurnDeps {
   events: EventHub
   /** Waits up to this long are kept in memory under the lease; longer ones suspend the run. */
   holdTimersUpToMs: number
+  /** The engine's lease length: what a renewal asks for. */
+  leaseMs: number
+  /** The engine's monotonic clock: how long the lease has gone unconfirmed (turn_lease.ts). */
+  monotonic: () => number
   /** The version `start` would pick for `workflow` (a successor runs the newest code). */
   newestVersion(workflow: string): string
   /** Reads the run's unconsumed messages (a busy turn looking for new ones). */
@@ -79,6 +84,8 @@ export interface TurnRun {
   createdAt: number
   /** The run's inbox seq when it was claimed (0 for a run this engine just created). */
   inboxSeq: number
+  /** Monotonic time (ResolvedEngineOptions.monotonic) the claim that granted this lease was sent. */
+  leaseGrantedAt: number
   /** For a child run: the parent position its outcome goes to. */
   parentRunId?: string | null
   parentSeq?: number | null
@@ -130,6 +137,8 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   readonly workflow: string
   readonly version: string
   readonly fence: Fence
+  /** What this turn knows about its lease; renewed by the engine's LeaseKeeper. */
+  readonly lease: TurnLease
   readonly clock: Clock
   readonly codec: Codec
   readonly events: EventHub
@@ -194,6 +203,13 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     this.workflow = run.workflow
     this.version = run.version
     this.fence = { runId: run.id, epoch: run.epoch }
+    const leaseDeps = {
+      committer: deps.committer,
+      monotonic: deps.monotonic,
+      leaseMs: deps.leaseMs,
+      onLost: (reason: string) => this.lost(reason),
+    }
+    this.lease = new TurnLease(leaseDeps, this.fence, run.leaseGrantedAt)
     this.clock = deps.clock
     this.codec = deps.codec
     this.events = deps.events
@@ -289,6 +305,19 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     )
       return STOPPED
     return this.nextSeq++
+  }
+
+  /**
+   * Call `start` when the lease is known to be held: at once while it is fresh, else after
+   * confirming it with the store (turn_lease.ts). Lost: the turn has ended when `start` runs,
+   * so `start` checks `live` first.
+   */
+  whenLeaseHeld(start: () => void): void {
+    this.lease.whenConfirmed(start)
+  }
+
+  get leaseFresh(): boolean {
+    return this.lease.fresh
   }
 
   /** No new attempt starts: a compensating cancel is stopping the body (compensations excepted). */

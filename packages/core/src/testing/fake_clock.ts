@@ -31,6 +31,11 @@ export class FakeClock implements Clock {
     return this.time
   }
 
+  /** Fake time is the only time a fake-clocked engine knows: leases age as it advances. */
+  monotonic(): number {
+    return this.time
+  }
+
   setTimer(delayMs: number, fn: () => void): TimerHandle {
     const timer: FakeTimer = {
       due: this.time + Math.max(0, delayMs),
