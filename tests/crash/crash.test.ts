@@ -14,6 +14,7 @@ import { Engine, silentLogger } from '@cairn/core'
 import { SqliteStore } from '@cairn/sql/sqlite'
 import { STEPS, type CrashInput } from './crash_workflow.ts'
 import { readLedger } from './ledger.ts'
+import { lateReruns } from './ledger_checks.ts'
 import { checkRuns, openRuns, waitUntilAllFinished } from './run_checks.ts'
 import { kill, pause, spawnEngine } from './supervisor.ts'
 
@@ -175,6 +176,8 @@ async function checkInvariants(
 ): Promise<void> {
   const ids = Array.from({ length: WORKFLOWS }, (_, id) => id)
   await checkRuns(client, { ids, input: crashInput, execs, lastExecutionRecorded: true })
+  const late = lateReruns(execs)
+  assert.deepEqual(late.slice(0, 5), [], `${late.length} steps started after their successor`)
   let sleeps = 0
   let firedAfterDowntime = 0
   for (const id of ids) {

@@ -1,9 +1,10 @@
 /**
  * The workflow the crash test drives: 10 local steps, with durable sleeps after some of them,
  * signal waits after step 4 and child runs (each two steps) after step 7 for some runs.
- * Each step body appends an "exec" line to an effect ledger kept outside the engine before it
- * returns a value naming that execution, so the test can tell which execution's result was
- * recorded and whether any body ran after its checkpoint was committed.
+ * Each step body appends an "exec" line to an effect ledger kept outside the engine as it starts
+ * and a "done" line as it returns (ledger.ts), and returns a value naming that execution, so the
+ * test can tell which execution's result was recorded, whether any body ran after its
+ * checkpoint was committed, and whether two processes ran one step at once.
  */
 import { appendFileSync } from 'node:fs'
 import { randomUUID } from 'node:crypto'
@@ -47,6 +48,7 @@ export function registerCrashWorkflow(engine: Engine, ledger: string): void {
       const exec = randomUUID()
       appendFileSync(ledger, `exec ${ctx.runId} ${i} ${attempt} ${process.pid} ${exec}\n`)
       await new Promise((resolve) => setTimeout(resolve, stepMs)) // the step's "I/O"
+      appendFileSync(ledger, `done ${exec}\n`)
       return { i, exec } satisfies StepValue
     })
   engine.register('crash-child', 1, async (ctx, child: { k: number; stepMs: number }) => {

@@ -1,5 +1,14 @@
-/** Reading the crash test's effect ledger: one line per step body execution. */
-import { readFileSync } from 'node:fs'
+/**
+ * Reading a fault test's effect ledger: one append-only file that step bodies in every engine
+ * process write to (`exec` as a body starts, `done` as it returns), and the test itself marks
+ * (`stop`/`cont` around a SIGSTOP pause, `dead` after a SIGKILL). Each line is one small
+ * O_APPEND write, so line order is the order things happened, across processes.
+ *
+ *   exec <runId> <step> <attempt> <pid> <execId>
+ *   done <execId>
+ *   stop <pid> | cont <pid> | dead <pid>
+ */
+import { appendFileSync, readFileSync } from 'node:fs'
 
 export interface Exec {
   runId: string
@@ -7,28 +16,75 @@ export interface Exec {
   attempt: number
   pid: number
   exec: string
-  /** Line number: the ledger is append-only and one engine runs at a time, so this is time order. */
+  /** Line number of the start: time order (see above). */
   line: number
+  /** Line number of its `done`, or null (cut short by a kill, or still running). */
+  end: number | null
 }
 
+/** A process the test paused: from its `stop` line to its `cont` line. */
+export interface Pause {
+  pid: number
+  from: number
+  to: number
+}
+
+export interface Timeline {
+  execs: Exec[]
+  pauses: Pause[]
+  /** The `dead` line of each process the test killed. */
+  deaths: Map<number, number>
+}
+
+/** The executions of the ledger at `path`, in order. */
 export function readLedger(path: string): Exec[] {
+  return readTimeline(path).execs
+}
+
+export function readTimeline(path: string): Timeline {
   const lines = readFileSync(path, 'utf8').split('\n').filter(Boolean)
-  return lines.map((text, line) => {
-    const [kind, runId, step, attempt, pid, exec] = text.split(' ')
-    if (kind !== 'exec') throw new Error(`bad ledger line ${line}: ${text}`)
-    return {
-      runId: runId as string,
-      step: Number(step),
-      attempt: Number(attempt),
-      pid: Number(pid),
-      exec: exec as string,
-      line,
-    }
+  const execs: Exec[] = []
+  const byId = new Map<string, Exec>()
+  const pauses: Pause[] = []
+  const stopped = new Map<number, number>()
+  const deaths = new Map<number, number>()
+  lines.forEach((text, line) => {
+    const [kind, ...fields] = text.split(' ')
+    if (kind === 'exec') {
+      const [runId, step, attempt, pid, exec] = fields
+      const entry = {
+        runId: runId as string,
+        step: Number(step),
+        attempt: Number(attempt),
+        pid: Number(pid),
+        exec: exec as string,
+        line,
+        end: null,
+      }
+      execs.push(entry)
+      byId.set(entry.exec, entry)
+    } else if (kind === 'done') {
+      const entry = byId.get(fields[0] as string)
+      if (entry === undefined) throw new Error(`ledger line ${line}: done of an unknown exec`)
+      entry.end = line
+    } else if (kind === 'stop') stopped.set(Number(fields[0]), line)
+    else if (kind === 'cont') {
+      const pid = Number(fields[0])
+      pauses.push({ pid, from: stopped.get(pid) ?? line, to: line })
+      stopped.delete(pid)
+    } else if (kind === 'dead') deaths.set(Number(fields[0]), line)
+    else throw new Error(`bad ledger line ${line}: ${text}`)
   })
+  return { execs, pauses, deaths }
+}
+
+/** The test's own marks: call right after the fact (a SIGSTOP took effect, a kill returned). */
+export function markLedger(path: string, kind: 'stop' | 'cont' | 'dead', pid: number): void {
+  appendFileSync(path, `${kind} ${pid}\n`)
 }
 
 /** Executions grouped by `runId/step`, in ledger order. */
-export function byStep(execs: Exec[]): Map<string, Exec[]> {
+export function byStep(execs: readonly Exec[]): Map<string, Exec[]> {
   const map = new Map<string, Exec[]>()
   for (const e of execs) {
     const key = `${e.runId}/${e.step}`

@@ -12,7 +12,9 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { Engine, silentLogger, type StateStore } from '@cairn/core'
 import type { CrashInput } from '../crash/crash_workflow.ts'
-import { readLedger } from '../crash/ledger.ts'
+import { readTimeline } from '../crash/ledger.ts'
+import { checkNoDoubleStarts } from '../crash/ledger_checks.ts'
+import { freeze, killMarked, thaw } from '../crash/process_marks.ts'
 import { kill, pause, spawnEngine, type EngineChild } from '../crash/supervisor.ts'
 import { checkRuns, waitUntilAllFinished } from '../crash/run_checks.ts'
 import { createSite, type ServerKind } from '../crash/server_sites.ts'
@@ -71,7 +73,7 @@ async function threeEngines(kind: ServerKind): Promise<void> {
     await startWave(client, 1)
     await pause(300)
     const heldByB = await leasedTo(store, 'b')
-    await kill(b)
+    await killMarked(b, ledger)
     const restartedAt = Date.now()
     b = await spawn('b')
     // The restarted b reclaims at start-up; on a loaded machine that can take a moment, and a
@@ -97,7 +99,7 @@ async function threeEngines(kind: ServerKind): Promise<void> {
     await startWave(client, 2)
     await pause(300)
     const heldByC = await leasedTo(store, 'c')
-    await kill(c)
+    await killMarked(c, ledger)
     // Not before the leases expire; then at the others' next polls, however loaded the machine.
     await pause(LEASE_MS)
     await until(
@@ -109,7 +111,7 @@ async function threeEngines(kind: ServerKind): Promise<void> {
     // A is paused past its lease, then continued: whatever it writes late must change nothing.
     await startWave(client, 3)
     await pause(300)
-    a.child.kill('SIGSTOP')
+    await freeze(a, ledger)
     const heldByA = await leasedTo(store, 'a') // frozen: it holds exactly these
     // Past its lease, and until another engine has taken one of its runs over: only then must
     // A's late writes be fenced (a run nobody took is still A's to finish).
@@ -122,19 +124,21 @@ async function threeEngines(kind: ServerKind): Promise<void> {
       'no engine took over a run of the paused one',
     )
     const before = await recordedCheckpoints(store)
-    a.child.kill('SIGCONT')
+    thaw(a, ledger)
 
     await waitUntilAllFinished(client, 120_000)
     const after = await recordedCheckpoints(store)
     for (const [key, output] of before) {
       assert.equal(after.get(key), output, `recorded result ${key} changed`)
     }
+    const timeline = readTimeline(ledger)
     await checkRuns(client, {
       ids: Array.from({ length: WORKFLOWS }, (_, id) => id),
       input,
-      execs: readLedger(ledger),
+      execs: timeline.execs,
       lastExecutionRecorded: false,
     })
+    checkNoDoubleStarts(`three engines on ${kind}`, timeline)
     // The faults hit real work: each engine held runs when it was killed or paused, and
     // those runs completed anyway (taken back, or taken over).
     assert.ok(heldByB.length > 0, 'b held no run when it was killed')
