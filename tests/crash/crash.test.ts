@@ -8,13 +8,13 @@ import assert from 'node:assert/strict'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { DatabaseSync } from 'node:sqlite'
 import { test } from 'node:test'
 import { Engine, silentLogger } from '@cairn/core'
 import { SqliteStore } from '@cairn/sql/sqlite'
 import { STEPS, type CrashInput } from './crash_workflow.ts'
 import { readLedger } from './ledger.ts'
 import { lateReruns } from './ledger_checks.ts'
+import { assertIntegrityOk } from './sqlite_integrity.ts'
 import { checkRuns, openRuns, waitUntilAllFinished } from './run_checks.ts'
 import { kill, pause, spawnEngine } from './supervisor.ts'
 
@@ -193,14 +193,5 @@ async function checkInvariants(
   assert.ok(sleeps > 0)
   // P7: some timers fell due while no engine ran, and fired once after the restart.
   assert.ok(firedAfterDowntime > 0, 'no timer was due during a downtime')
-  const db = new DatabaseSync(dbPath)
-  try {
-    const rows = db.prepare('PRAGMA integrity_check').all() as Array<{ integrity_check: string }>
-    assert.deepEqual(
-      rows.map((r) => r.integrity_check),
-      ['ok'],
-    )
-  } finally {
-    db.close()
-  }
+  assertIntegrityOk(dbPath)
 }

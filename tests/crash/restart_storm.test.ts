@@ -14,7 +14,6 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { DatabaseSync } from 'node:sqlite'
 import { test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { Engine, silentLogger, type StateStore } from '@cairn/core'
@@ -24,6 +23,7 @@ import { readLedger } from './ledger.ts'
 import { openRuns, waitUntilAllFinished } from './run_checks.ts'
 import { createSite, type ServerKind } from './server_sites.ts'
 import { lateReruns } from './ledger_checks.ts'
+import { assertIntegrityOk } from './sqlite_integrity.ts'
 import { checkStormRuns } from './storm_checks.ts'
 import { STORM_STEPS } from './storm_workflow.ts'
 import { pause } from './supervisor.ts'
@@ -80,7 +80,7 @@ async function storm(target: Target): Promise<void> {
     await checkStormRuns(client, RUNS, execs)
     checkKillsHitWork(kills)
     assert.ok(reruns > 0, 'some bodies were cut short by a kill and ran again')
-    if (target === 'sqlite') integrityOk(join(dir, 'storm.db'))
+    if (target === 'sqlite') assertIntegrityOk(join(dir, 'storm.db'))
   } catch (error) {
     // Whatever failed (a run stuck, say), say what the ledger shows about the promise too.
     const late = lateReruns(readLedger(ledger)).length
@@ -152,19 +152,6 @@ function tally(kills: readonly Kill[]): Record<string, number> {
   const counts: Record<string, number> = {}
   for (const k of kills) counts[k.phase] = (counts[k.phase] ?? 0) + 1
   return counts
-}
-
-function integrityOk(path: string): void {
-  const db = new DatabaseSync(path)
-  try {
-    const rows = db.prepare('PRAGMA integrity_check').all() as Array<{ integrity_check: string }>
-    assert.deepEqual(
-      rows.map((r) => r.integrity_check),
-      ['ok'],
-    )
-  } finally {
-    db.close()
-  }
 }
 
 interface StormProcess {

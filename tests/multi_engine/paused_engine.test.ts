@@ -9,19 +9,17 @@
  * (the documented window). CAIRN_PAUSE_ROUNDS=10 repeats the scenario, each on a fresh site.
  */
 import assert from 'node:assert/strict'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { test } from 'node:test'
-import { Engine, silentLogger, type StateStore } from '@cairn/core'
+import type { Engine } from '@cairn/core'
 import type { CrashInput } from '../crash/crash_workflow.ts'
 import { readTimeline } from '../crash/ledger.ts'
 import { checkNoDoubleStarts } from '../crash/ledger_checks.ts'
 import { freeze, thaw } from '../crash/process_marks.ts'
 import { checkRuns, waitUntilAllFinished } from '../crash/run_checks.ts'
-import { createSite, type ServerKind } from '../crash/server_sites.ts'
+import type { ServerKind } from '../crash/server_sites.ts'
 import { kill, pause, spawnEngine, type EngineChild } from '../crash/supervisor.ts'
 import { serviceAvailable } from '../helpers/services.ts'
+import { leasedTo, openFaultSite, takenOver, until } from './fault_site.ts'
 
 const RUNS = 3_000
 const LEASE_MS = 2_000
@@ -53,41 +51,33 @@ const input = (id: number): CrashInput => ({
 })
 
 async function pausedRound(label: string, kind: ServerKind): Promise<void> {
-  const site = await createSite(kind, 'cairn_pause')
-  const dir = mkdtempSync(join(tmpdir(), 'cairn-pause-'))
-  const ledger = join(dir, 'ledger.txt')
-  const log = join(dir, 'engines.log')
-  writeFileSync(ledger, '')
-  writeFileSync(log, '')
-  const store = await site.openStore(4)
-  const client = new Engine({ store, logger: silentLogger, instanceId: 'client' })
-  client.register('crash', 1, async () => 0)
+  const place = await openFaultSite(kind, 'cairn_pause')
+  const { store, client, ledger } = place
   const engines: EngineChild[] = []
   try {
     for (const instance of ['a', 'b', 'c']) {
-      engines.push(
-        await spawnEngine({
-          ...site.childEnv(),
-          CRASH_LEDGER: ledger,
-          CRASH_LOG: log,
-          CRASH_INSTANCE: instance,
-          CRASH_LEASE_MS: String(LEASE_MS),
-          CRASH_CONCURRENCY: String(CONCURRENCY),
-          // Paused mid-transaction, an engine holds its runs' row locks (claims skip locked
-          // rows) until the server ends its idle transaction: well inside the pause here.
-          CRASH_IDLE_TX_S: String(IDLE_TX_S),
-        }),
-      )
+      const env = place.engineEnv(instance, {
+        CRASH_LEASE_MS: String(LEASE_MS),
+        CRASH_CONCURRENCY: String(CONCURRENCY),
+        // Paused mid-transaction, an engine holds its runs' row locks (claims skip locked
+        // rows) until the server ends its idle transaction: well inside the pause here.
+        CRASH_IDLE_TX_S: String(IDLE_TX_S),
+      })
+      engines.push(await spawnEngine(env))
     }
     await startAll(client)
     // Pause A once the others can take its runs over within the pause: little backlog left
     // (claims go oldest first, and A's runs fall due only when its leases expire).
-    await until(async () => (await store.backlog(Date.now())).pending < CONCURRENCY * 2, 120_000)
+    await until(
+      async () => (await store.backlog(Date.now())).pending < CONCURRENCY * 2,
+      120_000,
+      'the backlog never drained',
+    )
     const a = engines[0] as EngineChild
     await freeze(a, ledger)
     const heldByA = await leasedTo(store, 'a')
     await pause(PAUSE_MS)
-    const takenOver = await countTakenOver(store, heldByA)
+    const taken = (await takenOver(store, heldByA)).length
     thaw(a, ledger)
     await waitUntilAllFinished(client, 180_000)
 
@@ -98,22 +88,15 @@ async function pausedRound(label: string, kind: ServerKind): Promise<void> {
       execs: timeline.execs,
       lastExecutionRecorded: false,
     })
-    checkNoDoubleStarts(
-      `${label}: ${heldByA.length} runs held by the paused engine, ${takenOver} taken over`,
-      timeline,
-    )
+    const what = `${label}: ${heldByA.length} runs held by the paused engine, ${taken} taken over`
+    checkNoDoubleStarts(what, timeline)
     // The pause hit real work and was felt: A held runs, others took some over, A noticed.
     assert.ok(heldByA.length > 0, 'the paused engine held no run')
-    assert.ok(takenOver > 0, 'no run of the paused engine was taken over during the pause')
-    const lost = readFileSync(log, 'utf8')
-      .split('\n')
-      .filter((line) => line.includes('"instance":"a"') && line.includes('lost a run lease'))
-    assert.ok(lost.length > 0, 'the paused engine never noticed it had lost leases')
+    assert.ok(taken > 0, 'no run of the paused engine was taken over during the pause')
+    assert.ok(place.lostLeases('a').length > 0, 'the paused engine never noticed it lost leases')
   } finally {
     for (const engine of engines) await kill(engine).catch(() => {})
-    await client.close(0)
-    await site.drop()
-    rmSync(dir, { recursive: true, force: true })
+    await place.drop()
   }
 }
 
@@ -121,31 +104,5 @@ async function startAll(client: Engine): Promise<void> {
   for (let from = 0; from < RUNS; from += 500) {
     const ids = Array.from({ length: Math.min(500, RUNS - from) }, (_, i) => from + i)
     await Promise.all(ids.map((id) => client.start('crash', input(id), { runId: `wf-${id}` })))
-  }
-}
-
-async function leasedTo(store: StateStore, owner: string) {
-  const page = await store.listRuns({ status: 'running', limit: 1000 })
-  return page.runs.filter((run) => run.leaseOwner === owner)
-}
-
-/** Runs of `held` another claim took since (epoch moved on, or finished by someone else). */
-async function countTakenOver(
-  store: StateStore,
-  held: Awaited<ReturnType<typeof leasedTo>>,
-): Promise<number> {
-  let count = 0
-  for (const run of held) {
-    const now = await store.getRun(run.id)
-    if (now !== null && now.leaseEpoch > run.leaseEpoch) count++
-  }
-  return count
-}
-
-async function until(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`condition not met in ${timeoutMs} ms`)
-    await pause(50)
   }
 }

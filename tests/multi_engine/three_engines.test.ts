@@ -6,19 +6,18 @@
  * keeps starting workflows; an effect ledger outside the engines records every step body.
  */
 import assert from 'node:assert/strict'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { test } from 'node:test'
-import { Engine, silentLogger, type StateStore } from '@cairn/core'
+import type { Engine } from '@cairn/core'
+import type { RunRecord, StateStore } from '@cairn/core/contracts'
 import type { CrashInput } from '../crash/crash_workflow.ts'
 import { readTimeline } from '../crash/ledger.ts'
 import { checkNoDoubleStarts } from '../crash/ledger_checks.ts'
 import { freeze, killMarked, thaw } from '../crash/process_marks.ts'
 import { kill, pause, spawnEngine, type EngineChild } from '../crash/supervisor.ts'
 import { checkRuns, waitUntilAllFinished } from '../crash/run_checks.ts'
-import { createSite, type ServerKind } from '../crash/server_sites.ts'
+import type { ServerKind } from '../crash/server_sites.ts'
 import { serviceAvailable } from '../helpers/services.ts'
+import { leasedTo, openFaultSite, takenOver, until } from './fault_site.ts'
 
 const WAVE = 40
 const WORKFLOWS = WAVE * 4
@@ -38,24 +37,14 @@ for (const [label, kind] of Object.entries(TARGETS)) {
 }
 
 async function threeEngines(kind: ServerKind): Promise<void> {
-  const site = await createSite(kind, 'cairn_multi')
-  const dir = mkdtempSync(join(tmpdir(), 'cairn-multi-'))
-  const ledger = join(dir, 'ledger.txt')
-  const log = join(dir, 'engines.log')
-  writeFileSync(ledger, '')
-  writeFileSync(log, '')
-  const store = await site.openStore(4)
-  const client = new Engine({ store, logger: silentLogger, instanceId: 'client' })
-  client.register('crash', 1, async () => 0)
-  const env = (instance: string) => ({
-    ...site.childEnv(),
-    CRASH_LEDGER: ledger,
-    CRASH_LOG: log,
-    CRASH_INSTANCE: instance,
-    CRASH_LEASE_MS: String(LEASE_MS),
-    // No engine can take a whole wave by itself: every engine holds runs when a fault hits it.
-    CRASH_CONCURRENCY: '15',
-  })
+  const place = await openFaultSite(kind, 'cairn_multi')
+  const { store, client, ledger } = place
+  const env = (instance: string) =>
+    place.engineEnv(instance, {
+      CRASH_LEASE_MS: String(LEASE_MS),
+      // No engine can take a whole wave by itself: every engine holds runs when a fault hits it.
+      CRASH_CONCURRENCY: '15',
+    })
   const children: EngineChild[] = []
   const spawn = async (instance: string) => {
     const child = await spawnEngine(env(instance))
@@ -119,7 +108,7 @@ async function threeEngines(kind: ServerKind): Promise<void> {
     // Frozen mid-transaction, A may hold row locks on its runs, which the others' claims skip
     // until the server ends A's idle transaction (the stores' idle-in-transaction timeout, 30 s).
     await until(
-      () => takenOver(store, heldByA),
+      async () => (await takenOver(store, heldByA)).length > 0,
       70_000,
       'no engine took over a run of the paused one',
     )
@@ -145,15 +134,10 @@ async function threeEngines(kind: ServerKind): Promise<void> {
     assert.ok(heldByC.length > 0, 'c held no run when it was killed')
     assert.ok(heldByA.length > 0, 'a held no run when it was paused')
     // After SIGCONT, a learned from its fenced writes or renewals that its leases were gone.
-    const lost = readFileSync(log, 'utf8')
-      .split('\n')
-      .filter((line) => line.includes('"instance":"a"') && line.includes('lost a run lease'))
-    assert.ok(lost.length > 0, 'the paused engine never noticed it had lost its leases')
+    assert.ok(place.lostLeases('a').length > 0, 'the paused engine never noticed it lost leases')
   } finally {
     for (const child of children) await kill(child).catch(() => {})
-    await client.close(0)
-    await site.drop()
-    rmSync(dir, { recursive: true, force: true })
+    await place.drop()
   }
 }
 
@@ -171,11 +155,6 @@ function input(id: number): CrashInput {
 async function startWave(client: Engine, wave: number): Promise<void> {
   const ids = Array.from({ length: WAVE }, (_, i) => wave * WAVE + i)
   await Promise.all(ids.map((id) => client.start('crash', input(id), { runId: `wf-${id}` })))
-}
-
-async function leasedTo(store: StateStore, owner: string) {
-  const page = await store.listRuns({ status: 'running', limit: 1000 })
-  return page.runs.filter((run) => run.leaseOwner === owner)
 }
 
 /** The runs of `held` that are neither completed nor re-leased since `held` was read. */
@@ -204,23 +183,7 @@ async function stillHeldBy(
   return left
 }
 
-async function takenOver(store: StateStore, held: readonly RunInfoRow[]): Promise<boolean> {
-  for (const run of held) {
-    const now = await store.getRun(run.id)
-    if (now !== null && now.leaseEpoch > run.leaseEpoch) return true
-  }
-  return false
-}
-
-async function until(check: () => Promise<boolean>, timeoutMs: number, failure: string) {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(failure)
-    await pause(100)
-  }
-}
-
-type RunInfoRow = Awaited<ReturnType<typeof leasedTo>>[number]
+type RunInfoRow = RunRecord
 
 async function recordedCheckpoints(store: StateStore): Promise<Map<string, string | null>> {
   const map = new Map<string, string | null>()
