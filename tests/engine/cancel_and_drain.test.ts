@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict'
+import type { WorkflowContext } from '@cairn/core'
+import { settle } from '@cairn/core/testing'
 import { eachStore } from '../helpers/harness.ts'
+import { HeldStore } from '../helpers/held_store.ts'
 
 eachStore('cancel and drain', (test) => {
   test('cancelling a running run aborts its step, starts nothing new and records E_RUN_CANCELLED', async (env) => {
@@ -80,6 +83,47 @@ eachStore('cancel and drain', (test) => {
       output: 'finished by b',
     })
     assert.equal(firstStarted, 1)
+  })
+
+  test('a drain while a claim is in flight hands what it took back, unstarted', async (env) => {
+    let started = 0
+    const body = async (ctx: WorkflowContext) => ctx.localStep('work', () => (started++, 'done'))
+    const client = await env.engine({ drive: false, instanceId: 'client' })
+    client.register('job', 1, body)
+    const { runId } = await client.start('job', null)
+    const store = new HeldStore(env.handle.reopen())
+    const engine = await env.engine({ instanceId: 'a', store, drive: false })
+    engine.register('job', 1, body)
+    const claim = store.holdNextClaim('after') // applied: the run is leased to `a`
+    await engine.startDriving()
+    await claim.reached
+    const drained = engine.drain(5_000)
+    await settle(10)
+    claim.release()
+    assert.deepEqual(await drained, { finished: false, released: 1 })
+    await settle(20)
+    assert.equal(started, 0, 'no step started after the drain began')
+    const run = await engine.store.getRun(runId)
+    assert.equal(run?.status, 'pending', 'handed back, claimable now')
+    assert.equal(run?.availableAt, env.clock.now())
+  })
+
+  test('a drain while a start creates its run already claimed hands it back, unstarted', async (env) => {
+    let started = 0
+    const store = new HeldStore(env.handle.reopen())
+    const engine = await env.engine({ instanceId: 'a', store })
+    engine.register('job', 1, async (ctx) => ctx.localStep('work', () => (started++, 'done')))
+    const created = store.holdNextAnswer((ops) => ops.some((op) => op.type === 'createRun'))
+    const start = engine.start('job', null, { runId: 'r-1' })
+    await created.reached
+    const drained = engine.drain(5_000)
+    await settle(10)
+    created.release()
+    assert.deepEqual(await start, { runId: 'r-1', existing: false })
+    assert.deepEqual(await drained, { finished: false, released: 1 })
+    await settle(20)
+    assert.equal(started, 0, 'no step started after the drain began')
+    assert.equal((await engine.store.getRun('r-1'))?.status, 'pending')
   })
 
   test('close resolves with the drain result, and a second close waits for the first', async (env) => {

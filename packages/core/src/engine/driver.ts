@@ -60,6 +60,8 @@ export class Driver {
   private readonly loading = new Set<string>()
   /** claimRuns calls in flight: what they return is not known here yet. */
   private claiming = 0
+  /** Runs a drain handed back before they started (a claim or a start in flight). */
+  private handedBack = 0
   // Engine timers never hold the process open; while driving, this one handle does, so a
   // worker process stays up until drain/close (like a server with a listening socket).
   private keepAlive: NodeJS.Timeout | null = null
@@ -232,8 +234,13 @@ export class Driver {
    * has no history and no message it could have read, because nothing existed before it.
    */
   runReserved(run: TurnRun): void {
-    this.reserved -= 1
     this.starting.delete(run.id)
+    if (!this.isDriving) {
+      // Draining began while the create was in flight: the run goes back, unstarted.
+      void this.handBack(run.id, run.epoch).finally(() => (this.reserved -= 1))
+      return
+    }
+    this.reserved -= 1
     this.runTurn(run, History.empty, Inbox.empty(run.inboxSeq))
   }
 
@@ -270,9 +277,13 @@ export class Driver {
     this.draining = true
     this.polls.stop()
     this.parkSweeper.stop()
+    this.handedBack = 0
     const deadline = Date.now() + timeoutMs
-    while (this.turns.size > 0 && Date.now() < deadline)
-      await delay(Math.min(20, deadline - Date.now()))
+    // Turns finish or suspend. A claim, a load or a create-with-claim still in flight is not
+    // done either: what it took is handed back unstarted (runClaimed, runReserved), and waited
+    // for here, so no turn starts after the drain returns.
+    const busy = () => this.turns.size > 0 || this.claiming > 0 || this.reserved > 0
+    while (busy() && Date.now() < deadline) await delay(Math.min(20, deadline - Date.now()))
     const left = [...this.turns.values()]
     await Promise.all(left.map((turn) => turn.release()))
     await this.deps.committer.settle()
@@ -282,7 +293,25 @@ export class Driver {
     this.driving = false
     if (this.keepAlive !== null) clearInterval(this.keepAlive)
     this.keepAlive = null
-    return { finished: left.length === 0, released: left.length }
+    const released = left.length + this.handedBack
+    return { finished: released === 0, released }
+  }
+
+  /**
+   * Give a run this engine holds but will not execute back to the store, claimable now, under
+   * the epoch it holds (fenced: changes nothing if the run moved on). Past the deadline of a
+   * drain whose engine then closed, this fails: the lease expires, or a restart under this
+   * instance id takes the run at once.
+   */
+  private async handBack(runId: string, epoch: number): Promise<void> {
+    const { clock, logger } = this.deps.options
+    const committer = this.deps.committer
+    const op = { type: 'releaseRun' as const, fence: { runId, epoch }, availableAt: clock.now() }
+    try {
+      if ((await committer.enqueue(op)).status === 'applied') this.handedBack += 1
+    } catch (error) {
+      logger.warn({ err: error, runId }, 'cairn: could not hand a run back while draining')
+    }
   }
 
   private async poll(): Promise<void> {
@@ -337,6 +366,8 @@ export class Driver {
         if (!(await this.successors.check(run))) return
         messages = await store.loadInbox(run.id)
       }
+      // Draining began while this claim or load was in flight: back, unstarted.
+      if (!this.isDriving) return await this.handBack(run.id, run.leaseEpoch)
       const inbox = new Inbox(messages, run.inboxSeq)
       const turnRun = { ...run, epoch: run.leaseEpoch, leaseGrantedAt: claimedAt }
       this.runTurn(turnRun, new History(records), inbox)
