@@ -99,4 +99,29 @@ eachStore('a late step result after cancel', (test) => {
       [0, 'charge card', 'failed', undefined, 'card declined'],
     ])
   })
+
+  test('cancelled by another engine during a retry back-off: the retry does not start', async (env) => {
+    const engine = await env.engine()
+    const operator = await env.engine({ drive: false })
+    let attempts = 0
+    engine.register('flaky', 1, async (ctx) =>
+      ctx.localStep(
+        'charge card',
+        () => {
+          attempts++
+          throw new Error('gateway timeout')
+        },
+        // A second's back-off: held in memory under the lease, no write ends it.
+        { retries: 3, backoff: { type: 'fixed', delay: 1_000 } },
+      ),
+    )
+    const { runId } = await engine.start('flaky', null)
+    await env.settle()
+    assert.equal(attempts, 1)
+    await operator.cancel(runId, { reason: 'from the dashboard' })
+    await env.skip(5_000)
+    assert.equal(attempts, 1, 'no retry started after the cancel')
+    assert.equal((await engine.getRun(runId))?.status, 'cancelled')
+    assert.equal(engine.activeRuns, 0, 'the holder let go')
+  })
 })

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { FatalError, type WorkflowContext } from '@cairn/core'
 import { eachStore } from '../helpers/harness.ts'
+import { FlakyStore } from '../helpers/flaky_store.ts'
 
 /** A checkout: reserve, charge, ship — each undone by its compensation if a later step fails. */
 function checkout(log: string[], options: { failShipping: boolean; sleepBetween?: boolean }) {
@@ -247,6 +248,32 @@ eachStore('sagas', (test) => {
     assert.equal((await engine.waitForRun(runId, { timeoutMs: 5_000 })).status, 'cancelled')
     await env.skip(2 * 3_600_000)
     assert.equal(attempts, 1, 'the retry never ran')
+    assert.deepEqual(log, ['undo A'])
+  })
+
+  test('cancel with compensation retried after a lost acknowledgement still reaches the running turn', async (env) => {
+    const store = new FlakyStore(env.handle.reopen())
+    const engine = await env.engine({ store })
+    const log: string[] = []
+    const inFlight = Promise.withResolvers<void>()
+    const release = Promise.withResolvers<void>()
+    engine.register('busy', 1, async (ctx) => {
+      await ctx.localStep('a', () => 'A', { compensate: () => log.push('undo A') })
+      await ctx.localStep('b', async () => {
+        inFlight.resolve()
+        await release.promise
+        return 'B'
+      })
+      return 'done'
+    })
+    const { runId } = await engine.start('busy', null)
+    await inFlight.promise
+    store.failNext(1, 'after') // the cancel is accepted, the caller never hears it
+    await assert.rejects(engine.cancel(runId, { compensate: true }), { code: 'E_STORE_FAILURE' })
+    await engine.cancel(runId, { compensate: true }) // the retry: a duplicate of the first
+    release.resolve()
+    const outcome = await engine.waitForRun(runId, { timeoutMs: 5_000 })
+    assert.equal(outcome.status, 'cancelled', 'the busy turn unwound instead of completing')
     assert.deepEqual(log, ['undo A'])
   })
 })

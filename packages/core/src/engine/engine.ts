@@ -570,7 +570,10 @@ export class Engine {
     })
     // The run continued as new: the latest run of its chain is the one to unwind.
     if ('successor' in receipt) return this.cancelCompensating(receipt.successor, reason)
-    if (!receipt.duplicate) this.driver.turnOf(runId)?.requestCancel(reason)
+    // Told even when the store calls it a duplicate: a retry after a lost acknowledgement is
+    // one, and the turn running here may never have heard of the first (requestCancel is
+    // idempotent; a busy turn reads its inbox only when it waits for a message).
+    this.driver.turnOf(runId)?.requestCancel(reason)
   }
 
   private cancellationDeps(): CancellationDeps {

@@ -63,6 +63,12 @@ export interface TurnRuntime {
   whenLeaseHeld(start: () => void): void
   /** The lease was confirmed recently enough to start user code now (whenLeaseHeld's fast path). */
   readonly leaseFresh: boolean
+  /**
+   * Call `start` once the store has confirmed the lease now, however fresh it looks (a cancel
+   * from another process moves the epoch without waiting for the lease to lapse). For user
+   * code that starts after a wait no write interrupted: a retry after its back-off.
+   */
+  confirmLease(start: () => void): void
   /** Take the next position. */
   takeSeq(): number
   /** Peek at the next position without taking it. */

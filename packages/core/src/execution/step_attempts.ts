@@ -140,14 +140,18 @@ export class StepAttempts {
     this.rt.recordLate(this.step(), outcome)
   }
 
-  /** Wait out the back-off here (short) or leave it to a later turn (long: the run suspends). */
+  /**
+   * Wait out the back-off here (short) or leave it to a later turn (long: the run suspends).
+   * A back-off waited here ends in no write that would have learnt of a cancel made meanwhile
+   * by another process, so the retry asks the store first: a cancelled run starts no retry.
+   */
   private waitForRetry(): void {
     const label = `retry of step "${this.plan.name}"`
-    const next = () => this.next()
+    const next = () => this.rt.confirmLease(() => this.next())
     // Fired late (the turn stayed busy): the attempt is work again, as when first started.
     const nextLater = () => {
       this.rt.beginWork()
-      this.next()
+      next()
     }
     const held = this.rt.waitUntil(this.plan.seq, this.notBefore, label, null, next, nextLater)
     if (!held) this.rt.endWork()

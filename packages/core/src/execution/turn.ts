@@ -320,6 +320,10 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     return this.lease.fresh
   }
 
+  confirmLease(start: () => void): void {
+    this.lease.confirm(start)
+  }
+
   /** No new attempt starts: a compensating cancel is stopping the body (compensations excepted). */
   get stopping(): boolean {
     return this.cancelRequest !== null && !this.unwinding

@@ -62,7 +62,8 @@ export class TurnLease {
           this.#validUntil = Math.max(this.#validUntil, sentAt + this.#validForMs)
           return 'held'
         }
-        this.#deps.onLost('lease renewal fenced')
+        const status = result.status === 'fenced' ? (result.current?.status ?? 'gone') : '?'
+        this.#deps.onLost(`lease renewal fenced (run is ${status})`)
         return 'lost'
       },
       () => 'unknown',
@@ -76,6 +77,14 @@ export class TurnLease {
    */
   whenConfirmed(then: () => void): void {
     if (this.fresh) return then()
+    this.confirm(then)
+  }
+
+  /**
+   * Ask the store, however fresh the lease looks: a cancel from another process moves the
+   * epoch long before the lease would lapse, and only a write learns it. `then` as above.
+   */
+  confirm(then: () => void): void {
     this.#confirming ??= this.renew()
       .then((state) => {
         if (state === 'unknown') this.#deps.onLost('lease unconfirmed: the engine stopped')
