@@ -405,7 +405,15 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     const { promise, resolve } = Promise.withResolvers<boolean>()
     this.write(
       { type: 'saveCheckpoint', fence: this.fence, checkpoint: record },
-      () => resolve(true),
+      (result) => {
+        if (result.status !== 'conflict' || !isFinal(result.existing)) return resolve(true)
+        // The position holds an outcome already: an attempt whose commit was reported lost
+        // did land (a transactional step's COMMIT, say). That is the step's result: deliver it
+        // and start no retry, which would run the function again for nothing.
+        const existing = result.existing
+        this.pushDelivery(existing.order ?? this.nextOrder++, existing)
+        resolve(false)
+      },
       () => resolve(false),
     )
     return promise
@@ -844,6 +852,10 @@ function describeMismatch(recorded: StepIdentity | null, attempted: StepIdentity
     return `history records ${show(recorded)} at position ${seq}, but the workflow code never asked for it (it finished or waits on something else)`
   }
   return `position ${seq}: history records ${show(recorded)}, the workflow code asked for ${show(attempted)}`
+}
+
+function isFinal(record: CheckpointRecord): boolean {
+  return record.status === 'completed' || record.status === 'failed'
 }
 
 /** Steps whose outcome, arriving after a cancel, is kept for the timeline (late_outcome.ts). */
