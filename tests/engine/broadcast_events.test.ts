@@ -104,7 +104,9 @@ eachStore('broadcast events', (test) => {
     assert.equal((await engine.publishEvent('reply', 'too late')).delivered, 0)
     await env.skip(60_000)
     assert.equal(await outputOf(env, engine, runId), 'gave up: E_EVENT_TIMEOUT')
-    assert.equal(bodies, 3, 'start, timeout, after the sleep')
+    // start; the check-back a lease (30 s) after the wait was first registered, which reads
+    // the log in case the first turn died before its own read; timeout; after the sleep.
+    assert.equal(bodies, 4, 'start, check-back, timeout, after the sleep')
   })
 
   test('a publish retried with its eventId reaches each wait once; the first publication time counts', async (env) => {
@@ -250,4 +252,28 @@ eachStore('broadcast events', (test) => {
     await env.skip(60_000) // the turn was lost: the run is taken at the next poll
     assert.deepEqual(await outputOf(env, engine, runId), { order: { id: 2 } })
   })
+
+  for (const timeoutMs of [undefined, 10_000]) {
+    test(`a run whose log read after its suspend never happened still gets the event (timeout ${String(timeoutMs)})`, async (env) => {
+      const store = new HeldStore(env.handle.reopen())
+      const engine = await env.engine({ store, leaseMs: 30_000 })
+      engine.register('paid', 1, async (ctx) =>
+        ctx.waitForEvent<Order>('order.paid', { match: { 'order.id': 3 }, timeoutMs }),
+      )
+      const hold = store.holdNextEventSuspend()
+      const { runId } = await engine.start('paid', null)
+      await hold.reached // the wait began; its suspend is not registered yet
+      const published = await engine.publishEvent('order.paid', { order: { id: 3 } })
+      assert.equal(published.delivered, 0, 'the publisher missed the unregistered wait')
+      // The suspend commits, and the read of the log after it never happens (every attempt
+      // fails: as if the process had died right after its suspend).
+      store.failNextEventReads(3)
+      hold.release()
+      await env.settle()
+      assert.equal((await engine.getRun(runId))?.status, 'waiting')
+      // A later turn (a lease later at the latest, or the timeout) reads the log itself.
+      await env.skip(30_000)
+      assert.deepEqual(await outputOf(env, engine, runId), { order: { id: 3 } })
+    })
+  }
 })

@@ -34,6 +34,12 @@ export class FlakyStore implements StateStore {
   }
 
   private loadFailures = 0
+  private eventReadFailures = 0
+
+  /** The next `count` loadEvents calls fail (the event log unreadable for a moment). */
+  failNextEventReads(count: number): void {
+    this.eventReadFailures += count
+  }
 
   /** The next `count` loadCheckpoints calls fail (a read lost to a dropped connection). */
   failNextLoads(count: number): void {
@@ -91,7 +97,13 @@ export class FlakyStore implements StateStore {
     this.inner.loadCheckpointPage(id, page)
   backlog: StateStore['backlog'] = (now) => this.inner.backlog(now)
   appendEvent: StateStore['appendEvent'] = (e, p) => this.inner.appendEvent(e, p)
-  loadEvents: StateStore['loadEvents'] = (n, s) => this.inner.loadEvents(n, s)
+  loadEvents: StateStore['loadEvents'] = async (n, s) => {
+    if (this.eventReadFailures > 0) {
+      this.eventReadFailures -= 1
+      throw new Error('injected: event log read failed')
+    }
+    return this.inner.loadEvents(n, s)
+  }
   loadEventWaits: StateStore['loadEventWaits'] = (n) => this.inner.loadEventWaits(n)
   removeEventWaits: StateStore['removeEventWaits'] = (w) => this.inner.removeEventWaits(w)
   loadSearchAttributes: StateStore['loadSearchAttributes'] = (ids) =>

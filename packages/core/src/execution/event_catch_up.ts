@@ -49,3 +49,29 @@ function firstReaching(
   const at = events.findIndex((event, i) => eventReaches(wait, event, decoded[i]))
   return at === -1 ? null : (events[at] as EventRecord)
 }
+
+/** What the log held for one wait, delivered to its run's inbox (the message to consume). */
+export interface CaughtUpEvent {
+  seq: number
+  payload: string
+}
+
+/**
+ * The first logged event reaching `wait` (of run `runId`), delivered to its inbox — or found
+ * delivered already (the dedupe id names the event and the position) — or null when the log
+ * holds none. For a wait registered by an earlier turn, which cannot know whether that turn's
+ * read of the log happened (its process may have died right after the suspend).
+ */
+export async function catchUpOneWait(
+  deps: CatchUpDeps,
+  runId: string,
+  registered: EventWaitToRegister,
+): Promise<CaughtUpEvent | null> {
+  const wait: EventWaitRecord = { runId, ...registered }
+  const events = await deps.store.loadEvents(wait.name, wait.startedAt)
+  const decoded = events.map((event) => deps.codec.decode(event.payload))
+  const first = firstReaching(wait, events, decoded)
+  if (first === null) return null
+  const result = await deps.committer.enqueue(eventDelivery(wait, first))
+  return result.status === 'delivered' ? { seq: result.seq, payload: first.payload } : null
+}

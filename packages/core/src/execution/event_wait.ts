@@ -42,18 +42,25 @@ export function waitForEvent<T>(
     record === undefined
       ? waitingRecord({ runId: rt.runId, seq, name, kind: 'event', wakeAt: deadline, startedAt })
       : null
-  const message = rt.takeMessage(eventMessageName(seq))
-  if (message !== null) {
-    rt.complete(step, { ok: true, output: message.payload }, message.seq)
-  } else if (deadline !== null && deadline <= rt.clock.now()) {
-    const error = new EventTimeoutError(name, timeoutMs ?? deadline - startedAt)
-    rt.complete(step, { ok: false, error: encodeError(error, rt.codec) })
-  } else {
-    // No re-evaluation in a busy turn (no `recheck`, unlike signal waits): publishers reach the
-    // wait only once it is registered, with the run's suspend, and that suspend reads the log
-    // for what it missed — a timeout decided before then could pass over a published event.
-    const registration = { seq, name, match, startedAt }
-    rt.waitDurably(seq, deadline, `event "${name}"`, pending, undefined, registration)
+  const registration = { seq, name, match, startedAt }
+  const decide = (message: { seq: number; payload: string } | null) => {
+    if (message !== null) {
+      rt.complete(step, { ok: true, output: message.payload }, message.seq)
+    } else if (deadline !== null && deadline <= rt.clock.now()) {
+      const error = new EventTimeoutError(name, timeoutMs ?? deadline - startedAt)
+      rt.complete(step, { ok: false, error: encodeError(error, rt.codec) })
+    } else {
+      // No re-evaluation in a busy turn (no `recheck`, unlike signal waits): publishers reach
+      // the wait only once it is registered, with the run's suspend, and that suspend reads the
+      // log for what it missed — a timeout decided before then could pass over an event.
+      rt.waitDurably(seq, deadline, `event "${name}"`, pending, undefined, registration)
+    }
   }
+  const message = rt.takeMessage(eventMessageName(seq))
+  // Registered by an earlier turn, and nothing in the inbox: that turn's read of the log may
+  // never have happened (its process died right after the suspend), so read it before
+  // deciding — a timeout decided first would pass over an event published in that gap.
+  if (message === null && record !== undefined) rt.catchUpEvent(registration, decide)
+  else decide(message)
   return outcome
 }

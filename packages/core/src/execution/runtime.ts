@@ -153,6 +153,15 @@ export interface TurnRuntime {
     recheck?: () => void,
     event?: EventWaitToRegister,
   ): void
+  /**
+   * Read the event log for an event wait registered by an earlier turn, delivering the first
+   * event reaching it into the inbox, then call `then` with that message (or null) — unless
+   * the turn ended meanwhile. Work in progress until then.
+   */
+  catchUpEvent(
+    wait: EventWaitToRegister,
+    then: (message: { seq: number; payload: string } | null) => void,
+  ): void
   /** The step registered under `name` on this engine (`ctx.step`), or undefined. */
   findStep(name: string): RegisteredStep | undefined
   /** Park the run with `reason`: it cannot go on safely here. The turn ends. */

@@ -31,6 +31,7 @@ import { failpoint } from '../util/failpoints.ts'
 import type { Deliverer, DeliveryTarget } from './deliverer.ts'
 import type { History } from './history.ts'
 import { Inbox } from './inbox.ts'
+import { catchUpOneWait } from './event_catch_up.ts'
 import { saveLateOutcome } from './late_outcome.ts'
 import { InboxWatch, type InboxWatchHost } from './inbox_watch.ts'
 import { CANCEL_SIGNAL } from './wait_names.ts'
@@ -560,6 +561,31 @@ export class Turn implements TurnRuntime, DeliveryTarget {
 
   findStep(name: string): RegisteredStep | undefined {
     return this.deps.findStep(name)
+  }
+
+  catchUpEvent(
+    wait: EventWaitToRegister,
+    then: (message: { seq: number; payload: string } | null) => void,
+  ): void {
+    this.active += 1
+    this.engineWork += 1
+    void catchUpOneWait(this.deps, this.runId, wait)
+      .catch((error: unknown) => {
+        // Deciding without the log could time the wait out past a published event. Let the
+        // turn go without a write instead: its lease expires, and the turn after reads again
+        // (a failing store is retried a lease apart, never in a loop).
+        this.deps.logger.error(
+          { err: error, runId: this.runId },
+          'cairn: reading the event log for a replayed wait failed; the run is retried after its lease',
+        )
+        this.lost(`event log read failed: ${String(error)}`)
+        return undefined
+      })
+      .then((message) => {
+        this.engineWork -= 1
+        if (message !== undefined && this.live) then(message)
+        this.endWork()
+      })
   }
 
   get webhookUrl(): string | null {

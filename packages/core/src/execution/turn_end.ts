@@ -167,19 +167,23 @@ export class TurnEnding {
           ({ type: 'saveCheckpoint', fence: this.turn.fence, checkpoint: w.pending! }) as StoreOp,
       )
     const inboxSeen = this.turn.inboxSeen
+    // A wait registered for the first time needs the log read once this suspend is durable
+    // (publishers reach it from then on). Should this process die before that read, a later
+    // turn must do it — a replayed wait reads the log itself (event_wait.ts) — so the run
+    // comes back a lease from now at the latest, however long its wait.
+    const newWaits = list.flatMap((w) =>
+      w.event === undefined || w.pending === null ? [] : [w.event],
+    )
+    const checkBack = newWaits.length > 0 ? this.deps.clock.now() + this.deps.leaseMs : null
     const suspend: SuspendRunOp = {
       type: 'suspendRun',
       fence: this.turn.fence,
-      wakeAt,
+      wakeAt: minOf(wakeAt, checkBack),
       waitingOn,
       inboxSeen,
     }
     const eventWaits = list.flatMap((w) => (w.event === undefined ? [] : [w.event]))
     if (eventWaits.length > 0) suspend.eventWaits = eventWaits
-    // Only a wait registered for the first time needs the log: publishers reach the others.
-    const newWaits = list.flatMap((w) =>
-      w.event === undefined || w.pending === null ? [] : [w.event],
-    )
     ops.push(suspend)
     const results = await this.commit(ops)
     if (results === null) {
@@ -192,7 +196,9 @@ export class TurnEnding {
     // The store may have woken the run at once (a signal landed during the turn).
     const stored = results.at(-1)
     let availableAt =
-      stored?.status === 'applied' && stored.availableAt !== undefined ? stored.availableAt : wakeAt
+      stored?.status === 'applied' && stored.availableAt !== undefined
+        ? stored.availableAt
+        : suspend.wakeAt
     // Events published before the waits were registered: delivered now, waking the run.
     if (newWaits.length > 0 && (await this.catchUpEvents(newWaits)) > 0)
       availableAt = this.deps.clock.now()
