@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import { ChildFailedError, FatalError, type Engine, type WorkflowContext } from '@cairn/core'
+import type { StoreOp } from '@cairn/core/contracts'
 import { eachStore } from '../helpers/harness.ts'
+import { HeldStore } from '../helpers/held_store.ts'
 
 function output(outcome: unknown): unknown {
   return (outcome as { output?: unknown }).output
@@ -158,6 +160,32 @@ eachStore('child workflows', (test) => {
     await env.settle()
     await engine.cancel(`${second.runId}/0`)
     assert.equal(output(await engine.waitForRun(second.runId, { timeoutMs: 5_000 })), 'cancelled')
+  })
+
+  test('a child created after its parent was cancelled (the cascade missed it) never starts', async (env) => {
+    const store = new HeldStore(env.handle.reopen())
+    const engine = await env.engine({ store })
+    const operator = await env.engine({ drive: false })
+    let childSteps = 0
+    engine.register('parent', 1, async (ctx) => ctx.child('kid', null))
+    engine.register('kid', 1, async (ctx) => ctx.localStep('effect', () => ++childSteps))
+    const isChildCreate = (ops: readonly StoreOp[]) =>
+      ops.some((op) => op.type === 'createRun' && op.run.parent !== undefined)
+    // The child's create is slow to reach the store; meanwhile the parent is cancelled, and the
+    // cascade finds no child to cancel.
+    const create = store.holdNextBatch(isChildCreate, 'before')
+    const { runId } = await engine.start('parent', null)
+    await create.reached
+    await operator.cancel(runId, { reason: 'stop everything' })
+    create.release()
+    await env.settle()
+    await env.skip(60_000)
+    const kids = await engine.listRuns({ parentRunId: runId })
+    assert.equal(kids.runs.length, 1, 'the child was created')
+    const kid = kids.runs[0]
+    assert.equal(kid?.status, 'cancelled')
+    assert.match(kid?.error?.message ?? '', /parent run .* was cancelled/)
+    assert.equal(childSteps, 0, 'the child ran nothing')
   })
 
   test('a parent replayed after a crash finds its child: never started twice, result received once', async (env) => {

@@ -3,8 +3,9 @@
  * - the next batch carrying a suspend with event waits, at the store's door: the test sees the
  *   run between `ctx.waitForEvent` and its committed suspend, publishes, then lets it through;
  * - the next claim, at the door: the test acts while a poll's claim is in flight;
- * - the answer of the next batch a predicate picks, after it applied: the engine is "paused"
- *   with a committed write it has not heard of yet (a process SIGSTOPped mid-round-trip).
+ * - the next batch a predicate picks, at the door (a slow write), or its answer after it applied:
+ *   the engine is "paused" with a committed write it has not heard of yet (a process SIGSTOPped
+ *   mid-round-trip).
  */
 import type { ClaimRequest, ClaimResult, OpResult, StoreOp } from '@cairn/core/contracts'
 import { FlakyStore } from './flaky_store.ts'
@@ -34,7 +35,11 @@ export class HeldStore extends FlakyStore {
   private armed: Armed | null = null
   private claimArmed: Armed | null = null
   private claimHeldAfter = false
-  private answerArmed: { armed: Armed; picks: (ops: readonly StoreOp[]) => boolean } | null = null
+  private answerArmed: {
+    armed: Armed
+    picks: (ops: readonly StoreOp[]) => boolean
+    after: boolean
+  } | null = null
 
   /**
    * Holds the next claimRuns call: `before` it reaches the store, or `after` it applied (the
@@ -49,8 +54,13 @@ export class HeldStore extends FlakyStore {
 
   /** Applies the next batch `picks` chooses, then holds its answer (`reached`: applied). */
   holdNextAnswer(picks: (ops: readonly StoreOp[]) => boolean): Hold {
+    return this.holdNextBatch(picks, 'after')
+  }
+
+  /** Holds the next batch `picks` chooses: `before` it reaches the store, or `after` it applied. */
+  holdNextBatch(picks: (ops: readonly StoreOp[]) => boolean, when: 'before' | 'after'): Hold {
     const { armed, hold } = arm()
-    this.answerArmed = { armed, picks }
+    this.answerArmed = { armed, picks, after: when === 'after' }
     return hold
   }
 
@@ -82,10 +92,10 @@ export class HeldStore extends FlakyStore {
     const answer = this.answerArmed
     if (answer === null || !answer.picks(ops)) return super.applyBatch(ops, now)
     this.answerArmed = null
-    const results = await super.applyBatch(ops, now)
+    const results = answer.after ? await super.applyBatch(ops, now) : null
     answer.armed.reached()
     await answer.armed.gate
-    return results
+    return results ?? super.applyBatch(ops, now)
   }
 }
 

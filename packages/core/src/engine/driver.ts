@@ -26,6 +26,7 @@ import { PollSchedule } from './poll_schedule.ts'
 import { emitRecovered } from './recovery_events.ts'
 import { SuccessorCheck } from './successor_check.ts'
 import { OrphanAdopter } from './orphan_adopter.ts'
+import { ParentCheck } from './parent_check.ts'
 import { mayHaveCheckpoints, mayHaveMessages } from './claimed_run_state.ts'
 import { runAsBody } from '../execution/current_context.ts'
 import { tracing } from '../execution/tracing_hooks.ts'
@@ -54,6 +55,7 @@ export class Driver {
   private readonly parkSweeper: ParkSweeper
   private readonly successors: SuccessorCheck
   private readonly orphans: OrphanAdopter
+  private readonly parents: ParentCheck
   /** Runs this process is creating already leased to itself (engine.start with a free slot). */
   private readonly starting = new Set<string>()
   /** Runs a claim gave this process, their history being read before their turn starts. */
@@ -114,14 +116,20 @@ export class Driver {
       wake: (at) => this.wake(at),
     })
     this.parkSweeper = new ParkSweeper(o, deps.registry)
+    const onCancelledUnstarted = (run: RunRecord) => {
+      const ref = { runId: run.id, workflow: run.workflow, version: run.version }
+      if (deps.events.wants('run:cancelled')) deps.events.emit('run:cancelled', ref)
+      deps.waiters.notify(run.id)
+    }
     this.successors = new SuccessorCheck({
       options: o,
       committer: deps.committer,
-      onOrphanCancelled: (run) => {
-        const ref = { runId: run.id, workflow: run.workflow, version: run.version }
-        if (deps.events.wants('run:cancelled')) deps.events.emit('run:cancelled', ref)
-        deps.waiters.notify(run.id)
-      },
+      onOrphanCancelled: onCancelledUnstarted,
+    })
+    this.parents = new ParentCheck({
+      options: o,
+      committer: deps.committer,
+      onCancelled: onCancelledUnstarted,
     })
   }
 
@@ -366,6 +374,8 @@ export class Driver {
         if (!(await this.successors.check(run))) return
         messages = await store.loadInbox(run.id)
       }
+      // A child's first step waits for nothing, but never follows its parent's cancel.
+      if (records.length === 0 && isChild(run) && !(await this.parents.check(run))) return
       // Draining began while this claim or load was in flight: back, unstarted.
       if (!this.isDriving) return await this.handBack(run.id, run.leaseEpoch)
       const inbox = new Inbox(messages, run.inboxSeq)
@@ -448,6 +458,10 @@ export class Driver {
       )
     this.polls.capacityFreed()
   }
+}
+
+function isChild(run: RunRecord): run is RunRecord & { parentRunId: string } {
+  return run.parentRunId !== null
 }
 
 function isTerminal(end: TurnEnd): boolean {
