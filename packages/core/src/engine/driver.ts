@@ -24,10 +24,12 @@ import { LeaseKeeper } from './lease_keeper.ts'
 import { ParkSweeper } from './park_sweeper.ts'
 import { PollSchedule } from './poll_schedule.ts'
 import { emitRecovered } from './recovery_events.ts'
-import { SuccessorCheck } from './successor_check.ts'
 import { OrphanAdopter } from './orphan_adopter.ts'
-import { ParentCheck } from './parent_check.ts'
-import { mayHaveCheckpoints, mayHaveMessages } from './claimed_run_state.ts'
+import {
+  claimedRunLoaderDeps,
+  loadClaimedRun,
+  type ClaimedRunLoaderDeps,
+} from './claimed_run_loader.ts'
 import { runAsBody } from '../execution/current_context.ts'
 import { tracing } from '../execution/tracing_hooks.ts'
 
@@ -53,9 +55,8 @@ export class Driver {
   private draining = false
   private readonly leases: LeaseKeeper
   private readonly parkSweeper: ParkSweeper
-  private readonly successors: SuccessorCheck
+  private readonly loaderDeps: ClaimedRunLoaderDeps
   private readonly orphans: OrphanAdopter
-  private readonly parents: ParentCheck
   /** Runs this process is creating already leased to itself (engine.start with a free slot). */
   private readonly starting = new Set<string>()
   /** Runs a claim gave this process, their history being read before their turn starts. */
@@ -121,16 +122,7 @@ export class Driver {
       if (deps.events.wants('run:cancelled')) deps.events.emit('run:cancelled', ref)
       deps.waiters.notify(run.id)
     }
-    this.successors = new SuccessorCheck({
-      options: o,
-      committer: deps.committer,
-      onOrphanCancelled: onCancelledUnstarted,
-    })
-    this.parents = new ParentCheck({
-      options: o,
-      committer: deps.committer,
-      onCancelled: onCancelledUnstarted,
-    })
+    this.loaderDeps = claimedRunLoaderDeps(o, deps.committer, onCancelledUnstarted)
   }
 
   get isDriving(): boolean {
@@ -363,24 +355,12 @@ export class Driver {
     this.reserved += 1
     this.loading.add(run.id)
     try {
-      const store = this.deps.options.store
-      const [records, loaded] = await Promise.all([
-        mayHaveCheckpoints(run) ? store.loadCheckpoints(run.id) : [],
-        mayHaveMessages(run) ? store.loadInbox(run.id) : [],
-      ])
-      let messages = loaded
-      if (records.length === 0 && run.continuedFrom !== null) {
-        // A successor's first step waits for its predecessor's end, and takes its signals.
-        if (!(await this.successors.check(run))) return
-        messages = await store.loadInbox(run.id)
-      }
-      // A child's first step waits for nothing, but never follows its parent's cancel.
-      if (records.length === 0 && isChild(run) && !(await this.parents.check(run))) return
+      const loaded = await loadClaimedRun(this.loaderDeps, run)
+      if (loaded === null) return
       // Draining began while this claim or load was in flight: back, unstarted.
       if (!this.isDriving) return await this.handBack(run.id, run.leaseEpoch)
-      const inbox = new Inbox(messages, run.inboxSeq)
       const turnRun = { ...run, epoch: run.leaseEpoch, leaseGrantedAt: claimedAt }
-      this.runTurn(turnRun, new History(records), inbox)
+      this.runTurn(turnRun, loaded.history, loaded.inbox)
     } catch (error) {
       this.deps.options.logger.error(
         { err: error, runId: run.id },
@@ -458,10 +438,6 @@ export class Driver {
       )
     this.polls.capacityFreed()
   }
-}
-
-function isChild(run: RunRecord): run is RunRecord & { parentRunId: string } {
-  return run.parentRunId !== null
 }
 
 function isTerminal(end: TurnEnd): boolean {

@@ -1,0 +1,64 @@
+/**
+ * What a claimed run needs before its turn starts: its history and inbox (read only where the
+ * claim cannot rule them out: claimed_run_state.ts), and the checks a run with no history yet
+ * must pass — a successor waits for its predecessor to have continued to it (and takes its
+ * signals), a child never starts after its parent was cancelled. A run that fails a check has
+ * been dealt with (handed back, or ended) and does not start.
+ */
+import type { RunRecord } from '../contracts/records.ts'
+import { History } from '../execution/history.ts'
+import { Inbox } from '../execution/inbox.ts'
+import { mayHaveCheckpoints, mayHaveMessages } from './claimed_run_state.ts'
+import type { Committer } from './committer.ts'
+import type { ResolvedEngineOptions } from './options.ts'
+import { ParentCheck } from './parent_check.ts'
+import { SuccessorCheck } from './successor_check.ts'
+
+export interface LoadedRun {
+  history: History
+  inbox: Inbox
+}
+
+export interface ClaimedRunLoaderDeps {
+  options: ResolvedEngineOptions
+  successors: SuccessorCheck
+  parents: ParentCheck
+}
+
+/** The loader's checks; `onCancelled`: a run a check ended cancelled before it started. */
+export function claimedRunLoaderDeps(
+  options: ResolvedEngineOptions,
+  committer: Committer,
+  onCancelled: (run: RunRecord) => void,
+): ClaimedRunLoaderDeps {
+  return {
+    options,
+    successors: new SuccessorCheck({ options, committer, onOrphanCancelled: onCancelled }),
+    parents: new ParentCheck({ options, committer, onCancelled }),
+  }
+}
+
+/** The run's history and inbox, or null when a check stopped it (it must not start). */
+export async function loadClaimedRun(
+  deps: ClaimedRunLoaderDeps,
+  run: RunRecord,
+): Promise<LoadedRun | null> {
+  const store = deps.options.store
+  const [records, loaded] = await Promise.all([
+    mayHaveCheckpoints(run) ? store.loadCheckpoints(run.id) : [],
+    mayHaveMessages(run) ? store.loadInbox(run.id) : [],
+  ])
+  let messages = loaded
+  if (records.length === 0 && run.continuedFrom !== null) {
+    // A successor's first step waits for its predecessor's end, and takes its signals.
+    if (!(await deps.successors.check(run))) return null
+    messages = await store.loadInbox(run.id)
+  }
+  // A child's first step waits for nothing, but never follows its parent's cancel.
+  if (records.length === 0 && isChild(run) && !(await deps.parents.check(run))) return null
+  return { history: new History(records), inbox: new Inbox(messages, run.inboxSeq) }
+}
+
+function isChild(run: RunRecord): run is RunRecord & { parentRunId: string } {
+  return run.parentRunId !== null
+}
