@@ -11,8 +11,9 @@ import { Inbox } from '../execution/inbox.ts'
 import { mayHaveCheckpoints, mayHaveMessages } from './claimed_run_state.ts'
 import type { Committer } from './committer.ts'
 import type { ResolvedEngineOptions } from './options.ts'
-import { ParentCheck } from './parent_check.ts'
+import { parentAllowsStart } from './parent_check.ts'
 import { SuccessorCheck } from './successor_check.ts'
+import type { UnstartedCancelDeps } from './unstarted_cancel.ts'
 
 export interface LoadedRun {
   history: History
@@ -22,7 +23,8 @@ export interface LoadedRun {
 export interface ClaimedRunLoaderDeps {
   options: ResolvedEngineOptions
   successors: SuccessorCheck
-  parents: ParentCheck
+  /** What ends a run a check stops (parent_check.ts, unstarted_cancel.ts). */
+  unstarted: UnstartedCancelDeps
 }
 
 /** The loader's checks; `onCancelled`: a run a check ended cancelled before it started. */
@@ -31,11 +33,8 @@ export function claimedRunLoaderDeps(
   committer: Committer,
   onCancelled: (run: RunRecord) => void,
 ): ClaimedRunLoaderDeps {
-  return {
-    options,
-    successors: new SuccessorCheck({ options, committer, onOrphanCancelled: onCancelled }),
-    parents: new ParentCheck({ options, committer, onCancelled }),
-  }
+  const unstarted = { options, committer, onCancelled }
+  return { options, successors: new SuccessorCheck(unstarted), unstarted }
 }
 
 /** The run's history and inbox, or null when a check stopped it (it must not start). */
@@ -55,7 +54,8 @@ export async function loadClaimedRun(
     messages = await store.loadInbox(run.id)
   }
   // A child's first step waits for nothing, but never follows its parent's cancel.
-  if (records.length === 0 && isChild(run) && !(await deps.parents.check(run))) return null
+  if (records.length === 0 && isChild(run) && !(await parentAllowsStart(deps.unstarted, run)))
+    return null
   return { history: new History(records), inbox: new Inbox(messages, run.inboxSeq) }
 }
 

@@ -8,41 +8,19 @@
  */
 import type { RunRecord } from '../contracts/records.ts'
 import { CancelledError } from '../errors/index.ts'
-import { encodeError } from '../execution/outcome.ts'
-import type { Committer } from './committer.ts'
-import type { ResolvedEngineOptions } from './options.ts'
+import { cancelUnstarted, type UnstartedCancelDeps } from './unstarted_cancel.ts'
 
-export interface ParentCheckDeps {
-  options: ResolvedEngineOptions
-  committer: Committer
-  /** The child ended cancelled: tell waiters and listeners. */
-  onCancelled(run: RunRecord): void
-}
-
-export class ParentCheck {
-  readonly #deps: ParentCheckDeps
-
-  constructor(deps: ParentCheckDeps) {
-    this.#deps = deps
-  }
-
-  /** True when `run` (a claimed child with no history) may start; else it has been dealt with. */
-  async check(run: RunRecord & { parentRunId: string }): Promise<boolean> {
-    const { store, codec } = this.#deps.options
-    const parent = await store.getRun(run.parentRunId)
-    if (parent?.status !== 'cancelled') return true
-    const error = new CancelledError(
-      `parent run "${run.parentRunId}" was cancelled before this child started`,
-      { details: { runId: run.id, parentRunId: run.parentRunId } },
-    )
-    const result = await this.#deps.committer.enqueue({
-      type: 'finishRun',
-      fence: { runId: run.id, epoch: run.leaseEpoch },
-      status: 'cancelled',
-      output: null,
-      error: encodeError(error, codec),
-    })
-    if (result.status === 'applied') this.#deps.onCancelled(run)
-    return false
-  }
+/** True when `run` (a claimed child with no history) may start; else it has been ended. */
+export async function parentAllowsStart(
+  deps: UnstartedCancelDeps,
+  run: RunRecord & { parentRunId: string },
+): Promise<boolean> {
+  const parent = await deps.options.store.getRun(run.parentRunId)
+  if (parent?.status !== 'cancelled') return true
+  const error = new CancelledError(
+    `parent run "${run.parentRunId}" was cancelled before this child started`,
+    { details: { runId: run.id, parentRunId: run.parentRunId } },
+  )
+  await cancelUnstarted(deps, run, error)
+  return false
 }

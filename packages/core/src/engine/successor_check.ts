@@ -12,19 +12,13 @@
  */
 import type { RunRecord } from '../contracts/records.ts'
 import { CancelledError } from '../errors/index.ts'
-import { encodeError } from '../execution/outcome.ts'
-import type { Committer } from './committer.ts'
 import { adoptInbox } from './inbox_adoption.ts'
-import type { ResolvedEngineOptions } from './options.ts'
+import { cancelUnstarted, type UnstartedCancelDeps } from './unstarted_cancel.ts'
 
 const LIVE = new Set(['pending', 'running', 'waiting', 'parked'])
 
-export interface SuccessorCheckDeps {
-  options: ResolvedEngineOptions
-  committer: Committer
-  /** The orphan ended cancelled: tell waiters and listeners. */
-  onOrphanCancelled(run: RunRecord): void
-}
+/** `onCancelled`: an orphaned successor ended cancelled. */
+export type SuccessorCheckDeps = UnstartedCancelDeps
 
 export class SuccessorCheck {
   readonly #deps: SuccessorCheckDeps
@@ -39,7 +33,7 @@ export class SuccessorCheck {
    */
   async check(run: RunRecord): Promise<boolean> {
     const from = run.continuedFrom as string
-    const { store, clock, leaseMs, codec, logger } = this.#deps.options
+    const { store, clock, leaseMs, logger } = this.#deps.options
     const predecessor = await store.getRun(from)
     if (predecessor?.status === 'continued' && predecessor.continuedTo === run.id) {
       await adoptInbox(this.#deps, from, run.id)
@@ -60,14 +54,7 @@ export class SuccessorCheck {
       `run "${from}" ${ended} without continuing to this run, so this run will not start`,
       { details: { runId: run.id, continuedFrom: from } },
     )
-    const result = await this.#deps.committer.enqueue({
-      type: 'finishRun',
-      fence,
-      status: 'cancelled',
-      output: null,
-      error: encodeError(error, codec),
-    })
-    if (result.status === 'applied') this.#deps.onOrphanCancelled(run)
+    await cancelUnstarted(this.#deps, run, error)
     return false
   }
 }
