@@ -31,6 +31,7 @@ import type {
   WorkflowBody,
   WorkflowOptions,
 } from '../execution/types.ts'
+import { checkTimeoutOrForever } from '../util/numbers.ts'
 import { assertIdentifier } from '../util/validate.ts'
 import { Committer } from './committer.ts'
 import { Driver } from './driver.ts'
@@ -72,7 +73,10 @@ import type { WorkflowKey } from '../contracts/records.ts'
 import type { SearchAttributes } from '../contracts/search_attributes.ts'
 
 export interface WaitOptions {
-  /** Give up after this long with E_WAIT_TIMEOUT (the run goes on). Default: wait forever. */
+  /**
+   * Give up after this long with E_WAIT_TIMEOUT (the run goes on): an integer number of ms, or
+   * `Infinity`. Default: wait forever. Anything else is E_INVALID_ARGUMENT.
+   */
   timeoutMs?: number
 }
 
@@ -326,10 +330,15 @@ export class Engine {
 
   /**
    * Graceful shutdown: stop taking runs, let executing turns finish or suspend for up to
-   * `timeoutMs`, then release the rest so another engine picks them up at once.
+   * `timeoutMs` (an integer ≥ 0, or `Infinity`: until every turn has ended), then release the
+   * rest so another engine picks them up at once.
    */
   drain(timeoutMs = 10_000): Promise<DrainResult> {
-    return this.driver.drain(timeoutMs)
+    try {
+      return this.driver.drain(checkTimeoutOrForever(timeoutMs, 'drain timeoutMs'))
+    } catch (error) {
+      return Promise.reject(error)
+    }
   }
 
   /**
@@ -339,6 +348,13 @@ export class Engine {
    * is closed.
    */
   close(drainTimeoutMs = 10_000): Promise<DrainResult> {
+    if (this.closing === null) {
+      try {
+        checkTimeoutOrForever(drainTimeoutMs, 'close drainTimeoutMs')
+      } catch (error) {
+        return Promise.reject(error)
+      }
+    }
     this.closing ??= this.closeOnce(drainTimeoutMs)
     return this.closing
   }
@@ -415,9 +431,9 @@ export class Engine {
    * `runId` says which).
    */
   async waitForRun<O = unknown>(runId: string, options: WaitOptions = {}): Promise<RunOutcome<O>> {
+    const timeoutMs = checkTimeoutOrForever(options?.timeoutMs, 'waitForRun timeoutMs')
     await this.open()
-    const deadline =
-      options.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + options.timeoutMs
+    const deadline = Date.now() + timeoutMs
     let current = runId
     for (let pollMs = 5; ; pollMs = Math.min(pollMs * 2, 250)) {
       // Executing here: its turn tells us how it ended, with no store read when it finished.

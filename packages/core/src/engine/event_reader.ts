@@ -6,6 +6,7 @@
 import type { CheckpointRecord } from '../contracts/records.ts'
 import { RunNotFoundError } from '../errors/index.ts'
 import { checkSignalName } from '../execution/wait_names.ts'
+import { checkInteger, MAX_TIME_MS } from '../util/numbers.ts'
 import { assertIdentifier } from '../util/validate.ts'
 import type { ResolvedEngineOptions } from './options.ts'
 import { pollUntil } from './poll_until.ts'
@@ -22,6 +23,7 @@ export async function readEvent<T>(
   { timeoutMs = 0 }: GetEventOptions = {},
 ): Promise<T | undefined> {
   assertIdentifier(runId, 'runId')
+  checkInteger(timeoutMs, 'getEvent timeoutMs', { min: 0, max: MAX_TIME_MS })
   checkSignalName(key, 'an event key')
   const read = async () => {
     const records = await options.store.loadCheckpoints(runId)

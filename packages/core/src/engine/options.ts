@@ -11,6 +11,7 @@ import type { StateStore } from '../contracts/state_store.ts'
 import { InvalidArgumentError } from '../errors/index.ts'
 import { systemClock } from '../clock/system_clock.ts'
 import { JsonCodec } from '../codec/index.ts'
+import { checkInteger, MAX_TIME_MS, MAX_TIMER_MS } from '../util/numbers.ts'
 import { assertIdentifier } from '../util/validate.ts'
 import { defaultLogger } from './default_logger.ts'
 
@@ -80,7 +81,8 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     throw new InvalidArgumentError('Engine options must include a store')
   }
   const clock = options.clock ?? systemClock
-  const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS
+  // Only `undefined` means "not given": a null is a value, refused by validate() by name.
+  const leaseMs = given(options.leaseMs, DEFAULT_LEASE_MS)
   const resolved: ResolvedEngineOptions = {
     store: options.store,
     codec: options.codec ?? new JsonCodec(),
@@ -88,14 +90,14 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     logger: options.logger ?? defaultLogger,
     instanceId:
       options.instanceId ?? `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`,
-    concurrency: options.concurrency ?? 100,
+    concurrency: given(options.concurrency, 100),
     leaseMs,
-    pollIntervalMs: options.pollIntervalMs ?? 1_000,
-    holdTimersUpToMs: options.holdTimersUpToMs ?? defaultHoldTimersUpToMs(leaseMs),
-    parkUnrunnableAfterMs: options.parkUnrunnableAfterMs ?? 60_000,
-    maxBatch: options.maxBatch ?? 1_000,
+    pollIntervalMs: given(options.pollIntervalMs, 1_000),
+    holdTimersUpToMs: given(options.holdTimersUpToMs, defaultHoldTimersUpToMs(leaseMs)),
+    parkUnrunnableAfterMs: given(options.parkUnrunnableAfterMs, 60_000),
+    maxBatch: given(options.maxBatch, 1_000),
     webhookUrl: options.webhookUrl ?? null,
-    eventRetentionMs: options.eventRetentionMs ?? 3_600_000,
+    eventRetentionMs: given(options.eventRetentionMs, 3_600_000),
     monotonic: monotonicOf(clock),
   }
   validate(resolved, options)
@@ -103,6 +105,10 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
 }
 
 const DEFAULT_LEASE_MS = 30_000
+
+function given<T>(value: T | undefined, fallback: T): T {
+  return value === undefined ? fallback : value
+}
 const DEFAULT_HOLD_TIMERS_UP_TO_MS = 5_000
 
 /**
@@ -125,17 +131,14 @@ function validate(o: ResolvedEngineOptions, given: EngineOptions): void {
     throw new InvalidArgumentError(
       `webhookUrl must be an absolute URL, got ${JSON.stringify(o.webhookUrl)}`,
     )
-  positiveInteger(o.concurrency, 'concurrency')
-  positiveInteger(o.leaseMs, 'leaseMs')
-  positiveInteger(o.pollIntervalMs, 'pollIntervalMs')
-  positiveInteger(o.maxBatch, 'maxBatch')
-  positiveInteger(o.parkUnrunnableAfterMs, 'parkUnrunnableAfterMs')
-  positiveInteger(o.eventRetentionMs, 'eventRetentionMs')
-  if (!Number.isInteger(o.holdTimersUpToMs) || o.holdTimersUpToMs < 0) {
-    throw new InvalidArgumentError(
-      `holdTimersUpToMs must be an integer ≥ 0, got ${o.holdTimersUpToMs}`,
-    )
-  }
+  positiveInteger(o.concurrency, 'concurrency', MAX_COUNT)
+  // Leases and polls are timer periods: a lease of weeks would only delay every recovery.
+  positiveInteger(o.leaseMs, 'leaseMs', MAX_TIMER_MS)
+  positiveInteger(o.pollIntervalMs, 'pollIntervalMs', MAX_TIMER_MS)
+  positiveInteger(o.maxBatch, 'maxBatch', MAX_COUNT)
+  positiveInteger(o.parkUnrunnableAfterMs, 'parkUnrunnableAfterMs', MAX_TIME_MS / 2)
+  positiveInteger(o.eventRetentionMs, 'eventRetentionMs', MAX_TIME_MS / 2)
+  checkInteger(o.holdTimersUpToMs, 'holdTimersUpToMs', { min: 0, max: MAX_TIMER_MS })
   // Only a value the user gave can contradict leaseMs: the default is derived from it.
   if (given.holdTimersUpToMs !== undefined && o.holdTimersUpToMs >= o.leaseMs) {
     const lease =
@@ -147,8 +150,14 @@ function validate(o: ResolvedEngineOptions, given: EngineOptions): void {
   }
 }
 
-function positiveInteger(value: number, name: string): void {
-  if (!Number.isInteger(value) || value <= 0) {
-    throw new InvalidArgumentError(`${name} must be a positive integer, got ${String(value)}`)
+/** Counts (runs at once, writes per batch): far above any machine, far below a typo's 2^53. */
+const MAX_COUNT = 1_000_000
+
+function positiveInteger(value: unknown, name: string, max: number): void {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0 || value > max) {
+    throw new InvalidArgumentError(
+      `${name} must be a positive integer up to ${max}, got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`,
+      { details: { option: name } },
+    )
   }
 }

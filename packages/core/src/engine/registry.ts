@@ -10,6 +10,7 @@ import {
 } from '../errors/index.ts'
 import type { WorkflowBody, WorkflowOptions } from '../execution/types.ts'
 import { isStandardSchema } from '../search/schema_check.ts'
+import { checkInteger, MAX_TIME_MS } from '../util/numbers.ts'
 import { assertIdentifier } from '../util/validate.ts'
 
 export interface RegisteredWorkflow {
@@ -79,6 +80,10 @@ export class WorkflowRegistry {
 }
 
 function normalizeVersion(version: string | number): string {
+  if (typeof version === 'number' && !(Number.isFinite(version) && version >= 0))
+    throw new InvalidArgumentError(
+      `workflow version must be a string or a finite number >= 0, got ${String(version)}`,
+    )
   const text = typeof version === 'number' ? String(version) : version
   assertIdentifier(text, 'workflow version')
   return text
@@ -93,11 +98,11 @@ function compareVersions(a: string, b: string): number {
   return a.localeCompare(b, 'en', { numeric: true })
 }
 
+// Half the Date range: a run created at any time a clock can show gets a deadline a Date holds.
 function checkExecutionTimeout(name: string, timeoutMs: unknown): void {
   if (timeoutMs === undefined) return
-  if (!Number.isSafeInteger(timeoutMs) || (timeoutMs as number) < 1) {
-    throw new InvalidArgumentError(
-      `workflow "${name}": executionTimeoutMs must be an integer >= 1, got ${String(timeoutMs)}`,
-    )
-  }
+  checkInteger(timeoutMs, `workflow "${name}": executionTimeoutMs`, {
+    min: 1,
+    max: MAX_TIME_MS / 2,
+  })
 }

@@ -14,6 +14,8 @@ export interface TerminalOutcome {
   continuedTo?: string | null
 }
 
+import { longTimeout } from '../util/numbers.ts'
+
 type Waiter = (outcome: TerminalOutcome | null) => void
 
 export class RunWaiters {
@@ -27,9 +29,10 @@ export class RunWaiters {
     const { promise, resolve } = Promise.withResolvers<TerminalOutcome | null>()
     let set = this.waiters.get(runId)
     if (set === undefined) this.waiters.set(runId, (set = new Set()))
-    const timer = Number.isFinite(maxWaitMs) ? setTimeout(() => done(null), maxWaitMs) : null
+    // Chained past 2^31 - 1 ms, where setTimeout alone would fire after 1 ms (a busy loop).
+    const cancel = Number.isFinite(maxWaitMs) ? longTimeout(maxWaitMs, () => done(null)) : null
     const done: Waiter = (outcome) => {
-      if (timer !== null) clearTimeout(timer)
+      cancel?.()
       set.delete(done)
       if (set.size === 0 && this.waiters.get(runId) === set) this.waiters.delete(runId)
       resolve(outcome)

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto'
 import { WaitTimeoutError } from '../errors/index.ts'
 import { updateSignalName, type UpdateDecision } from '../execution/update.ts'
 import { checkSignalName } from '../execution/wait_names.ts'
+import { checkInteger, MAX_TIME_MS } from '../util/numbers.ts'
 import { assertIdentifier } from '../util/validate.ts'
 import { pollUntil } from './poll_until.ts'
 import { deliverSignal, type SignalSenderDeps } from './signal_sender.ts'
@@ -35,11 +36,15 @@ export async function sendUpdate(
 ): Promise<UpdateResult> {
   assertIdentifier(runId, 'runId')
   checkSignalName(name, 'an update name')
+  const timeoutMs = checkInteger(options.timeoutMs ?? 30_000, 'update timeoutMs', {
+    min: 0,
+    max: MAX_TIME_MS,
+  })
   const updateId = options.updateId ?? randomUUID()
   assertIdentifier(updateId, 'updateId')
   const signal = updateSignalName(name)
   await deliverSignal(deps, { runId, name: signal }, { updateId, arg }, `${signal}:${updateId}`)
-  const deadline = Date.now() + (options.timeoutMs ?? 30_000)
+  const deadline = Date.now() + timeoutMs
   const decision = await pollUntil(() => findDecision(deps, runId, name, updateId), deadline)
   if (decision !== null) return decision
   throw new WaitTimeoutError(`run "${runId}" has not decided update "${name}" (${updateId}) yet`, {

@@ -28,7 +28,7 @@ export function waitForEvent<T>(
     throw new InvalidArgumentError('waitForEvent options must be an object { match?, timeoutMs? }')
   }
   const match = encodeEventMatch(options.match)
-  const timeoutMs = checkWaitTimeout(options.timeoutMs, 'waitForEvent')
+  const timeoutMs = checkWaitTimeout(options.timeoutMs, 'waitForEvent', rt.clock.now())
   if (!rt.live) return rt.never()
   const seq = rt.takeSeq()
   const record = rt.recorded(seq, name, 'event')

@@ -8,6 +8,7 @@ import { InvalidArgumentError } from '../errors/index.ts'
 import { resolveRetryPolicy } from './retry_policy.ts'
 import type { TurnRuntime } from './runtime.ts'
 import { StepAttempts, type AttemptPlan } from './step_attempts.ts'
+import { checkStepTimeout } from './step_timeout.ts'
 import type { LocalStepOptions, StepFn } from './types.ts'
 
 export function localStep<T>(
@@ -20,6 +21,7 @@ export function localStep<T>(
   if (typeof fn !== 'function')
     throw new InvalidArgumentError(`step "${name}": fn must be a function`)
   const compensate = checkCompensate(name, options?.compensate)
+  checkStepTimeout(options?.timeoutMs)
   const plan: AttemptPlan = {
     fn,
     policy:

@@ -4,6 +4,7 @@
  * either way.
  */
 import { deserializeError, serializeError } from '../codec/index.ts'
+import { encodeFitting } from '../codec/error_fitting.ts'
 import type { Codec, SerializedError } from '../contracts/codec.ts'
 import type { CheckpointRecord } from '../contracts/records.ts'
 import type { EncodedOutcome } from './runtime.ts'
@@ -23,18 +24,12 @@ export function decodeError(text: string | null, codec: Codec): Error {
   return deserializeError(codec.decode(text) as SerializedError)
 }
 
-/** Encode a thrown value as a SerializedError; never throws (falls back to name and message). */
+/**
+ * Encode a thrown value as a SerializedError; never throws: a record the codec refuses is cut
+ * down until it fits (codec/error_fitting.ts).
+ */
 export function encodeError(error: unknown, codec: Codec): string {
-  const serialized = serializeError(error)
-  try {
-    return codec.encode(serialized, 'error')
-  } catch {
-    return codec.encode({
-      name: serialized.name,
-      message: serialized.message,
-      code: serialized.code ?? null,
-    })
-  }
+  return encodeFitting(serializeError(error), codec)
 }
 
 /** Encode a value; a value the codec rejects becomes a failed outcome carrying that error. */

@@ -11,6 +11,7 @@ import {
 } from '../errors/index.ts'
 import { InvalidArgumentError } from '../errors/index.ts'
 import { toMilliseconds } from '../util/duration.ts'
+import { checkInteger } from '../util/numbers.ts'
 import type { LocalStepOptions, RetryOptions } from './types.ts'
 
 export interface RetryPolicy {
@@ -39,32 +40,40 @@ export function resolveRetryPolicy(
   workflow: RetryOptions = {},
 ): RetryPolicy {
   const backoff = { ...workflow.backoff, ...step.backoff }
+  // Only `undefined` means "not given": a null is a value, refused by the checks below.
   const policy: RetryPolicy = {
-    retries: step.retries ?? workflow.retries ?? DEFAULTS.retries,
-    type: backoff.type ?? DEFAULTS.type,
+    retries: given(step.retries, given(workflow.retries, DEFAULTS.retries)),
+    type: given(backoff.type, DEFAULTS.type),
     delayMs:
       backoff.delay === undefined
         ? DEFAULTS.delayMs
         : toMilliseconds(backoff.delay, 'backoff.delay'),
-    factor: backoff.factor ?? DEFAULTS.factor,
+    factor: given(backoff.factor, DEFAULTS.factor),
     maxDelayMs:
       backoff.maxDelay === undefined
         ? DEFAULTS.maxDelayMs
         : toMilliseconds(backoff.maxDelay, 'backoff.maxDelay'),
-    jitter: backoff.jitter ?? DEFAULTS.jitter,
+    jitter: given(backoff.jitter, DEFAULTS.jitter),
   }
   validate(policy)
   return policy
 }
 
+function given<T>(value: T | undefined, fallback: T): T {
+  return value === undefined ? fallback : value
+}
+
 function validate(policy: RetryPolicy): void {
-  if (!Number.isInteger(policy.retries) || policy.retries < 0) {
-    throw new InvalidArgumentError(`retries must be an integer ≥ 0, got ${policy.retries}`)
-  }
-  if (!(policy.factor >= 1))
-    throw new InvalidArgumentError(`backoff.factor must be ≥ 1, got ${policy.factor}`)
-  if (!(policy.jitter >= 0 && policy.jitter <= 1)) {
-    throw new InvalidArgumentError(`backoff.jitter must be within [0, 1], got ${policy.jitter}`)
+  // Infinity retries is refused: `Number.MAX_SAFE_INTEGER` says "until it succeeds" plainly.
+  checkInteger(policy.retries, 'retries', { min: 0, max: Number.MAX_SAFE_INTEGER })
+  if (typeof policy.factor !== 'number' || !(policy.factor >= 1 && policy.factor <= 1_000))
+    throw new InvalidArgumentError(
+      `backoff.factor must be a number from 1 to 1000, got ${String(policy.factor)}`,
+    )
+  if (typeof policy.jitter !== 'number' || !(policy.jitter >= 0 && policy.jitter <= 1)) {
+    throw new InvalidArgumentError(
+      `backoff.jitter must be a number within [0, 1], got ${String(policy.jitter)}`,
+    )
   }
   if (policy.type !== 'fixed' && policy.type !== 'exponential') {
     throw new InvalidArgumentError(
@@ -76,8 +85,13 @@ function validate(policy: RetryPolicy): void {
 /** Decide after `attempts` failed attempts, the last failing with `error`. */
 export function decideRetry(error: unknown, attempts: number, policy: RetryPolicy): RetryDecision {
   if (isPermanent(error) || attempts > policy.retries) return { retry: false }
-  const floor = RetryableError.is(error) ? (error.retryAfterMs ?? 0) : 0
+  const floor = RetryableError.is(error) ? retryAfter(error.retryAfterMs) : 0
   return { retry: true, delayMs: Math.max(floor, backoffDelay(attempts, policy)) }
+}
+
+/** A step's own `retryAfterMs`: used when it is a finite number ≥ 0, ignored otherwise. */
+function retryAfter(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0
 }
 
 function isPermanent(error: unknown): boolean {

@@ -29,7 +29,7 @@ export function waitForMessage<T>(
   name: string,
   options: SignalWaitOptions = {},
 ): Promise<T> {
-  const timeoutMs = checkWaitTimeout(options.timeoutMs, 'waitForSignal')
+  const timeoutMs = checkWaitTimeout(options.timeoutMs, 'waitForSignal', rt.clock.now())
   if (!rt.live) return rt.never()
   const seq = rt.takeSeq()
   const record = rt.recorded(seq, name, 'signal')

@@ -5,6 +5,7 @@
  */
 import { InvalidArgumentError } from '../errors/index.ts'
 import { toMilliseconds, type Duration } from '../util/duration.ts'
+import { dueTime, MAX_TIME_MS } from '../util/numbers.ts'
 import type { TurnRuntime } from './runtime.ts'
 import { waitingRecord } from './waiting_record.ts'
 
@@ -12,15 +13,17 @@ export function sleep(rt: TurnRuntime, duration: Duration): Promise<void> {
   const ms = toMilliseconds(duration, 'sleep duration')
   return sleepUntilTime(
     rt,
-    rt.clock.now() + ms,
+    dueTime(rt.clock.now(), ms, 'sleep'),
     `sleep ${typeof duration === 'number' ? `${ms}ms` : duration}`,
   )
 }
 
 export function sleepUntil(rt: TurnRuntime, until: Date | number): Promise<void> {
   const time = until instanceof Date ? until.getTime() : until
-  if (typeof time !== 'number' || !Number.isFinite(time)) {
-    throw new InvalidArgumentError('sleepUntil expects a valid Date or a time in milliseconds')
+  if (typeof time !== 'number' || !Number.isFinite(time) || Math.abs(time) > MAX_TIME_MS) {
+    throw new InvalidArgumentError(
+      `sleepUntil expects a valid Date or a time in milliseconds a Date can hold, got ${String(until)}`,
+    )
   }
   return sleepUntilTime(rt, Math.ceil(time), 'sleep until')
 }

@@ -11,6 +11,7 @@ import type { CheckpointKind, CheckpointRecord } from '../contracts/records.ts'
 import { StepTimeoutError } from '../errors/index.ts'
 import { serializeError } from '../codec/index.ts'
 import { failpoint } from '../util/failpoints.ts'
+import { longTimeout, MAX_TIME_MS } from '../util/numbers.ts'
 import { encodeError, encodeValue } from './outcome.ts'
 import { decideRetry, type RetryPolicy } from './retry_policy.ts'
 import type { EncodedOutcome, StepRecordInput, TurnRuntime } from './runtime.ts'
@@ -127,7 +128,8 @@ export class StepAttempts {
       this.emit('step:failed', () => serializeError(error))
       return this.rt.endWork()
     }
-    this.notBefore = this.rt.clock.now() + decision.delayMs
+    // A RetryableError's retryAfterMs is the step's own number: kept within the Date range.
+    this.notBefore = Math.min(MAX_TIME_MS, this.rt.clock.now() + decision.delayMs)
     void this.rt.saveRetrying(this.step(), encoded, this.notBefore).then((saved) => {
       if (!saved) return this.rt.endWork()
       this.emitRetried(error, decision.delayMs, durationMs)
@@ -166,14 +168,10 @@ export class StepAttempts {
 
   private timeoutSignal(timeoutMs: number): { signal: AbortSignal; done: () => void } {
     const timeout = new AbortController()
-    const timer = setTimeout(
-      () => timeout.abort(new StepTimeoutError(this.plan.name, timeoutMs)),
-      timeoutMs,
+    const cancel = longTimeout(timeoutMs, () =>
+      timeout.abort(new StepTimeoutError(this.plan.name, timeoutMs)),
     )
-    return {
-      signal: AbortSignal.any([this.rt.signal, timeout.signal]),
-      done: () => clearTimeout(timer),
-    }
+    return { signal: AbortSignal.any([this.rt.signal, timeout.signal]), done: cancel }
   }
 
   protected stepContext(signal: AbortSignal | null): StepContext {

@@ -16,6 +16,7 @@ import type {
 } from '../contracts/state_store.ts'
 import { CancelledError, ErrorCodes, WorkflowTimeoutError } from '../errors/index.ts'
 import { failpoint } from '../util/failpoints.ts'
+import { MAX_TIME_MS } from '../util/numbers.ts'
 import { childOutcomeMessage } from './child_outcome.ts'
 import { successorRunId } from './continue_as_new.ts'
 import { catchUpEvents } from './event_catch_up.ts'
@@ -351,8 +352,11 @@ function earliest(waits: WaitInfo[]): number | null {
 function describeWaits(waits: WaitInfo[]): string {
   const shown = waits
     .slice(0, 3)
-    .map((w) =>
-      w.wakeAt === null ? w.label : `${w.label} until ${new Date(w.wakeAt).toISOString()}`,
-    )
+    .map((w) => (w.wakeAt === null ? w.label : `${w.label} until ${timeText(w.wakeAt)}`))
   return waits.length > 3 ? `${shown.join('; ')}; and ${waits.length - 3} more` : shown.join('; ')
+}
+
+/** A due time as ISO text, or as milliseconds when no Date can hold it (a record from before). */
+function timeText(ms: number): string {
+  return Math.abs(ms) <= MAX_TIME_MS ? new Date(ms).toISOString() : `${ms} ms`
 }

@@ -30,7 +30,7 @@ export async function onUpdate<A>(
   options: UpdateOptions<A> = {},
 ): Promise<A> {
   checkSignalName(name, 'an update name')
-  checkWaitTimeout(options.timeoutMs, 'onUpdate')
+  checkWaitTimeout(options.timeoutMs, 'onUpdate', rt.clock.now())
   for (;;) {
     const decision = await nextDecision<A>(rt, name, options)
     if (decision.accepted) return decision.arg as A

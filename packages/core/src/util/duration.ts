@@ -4,6 +4,7 @@
  * as users of other engines write them). Anything else is rejected, never guessed.
  */
 import { InvalidArgumentError } from '../errors/index.ts'
+import { MAX_TIME_MS } from './numbers.ts'
 
 export type Duration = number | string
 
@@ -30,12 +31,20 @@ const LONG_UNITS: Record<string, keyof typeof UNIT_MS> = {
 }
 const PATTERN = /^(\d+(?:\.\d+)?)\s*([a-z]+)$/
 
-/** Milliseconds in `value`, an integer ≥ 0; throws E_INVALID_ARGUMENT naming `what`. */
+/**
+ * Milliseconds in `value`, an integer from 0 up to the Date range (MAX_TIME_MS); throws
+ * E_INVALID_ARGUMENT naming `what` for anything else (NaN, Infinity, negative, objects).
+ */
 export function toMilliseconds(value: Duration, what = 'duration'): number {
-  const ms = typeof value === 'number' ? value : parseText(value.trim(), what)
-  if (!Number.isFinite(ms) || ms < 0) {
+  if (typeof value !== 'number' && typeof value !== 'string') {
     throw new InvalidArgumentError(
-      `${what} must be a finite, non-negative duration, got ${String(value)}`,
+      `${what} must be milliseconds or a duration string such as '30s', got a ${value === null ? 'null' : typeof value}`,
+    )
+  }
+  const ms = typeof value === 'number' ? value : parseText(value.trim(), what)
+  if (!Number.isFinite(ms) || ms < 0 || ms > MAX_TIME_MS) {
+    throw new InvalidArgumentError(
+      `${what} must be a finite, non-negative duration a Date can hold, got ${String(value).slice(0, 40)}`,
     )
   }
   return Math.ceil(ms)
