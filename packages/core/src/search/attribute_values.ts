@@ -6,6 +6,7 @@
  */
 import type { SearchAttributeUpsert, SearchAttributeValue } from '../contracts/search_attributes.ts'
 import { InvalidArgumentError } from '../errors/index.ts'
+import { emptyRecord, isReservedKey } from '../util/reserved_keys.ts'
 
 export const MAX_ATTRIBUTE_NAME_LENGTH = 64
 /** In UTF-16 code units (so at most as many code points: every SQL column bound holds it). */
@@ -18,6 +19,12 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/
 
 /** Throws E_INVALID_ARGUMENT unless `name` is a valid attribute name. */
 export function checkAttributeName(name: string, where: string): void {
+  if (isReservedKey(name)) {
+    throw new InvalidArgumentError(
+      `${where}: "${name}" is reserved and cannot name a search attribute`,
+      { details: { name, reason: 'name' } },
+    )
+  }
   if (name.length === 0 || name.length > MAX_ATTRIBUTE_NAME_LENGTH || !NAME.test(name)) {
     throw new InvalidArgumentError(
       `${where}: search attribute name "${name.slice(0, 80)}" must be 1..${MAX_ATTRIBUTE_NAME_LENGTH} characters of letters, digits, "_", "." or "-", starting with a letter or "_"`,
@@ -83,7 +90,7 @@ export function checkUpsert(attributes: unknown, where: string): SearchAttribute
       { details: { count: names.length, reason: 'count' } },
     )
   }
-  const checked: SearchAttributeUpsert = {}
+  const checked: SearchAttributeUpsert = emptyRecord()
   for (const name of names) {
     checkAttributeName(name, where)
     const value = (attributes as Record<string, unknown>)[name]

@@ -3,7 +3,7 @@
  * eq|ne|gt|gte|lt|lte. The value is a number when it parses as one, `true`/`false` a
  * boolean, else a string; `name:op:s:value` keeps it a string (`amount:eq:s:100`).
  */
-import type { SearchAttributeOperator } from '@cairn/core'
+import { checkAttributeName, type SearchAttributeOperator } from '@cairn/core'
 import { badRequest } from '../http/http_error.ts'
 
 const OPERATORS: readonly string[] = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte']
@@ -19,6 +19,11 @@ export function parseAttrCondition(text: string): AttrCondition {
   const second = first < 0 ? -1 : text.indexOf(':', first + 1)
   if (first <= 0 || second < 0) throw badRequest('attr must be name:op:value')
   const name = text.slice(0, first)
+  try {
+    checkAttributeName(name, 'attr')
+  } catch (error) {
+    throw badRequest((error as Error).message)
+  }
   const op = text.slice(first + 1, second)
   if (!OPERATORS.includes(op))
     throw badRequest(`attr operator must be one of ${OPERATORS.join(', ')}`)

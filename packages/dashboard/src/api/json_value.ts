@@ -37,9 +37,16 @@ function objectToJson(value: object, depth: number): unknown {
   if (value instanceof ArrayBuffer) return Buffer.from(value).toString('base64')
   if (value instanceof RegExp) return String(value)
   if (value instanceof Error) return errorToJson(value)
+  // Defined, not assigned: a payload's own `__proto__` key is data, shown like any other.
   const out: Record<string, unknown> = {}
   for (const [key, entry] of Object.entries(value))
-    if (entry !== undefined) out[key] = toJsonValue(entry, depth + 1)
+    if (entry !== undefined)
+      Object.defineProperty(out, key, {
+        value: toJsonValue(entry, depth + 1),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      })
   return out
 }
 

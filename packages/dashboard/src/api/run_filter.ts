@@ -77,6 +77,8 @@ function checkFilter(filter: RunFilter): RunFilter {
       throw badRequest(`status must be one of ${RUN_STATUSES.join(', ')}`)
   for (const key of ['createdFrom', 'createdTo', 'claimableBefore'] as const)
     if (filter[key] !== undefined) filter[key] = [isoInstant(key, filter[key][0] as string)]
+  // Every route refuses a bad condition at the door (a stream would otherwise start first).
+  if (filter.attr !== undefined) attributeFilter(filter.attr)
   checkStuckFor(filter)
   return canonical(filter)
 }
@@ -133,12 +135,17 @@ export function toListRunsQuery(filter: RunFilter, now: number): ListRunsQuery {
   return query
 }
 
+// Names and operators come from the request: objects without a prototype, so `__proto__:gt:5`
+// is a key like any other (refused by name just below), never a write into Object.prototype.
 function attributeFilter(conditions: readonly string[]): SearchAttributeFilter {
-  const filter: Record<string, Record<string, string | number | boolean>> = {}
+  const filter = Object.create(null) as Record<string, Record<string, string | number | boolean>>
   for (const text of conditions) {
     const { name, op, value } = parseAttrCondition(text)
-    const entry = (filter[name] ??= {})
-    if (op in entry) throw badRequest(`attr: "${name}" has two "${op}" conditions`)
+    const entry = (filter[name] ??= Object.create(null) as Record<
+      string,
+      string | number | boolean
+    >)
+    if (Object.hasOwn(entry, op)) throw badRequest(`attr: "${name}" has two "${op}" conditions`)
     entry[op] = value
   }
   return filter
