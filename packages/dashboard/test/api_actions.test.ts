@@ -25,17 +25,17 @@ void describe('dashboard actions', () => {
 
   void test('retry requeues a failed run', async () => {
     const runId = await failedRun()
-    const { status, json } = await call(f.dashboard, `/api/runs/${runId}/retry`, { method: 'POST' })
+    const { status, json } = await call(f.dashboard, `/api/runs/${runId}/retry`, { body: {} })
     assert.equal(status, 200)
     assert.deepEqual(json, { ok: true, positionsReset: 1 })
-    const again = await call(f.dashboard, `/api/runs/${runId}/retry`, { method: 'POST' })
+    const again = await call(f.dashboard, `/api/runs/${runId}/retry`, { body: {} })
     assert.ok([200, 409].includes(again.status))
   })
 
   void test('retry of a completed run is 409 E_RUN_NOT_REQUEUEABLE', async () => {
     const { runId } = await f.engine.start('greet', 'x')
     await f.engine.waitForRun(runId, { timeoutMs: 5000 })
-    const { status, json } = await call(f.dashboard, `/api/runs/${runId}/retry`, { method: 'POST' })
+    const { status, json } = await call(f.dashboard, `/api/runs/${runId}/retry`, { body: {} })
     assert.equal(status, 409)
     assert.equal(json.error.code, 'E_RUN_NOT_REQUEUEABLE')
   })

@@ -104,17 +104,25 @@ void describe('security: request bodies are capped', () => {
     assert.equal((await f.engine.getRun(runId))?.status, 'waiting')
   })
 
-  void test('a body that is not a JSON object is 400', async () => {
-    for (const body of ['[1]', '"x"', '{bad json', 'name=go']) {
+  void test('a body that is not a JSON object is 400; one that is not JSON is 415', async () => {
+    for (const body of ['[1]', '"x"', '{bad json', '', '  ']) {
       const { status } = await call(f.dashboard, '/api/runs/x/signal', {
         body,
-        headers: {
-          'content-type':
-            body === 'name=go' ? 'application/x-www-form-urlencoded' : 'application/json',
-        },
+        headers: { 'content-type': 'application/json' },
       })
-      assert.equal(status, 400, body)
+      assert.equal(status, 400, JSON.stringify(body))
     }
+    for (const type of ['application/x-www-form-urlencoded', 'text/plain', 'multipart/form-data']) {
+      const { status, json } = await call(f.dashboard, '/api/runs/x/signal', {
+        body: '{"name":"go"}',
+        headers: { 'content-type': type },
+      })
+      assert.equal(status, 415, type)
+      assert.equal(json.error.code, 'E_UNSUPPORTED_MEDIA_TYPE')
+    }
+    // No body and no content type: refused, never read as {}.
+    const bare = await call(f.dashboard, '/api/runs/x/retry', { method: 'POST' })
+    assert.equal(bare.status, 415)
   })
 })
 

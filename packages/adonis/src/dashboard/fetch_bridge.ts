@@ -18,11 +18,28 @@ export function toFetchRequest(ctx: HttpContext): Request {
     if (Array.isArray(value)) for (const v of value) headers.append(name, v)
     else if (value !== undefined) headers.set(name, value)
   }
-  const body = BODYLESS.has(method) ? null : (request.raw() ?? null)
-  // The raw body is a decoded string; its length is no longer the wire length.
+  const body = BODYLESS.has(method) ? null : bodyOf(ctx)
+  // The body is re-sent as read (a decoded string, or the stream): the wire length no longer holds.
   headers.delete('content-length')
   headers.delete('transfer-encoding')
-  return new Request(url, { method, headers, body, signal: abortSignal(ctx) })
+  const init: RequestInit & { duplex?: 'half' } = { method, headers, body, signal: abortSignal(ctx) }
+  if (body instanceof ReadableStream) init.duplex = 'half'
+  return new Request(url, init)
+}
+
+/**
+ * The request body as the client sent it. The bodyparser keeps the raw text of what it parsed
+ * as JSON (`request.raw()`); a body of a type it leaves alone is still unread on the socket and
+ * is passed on as a stream. A body it parsed into fields (a form) has no raw text left: it goes
+ * on as none, and the dashboard refuses the request by its content type (415) — a body is
+ * never replaced by `{}`.
+ */
+function bodyOf(ctx: HttpContext): string | ReadableStream<Uint8Array> | null {
+  const raw = ctx.request.raw()
+  if (raw !== null) return raw
+  const incoming = ctx.request.request
+  if (incoming.readableEnded || incoming.readableDidRead) return null
+  return Readable.toWeb(incoming) as ReadableStream<Uint8Array>
 }
 
 export function sendFetchResponse(ctx: HttpContext, response: Response): void {

@@ -13,7 +13,7 @@ import { CairnError, type Engine, type RunStatus } from '@cairn/core'
 import type { ResolvedOptions } from '../options.ts'
 import type { AppEnv } from '../http/app_env.ts'
 import { readJsonObject } from '../http/body.ts'
-import { toHttpError } from '../http/http_error.ts'
+import { badRequest, toHttpError } from '../http/http_error.ts'
 import { jsonResponse } from '../http/responses.ts'
 import { onlyKeys, optionalBoolean, optionalInteger, optionalString } from './body_fields.ts'
 import { filterFromObject, toListRunsQuery, type RunFilter } from './run_filter.ts'
@@ -43,6 +43,9 @@ export function mountBulkRoutes(app: Hono<AppEnv>, options: ResolvedOptions): vo
     app.post(`/api/bulk/${name}`, async (c) => {
       const body = await readJsonObject(c.req.raw)
       onlyKeys(body, ['filter', 'sort', 'limit', 'reason', 'dryRun'])
+      // Explicit, always: `{}` says "every run" on purpose; a missing filter says nothing.
+      if (body.filter === undefined)
+        throw badRequest('filter is required: the runs to act on ({} for every matching run)')
       const filter = filterFromObject(body.filter)
       const sort = checkSort(body.sort)
       optionalString(body, 'reason')

@@ -56,8 +56,8 @@ export function filterFromObject(value: unknown): RunFilter {
   for (const [key, entry] of Object.entries(value)) {
     if (!isFilterKey(key)) throw unknownKey(key)
     const list = Array.isArray(entry) ? entry : [entry]
-    if (!list.every((v) => typeof v === 'string'))
-      throw badRequest(`filter.${key} must be a string or an array of strings`)
+    if (list.length === 0 || !list.every((v) => typeof v === 'string'))
+      throw badRequest(`filter.${key} must be a string or a non-empty array of strings`)
     filter[key] = list as string[]
   }
   return checkFilter(filter)

@@ -2,19 +2,29 @@
  * Reading a JSON request body, capped: a body over the limit is refused (413) as soon as it
  * is known to be too large (Content-Length, or while streaming), never buffered whole.
  */
-import { badRequest, payloadTooLarge } from './http_error.ts'
+import { badRequest, payloadTooLarge, unsupportedMediaType } from './http_error.ts'
 
 export const MAX_BODY_BYTES = 1024 * 1024
 
-/** The body as a JSON object ({} when empty). 400 for non-JSON, 413 past the cap. */
+/**
+ * The body of a state-changing request as a JSON object: 415 unless it says it is JSON, 400
+ * when it is missing, not JSON or not an object, 413 past the cap. A missing body is never
+ * read as `{}`: a body a proxy or a framework dropped (a form post, say) must not turn a
+ * filtered bulk action into one over every run. Send `{}` when there is nothing to say.
+ */
 export async function readJsonObject(
   request: Request,
   limit = MAX_BODY_BYTES,
 ): Promise<Record<string, unknown>> {
-  const text = await readCapped(request, limit)
-  if (text.trim() === '') return {}
   if (!isJsonContentType(request.headers.get('content-type')))
-    throw badRequest('request body must be JSON (content-type: application/json)')
+    throw unsupportedMediaType(
+      'request body must be JSON (content-type: application/json); send {} when there is nothing to say',
+    )
+  const text = await readCapped(request, limit)
+  if (text.trim() === '')
+    throw badRequest(
+      'request body is missing: send a JSON object ({} when there is nothing to say)',
+    )
   let value: unknown
   try {
     value = JSON.parse(text)

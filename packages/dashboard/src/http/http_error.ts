@@ -38,6 +38,8 @@ export const csrfRefused = (message: string): HttpError =>
   new HttpError(403, DashboardCodes.CSRF, message)
 export const notFound = (message = 'no such route'): HttpError =>
   new HttpError(404, DashboardCodes.NOT_FOUND, message)
+export const unsupportedMediaType = (message: string): HttpError =>
+  new HttpError(415, 'E_UNSUPPORTED_MEDIA_TYPE', message)
 export const payloadTooLarge = (limit: number): HttpError =>
   new HttpError(413, 'E_PAYLOAD_TOO_LARGE', `request body is larger than ${limit} bytes`)
 
