@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
+import { request as httpRequest } from 'node:http'
 import { after, before, describe, test } from 'node:test'
 import type { Engine } from '@cairn/core'
 import {
@@ -138,3 +139,46 @@ void describe('cairn dashboard without a token', () => {
     assert.match(stderr, /--token <t> or set CAIRN_DASHBOARD_TOKEN/)
   })
 })
+
+void describe('cairn dashboard without a token, on loopback', () => {
+  let db: Database
+  before(async () => {
+    db = await freshDatabase('sqlite')
+    const store = await db.open()
+    await store.open() // creates the file the command expects
+    await store.close()
+  })
+  after(() => db.drop())
+
+  void test('--host [::1] listens on ::1, and answers only to loopback names (DNS rebinding)', async () => {
+    const served = await serve(['--store', db.url, '--host', '[::1]'], {
+      CAIRN_DASHBOARD_TOKEN: '',
+    })
+    try {
+      assert.match(served.url, /^http:\/\/\[::1\]:\d+\/$/)
+      assert.equal((await fetch(`${served.url}api/runs`)).status, 200)
+      const port = Number(new URL(served.url).port)
+      // A page on attacker.example whose name was re-pointed at this machine.
+      assert.equal(await statusWithHost(port, 'attacker.example'), 421)
+      assert.equal(await statusWithHost(port, `localhost:${port}`), 200)
+      assert.equal(await stop(served), 0)
+    } finally {
+      served.child.kill()
+    }
+  })
+})
+
+/** GET api/runs on [::1]:port with the Host header a browser would send for `host`. */
+function statusWithHost(port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      { host: '::1', port, path: '/api/runs', headers: { host } },
+      (response) => {
+        response.resume()
+        resolve(response.statusCode ?? 0)
+      },
+    )
+    request.once('error', reject)
+    request.end()
+  })
+}

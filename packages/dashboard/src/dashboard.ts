@@ -14,6 +14,7 @@ import { mountStreamRoutes } from './stream/stream_routes.ts'
 import { StreamRegistry } from './stream/stream_registry.ts'
 import { mountMetrics } from './http/metrics_route.ts'
 import { accessControl } from './http/access_control.ts'
+import { openModeHostError } from './http/open_mode_host.ts'
 import type { AppEnv } from './http/app_env.ts'
 import { respondToError } from './http/error_handler.ts'
 import { notFound } from './http/http_error.ts'
@@ -61,6 +62,8 @@ function buildApp(options: ResolvedOptions, streams: StreamRegistry) {
 }
 
 async function answer(app: Hono<AppEnv>, options: ResolvedOptions, request: Request) {
+  const misdirected = options.mode === 'open' ? openModeHostError(request) : null
+  if (misdirected !== null) return errorResponse(misdirected)
   const path = new URL(request.url).pathname
   // `/base` → `/base/`: the console's relative links resolve against the trailing slash.
   if (options.basePath !== '/' && path === options.basePath && request.method === 'GET')

@@ -6,6 +6,8 @@ import { Engine, FatalError, MemoryStore, silentLogger, type Logger } from '@cai
 import { createDashboard, type Dashboard, type DashboardOptions } from '@cairn/dashboard'
 
 export const ORIGIN = 'http://dash.test'
+/** Where an open (development, no auth) dashboard is reached: a loopback name. */
+export const LOCAL_ORIGIN = 'http://localhost:4000'
 export const TOKEN = 'test-token-0123456789abcdef'
 export const SECRET = 'test-secret-0123456789abcdef-0123456789'
 
@@ -64,6 +66,8 @@ export interface CallOptions {
   /** Send `Authorization: Bearer <TOKEN>` (default true). */
   bearer?: boolean
   base?: string
+  /** The origin the request is addressed to (default ORIGIN); an open dashboard needs a loopback one. */
+  origin?: string
 }
 
 export async function call(
@@ -78,7 +82,7 @@ export async function call(
     body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body)
     headers['content-type'] ??= 'application/json'
   }
-  const request = new Request(`${ORIGIN}${options.base ?? ''}${path}`, {
+  const request = new Request(`${options.origin ?? ORIGIN}${options.base ?? ''}${path}`, {
     method: options.method ?? (body === undefined ? 'GET' : 'POST'),
     headers,
     body,

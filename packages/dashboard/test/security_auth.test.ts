@@ -5,7 +5,15 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { encodeSession, newSession } from '../src/auth/session_cookie.ts'
-import { SECRET, TOKEN, call, capturingLogger, fixture, type Fixture } from './helpers.ts'
+import {
+  LOCAL_ORIGIN,
+  SECRET,
+  TOKEN,
+  call,
+  capturingLogger,
+  fixture,
+  type Fixture,
+} from './helpers.ts'
 
 const PROTECTED = ['/api/runs', '/api/runs/x', '/api/runs/x/steps', '/api/facets', '/api/workflows']
 
@@ -34,10 +42,63 @@ void describe('security: fail closed', () => {
     assert.equal(session.json.configured, false)
   })
 
-  void test('development mode with no auth is open', async () => {
+  void test('development mode with no auth is open, on loopback names only', async () => {
     const open = await fixture({ auth: undefined, development: true }, f.engine)
-    assert.equal((await call(open.dashboard, '/api/runs', { bearer: false })).status, 200)
-    assert.equal((await call(open.dashboard, '/api/session', { bearer: false })).json.mode, 'open')
+    const local = { bearer: false, origin: LOCAL_ORIGIN }
+    assert.equal((await call(open.dashboard, '/api/runs', local)).status, 200)
+    assert.equal((await call(open.dashboard, '/api/session', local)).json.mode, 'open')
+  })
+
+  void test('DNS rebinding: an open dashboard refuses any name but a loopback one, on every route', async () => {
+    const open = await fixture({ auth: undefined, development: true }, f.engine)
+    const run = (await f.engine.start('wait', {})).runId
+    await f.engine.whenQuiet()
+    // The attacker's page, its name re-pointed at 127.0.0.1: same origin in the browser's eyes.
+    for (const origin of [
+      'http://attacker.example:4000',
+      'http://127.0.0.1.nip.io:4000',
+      'http://0.0.0.0:4000',
+      'http://192.168.1.5:4000',
+    ]) {
+      const headers = { origin }
+      for (const [path, body] of [
+        ['/', undefined],
+        ['/api/runs', undefined],
+        ['/api/session', undefined],
+        ['/assets/app.js', undefined],
+        [`/api/runs/${run}/signal`, { name: 'go' }],
+      ] as const) {
+        const { status, json } = await call(open.dashboard, path, {
+          bearer: false,
+          origin,
+          headers,
+          body,
+        })
+        assert.equal(status, 421, `${origin}${path}`)
+        assert.equal(json?.error?.code, 'E_HOST_NOT_ALLOWED')
+      }
+    }
+    assert.equal((await f.engine.getRun(run))?.status, 'waiting', 'nothing reached the run')
+    for (const origin of [
+      'http://localhost:4000',
+      'http://LOCALHOST:4000',
+      'http://app.localhost:4000',
+      'http://127.0.0.1:4000',
+      'http://127.1.2.3',
+      'http://[::1]:4000',
+    ]) {
+      assert.equal(
+        (await call(open.dashboard, '/api/runs', { bearer: false, origin })).status,
+        200,
+        origin,
+      )
+    }
+    // With auth, any name: every request is authenticated.
+    const tokened = await fixture({}, f.engine)
+    assert.equal(
+      (await call(tokened.dashboard, '/api/runs', { origin: 'http://ops.example.com' })).status,
+      200,
+    )
   })
 })
 

@@ -3,7 +3,7 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { ORIGIN, TOKEN, call, fixture, type Fixture } from './helpers.ts'
+import { LOCAL_ORIGIN, ORIGIN, TOKEN, call, fixture, type Fixture } from './helpers.ts'
 
 const ACTIONS = ['retry', 'retry-with-input', 'fork', 'cancel', 'signal', 'continue']
 
@@ -93,17 +93,20 @@ void describe('security: CSRF', () => {
       { auth: { authorize: () => true } },
     ]) {
       const d = await fixture(options, f.engine)
+      const origin = LOCAL_ORIGIN // an open dashboard answers only on a loopback name
       const { status, json } = await call(d.dashboard, `/api/runs/${runId}/cancel`, {
         body: {},
         bearer: false,
+        origin,
       })
       assert.equal(status, 403)
       assert.equal(json.error.code, 'E_CSRF')
-      const session = await call(d.dashboard, '/api/session', { bearer: false })
+      const session = await call(d.dashboard, '/api/session', { bearer: false, origin })
       const anon = (session.headers.get('set-cookie') ?? '').split(';')[0] as string
       const ok = await call(d.dashboard, `/api/runs/${runId}/signal`, {
         body: { name: 'noise' },
         bearer: false,
+        origin,
         headers: { cookie: anon, 'x-cairn-csrf': session.json.csrfToken },
       })
       assert.equal(ok.status, 200)

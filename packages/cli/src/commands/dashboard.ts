@@ -99,7 +99,8 @@ interface DashboardSettings {
 
 function settingsOf(args: ParsedArgs, io: Io): DashboardSettings {
   const { values } = args
-  const host = (values.host as string | undefined) ?? '127.0.0.1'
+  // `[::1]` as written in a URL is the address `::1` to listen on.
+  const host = unbracketed((values.host as string | undefined) ?? '127.0.0.1')
   // An empty variable counts as unset (`CAIRN_DASHBOARD_TOKEN= cairn dashboard`).
   const token = (values.token as string | undefined) ?? (io.env.CAIRN_DASHBOARD_TOKEN || undefined)
   const basePath = (values['base-path'] as string | undefined) ?? '/'
@@ -120,4 +121,8 @@ function settingsOf(args: ParsedArgs, io: Io): DashboardSettings {
     readOnly: values['read-only'] === true,
     basePath,
   }
+}
+
+function unbracketed(host: string): string {
+  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host
 }
