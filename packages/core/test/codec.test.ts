@@ -660,3 +660,45 @@ void test('deserializeError accepts records with a value cause and AggregateErro
   ) as AggregateError
   assert.equal((restored.errors[0] as Error).message, 'a')
 })
+
+void test('a value whose own code throws while read is E_NOT_SERIALIZABLE at its path, never the raw error', () => {
+  const codec = new JsonCodec()
+  const getter = {
+    ok: 1,
+    nested: {
+      get secret(): string {
+        throw new Error('no access')
+      },
+    },
+  }
+  const trap = {
+    p: new Proxy(
+      {},
+      {
+        ownKeys() {
+          throw new Error('trap')
+        },
+      },
+    ),
+  }
+  const sparse: unknown[] = [1]
+  Object.defineProperty(sparse, '5', {
+    enumerable: true,
+    get() {
+      throw new Error('index getter')
+    },
+  })
+  for (const [value, path] of [
+    [getter, /\$\.nested\.secret/],
+    [trap, /\$\.p\b/],
+    [{ list: sparse }, /\$\.list\[5\]/],
+  ] as const) {
+    assert.throws(
+      () => codec.encode(value, 'signal payload'),
+      (error: Error & { code?: string }) =>
+        error.code === 'E_NOT_SERIALIZABLE' &&
+        path.test(error.message) &&
+        /reading it threw/.test(error.message),
+    )
+  }
+})

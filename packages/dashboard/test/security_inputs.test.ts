@@ -26,6 +26,12 @@ void describe('security: filters and limits', () => {
       'claimableBefore=-5',
       'claimableBefore=9999999999999999',
       'createdFrom=2024',
+      'createdFrom=2024-02-30',
+      'createdFrom=2023-02-29',
+      'createdTo=2024-13-01',
+      'createdTo=2024-04-31T10:00:00Z',
+      'createdTo=2024-01-01T24:00:00Z',
+      'claimableBefore=2024-01-01T10:60:00Z',
       'createdTo=12345678901',
       'stuckFor=-1',
       'stuckFor=525601',
@@ -54,6 +60,8 @@ void describe('security: filters and limits', () => {
   void test('epoch milliseconds of 12..15 digits and stuckFor 0..525600 are accepted', async () => {
     for (const query of [
       'createdFrom=100000000000',
+      'createdFrom=2024-02-29',
+      'createdTo=2024-12-31T23:59:59.999Z',
       'createdTo=999999999999999',
       'stuckFor=0',
       'stuckFor=525600&status=pending&status=waiting',

@@ -3,6 +3,7 @@
  * what JSON cannot hold, or throws NotSerializableError naming where the bad value sits.
  * Plain data costs a copy here, so the codec only comes here when the plain check fails.
  */
+import { CairnError } from '../errors/cairn_error.ts'
 import { PayloadTooLargeError } from '../errors/payload_errors.ts'
 import { encodeBigInt, encodeNumber, LEAF_KINDS, type LeafKind } from './encode_builtins.ts'
 import { defineVisible, isError, readErrorParts } from './error_shape.ts'
@@ -55,7 +56,8 @@ const INDEX_KEY = /^(?:0|[1-9]\d*)$/
 export function encodeValue(value: unknown, limits: EncodeLimits): unknown {
   try {
     return new Encoder(limits, null).value(value, 0)
-  } catch (err) {
+  } catch (caught) {
+    const err = asRejection(caught)
     if (!(err instanceof Rejection)) throw err
     // The first pass does not track cycles (a cycle just nests past maxDepth, which stops
     // it): when it refuses the value, a pass that tracks them says exactly where and why.
@@ -66,8 +68,38 @@ export function encodeValue(value: unknown, limits: EncodeLimits): unknown {
 function encodeTrackingCycles(value: unknown, limits: EncodeLimits): unknown {
   try {
     return new Encoder(limits, new Set()).value(value, 0)
-  } catch (err) {
+  } catch (caught) {
+    const err = asRejection(caught)
     throw err instanceof Rejection ? toNotSerializable(err, limits.what) : err
+  }
+}
+
+/**
+ * The value's own code threw while it was read (a getter, a Proxy trap): the value cannot be
+ * stored, and that is what the caller hears — E_NOT_SERIALIZABLE with the path — never the
+ * raw error. The codec's own errors (a payload past its size limit) pass unchanged.
+ */
+function asRejection(err: unknown): unknown {
+  if (err instanceof Rejection || CairnError.isCairnError(err)) return err
+  return new Rejection(`reading it threw: ${errorText(err)}`)
+}
+
+/** A property, read: its getter may throw, which becomes a Rejection at that property's path. */
+function readOwn(o: object, key: string, step: Step): unknown {
+  try {
+    return (o as Record<string, unknown>)[key]
+  } catch (err) {
+    throw withStep(asRejection(err), formatStep(step))
+  }
+}
+
+function errorText(err: unknown): string {
+  try {
+    return err instanceof Error
+      ? `${err.name}: ${err.message}`.slice(0, 200)
+      : String(err).slice(0, 200)
+  } catch {
+    return 'an unreadable error'
   }
 }
 
@@ -145,7 +177,7 @@ class Encoder {
     this.count(keys.length)
     const out: Record<string, unknown> = {}
     for (const key of keys) {
-      setOwn(out, key, this.child((o as Record<string, unknown>)[key], depth, key))
+      setOwn(out, key, this.child(readOwn(o, key, key), depth, key))
     }
     this.rejectSymbolKeys(o)
     return out
@@ -167,7 +199,7 @@ class Encoder {
     const v: Record<string, unknown> = {}
     for (const key of keys) {
       const step = INDEX_KEY.test(key) ? Number(key) : key
-      setOwn(v, key, this.child((a as unknown as Record<string, unknown>)[key], depth, step))
+      setOwn(v, key, this.child(readOwn(a, key, step), depth, step))
     }
     this.rejectSymbolKeys(a)
     return { $t: Tags.ARRAY, length: a.length, v }
@@ -232,7 +264,7 @@ class Encoder {
     try {
       return this.value(value, depth + 1)
     } catch (err) {
-      throw withStep(err, formatStep(step))
+      throw withStep(asRejection(err), formatStep(step))
     }
   }
 

@@ -8,7 +8,7 @@ import { InvalidArgumentError } from '../errors/api_errors.ts'
 import { PayloadTooLargeError } from '../errors/payload_errors.ts'
 import { reviveValue } from './decode_value.ts'
 import { encodeValue, maxValuesFor, tooManyValues, type EncodeLimits } from './encode_value.ts'
-import { plainJsonValues } from './plain_json.ts'
+import { NOT_PLAIN, plainJsonValues } from './plain_json.ts'
 
 export const DEFAULT_MAX_BYTES = 4 * 1024 * 1024
 export const DEFAULT_MAX_DEPTH = 512
@@ -57,7 +57,7 @@ export class JsonCodec implements Codec {
   }
 
   #toJson(value: unknown, what: string): string {
-    const values = plainJsonValues(value, this.maxDepth, this.#maxValues)
+    const values = plainValuesOrNotPlain(value, this.maxDepth, this.#maxValues)
     if (values >= 0 && values <= this.#maxValues) return JSON.stringify(value)
     const limits: EncodeLimits = { maxDepth: this.maxDepth, maxBytes: this.maxBytes, what }
     if (values > this.#maxValues) throw tooManyValues(limits, values)
@@ -79,6 +79,18 @@ export class JsonCodec implements Codec {
     }
     this.#checkSize(text, what)
     return text
+  }
+}
+
+/**
+ * The fast path's answer, or NOT_PLAIN when the value's own code threw while it was read (a
+ * getter, a Proxy trap): the tagged path reads it again and says where, as E_NOT_SERIALIZABLE.
+ */
+function plainValuesOrNotPlain(value: unknown, maxDepth: number, maxValues: number): number {
+  try {
+    return plainJsonValues(value, maxDepth, maxValues)
+  } catch {
+    return NOT_PLAIN
   }
 }
 

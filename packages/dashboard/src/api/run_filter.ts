@@ -91,7 +91,7 @@ function checkFilter(filter: RunFilter): RunFilter {
 function isoInstant(key: string, text: string): string {
   const ms = /^\d{12,15}$/.test(text)
     ? Number(text)
-    : /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text)
+    : /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text) && calendarValid(text)
       ? Date.parse(text)
       : NaN
   // Beyond ±8.64e15 ms a Date is invalid: refused here rather than thrown by toISOString.
@@ -100,6 +100,20 @@ function isoInstant(key: string, text: string): string {
       `${key} must be an ISO-8601 date or date-time, or epoch milliseconds (12..15 digits)`,
     )
   return new Date(ms).toISOString()
+}
+
+/**
+ * Date.parse rolls an impossible date over (2024-02-30 is March 1st): the fields as written must
+ * name a real day and time, or the value is refused.
+ */
+function calendarValid(text: string): boolean {
+  const [, y, mo, d, h, mi, sec] =
+    /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?/.exec(text) ?? []
+  const [year, month, day] = [Number(y), Number(mo), Number(d)]
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate()
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth) return false
+  if (h !== undefined && (Number(h) > 23 || Number(mi) > 59)) return false
+  return sec === undefined || Number(sec) <= 59
 }
 
 /** Keys sorted, statuses sorted and deduplicated: one filter, one form (cursors are bound to it). */
