@@ -25,3 +25,20 @@ void test('scrub removes the password as written and decoded from any text', () 
   assert.deepEqual(secretsOf('postgres://app@db/cairn'), [])
   assert.deepEqual(secretsOf(undefined), [])
 })
+
+void test('shapes WHATWG URL misreads: an @ in the user, / # ? @ unencoded in the password', () => {
+  for (const [url, shown, password] of [
+    ['postgres://user@corp:s3cret@db/cairn', 'postgres://user@corp:***@db/cairn', 's3cret'],
+    ['postgres://app:pa/ss@db/cairn', 'postgres://app:***@db/cairn', 'pa/ss'],
+    ['mysql://app:pa#ss@db/cairn', 'mysql://app:***@db/cairn', 'pa#ss'],
+    ['mysql://app:pa?ss@db:3306/cairn', 'mysql://app:***@db:3306/cairn', 'pa?ss'],
+    ['postgres://app:12/ss@db/cairn', 'postgres://app:***@db/cairn', '12/ss'],
+    ['postgres://a@b:c/d#e?f@g@db/cairn', 'postgres://a@b:***@db/cairn', 'c/d#e?f@g'],
+  ] as const) {
+    assert.equal(redactUrl(url), shown, url)
+    assert.ok(!redactUrl(url).includes(password), url)
+    assert.ok(secretsOf(url).includes(password), url)
+    const said = scrub(`connect failed for ${url} (password ${password})`, secretsOf(url))
+    assert.ok(!said.includes(password), said)
+  }
+})
