@@ -5,7 +5,26 @@ import {
   webhookHttpResponse,
   type WorkflowContext,
 } from '@cairn/core'
+import type { CheckpointPage, StateStore } from '@cairn/core/contracts'
 import { eachStore } from '../helpers/harness.ts'
+import { FlakyStore } from '../helpers/flaky_store.ts'
+
+/** Counts what the webhook receiver reads: whole histories, and pages (by their limit). */
+class CountingStore extends FlakyStore {
+  constructor(inner: StateStore, reads: { full: number; pages: number[] }) {
+    super(inner)
+    const loadAll = this.loadCheckpoints
+    const loadPage = this.loadCheckpointPage
+    this.loadCheckpoints = (id) => {
+      reads.full++
+      return loadAll(id)
+    }
+    this.loadCheckpointPage = (id, page: CheckpointPage) => {
+      reads.pages.push(page.limit)
+      return loadPage(id, page)
+    }
+  }
+}
 
 eachStore('webhooks', (test) => {
   test('a webhook hands out an unguessable token bound to the run; the callback body reaches wait()', async (env) => {
@@ -22,8 +41,8 @@ eachStore('webhooks', (test) => {
     const { token, url } = handed[0]!
     assert.match(
       token,
-      /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/,
-      '22 base64url chars: 128 random bits',
+      /^[A-Za-z0-9_-]+\.0\.[A-Za-z0-9_-]{22}$/,
+      'run, position, and 22 base64url chars: 128 random bits',
     )
     assert.equal(url, `https://shop.example.com/durable/webhooks/${encodeURIComponent(token)}`)
     assert.equal((await engine.getRun(runId))?.status, 'waiting')
@@ -72,9 +91,20 @@ eachStore('webhooks', (test) => {
     })
     const { runId } = await engine.start('w', null)
     await engine.waitForRun(runId, { timeoutMs: 5_000 })
-    const [runPart] = token.split('.')
-    const forged = `${runPart}.${'A'.repeat(22)}`
-    for (const bad of [forged, 'garbage', '', `${runPart}.`, 'bm9ib2R5.AAAAAAAAAAAAAAAAAAAAAA']) {
+    const [runPart, position] = token.split('.')
+    const forged = `${runPart}.${position}.${'A'.repeat(22)}`
+    const elsewhere = `${runPart}.7.${token.split('.')[2]}` // the real secret, at another position
+    for (const bad of [
+      forged,
+      elsewhere,
+      'garbage',
+      '',
+      `${runPart}.`,
+      `${runPart}.${position}.`,
+      `${runPart}.01.${'A'.repeat(22)}`,
+      `${runPart}.${'A'.repeat(22)}`, // the old two-part form
+      'bm9ib2R5.0.AAAAAAAAAAAAAAAAAAAAAA',
+    ]) {
       const error = await engine.receiveWebhook(bad, 'x').catch((e: unknown) => e)
       assert.ok(WebhookNotFoundError.is(error), `${bad}: ${String(error)}`)
       assert.equal(webhookHttpResponse(error).status, 404)
@@ -87,6 +117,30 @@ eachStore('webhooks', (test) => {
     assert.equal(webhookHttpResponse({ code: 'E_NOT_SERIALIZABLE' }).status, 400)
     assert.equal(webhookHttpResponse({ code: 'E_STORE_FAILURE' }).status, 503)
     assert.equal(webhookHttpResponse(new Error('boom')).status, 500)
+  })
+
+  test('a forged token naming a run with a long history is refused after one single-row read', async (env) => {
+    const reads = { full: 0, pages: [] as number[] }
+    const store = new CountingStore(env.handle.reopen(), reads)
+    const engine = await env.engine({ store })
+    engine.register('busy', 1, async (ctx) => {
+      for (let i = 0; i < 300; i++) await ctx.localStep(`s${i}`, () => i)
+      return (await ctx.webhook()).token
+    })
+    const { runId } = await engine.start('busy', null)
+    const outcome = await engine.waitForRun(runId, { timeoutMs: 20_000 })
+    const real = (outcome as { output: string }).output
+    const [runPart] = real.split('.')
+    reads.full = 0
+    reads.pages = []
+    for (const position of ['0', '150', '300', '999999999']) {
+      const error = await engine
+        .receiveWebhook(`${runPart}.${position}.${'B'.repeat(22)}`, 'x')
+        .catch((e: unknown) => e)
+      assert.ok(WebhookNotFoundError.is(error), String(error))
+    }
+    assert.equal(reads.full, 0, 'the history was never loaded')
+    assert.deepEqual(reads.pages, [1, 1, 1, 1], 'one row per forged token')
   })
 
   test('the token survives a restart: a replay hands out the same one', async (env) => {

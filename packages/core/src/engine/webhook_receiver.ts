@@ -1,8 +1,8 @@
 /**
  * The framework-agnostic webhook receiver: token + body → outcome. The dashboard and the
  * AdonisJS binding mount it on a route; anything else can call `engine.receiveWebhook`. A token
- * is accepted only if the run it names recorded it (checked in constant time), so a guessed or
- * stale token stores nothing. The first callback per token is kept; later ones are duplicates.
+ * is accepted only if the run and position it names recorded it (one single-row read, then a
+ * constant-time comparison), so a guessed or stale token stores nothing and costs little. The first callback per token is kept; later ones are duplicates.
  */
 import { timingSafeEqual } from 'node:crypto'
 import { WebhookNotFoundError } from '../errors/index.ts'
@@ -21,7 +21,7 @@ export async function receiveWebhook(
   body: unknown,
 ): Promise<WebhookReceipt> {
   const parsed = parseWebhookToken(token)
-  if (parsed === null || !(await recorded(deps, parsed.runId, token)))
+  if (parsed === null || !(await recorded(deps, parsed.runId, parsed.seq, token)))
     throw new WebhookNotFoundError('no run is waiting for a callback with this token')
   const name = webhookSignalName(parsed.secret)
   const receipt: SignalReceipt = await deliverSignal(
@@ -33,18 +33,22 @@ export async function receiveWebhook(
   return { runId: parsed.runId, status: receipt.duplicate ? 'duplicate' : 'accepted' }
 }
 
-/** Whether the run's history holds this very token (compared in constant time). */
-async function recorded(deps: SignalSenderDeps, runId: string, token: string): Promise<boolean> {
-  const records = await deps.options.store.loadCheckpoints(runId)
+/**
+ * Whether the position the token names recorded this very token (compared in constant time):
+ * one single-row read, whatever the run's history holds.
+ */
+async function recorded(
+  deps: SignalSenderDeps,
+  runId: string,
+  seq: number,
+  token: string,
+): Promise<boolean> {
+  const [record] = await deps.options.store.loadCheckpointPage(runId, { fromSeq: seq, limit: 1 })
+  if (record?.seq !== seq || record.kind !== 'webhook' || record.output === null) return false
+  const { token: stored } = deps.options.codec.decode(record.output) as { token: string }
+  const candidate = Buffer.from(stored)
   const wanted = Buffer.from(token)
-  let found = false
-  for (const r of records) {
-    if (r.kind !== 'webhook' || r.output === null) continue
-    const { token: stored } = deps.options.codec.decode(r.output) as { token: string }
-    const candidate = Buffer.from(stored)
-    if (candidate.length === wanted.length && timingSafeEqual(candidate, wanted)) found = true
-  }
-  return found
+  return candidate.length === wanted.length && timingSafeEqual(candidate, wanted)
 }
 
 /** HTTP status and body for a receiver route: what each outcome means to the caller. */

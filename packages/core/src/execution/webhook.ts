@@ -20,7 +20,7 @@ export function webhook(rt: TurnRuntime, baseUrl: string | null): Promise<Webhoo
   if (record === null) return rt.never()
   const outcome = rt.awaitOutcome<{ token: string }>(seq)
   if (record === undefined) {
-    const token = webhookToken(rt.runId, randomBytes(SECRET_BYTES).toString('base64url'))
+    const token = webhookToken(rt.runId, seq, randomBytes(SECRET_BYTES).toString('base64url'))
     const step = {
       seq,
       name: 'webhook',
@@ -38,19 +38,25 @@ export function webhook(rt: TurnRuntime, baseUrl: string | null): Promise<Webhoo
   }))
 }
 
-/** `<run id, base64url>.<secret>`: the receiver finds the run without a lookup table. */
-export function webhookToken(runId: string, secret: string): string {
-  return `${Buffer.from(runId).toString('base64url')}.${secret}`
+/**
+ * `<run id, base64url>.<position>.<secret>`: the receiver finds the run and the one position
+ * that recorded the token without a lookup table, so a forged token naming a real run costs
+ * one single-row read to refuse, however long the run's history.
+ */
+export function webhookToken(runId: string, seq: number, secret: string): string {
+  return `${Buffer.from(runId).toString('base64url')}.${seq}.${secret}`
 }
 
-export function parseWebhookToken(token: unknown): { runId: string; secret: string } | null {
+export function parseWebhookToken(
+  token: unknown,
+): { runId: string; seq: number; secret: string } | null {
   if (typeof token !== 'string' || token.length > 1_000) return null
-  const dot = token.indexOf('.')
-  if (dot <= 0 || dot === token.length - 1) return null
-  const secret = token.slice(dot + 1)
-  if (!/^[A-Za-z0-9_-]{22}$/.test(secret)) return null
-  const runId = Buffer.from(token.slice(0, dot), 'base64url').toString('utf8')
-  return runId === '' ? null : { runId, secret }
+  const parts = token.split('.')
+  if (parts.length !== 3) return null
+  const [encodedRunId, position, secret] = parts as [string, string, string]
+  if (!/^(0|[1-9]\d{0,8})$/.test(position) || !/^[A-Za-z0-9_-]{22}$/.test(secret)) return null
+  const runId = Buffer.from(encodedRunId, 'base64url').toString('utf8')
+  return runId === '' ? null : { runId, seq: Number(position), secret }
 }
 
 export function webhookSignalName(secret: string): string {
