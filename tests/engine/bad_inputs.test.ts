@@ -68,6 +68,34 @@ eachStore('bad inputs', (test) => {
     if (outcome.status === 'completed') assert.deepStrictEqual(outcome.output, input)
   })
 
+  test('a step name a store could not keep as written (lone surrogate, NUL) is refused at the call, not parked later as non-determinism', async (env) => {
+    const engine = await env.engine()
+    const names = ['half \ud800 surrogate', 'nul\u0000byte', '', 'x'.repeat(1001)]
+    engine.register('names', 1, async (ctx) => {
+      const codes: string[] = []
+      for (const name of names) {
+        try {
+          await ctx.localStep(name, () => 1)
+          codes.push('taken')
+        } catch (error) {
+          codes.push((error as { code?: string }).code ?? 'raw')
+        }
+      }
+      // A name with astral characters, spaces and punctuation is fine, and replays.
+      await ctx.localStep('charge 💳 card (eu)', () => 2)
+      await ctx.sleep('1h')
+      return codes
+    })
+    const { runId } = await engine.start('names', null)
+    await env.settle()
+    await env.skip(3_600_000) // replayed after the sleep: the recorded names match the code's
+    assert.deepEqual(await engine.waitForRun(runId, { timeoutMs: 5_000 }), {
+      runId,
+      status: 'completed',
+      output: names.map(() => 'E_INVALID_ARGUMENT'),
+    })
+  })
+
   test('a step returning something unserializable fails that step at once (not retried)', async (env) => {
     const engine = await env.engine()
     let attempts = 0

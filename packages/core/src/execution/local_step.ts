@@ -70,9 +70,23 @@ export function withCompensation<T>(
   })
 }
 
-export function checkStepName(name: unknown): asserts name is string {
-  if (typeof name !== 'string' || name.length === 0)
-    throw new InvalidArgumentError('step name must be a non-empty string')
+/** Longest step name: a name is recorded with every checkpoint, and shown on every timeline. */
+export const MAX_STEP_NAME_LENGTH = 1000
+
+/**
+ * A step name is recorded, and compared on replay with the name the code asks for: it must be
+ * text every store keeps byte for byte — no NUL, no lone surrogate (SQLite would store U+FFFD,
+ * and the replay would see another name: a false non-determinism error).
+ */
+export function checkStepName(name: unknown, what = 'step name'): asserts name is string {
+  if (typeof name !== 'string' || name.length === 0 || name.length > MAX_STEP_NAME_LENGTH)
+    throw new InvalidArgumentError(
+      `${what} must be a string of 1 to ${MAX_STEP_NAME_LENGTH} characters, got ${typeof name === 'string' ? `${name.length} characters` : typeof name}`,
+    )
+  if (name.includes('\0') || !name.isWellFormed())
+    throw new InvalidArgumentError(
+      `${what} ${JSON.stringify(name.slice(0, 80))} must not contain NUL or lone surrogates: stores could not keep it as written`,
+    )
 }
 
 export function checkCompensate<T>(

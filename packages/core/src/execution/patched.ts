@@ -4,12 +4,11 @@
  * path (true). A run whose history was recorded without the marker takes the old path
  * (false) and the marker takes no position, so its recorded steps still line up.
  */
-import { InvalidArgumentError } from '../errors/index.ts'
+import { checkStepName } from './local_step.ts'
 import type { TurnRuntime } from './runtime.ts'
 
 export function patched(rt: TurnRuntime, id: string): boolean {
-  if (typeof id !== 'string' || id.length === 0)
-    throw new InvalidArgumentError('patched(id) expects a non-empty string id')
+  checkStepName(id, 'patched(id)')
   if (!rt.live) return true
   const record = rt.recordAt(rt.peekSeq())
   if (record !== undefined) {

@@ -4,6 +4,7 @@
  */
 import { runOutsideBody } from './current_context.ts'
 import { InvalidArgumentError } from '../errors/index.ts'
+import { checkStepName } from './local_step.ts'
 import { encodeError, encodeValue } from './outcome.ts'
 import type { TurnRuntime } from './runtime.ts'
 
@@ -13,6 +14,7 @@ export function sideEffect<T>(
   name = 'sideEffect',
 ): Promise<T> {
   if (typeof fn !== 'function') throw new InvalidArgumentError('sideEffect expects a function')
+  checkStepName(name, 'sideEffect name')
   if (!rt.live) return rt.never()
   const seq = rt.takeSeq()
   const record = rt.recorded(seq, name, 'side_effect')
