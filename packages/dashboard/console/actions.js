@@ -1,5 +1,6 @@
 // Actions on one run, each behind a confirmation dialog. Buttons are offered by status; the
 // server still decides (a refused action's E_* code shows in the dialog, nothing changes).
+import { runPath } from './run_path.js'
 import { post } from './api.js'
 import { confirmDialog } from './dialogs.js'
 import { h } from './dom.js'
@@ -8,7 +9,7 @@ import { navigate, runHref } from './router.js'
 import { announce } from './live.js'
 import { actionsAllowed, READ_ONLY_NOTE } from './session.js'
 
-const path = (run, action) => `runs/${encodeURIComponent(run.id)}/${action}`
+const path = (run, action) => `${runPath(run.id)}/${action}`
 
 /** Dialog specs by action; `when(run)` says whether the button is offered. */
 const ACTIONS = [

@@ -1,5 +1,6 @@
 // A run's page: the summary (run_summary.js) and the timeline of its positions, loaded page by
 // page from the API, then kept current by the run's event stream without reloading.
+import { runPath } from './run_path.js'
 import { get } from './api.js'
 import { h, replace, takeFocusFromMain, uniqueId } from './dom.js'
 import { announce, openStream } from './live.js'
@@ -74,7 +75,7 @@ function goToPosition(line) {
 
 async function start(state, parts) {
   if (!(await loadRun(state, parts))) return
-  state.closeStream = openStream(`stream/runs/${encodeURIComponent(state.runId)}`, undefined, {
+  state.closeStream = openStream(`stream/${runPath(state.runId)}`, undefined, {
     run: (summary) => onRunEvent(state, parts, summary),
     step: (step) => parts.line.upsertStep(step),
     end: () => void onEnd(state, parts),
@@ -85,7 +86,7 @@ async function start(state, parts) {
 /** (Re)loads the run's detail and rebuilds the summary; false when it could not. */
 async function loadRun(state, parts) {
   try {
-    const { run } = await get(`runs/${encodeURIComponent(state.runId)}`)
+    const { run } = await get(runPath(state.runId))
     if (state.disposed) return false
     showRun(state, parts, run)
     return true
@@ -122,7 +123,7 @@ async function loadSteps(state, parts) {
   while (fromSeq !== null && !state.disposed) {
     const params = new URLSearchParams({ fromSeq: String(fromSeq), limit: String(STEP_PAGE) })
     try {
-      const page = await get(`runs/${encodeURIComponent(state.runId)}/steps`, params)
+      const page = await get(`${runPath(state.runId)}/steps`, params)
       parts.line.addSteps(page.steps)
       fromSeq = page.nextFromSeq
     } catch (error) {

@@ -1,5 +1,6 @@
 // One position of a run: its facts, formatted input (registered steps), output and error with
 // copy buttons, links to its neighbours, and “Fork from here”.
+import { runPath } from './run_path.js'
 import { forkFrom } from './actions.js'
 import { get } from './api.js'
 import { h, replace, takeFocusFromMain } from './dom.js'
@@ -30,8 +31,8 @@ async function load(runId, seq, body) {
     // Two positions: this one, and the next one if there is one (for the “Next” link).
     const params = new URLSearchParams({ fromSeq: String(seq), limit: '2' })
     const [{ steps }, { run }] = await Promise.all([
-      get(`runs/${encodeURIComponent(runId)}/steps`, params),
-      get(`runs/${encodeURIComponent(runId)}`),
+      get(`${runPath(runId)}/steps`, params),
+      get(runPath(runId)),
     ])
     const step = steps.find((entry) => entry.seq === seq)
     if (!step)

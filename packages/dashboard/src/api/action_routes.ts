@@ -9,11 +9,12 @@ import type { AppEnv } from '../http/app_env.ts'
 import { readJsonObject } from '../http/body.ts'
 import { jsonResponse } from '../http/responses.ts'
 import { onlyKeys, optionalBoolean, optionalString, requiredString } from './body_fields.ts'
+import { runIdParam } from './run_id_param.ts'
 
 export function mountActionRoutes(app: Hono<AppEnv>, engine: Engine): void {
   app.post('/api/runs/:id/retry', async (c) => {
     onlyKeys(await readJsonObject(c.req.raw), [])
-    const receipt = await engine.requeue(c.req.param('id'))
+    const receipt = await engine.requeue(runIdParam(c))
     return jsonResponse({ ok: true, positionsReset: receipt.positionsReset })
   })
 
@@ -22,7 +23,7 @@ export function mountActionRoutes(app: Hono<AppEnv>, engine: Engine): void {
     onlyKeys(body, ['reason', 'compensate'])
     const reason = optionalString(body, 'reason')
     const compensate = optionalBoolean(body, 'compensate')
-    await engine.cancel(c.req.param('id'), { reason, compensate })
+    await engine.cancel(runIdParam(c), { reason, compensate })
     return jsonResponse({ ok: true })
   })
 
@@ -31,7 +32,7 @@ export function mountActionRoutes(app: Hono<AppEnv>, engine: Engine): void {
     onlyKeys(body, ['name', 'payload', 'signalId'])
     const name = requiredString(body, 'name')
     const signalId = optionalString(body, 'signalId')
-    const receipt = await engine.signal({ runId: c.req.param('id'), name }, body.payload, {
+    const receipt = await engine.signal({ runId: runIdParam(c), name }, body.payload, {
       signalId,
     })
     return jsonResponse({ ok: true, duplicate: receipt.duplicate })
@@ -41,7 +42,7 @@ export function mountActionRoutes(app: Hono<AppEnv>, engine: Engine): void {
     const body = await readJsonObject(c.req.raw)
     onlyKeys(body, ['label', 'payload'])
     const label = optionalString(body, 'label')
-    const receipt = await engine.continue(c.req.param('id'), { label, note: body.payload })
+    const receipt = await engine.continue(runIdParam(c), { label, note: body.payload })
     return jsonResponse({ ok: true, label: receipt.label, duplicate: receipt.duplicate })
   })
 }

@@ -11,13 +11,14 @@ import { readJsonObject } from '../http/body.ts'
 import { badRequest } from '../http/http_error.ts'
 import { jsonResponse } from '../http/responses.ts'
 import { onlyKeys, optionalInteger } from './body_fields.ts'
+import { runIdParam } from './run_id_param.ts'
 
 export function mountLineageRoutes(app: Hono<AppEnv>, engine: Engine): void {
   app.post('/api/runs/:id/retry-with-input', async (c) => {
     const body = await readJsonObject(c.req.raw)
     onlyKeys(body, ['input'])
     if (!('input' in body)) throw badRequest('input is required (null for none)')
-    const started = await engine.retryWithInput(c.req.param('id'), body.input)
+    const started = await engine.retryWithInput(runIdParam(c), body.input)
     return jsonResponse({ ok: true, runId: started.runId })
   })
 
@@ -27,7 +28,7 @@ export function mountLineageRoutes(app: Hono<AppEnv>, engine: Engine): void {
     const fromSeq = optionalInteger(body, 'fromSeq')
     if (fromSeq === undefined) throw badRequest('fromSeq is required')
     const options = 'input' in body ? { fromSeq, input: body.input } : { fromSeq }
-    const started = await engine.fork(c.req.param('id'), options)
+    const started = await engine.fork(runIdParam(c), options)
     return jsonResponse({ ok: true, runId: started.runId })
   })
 }

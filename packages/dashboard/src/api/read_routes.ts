@@ -13,6 +13,7 @@ import { filterFromSearchParams, toListRunsQuery } from './run_filter.ts'
 import { sortFromSearchParams } from './run_sort.ts'
 import { runSummary, stepView } from './run_views.ts'
 import { RunNotFoundError } from '@cairn/core'
+import { runIdParam } from './run_id_param.ts'
 
 export function mountReadRoutes(app: Hono<AppEnv>, options: ResolvedOptions): void {
   const { engine, secret } = options
@@ -28,7 +29,7 @@ export function mountReadRoutes(app: Hono<AppEnv>, options: ResolvedOptions): vo
   })
 
   app.get('/api/runs/:id', async (c) => {
-    return jsonResponse({ run: await loadRunDetail(engine, c.req.param('id')) })
+    return jsonResponse({ run: await loadRunDetail(engine, runIdParam(c)) })
   })
 
   app.get('/api/runs/:id/steps', async (c) => {
@@ -39,7 +40,7 @@ export function mountReadRoutes(app: Hono<AppEnv>, options: ResolvedOptions): vo
       fallback: 0,
     })
     const limit = intParam(params.get('limit'), 'limit', { min: 1, max: 1000, fallback: 200 })
-    const runId = c.req.param('id')
+    const runId = runIdParam(c)
     if ((await engine.getRun(runId)) === null)
       throw new RunNotFoundError(`no run with id "${runId}"`)
     const page = await engine.getStepsPage(runId, { fromSeq, limit })

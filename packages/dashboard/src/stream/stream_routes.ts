@@ -8,6 +8,7 @@ import { streamRunList } from './list_stream.ts'
 import { streamRun } from './run_stream.ts'
 import { openSseChannel } from './sse_channel.ts'
 import type { StreamRegistry } from './stream_registry.ts'
+import { runIdParam } from '../api/run_id_param.ts'
 
 export function mountStreamRoutes(
   app: Hono<AppEnv>,
@@ -29,7 +30,7 @@ export function mountStreamRoutes(
   })
 
   app.get('/api/stream/runs/:id', async (c) => {
-    const runId = c.req.param('id')
+    const runId = runIdParam(c)
     if ((await engine.getRun(runId)) === null)
       throw new RunNotFoundError(`no run with id "${runId}"`)
     return openSseChannel(c, registry, keepAliveMs, async (channel) =>

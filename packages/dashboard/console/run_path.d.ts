@@ -1,0 +1,3 @@
+// Types of run_path.js for the tests that check the console and the server agree (not served:
+// the console serves only the file types it lists).
+export declare function runPath(runId: string): string
