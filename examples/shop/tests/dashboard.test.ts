@@ -37,6 +37,12 @@ void test('in development the dashboard at /durable lists and shows the checkout
     steps.body.steps.map((s: { name: string }) => s.name),
     ['record-order', 'reserve-stock', 'charge-card', 'ship', 'complete-order'],
   )
+  // The card number went to the gateway and nowhere else: the run holds a token and the last
+  // four digits, in its input and in every step of its history.
+  const seen = JSON.stringify([detail.body, steps.body])
+  assert.doesNotMatch(seen, /4242424242424242|424242424242/)
+  assert.match(detail.body.run.input.cardToken, /^tok_visa_[0-9a-f]{16}$/)
+  assert.equal(detail.body.run.input.cardLast4, '4242')
 
   // The console page itself, with the dashboard's CSP (the app's own middleware did not
   // replace it).

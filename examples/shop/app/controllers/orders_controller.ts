@@ -7,6 +7,7 @@ import { presentOrder } from '#presenters/order'
 import { presentTimeline } from '#presenters/timeline'
 import OrderRecordsReader from '#services/order_records'
 import Orders, { type Order } from '#services/orders'
+import { tokenizeCard } from '#services/payment_gateway'
 import { placeOrderValidator } from '#validators/order_validators'
 import CheckoutWorkflow from '#workflows/checkout_workflow'
 
@@ -34,7 +35,9 @@ export default class OrdersController {
         sku,
         quantity,
         amountCents: order.amountCents,
-        card,
+        // The card number goes to the gateway here and nowhere else; the run gets a token.
+        cardToken: tokenizeCard(card),
+        cardLast4: order.cardLast4,
         approval: order.needsApproval ? { timeoutMs: shopConfig.approvalTimeoutMs } : null,
       },
       { runId: order.runId },

@@ -38,7 +38,8 @@ export interface RecordOrder {
   sku: string
   quantity: number
   amountCents: number
-  card: string
+  /** The last four digits, for the order page: the run never holds the card number. */
+  cardLast4: string
   needsApproval: boolean
 }
 
@@ -87,7 +88,7 @@ export default class Orders {
       order.sku,
       order.quantity,
       order.amountCents,
-      order.card.slice(-4),
+      order.cardLast4,
       timestamp(),
     )
     row.needs_approval = order.needsApproval

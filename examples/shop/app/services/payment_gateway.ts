@@ -14,10 +14,21 @@ import FaultInjection from '#services/fault_injection'
 /** Test card numbers the gateway declines (the first is Stripe's "generic decline" test card). */
 export const DECLINED_CARDS = new Set(['4000000000000002', '4000000000009995'])
 
+/**
+ * The card as a payment token, the way a provider's client library hands one out: the card
+ * number goes to the provider and nowhere else — not into the order, the workflow's input, the
+ * run's history or the dashboard. This fake's tokens say what its test cards do (as Stripe's
+ * `tok_visa` and `tok_chargeDeclined` test tokens do); a real one says nothing.
+ */
+export function tokenizeCard(card: string): string {
+  const kind = DECLINED_CARDS.has(card) ? 'tok_chargeDeclined' : 'tok_visa'
+  return `${kind}_${randomBytes(8).toString('hex')}`
+}
+
 export interface ChargeRequest {
   orderId: string
-  /** A real app passes a token from the payment provider's client library, never a card number. */
-  card: string
+  /** The payment token (tokenizeCard), never a card number. */
+  cardToken: string
   amountCents: number
   /** Same key, same charge: the caller derives it from what it is paying for (run id + step). */
   idempotencyKey: string
@@ -54,7 +65,7 @@ export default class PaymentGateway {
       await this.#recordCall(orderId, 'charge', idempotencyKey, 'replayed')
       return { chargeId: earlier.id, orderId, amountCents: earlier.amount_cents }
     }
-    if (DECLINED_CARDS.has(request.card)) {
+    if (request.cardToken.startsWith('tok_chargeDeclined')) {
       await this.#recordCall(orderId, 'charge', idempotencyKey, 'declined')
       throw new FatalError('The card was declined', { details: { reason: 'card_declined' } })
     }

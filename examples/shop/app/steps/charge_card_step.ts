@@ -9,8 +9,8 @@ import PaymentGateway, { type Charge } from '#services/payment_gateway'
 
 export interface ChargeCardInput {
   orderId: string
-  /** See ChargeRequest.card: a real app passes a payment token here. */
-  card: string
+  /** The payment token (ChargeRequest.cardToken), never a card number. */
+  cardToken: string
   amountCents: number
 }
 

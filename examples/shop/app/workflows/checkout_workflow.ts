@@ -36,8 +36,9 @@ export interface CheckoutInput {
   sku: string
   quantity: number
   amountCents: number
-  /** See ChargeRequest.card: a real app passes a payment token here. */
-  card: string
+  /** The payment token the gateway handed out for the card: the run never sees the number. */
+  cardToken: string
+  cardLast4: string
   /** Decided at placement, so a later change of the threshold or timeout leaves this run alone. */
   approval: { timeoutMs: number } | null
 }
@@ -90,7 +91,7 @@ export default class CheckoutWorkflow extends BaseWorkflow<CheckoutInput, Checko
     )
     const charge = await ChargeCardStep.invoke(
       ctx,
-      { orderId, card: input.card, amountCents: input.amountCents },
+      { orderId, cardToken: input.cardToken, amountCents: input.amountCents },
       { compensate: (charged) => this.#payments.refund(charged) },
     )
     if (input.approval !== null) await this.#awaitApproval(ctx, orderId, input.approval.timeoutMs)
