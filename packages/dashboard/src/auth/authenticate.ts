@@ -15,7 +15,8 @@ import {
 import { equalStrings } from './signing.ts'
 
 export type Principal =
-  | { kind: 'bearer' }
+  /** `token`: which of the configured tokens (its index), to tell clients apart. */
+  | { kind: 'bearer'; token: number }
   /** Logged in through the console (a cookie: ambient, so CSRF applies). */
   | { kind: 'session'; session: Session }
   /** Let in by the app's authorize(request) (its own cookies: ambient). */
@@ -28,8 +29,10 @@ export async function authenticate(
   options: ResolvedOptions,
 ): Promise<Principal | null> {
   const bearer = bearerOf(request)
-  if (bearer !== null && options.tokens.length > 0)
-    return options.tokens.some((t) => equalStrings(t, bearer)) ? { kind: 'bearer' } : null
+  if (bearer !== null && options.tokens.length > 0) {
+    const token = options.tokens.findIndex((t) => equalStrings(t, bearer))
+    return token < 0 ? null : { kind: 'bearer', token }
+  }
   const session = sessionOf(request, options.secret)
   if (session !== null && sessionTokenValid(options.secret, session, options.tokens))
     return { kind: 'session', session }

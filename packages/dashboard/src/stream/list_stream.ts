@@ -12,6 +12,7 @@ import { keyMayMatch, runMatches, type RunKey } from './run_matcher.ts'
 import { toListRunsQuery } from '../api/run_filter.ts'
 import { RUN_EVENTS } from './engine_events.ts'
 import { Refresher } from './refresher.ts'
+import type { SharedReads } from './shared_reads.ts'
 import type { SseChannel } from './sse_channel.ts'
 
 const POLLED = 100
@@ -20,6 +21,7 @@ const REMEMBERED = 10_000
 
 export function streamRunList(
   engine: Engine,
+  reads: SharedReads,
   filter: RunFilter,
   channel: SseChannel,
   pollMs: number,
@@ -44,7 +46,7 @@ export function streamRunList(
   const onEvent = async (event: RunKey & { runId: string }) => {
     const current = query() // one cutoff for both checks
     if (!keyMayMatch(event, current)) return
-    const run = await engine.getRun(event.runId)
+    const run = await reads.getRun(event.runId)
     if (run !== null && runMatches(run, current)) await consider(run, true)
   }
   const refresher = new Refresher(poll, pollMs, onError)

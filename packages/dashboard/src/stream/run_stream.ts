@@ -10,19 +10,25 @@ import { runSummary, stepView } from '../api/run_views.ts'
 import { EVERY_EVENT } from './engine_events.ts'
 import { Refresher } from './refresher.ts'
 import type { SseChannel } from './sse_channel.ts'
+import type { SharedReads } from './shared_reads.ts'
 
 const SETTLED_STEP = new Set(['completed', 'failed'])
 const STEP_PAGE = 1000
 
 export function streamRun(
   engine: Engine,
+  reads: SharedReads,
   runId: string,
   channel: SseChannel,
   pollMs: number,
   onError: (error: unknown) => void,
 ): () => void {
   const state = new RunStreamState()
-  const refresher = new Refresher(() => refresh(engine, runId, channel, state), pollMs, onError)
+  const refresher = new Refresher(
+    () => refresh(engine, reads, runId, channel, state),
+    pollMs,
+    onError,
+  )
   const unsubscribe = EVERY_EVENT.map((name) =>
     engine.on(name, (event) => {
       if (event.runId === runId) refresher.request()
@@ -57,11 +63,12 @@ class RunStreamState {
 
 async function refresh(
   engine: Engine,
+  reads: SharedReads,
   runId: string,
   channel: SseChannel,
   state: RunStreamState,
 ): Promise<void> {
-  const run = await engine.getRun(runId)
+  const run = await reads.getRun(runId)
   if (run === null || channel.ended) return channel.end()
   const fingerprint = `${run.status}|${run.updatedAt.getTime()}`
   if (fingerprint !== state.run) {

@@ -7,7 +7,7 @@
 import type { Context } from 'hono'
 import { streamSSE, type SSEStreamingApi } from 'hono/streaming'
 import { safeJson } from '../http/responses.ts'
-import type { StreamRegistry } from './stream_registry.ts'
+import type { StreamLease, StreamRegistry } from './stream_registry.ts'
 
 const RECONNECT_MS = 2000
 
@@ -18,15 +18,22 @@ export interface SseChannel {
   readonly ended: boolean
 }
 
+/** 429 before anything is sent when the caller (`principal`) or the dashboard holds too many. */
 export function openSseChannel(
   c: Context,
   registry: StreamRegistry,
+  principal: string,
   keepAliveMs: number,
   produce: (channel: SseChannel) => Promise<() => void>,
 ): Response {
+  const lease = registry.lease(principal)
   const response = streamSSE(c, async (stream) => {
-    await stream.write(`retry: ${RECONNECT_MS}\n\n`)
-    await runChannel(stream, registry, keepAliveMs, produce)
+    try {
+      await stream.write(`retry: ${RECONNECT_MS}\n\n`)
+      await runChannel(stream, lease, keepAliveMs, produce)
+    } finally {
+      lease.release()
+    }
   })
   response.headers.set('cache-control', 'no-store')
   return response
@@ -34,7 +41,7 @@ export function openSseChannel(
 
 async function runChannel(
   stream: SSEStreamingApi,
-  registry: StreamRegistry,
+  lease: StreamLease,
   keepAliveMs: number,
   produce: (channel: SseChannel) => Promise<() => void>,
 ): Promise<void> {
@@ -51,7 +58,10 @@ async function runChannel(
     },
   }
   stream.onAbort(channel.end)
-  const unregister = registry.add(channel.end)
+  // A client gone before the listener was there (it aborted during the first write) is gone
+  // all the same: without this check its stream would hold its place until the dashboard closed.
+  if (stream.aborted) channel.end()
+  lease.attach(channel.end)
   const keepAlive = setInterval(() => void stream.write(': keep-alive\n\n'), keepAliveMs)
   let cleanup: () => void = () => {}
   try {
@@ -60,7 +70,6 @@ async function runChannel(
   } finally {
     channel.ended = true
     clearInterval(keepAlive)
-    unregister()
     cleanup()
   }
 }

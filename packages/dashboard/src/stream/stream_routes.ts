@@ -9,6 +9,8 @@ import { streamRun } from './run_stream.ts'
 import { openSseChannel } from './sse_channel.ts'
 import type { StreamRegistry } from './stream_registry.ts'
 import { runIdParam } from '../api/run_id_param.ts'
+import { principalKey } from './principal_key.ts'
+import { SharedReads } from './shared_reads.ts'
 
 export function mountStreamRoutes(
   app: Hono<AppEnv>,
@@ -16,6 +18,7 @@ export function mountStreamRoutes(
   registry: StreamRegistry,
 ): void {
   const { engine, keepAliveMs } = options
+  const reads = new SharedReads(engine)
   const onError = (error: unknown) =>
     options.logger.warn(
       { errorName: error instanceof Error ? error.name : typeof error },
@@ -24,8 +27,9 @@ export function mountStreamRoutes(
 
   app.get('/api/stream/runs', (c) => {
     const filter = filterFromSearchParams(new URL(c.req.url).searchParams, [])
-    return openSseChannel(c, registry, keepAliveMs, async (channel) =>
-      streamRunList(engine, filter, channel, options.listPollMs, onError),
+    const holder = principalKey(c.get('principal'))
+    return openSseChannel(c, registry, holder, keepAliveMs, async (channel) =>
+      streamRunList(engine, reads, filter, channel, options.listPollMs, onError),
     )
   })
 
@@ -33,8 +37,9 @@ export function mountStreamRoutes(
     const runId = runIdParam(c)
     if ((await engine.getRun(runId)) === null)
       throw new RunNotFoundError(`no run with id "${runId}"`)
-    return openSseChannel(c, registry, keepAliveMs, async (channel) =>
-      streamRun(engine, runId, channel, options.runPollMs, onError),
+    const holder = principalKey(c.get('principal'))
+    return openSseChannel(c, registry, holder, keepAliveMs, async (channel) =>
+      streamRun(engine, reads, runId, channel, options.runPollMs, onError),
     )
   })
 }
