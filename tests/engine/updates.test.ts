@@ -91,7 +91,8 @@ eachStore('updates', (test) => {
     assert.deepEqual(outcome, {
       runId,
       status: 'completed',
-      output: 'E_INVALID_ARGUMENT: onUpdate timeoutMs must be an integer from 0 to 8640000000000000, got -1',
+      output:
+        'E_INVALID_ARGUMENT: onUpdate timeoutMs must be an integer from 0 to 8640000000000000, got -1',
     })
     assert.deepEqual(await engine.getSteps(runId), [], 'no position recorded')
   })

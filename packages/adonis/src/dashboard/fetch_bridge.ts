@@ -22,7 +22,12 @@ export function toFetchRequest(ctx: HttpContext): Request {
   // The body is re-sent as read (a decoded string, or the stream): the wire length no longer holds.
   headers.delete('content-length')
   headers.delete('transfer-encoding')
-  const init: RequestInit & { duplex?: 'half' } = { method, headers, body, signal: abortSignal(ctx) }
+  const init: RequestInit & { duplex?: 'half' } = {
+    method,
+    headers,
+    body,
+    signal: abortSignal(ctx),
+  }
   if (body instanceof ReadableStream) init.duplex = 'half'
   return new Request(url, init)
 }
