@@ -335,7 +335,7 @@ eachStore('dashboard API', (test) => {
     const dashboard = dashboardOf(engine)
     const failed = (await engine.start('fail', {})).runId
     await engine.waitForRun(failed, { timeoutMs: 5_000 })
-    const retried = await call(dashboard, `/api/runs/${failed}/retry`, { method: 'POST' })
+    const retried = await call(dashboard, `/api/runs/${failed}/retry`, { body: {} })
     assert.deepEqual(retried.json, { ok: true, positionsReset: 1 })
     const waiting: string[] = []
     for (let i = 0; i < 3; i++) waiting.push((await engine.start('wait', {})).runId)

@@ -67,7 +67,7 @@ eachStore('transactional steps', (test) => {
   test('bad arguments fail the run with E_INVALID_ARGUMENT, naming what is wrong', async (env) => {
     const engine = await env.engine()
     const cases: Array<[string, (ctx: WorkflowContext) => Promise<unknown>, RegExp]> = [
-      ['no-name', (ctx) => ctx.transaction('', () => 1), /non-empty string/],
+      ['no-name', (ctx) => ctx.transaction('', () => 1), /step name must be a string of 1 to 1000/],
       ['no-fn', (ctx) => ctx.transaction('t', 'nope' as never), /fn must be a function/],
       [
         'timeout',
