@@ -4,7 +4,8 @@
  * defaults. The provider checks again at boot, for a config that did not go through it.
  */
 import type { DurableConfig, ResolvedDurableConfig, StoreProvider } from './types.ts'
-import { invalidConfig } from './errors.ts'
+import { checkInteger, checkTimeoutOrForever, NUMBER_RANGES, type IntegerRange } from '@cairn/core'
+import { asConfigError, invalidConfig } from './errors.ts'
 import { validateDashboardConfig } from './dashboard/dashboard_config.ts'
 
 const KNOWN_FIELDS = new Set([
@@ -58,15 +59,11 @@ export function validateConfig(config: unknown): ResolvedDurableConfig {
       `must be a non-empty string, got ${JSON.stringify(c.instanceId)}`,
     )
   }
-  for (const field of ['leaseMs', 'concurrency', 'pollIntervalMs'] as const) {
-    if (c[field] !== undefined) positiveInteger(c[field], field)
+  for (const [field, range] of NUMBER_FIELDS) {
+    if (c[field] !== undefined) configNumber(field, () => checkInteger(c[field], field, range))
   }
-  if (
-    c.drainTimeoutMs !== undefined &&
-    (!Number.isSafeInteger(c.drainTimeoutMs) || (c.drainTimeoutMs as number) < 0)
-  ) {
-    throw invalidConfig('drainTimeoutMs', `must be an integer ≥ 0, got ${String(c.drainTimeoutMs)}`)
-  }
+  if (c.drainTimeoutMs !== undefined)
+    configNumber('drainTimeoutMs', () => checkTimeoutOrForever(c.drainTimeoutMs, 'drainTimeoutMs'))
   if (c.drive !== undefined && typeof c.drive !== 'boolean') {
     throw invalidConfig('drive', `must be true or false, got ${JSON.stringify(c.drive)}`)
   }
@@ -89,9 +86,19 @@ export function validateConfig(config: unknown): ResolvedDurableConfig {
   }
 }
 
-function positiveInteger(value: unknown, field: string): void {
-  if (!Number.isSafeInteger(value) || (value as number) <= 0) {
-    throw invalidConfig(field, `must be a positive integer, got ${String(value)}`)
+/** The engine's own ranges for the options it takes from here: refused at config load, not at boot. */
+const NUMBER_FIELDS = [
+  ['leaseMs', NUMBER_RANGES.periodMs],
+  ['pollIntervalMs', NUMBER_RANGES.periodMs],
+  ['concurrency', NUMBER_RANGES.count],
+] as const satisfies ReadonlyArray<readonly [string, IntegerRange]>
+
+/** Runs core's check of one number, restating its refusal as a config error naming `field`. */
+function configNumber(field: string, check: () => number): void {
+  try {
+    check()
+  } catch (error) {
+    throw asConfigError(error, field)
   }
 }
 

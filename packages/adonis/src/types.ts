@@ -30,7 +30,7 @@ export interface DurableConfig<
   concurrency?: number
   /** Safety-net poll interval (ms) for work started by other processes. Default 1 000. */
   pollIntervalMs?: number
-  /** How long shutdown lets executing runs finish before handing them back (ms). Default 10 000. */
+  /** How long shutdown lets executing runs finish before handing them back (ms; `Infinity`: as long as they take). Default 10 000. */
   drainTimeoutMs?: number
   /**
    * Whether the web server and test processes (app environments `web` and `test`) drive runs

@@ -70,5 +70,13 @@ export * from './search/index.ts'
 export { SystemClock, systemClock } from './clock/system_clock.ts'
 export { JsonCodec, createCodec, serializeError, deserializeError } from './codec/index.ts'
 export { toMilliseconds, type Duration } from './util/duration.ts'
+export {
+  checkInteger,
+  checkTimeoutOrForever,
+  NUMBER_RANGES,
+  MAX_TIME_MS,
+  MAX_TIMER_MS,
+  type IntegerRange,
+} from './util/numbers.ts'
 export * from './errors/index.ts'
 export type * from './contracts/index.ts'

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import type { Engine, Logger } from '@cairn/core'
-import { InvalidArgumentError } from '@cairn/core'
+import { checkInteger, InvalidArgumentError, MAX_TIME_MS, NUMBER_RANGES } from '@cairn/core'
 import type { MetricsExposition } from './http/metrics_route.ts'
 
 export interface DashboardAuth {
@@ -38,7 +38,7 @@ export interface DashboardOptions {
   development?: boolean
   /** HMAC key for session cookies and list cursors (≥ 32 characters). Default: random per process. */
   secret?: string
-  /** Most runs one bulk action touches. Default 1000, at most 10 000. */
+  /** Most runs one bulk action touches: an integer from 1 to 10 000. Default 1000. */
   bulkLimit?: number
   /** Every action answers 403 E_FORBIDDEN: a dashboard for looking only. */
   readOnly?: boolean
@@ -98,14 +98,25 @@ export function resolveOptions(options: DashboardOptions): ResolvedOptions {
     authorize,
     mode: authModeOf(tokens.length > 0, authorize !== undefined, development),
     secret: checkSecret(options.secret),
-    bulkLimit: clampInt(checkNumber(options.bulkLimit ?? 1000, 'bulkLimit'), 1, MAX_BULK_LIMIT),
+    bulkLimit: checkInteger(given(options.bulkLimit, 1000), 'dashboard bulkLimit', {
+      min: 1,
+      max: MAX_BULK_LIMIT,
+    }),
     readOnly: options.readOnly === true,
     logger: options.logger ?? options.engine.options.logger,
     consoleDir: options.consoleDir ?? DEFAULT_CONSOLE_DIR,
-    keepAliveMs: options.stream?.keepAliveMs ?? 15_000,
-    runPollMs: options.stream?.runPollMs ?? 1_000,
-    listPollMs: options.stream?.listPollMs ?? 2_000,
-    sessionTtlMs: checkPositiveInteger(options.sessionTtlMs ?? 12 * 3_600_000, 'sessionTtlMs'),
+    keepAliveMs: streamPeriod(options.stream, 'keepAliveMs', 15_000),
+    runPollMs: streamPeriod(options.stream, 'runPollMs', 1_000),
+    listPollMs: streamPeriod(options.stream, 'listPollMs', 2_000),
+    // A login's end (now + ttl) must be a time a Date can hold.
+    sessionTtlMs: checkInteger(
+      given(options.sessionTtlMs, 12 * 3_600_000),
+      'dashboard sessionTtlMs',
+      {
+        min: 1,
+        max: MAX_TIME_MS / 2,
+      },
+    ),
     secureCookies: checkOptionalBoolean(options.secureCookies, 'secureCookies'),
     metrics: options.metrics,
   }
@@ -139,17 +150,27 @@ function checkOptionalBoolean(value: unknown, name: string): boolean | undefined
   return value
 }
 
-// NaN comes through Math.min/Math.max untouched: clamping alone would keep a limit of NaN.
-function checkNumber(value: unknown, name: string): number {
-  if (typeof value !== 'number' || Number.isNaN(value))
-    throw new InvalidArgumentError(`dashboard ${name} must be a number`)
-  return value
+/** The default only for an option left out: null is a value, and refused like any other. */
+function given<T>(value: T | undefined, fallback: T): T {
+  return value === undefined ? fallback : value
 }
 
-function checkPositiveInteger(value: unknown, name: string): number {
-  if (!Number.isSafeInteger(value) || (value as number) <= 0)
-    throw new InvalidArgumentError(`dashboard ${name} must be a positive integer`)
-  return value as number
+/** A stream timer's period: a NaN or 0 here would be a 1 ms timer, a hot loop per stream. */
+function streamPeriod(
+  stream: DashboardStreamOptions | undefined,
+  name: keyof DashboardStreamOptions,
+  fallback: number,
+): number {
+  if (
+    stream !== undefined &&
+    (stream === null || typeof stream !== 'object' || Array.isArray(stream))
+  )
+    throw new InvalidArgumentError('dashboard stream must be an object')
+  return checkInteger(
+    given(stream?.[name], fallback),
+    `dashboard stream.${name}`,
+    NUMBER_RANGES.periodMs,
+  )
 }
 
 function checkSecret(secret: string | undefined): string {

@@ -255,14 +255,14 @@ void describe('dashboard bulk actions', () => {
     await viewer.close(50)
   })
 
-  void test('bulkLimit is at most 10000; a limit that is not a number is refused', async () => {
-    const big = await fixture({ bulkLimit: 50_000 }, f.engine)
-    const dry = await call(big.dashboard, '/api/bulk/cancel', {
+  void test('bulkLimit is 1 to 10000, refused outside; a request limit is clamped to it', async () => {
+    const most = await fixture({ bulkLimit: 10_000 }, f.engine)
+    const dry = await call(most.dashboard, '/api/bulk/cancel', {
       body: { filter: {}, dryRun: true, limit: 1_000_000 },
     })
     assert.equal(dry.json.limit, 10_000)
-    await big.close()
-    for (const bulkLimit of [Number.NaN, '5' as unknown as number])
+    await most.close()
+    for (const bulkLimit of [50_000, 0, Number.NaN, '5' as unknown as number])
       await assert.rejects(fixture({ bulkLimit }, f.engine), { code: 'E_INVALID_ARGUMENT' })
   })
 

@@ -1,9 +1,10 @@
 /**
  * Security: prototype pollution. `__proto__`, `constructor` and `prototype` go through every
  * parser that turns request data into objects — filter keys, search attribute conditions in
- * lists, facets, streams and bulk filters, JSON bodies, signal payloads — and must come out
- * refused (400, where they would name something) or kept as plain data (payloads), never as a
- * write into `Object.prototype` or a silently dropped condition.
+ * lists, facets, streams and bulk filters, JSON action bodies, signal payloads and run inputs,
+ * cookie and header names — and must come out refused (400, where they would name something)
+ * or kept as plain data (payloads), never as a write into `Object.prototype` or a silently
+ * dropped condition.
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
@@ -75,6 +76,46 @@ void describe('security: prototype keys through every parser', () => {
     })
     const detail = await call(f.dashboard, `/api/runs/${runId}`)
     assert.match(detail.text, /"__proto__":\{"polluted":true\}/, 'shown as data')
+    assert.equal(prototypeSnapshot(), before_, 'Object.prototype untouched')
+  })
+
+  void test('as cookie and header names: ignored as the noise they are, never a 500', async () => {
+    const cookie = '__proto__=1; constructor=2; prototype=3; cairn_session=__proto__'
+    const headers: Array<[string, string]> = RESERVED.map((name) => [name, 'x'])
+    const request = (bearer: boolean) =>
+      call(f.dashboard, '/api/runs', {
+        bearer,
+        headers: Object.fromEntries([...headers, ['cookie', cookie]]),
+      })
+    assert.equal((await request(true)).status, 200)
+    assert.equal((await request(false)).status, 401)
+    assert.equal(prototypeSnapshot(), before_, 'Object.prototype untouched')
+  })
+
+  void test('in an action body: a refused field, or input kept as plain data', async () => {
+    for (const name of RESERVED) {
+      const login = await call(f.dashboard, '/api/session', {
+        body: `{"${name}":{"token":"x"}}`,
+        bearer: false,
+      })
+      assert.equal(login.status, 400, `login with only ${name}`)
+      const cancel = await call(f.dashboard, '/api/runs/nope/cancel', {
+        body: `{"${name}":{"compensate":true}}`,
+      })
+      assert.equal(cancel.status, 400, `cancel body key ${name}`)
+      assert.match(cancel.json.error.message, /unknown field/)
+    }
+    const failed = (await f.engine.start('fail', null)).runId
+    await f.engine.waitForRun(failed, { timeoutMs: 5_000 })
+    const input = '{"__proto__":{"polluted":true},"constructor":1}'
+    const retried = await call(f.dashboard, `/api/runs/${failed}/retry-with-input`, {
+      body: `{"input":${input}}`,
+    })
+    assert.equal(retried.status, 200, JSON.stringify(retried.json))
+    const run = await f.engine.getRun(retried.json.runId)
+    const kept = run?.input as Record<string, unknown>
+    assert.deepEqual(Object.keys(kept).sort(), ['__proto__', 'constructor'])
+    assert.equal(Object.getPrototypeOf(kept), Object.prototype, 'a key, not a prototype')
     assert.equal(prototypeSnapshot(), before_, 'Object.prototype untouched')
   })
 })

@@ -4,7 +4,7 @@
  * the engine from the config with them laid over it, and its own shutdown drains with the same
  * timeout.
  */
-import { InvalidArgumentError } from '@cairn/core'
+import { InvalidArgumentError, NUMBER_RANGES } from '@cairn/core'
 import type { ApplicationService } from '@adonisjs/core/types'
 import type { DurableOverrides } from '../types.ts'
 
@@ -17,8 +17,9 @@ export interface WorkFlags {
 export function workOverrides(flags: WorkFlags): DurableOverrides {
   const overrides: DurableOverrides = {}
   if (flags.concurrency !== undefined) {
-    if (!Number.isSafeInteger(flags.concurrency) || flags.concurrency <= 0)
-      throw invalidFlag('concurrency', 'a whole number ≥ 1', flags.concurrency)
+    const { min, max } = NUMBER_RANGES.count
+    if (!inRange(flags.concurrency, min, max))
+      throw invalidFlag('concurrency', `a whole number from ${min} to ${max}`, flags.concurrency)
     overrides.concurrency = flags.concurrency
   }
   if (flags.instanceId !== undefined) {
@@ -32,8 +33,13 @@ export function workOverrides(flags: WorkFlags): DurableOverrides {
     overrides.instanceId = flags.instanceId
   }
   if (flags.drainTimeout !== undefined) {
-    if (!Number.isSafeInteger(flags.drainTimeout) || flags.drainTimeout < 0)
-      throw invalidFlag('drain-timeout', 'a whole number of ms ≥ 0', flags.drainTimeout)
+    const { min, max } = NUMBER_RANGES.timeoutMs
+    if (!inRange(flags.drainTimeout, min, max))
+      throw invalidFlag(
+        'drain-timeout',
+        `a whole number of ms from ${min} to ${max}`,
+        flags.drainTimeout,
+      )
     overrides.drainTimeoutMs = flags.drainTimeout
   }
   return overrides
@@ -42,6 +48,10 @@ export function workOverrides(flags: WorkFlags): DurableOverrides {
 /** Hands the overrides to the provider, which reads them when the app boots. */
 export function bindOverrides(app: ApplicationService, overrides: DurableOverrides): void {
   app.container.bindValue('durable.overrides', overrides)
+}
+
+function inRange(value: unknown, min: number, max: number): boolean {
+  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max
 }
 
 function invalidFlag(flag: string, expected: string, got: unknown): InvalidArgumentError {

@@ -11,7 +11,7 @@ import type { StateStore } from '../contracts/state_store.ts'
 import { InvalidArgumentError } from '../errors/index.ts'
 import { systemClock } from '../clock/system_clock.ts'
 import { JsonCodec } from '../codec/index.ts'
-import { checkInteger, MAX_TIME_MS, MAX_TIMER_MS } from '../util/numbers.ts'
+import { checkInteger, MAX_TIME_MS, MAX_TIMER_MS, NUMBER_RANGES } from '../util/numbers.ts'
 import { assertIdentifier } from '../util/validate.ts'
 import { defaultLogger } from './default_logger.ts'
 
@@ -150,8 +150,7 @@ function validate(o: ResolvedEngineOptions, given: EngineOptions): void {
   }
 }
 
-/** Counts (runs at once, writes per batch): far above any machine, far below a typo's 2^53. */
-const MAX_COUNT = 1_000_000
+const MAX_COUNT = NUMBER_RANGES.count.max
 
 function positiveInteger(value: unknown, name: string, max: number): void {
   if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0 || value > max) {

@@ -18,6 +18,19 @@ export interface IntegerRange {
   max: number
 }
 
+/**
+ * The ranges public options share, so every package (engine, stores, dashboard, CLI, the
+ * AdonisJS config) refuses the same values the same way.
+ */
+export const NUMBER_RANGES = {
+  /** Things at once (runs, writes per batch, connections): far above any machine, far below a typo's 2^53. */
+  count: { min: 1, max: 1_000_000 },
+  /** A lease, or the period of a repeating timer: at least 1 ms, at most what one setTimeout holds. */
+  periodMs: { min: 1, max: MAX_TIMER_MS },
+  /** How long to wait for something: 0 (do not wait) up to the Date range. */
+  timeoutMs: { min: 0, max: MAX_TIME_MS },
+} as const satisfies Record<string, IntegerRange>
+
 /** `value` as an integer within `range`; E_INVALID_ARGUMENT naming `what` otherwise. */
 export function checkInteger(value: unknown, what: string, range: IntegerRange): number {
   if (typeof value === 'number' && Number.isInteger(value)) {

@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from '@cairn/core'
 import type { Pool } from 'mysql2/promise'
+import { POOL_SIZE, storeInteger } from '../option_numbers.ts'
 
 export interface MysqlStoreOptions {
   /** `mysql://user:password@host:port/database`; or give `pool`. */
@@ -56,9 +57,7 @@ export function resolveOptions(options: MysqlStoreOptions): ResolvedMysqlOptions
   }
   const database = options.database ?? (uri === undefined ? poolDatabase(pool) : uriDatabase(uri))
   validateDatabase(database)
-  if (!Number.isSafeInteger(max) || max < 1) {
-    throw new InvalidArgumentError(`mysql store: max must be an integer >= 1, got ${String(max)}`)
-  }
+  storeInteger('mysql', 'max', max, POOL_SIZE)
   return {
     uri: uri === undefined ? null : withoutDatabase(uri),
     pool: pool ?? null,
@@ -68,12 +67,11 @@ export function resolveOptions(options: MysqlStoreOptions): ResolvedMysqlOptions
   }
 }
 
-function idleTimeoutOf(seconds = DEFAULT_IDLE_TRANSACTION_TIMEOUT_S): number {
-  if (!Number.isSafeInteger(seconds) || seconds < 0 || seconds > MAX_IDLE_TRANSACTION_TIMEOUT_S)
-    throw new InvalidArgumentError(
-      `mysql store: idleTransactionTimeoutS must be whole seconds, 0..${MAX_IDLE_TRANSACTION_TIMEOUT_S}, got ${String(seconds)}`,
-    )
-  return seconds
+function idleTimeoutOf(seconds: unknown = DEFAULT_IDLE_TRANSACTION_TIMEOUT_S): number {
+  return storeInteger('mysql', 'idleTransactionTimeoutS (seconds)', seconds, {
+    min: 0,
+    max: MAX_IDLE_TRANSACTION_TIMEOUT_S,
+  })
 }
 
 function serverUri(options: MysqlStoreOptions): string | undefined {

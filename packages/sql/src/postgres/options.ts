@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from '@cairn/core'
 import type pg from 'pg'
+import { POOL_SIZE, storeInteger, WAIT_MS } from '../option_numbers.ts'
 
 export interface PostgresStoreOptions {
   /** `postgres://user@host:port/database`; or give `pool`. */
@@ -42,7 +43,6 @@ const MAX_IDENTIFIER_BYTES = 63
 
 export function resolveOptions(options: PostgresStoreOptions): ResolvedPostgresOptions {
   const { connectionString, pool, schema = 'public', max = DEFAULT_MAX } = options
-  const statementTimeoutMs = options.statementTimeoutMs ?? null
   if ((connectionString === undefined) === (pool === undefined)) {
     throw new InvalidArgumentError('postgres store: give exactly one of connectionString and pool')
   }
@@ -53,12 +53,23 @@ export function resolveOptions(options: PostgresStoreOptions): ResolvedPostgresO
     throw new InvalidArgumentError('postgres store: connectionString must be a non-empty string')
   }
   validateSchema(schema)
-  positiveInteger('max', max)
-  if (statementTimeoutMs !== null) positiveInteger('statementTimeoutMs', statementTimeoutMs)
-  const idleTransactionTimeoutMs =
-    options.idleTransactionTimeoutMs ?? DEFAULT_IDLE_TRANSACTION_TIMEOUT_MS
-  if (idleTransactionTimeoutMs !== 0)
-    positiveInteger('idleTransactionTimeoutMs', idleTransactionTimeoutMs)
+  storeInteger('postgres', 'max', max, POOL_SIZE)
+  // Only a left-out option takes its default: null is a value, and refused like any other.
+  const statementTimeoutMs =
+    options.statementTimeoutMs === undefined
+      ? null
+      : storeInteger('postgres', 'statementTimeoutMs', options.statementTimeoutMs, {
+          ...WAIT_MS,
+          min: 1,
+        })
+  const idleTransactionTimeoutMs = storeInteger(
+    'postgres',
+    'idleTransactionTimeoutMs',
+    options.idleTransactionTimeoutMs === undefined
+      ? DEFAULT_IDLE_TRANSACTION_TIMEOUT_MS
+      : options.idleTransactionTimeoutMs,
+    WAIT_MS,
+  )
   return {
     connectionString: connectionString ?? null,
     pool: pool ?? null,
@@ -79,14 +90,6 @@ export function validateSchema(schema: unknown): void {
   ) {
     throw new InvalidArgumentError(
       `postgres store: schema must be a name of 1 to ${MAX_IDENTIFIER_BYTES} bytes without NUL, got ${JSON.stringify(schema)}`,
-    )
-  }
-}
-
-function positiveInteger(name: string, value: unknown): void {
-  if (!Number.isSafeInteger(value) || (value as number) < 1) {
-    throw new InvalidArgumentError(
-      `postgres store: ${name} must be an integer >= 1, got ${String(value)}`,
     )
   }
 }

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '@cairn/core'
+import { storeInteger, WAIT_MS } from '../option_numbers.ts'
 
 export interface SqliteStoreOptions {
   /** Database file path, or ':memory:' (one connection only; for tests). */
@@ -35,10 +36,5 @@ export function resolveOptions(options: SqliteStoreOptions): ResolvedSqliteOptio
 
 /** `busyTimeoutMs`, checked; the default when not given. */
 export function resolveBusyTimeout(busyTimeoutMs: unknown = DEFAULT_BUSY_TIMEOUT_MS): number {
-  if (!Number.isSafeInteger(busyTimeoutMs) || (busyTimeoutMs as number) < 0) {
-    throw new InvalidArgumentError(
-      `sqlite store: busyTimeoutMs must be an integer >= 0, got ${String(busyTimeoutMs)}`,
-    )
-  }
-  return busyTimeoutMs as number
+  return storeInteger('sqlite', 'busyTimeoutMs', busyTimeoutMs, WAIT_MS)
 }

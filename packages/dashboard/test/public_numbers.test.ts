@@ -1,0 +1,49 @@
+/**
+ * Every number `createDashboard` takes, fed what a careless config sends (NaN, ±Infinity, -1, 0,
+ * fractions, 2^31, 2^53, strings, objects): refused with E_INVALID_ARGUMENT when the dashboard
+ * is made, or taken with its documented meaning — never clamped, rounded, or handed to a timer
+ * (a NaN stream period would be a 1 ms timer per open stream).
+ */
+import { test } from 'node:test'
+import { MAX_TIME_MS, MAX_TIMER_MS, MemoryStore, Engine, silentLogger } from '@cairn/core'
+import { createDashboard, type DashboardOptions } from '@cairn/dashboard'
+import { assertEveryProbe, int, type NumberEntry } from '../../core/test/number_probes.ts'
+import { SECRET } from './helpers.ts'
+
+const engine = new Engine({ store: new MemoryStore(), logger: silentLogger })
+
+/** Makes and closes a dashboard with `options`: resolves when they were taken. */
+async function make(options: Partial<DashboardOptions>): Promise<void> {
+  const dashboard = createDashboard({ engine, secret: SECRET, development: true, ...options })
+  await dashboard.close()
+}
+
+const ENTRIES: NumberEntry[] = [
+  {
+    name: 'createDashboard({ bulkLimit })',
+    accepts: (v) => int(v, 1, 10_000),
+    call: (v) => make({ bulkLimit: v as number }),
+  },
+  {
+    name: 'createDashboard({ sessionTtlMs })',
+    accepts: (v) => int(v, 1, MAX_TIME_MS / 2),
+    call: (v) => make({ sessionTtlMs: v as number }),
+  },
+  ...(['keepAliveMs', 'runPollMs', 'listPollMs'] as const).map((name) => ({
+    name: `createDashboard({ stream: { ${name} } })`,
+    accepts: (v: unknown) => int(v, 1, MAX_TIMER_MS),
+    call: (v: unknown) => make({ stream: { [name]: v as number } }),
+  })),
+]
+
+for (const entry of ENTRIES) {
+  void test(`${entry.name}: bad numbers are refused, valid ones taken`, () =>
+    assertEveryProbe(entry))
+}
+
+void test('createDashboard({ stream }): an object of periods, or refused', () =>
+  assertEveryProbe({
+    name: 'createDashboard({ stream })',
+    accepts: (v) => v !== null && typeof v === 'object' && !Array.isArray(v),
+    call: (v) => make({ stream: v as never }),
+  }))
