@@ -1,16 +1,18 @@
 /**
- * `npm run bench [-- --json] [-- --store memory,sqlite-full] [-- --suite engine,dashboard,render]`:
+ * `npm run bench [-- --json] [-- --store memory,sqlite-full] [-- --suite engine,dashboard,render,signals]`:
  * the engine suite — the standard workload per row, each in a fresh process, all in one run so
  * ratios compare like with like on this noisy machine; a table (or one JSON object per line
  * with --json) with engine/raw and engine/DBOS ratios; rows needing Postgres join the default
  * set only when it answers — then the dashboard API suite (bench/dashboard/suite.ts) and the
  * console render figure (bench/dashboard/render_suite.ts). `--suite engine,dashboard,render`
- * selects (default: all three); `--store` alone means the engine suite only.
+ * selects (default: those three; `signals`, what one signal costs as an inbox grows
+ * (bench/signals/suite.ts), on request); `--store` alone means the engine suite only.
  */
 import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { runRenderSuite } from './dashboard/render_suite.ts'
 import { runDashboardSuite } from './dashboard/suite.ts'
+import { runSignalSuite } from './signals/suite.ts'
 import { mysqlAvailable } from './mysql_service.ts'
 import { postgresAvailable } from './postgres_service.ts'
 import { ROWS } from './rows.ts'
@@ -46,15 +48,17 @@ if (json) for (const row of rows) console.log(JSON.stringify(row))
 else if (rows.length > 0) printTable(rows)
 if (suites.includes('dashboard')) await runDashboardSuite({ json })
 if (suites.includes('render')) runRenderSuite({ json })
+if (suites.includes('signals')) await runSignalSuite({ json })
 
 /** --suite's list; default every suite, or the engine suite alone with --store. */
 function selectSuites(): string[] {
-  const known = ['engine', 'dashboard', 'render']
+  const known = ['engine', 'dashboard', 'render', 'signals']
   const arg = args.find((a, i) => args[i - 1] === '--suite' || a.startsWith('--suite='))
   const named = arg?.replace('--suite=', '').split(',').filter(Boolean)
   for (const s of named ?? [])
     if (!known.includes(s)) throw new Error(`--suite ${s}: unknown (known: ${known.join(', ')})`)
-  return named ?? (storeArg === undefined ? known : ['engine'])
+  // The signals suite is on request: it measures one cost, not the standard workload.
+  return named ?? (storeArg === undefined ? known.filter((s) => s !== 'signals') : ['engine'])
 }
 
 /** Rows named by --store (their services must answer), else the default set minus rows whose service is down. */

@@ -21,6 +21,7 @@ import { eventTests } from './events.ts'
 import { facetTests } from './facets.ts'
 import { definer, type StoreFactory, type TestFn } from './harness.ts'
 import { inboxTests } from './inbox.ts'
+import { wakeOnTests } from './wake_on.ts'
 import { listFilterTests } from './list_filters.ts'
 import { leaseRecoveryTests } from './lease_recovery.ts'
 import { listRunsTests } from './list_runs.ts'
@@ -48,6 +49,7 @@ export function storeConformance(test: TestFn, factory: StoreFactory): void {
   cancelTests(definer(test, factory, 'cancelRun'))
   requeueTests(definer(test, factory, 'requeueRun'))
   inboxTests(definer(test, factory, 'inbox (signals)'))
+  wakeOnTests(definer(test, factory, 'inbox wake filters'))
   childrenTests(definer(test, factory, 'child runs'))
   continuationTests(definer(test, factory, 'continueAsNew'))
   eventTests(definer(test, factory, 'broadcast events'))

@@ -155,6 +155,14 @@ export interface SuspendRunOp {
   /** The highest inbox seq the turn has read (0: none). */
   inboxSeen: number
   /**
+   * The message names that can end one of the run's open waits (a signal's name, a child's
+   * result, a cancel…). While the run waits, a delivery of another name is stored and counted
+   * but does not make the run claimable: it would only replay the run to find nothing to do,
+   * a cost that grows with the inbox. Absent or null: every message wakes the run. Kept with
+   * the run until its next suspend; the inboxSeen rule above is not filtered by it.
+   */
+  wakeOn?: readonly string[] | null
+  /**
    * Event waits to register (`ctx.waitForEvent`), written in the same transaction iff the
    * suspend applies; a wait already registered at (runId, seq) is kept as it is. Absent or
    * empty: no event wait, and nothing more is written.
@@ -172,8 +180,9 @@ export type EventWaitToRegister = Omit<EventWaitRecord, 'runId'>
  * safe only with a `dedupeId` (without one, a retry may store the message twice: callers that
  * may retry must give one). Accepting: the run's `inboxSeq` is incremented, the message
  * stored under it, and a `waiting` run becomes claimable now (`availableAt = min(availableAt,
- * now)`); a pending, running or parked run keeps its `availableAt` (a running one sees the
- * message at its next suspend, a parked one when unparked). Not fenced: callers send it.
+ * now)`) when its last suspend's `wakeOn` is null or names the message; a pending, running or
+ * parked run keeps its `availableAt` (a running one sees the message at its next suspend, a
+ * parked one when unparked). O(1) in the size of the run's inbox. Not fenced: callers send it.
  * Results: `delivered` (with `seq`, `duplicate`), `terminal`, `not_found`.
  */
 export interface DeliverMessageOp {

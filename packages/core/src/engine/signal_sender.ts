@@ -92,7 +92,7 @@ export async function deliverSignal(
   // If it is executing here, busy, its turn reads the message now.
   if (!receipt.duplicate) {
     deps.driver.wake(deps.options.clock.now())
-    deps.driver.turnOf(runId)?.inboxChanged()
+    deps.driver.turnOf(runId)?.inboxChanged(name)
   }
   return receipt
 }

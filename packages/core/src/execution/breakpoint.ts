@@ -35,7 +35,7 @@ export function breakpoint<T = unknown>(rt: TurnRuntime, label: string): Promise
             startedAt,
           })
         : null
-    rt.waitDurably(seq, null, `breakpoint "${label}"`, pending)
+    rt.waitDurably(seq, null, `breakpoint "${label}"`, pending, continueSignalName(seq))
   }
   return outcome
 }

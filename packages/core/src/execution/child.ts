@@ -56,7 +56,14 @@ export function startChild<O>(
             startedAt,
           })
         : null
-    rt.waitDurably(seq, null, `child "${workflow}" ${childRunId}`, pending, wait)
+    rt.waitDurably(
+      seq,
+      null,
+      `child "${workflow}" ${childRunId}`,
+      pending,
+      childSignalName(seq),
+      wait,
+    )
   }
   if (record !== undefined) wait()
   else void start(rt, { seq, workflow, input, childRunId, options }, step, wait)

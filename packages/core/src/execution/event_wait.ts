@@ -53,7 +53,15 @@ export function waitForEvent<T>(
       // No re-evaluation in a busy turn (no `recheck`, unlike signal waits): publishers reach
       // the wait only once it is registered, with the run's suspend, and that suspend reads the
       // log for what it missed — a timeout decided before then could pass over an event.
-      rt.waitDurably(seq, deadline, `event "${name}"`, pending, undefined, registration)
+      rt.waitDurably(
+        seq,
+        deadline,
+        `event "${name}"`,
+        pending,
+        eventMessageName(seq),
+        undefined,
+        registration,
+      )
     }
   }
   const message = rt.takeMessage(eventMessageName(seq))

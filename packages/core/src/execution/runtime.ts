@@ -142,6 +142,8 @@ export interface TurnRuntime {
    * `recheck` (a wait a message ends), a turn that stays busy re-evaluates it itself: when a
    * new message for the run is read, and at `wakeAt` — so it can win a race against a long
    * step. `recheck` either completes the position or calls `waitDurably` again.
+   * `message`: the name of the message that ends the wait (what it takes from the inbox): while
+   * the run is suspended, only such a message (or a cancel) wakes it.
    * `event`: an event wait, registered with the suspend (and checked against the event log
    * once the suspend is durable) so publishers deliver to it.
    */
@@ -150,6 +152,7 @@ export interface TurnRuntime {
     wakeAt: number | null,
     label: string,
     pending: CheckpointRecord | null,
+    message: string,
     recheck?: () => void,
     event?: EventWaitToRegister,
   ): void

@@ -53,7 +53,7 @@ export function waitForMessage<T>(
       const error = new SignalTimeoutError(name, timeoutMs ?? deadline - startedAt)
       rt.complete(step, { ok: false, error: encodeError(error, rt.codec) })
     } else {
-      rt.waitDurably(seq, deadline, `signal "${name}"`, pending, evaluate)
+      rt.waitDurably(seq, deadline, `signal "${name}"`, pending, name, evaluate)
     }
   }
   evaluate()

@@ -123,6 +123,8 @@ interface DurableWait {
   wakeAt: number | null
   label: string
   pending: CheckpointRecord | null
+  /** The message that ends the wait (its name in the inbox); none for a timer. */
+  message?: string
   /** Re-evaluates the wait in this turn (a message arrived, or its time came), if it can. */
   recheck?: () => void
   /** An event wait's registration, written with the suspend. */
@@ -526,13 +528,20 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     this.checkIdleSoon()
   }
 
-  /** A message for this run was accepted in this process: a busy turn reads it now. */
-  inboxChanged(): void {
+  /**
+   * A message for this run was accepted in this process: a busy turn reads it now — unless
+   * `name` says no open wait can take it (it stays in the inbox for a later wait, and a read
+   * would cost the whole inbox for nothing).
+   */
+  inboxChanged(name?: string): void {
+    if (name !== undefined && name !== CANCEL_SIGNAL && !this.hasMessageWaits(name)) return
     if (this.hasMessageWaits()) void this.inboxWatch.read()
   }
 
-  private hasMessageWaits(): boolean {
-    for (const wait of this.waits.values()) if (wait.recheck !== undefined) return true
+  /** Whether a wait a message ends is open (one taking `name`, when given). */
+  private hasMessageWaits(name?: string): boolean {
+    for (const wait of this.waits.values())
+      if (wait.recheck !== undefined && (name === undefined || wait.message === name)) return true
     return false
   }
 
@@ -609,10 +618,11 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     wakeAt: number | null,
     label: string,
     pending: CheckpointRecord | null,
+    message: string,
     recheck?: () => void,
     event?: EventWaitToRegister,
   ): void {
-    const wait: DurableWait = { wakeAt, label, pending }
+    const wait: DurableWait = { wakeAt, label, pending, message }
     if (recheck !== undefined) wait.recheck = recheck
     if (event !== undefined) {
       wait.event = event

@@ -21,6 +21,7 @@ import { childOutcomeMessage } from './child_outcome.ts'
 import { successorRunId } from './continue_as_new.ts'
 import { catchUpEvents } from './event_catch_up.ts'
 import { encodeError, encodeValue } from './outcome.ts'
+import { wakeOnOf } from './wake_names.ts'
 import type { Turn, TurnDeps } from './turn.ts'
 
 export type TurnEnd =
@@ -36,6 +37,7 @@ interface WaitInfo {
   wakeAt: number | null
   label: string
   pending: CheckpointRecord | null
+  message?: string
   event?: EventWaitToRegister
 }
 
@@ -182,6 +184,7 @@ export class TurnEnding {
       wakeAt: minOf(wakeAt, checkBack),
       waitingOn,
       inboxSeen,
+      wakeOn: wakeOnOf(list),
     }
     const eventWaits = list.flatMap((w) => (w.event === undefined ? [] : [w.event]))
     if (eventWaits.length > 0) suspend.eventWaits = eventWaits

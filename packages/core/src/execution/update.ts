@@ -74,7 +74,7 @@ function nextDecision<A>(
       const error = new SignalTimeoutError(`update:${name}`, timeoutMs ?? deadline - startedAt)
       rt.complete(step, { ok: false, error: encodeError(error, rt.codec) })
     } else {
-      rt.waitDurably(seq, deadline, `update "${name}"`, pending, evaluate)
+      rt.waitDurably(seq, deadline, `update "${name}"`, pending, updateSignalName(name), evaluate)
     }
   }
   evaluate()

@@ -73,7 +73,8 @@ CREATE TABLE cairn_runs (
   tags text,
   origin_kind text,
   origin_run_id text COLLATE "C",
-  origin_from_seq bigint
+  origin_from_seq bigint,
+  wake_on text
 );
 
 CREATE TABLE cairn_schema (

@@ -229,7 +229,7 @@ const WRITES: Readonly<Record<OpKind, (tables: Tables, now: () => string) => str
   // (run_key, dedupe_id), a retryable failure; the retry reports the duplicate.
   deliver: (tables, now) => `dd AS (SELECT dv.ord, m.seq FROM dv JOIN lk ON lk.id = dv.run_id
       JOIN ${tables.messages} m ON m.run_key = lk.key AND m.dedupe_id = dv.dedupe_id),
-du AS (UPDATE ${tables.runs} r SET ${deliverAssignments('r', '', now())}
+du AS (UPDATE ${tables.runs} r SET ${deliverAssignments('r', '', now(), '1', namedBy('r', 'dv.name'))}
     FROM dv JOIN lk ON lk.id = dv.run_id
     WHERE r.key = lk.key AND lk.status NOT IN ${TERMINAL_STATUSES}
       AND NOT EXISTS (SELECT 1 FROM dd WHERE dd.ord = dv.ord)
@@ -237,6 +237,11 @@ du AS (UPDATE ${tables.runs} r SET ${deliverAssignments('r', '', now())}
 mi AS (INSERT INTO ${tables.messages} (run_key, seq, kind, name, dedupe_id, payload, accepted_at)
     SELECT du.key, du.inbox_seq, dv.kind, dv.name, dv.dedupe_id, dv.payload, ${now()}
     FROM du JOIN dv ON dv.ord = du.ord)`,
+}
+
+/** SQL: the message `name` is one the run row `run` waits for (its wake_on, wake_on.ts). */
+function namedBy(run: string, name: string): string {
+  return `${run}.wake_on IS NULL OR strpos(${run}.wake_on, ' ' || ${name} || ' ') > 0`
 }
 
 /**
@@ -294,8 +299,10 @@ na AS (SELECT np.* FROM np
         WHERE m.run_key = np.run_key AND m.dedupe_id = np.dedupe_id)
       AND NOT EXISTS (SELECT 1 FROM np e
         WHERE e.run_key = np.run_key AND e.dedupe_id = np.dedupe_id AND e.ord < np.ord)),
-nu AS (UPDATE ${tables.runs} r SET ${deliverAssignments('r', '', now(), 'nc.n')}
-    FROM (SELECT run_key, count(*) AS n FROM na GROUP BY run_key) nc WHERE r.key = nc.run_key
+nu AS (UPDATE ${tables.runs} r SET ${deliverAssignments('r', '', now(), 'nc.n', 'nc.named')}
+    FROM (SELECT na.run_key, count(*) AS n, bool_or(${namedBy('w', 'na.name')}) AS named
+        FROM na JOIN ${tables.runs} w ON w.key = na.run_key GROUP BY na.run_key) nc
+    WHERE r.key = nc.run_key
     RETURNING r.key, r.inbox_seq - nc.n AS seq_before,
       CASE WHEN r.status = 'waiting' THEN r.available_at END AS wake_at),
 ni AS (INSERT INTO ${tables.messages} (run_key, seq, kind, name, dedupe_id, payload, accepted_at)

@@ -25,6 +25,8 @@ export interface InboxRun {
   key: number
   status: RunStatus
   inboxSeq: number
+  /** The names that wake the run while it waits (wake_on.ts); null: any. */
+  wakeOn: string | null
 }
 
 interface Accepted {
@@ -39,6 +41,8 @@ export interface InboxWrites {
   messages: Accepted[]
   /** Messages accepted per run key. */
   added: Map<number, number>
+  /** Run keys accepting a message their wake_on names (or with no wake_on). */
+  named: Set<number>
   /** The seq of each applying delivery, by its batch index. */
   seqs: Map<number, number>
 }
@@ -92,7 +96,7 @@ export function acceptMessages(
   runs: ReadonlyMap<string, InboxRun>,
   dedupes: ReadonlyMap<string, number>,
 ): InboxWrites {
-  const inbox: InboxWrites = { messages: [], added: new Map(), seqs: new Map() }
+  const inbox: InboxWrites = { messages: [], added: new Map(), named: new Set(), seqs: new Map() }
   const taken = new Set<string>()
   wave.forEach(({ op, index }, i) => {
     if (!applies[i]) return
@@ -104,6 +108,7 @@ export function acceptMessages(
     if (dedupe !== null) taken.add(dedupe)
     const added = (inbox.added.get(run.key) ?? 0) + 1
     inbox.added.set(run.key, added)
+    if (run.wakeOn === null || run.wakeOn.includes(` ${message.name} `)) inbox.named.add(run.key)
     const seq = run.inboxSeq + added
     inbox.messages.push({ runKey: run.key, seq, ord: index, message })
     if (op.type === 'deliverMessage') inbox.seqs.set(index, seq)
@@ -111,7 +116,7 @@ export function acceptMessages(
   return inbox
 }
 
-/** The accepted messages counted on their runs (`inbox_seq + added`), waking waiting ones. */
+/** The accepted messages counted on their runs (`inbox_seq + added`), waking waiting ones they name. */
 export function countMessages(
   ctx: SqlContext,
   inbox: InboxWrites,
@@ -122,12 +127,15 @@ export function countMessages(
   const columns = [
     ['run_key', 'bigint'],
     ['added', 'bigint'],
+    ['named', 'int'],
   ] as const
-  const source = ctx.dialect.rowSource(p, 'v', columns, [...inbox.added])
+  const rows = [...inbox.added].map(([key, added]) => [key, added, inbox.named.has(key) ? 1 : 0])
+  const source = ctx.dialect.rowSource(p, 'v', columns, rows)
   // One placeholder per use: `?` cannot be repeated (the source's placeholder comes first).
   const at = () => p.add(now)
   const on = `r.key = v.run_key AND r.status NOT IN ${TERMINAL_STATUSES}`
-  const assign = (set: string) => deliverAssignments('r', set, at, 'v.added')
+  // Decided on the locked row's wake_on, read in this transaction (lockState).
+  const assign = (set: string) => deliverAssignments('r', set, at, 'v.added', 'v.named = 1')
   return p.statement(ctx.dialect.updateFrom(ctx.tables.runs, 'r', source, on, assign))
 }
 

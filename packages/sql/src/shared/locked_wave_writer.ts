@@ -67,6 +67,7 @@ interface LockedRun {
   status: RunStatus
   epoch: number
   inboxSeq: number
+  wakeOn: string | null
 }
 
 interface LockedState {
@@ -109,17 +110,18 @@ async function lockState(ctx: SqlContext, session: SqlSession, wave: Wave): Prom
   const p = new Params(dialect)
   const notified = wave.flatMap(({ op }) => noticeOf(op)?.runId ?? [])
   const ids = [...new Set([...wave.map(({ op }) => runIdOf(op)), ...notified])]
-  const text = `SELECT r.key, r.id, r.status, r.lease_epoch, r.inbox_seq FROM ${tables.runs} r
+  const text = `SELECT r.key, r.id, r.status, r.lease_epoch, r.inbox_seq, r.wake_on FROM ${tables.runs} r
     WHERE ${dialect.inList(p, 'r.id', ids, 'text')} ORDER BY r.key ${dialect.lockRows}`
   const { rows } = await session.query(p.statement(text))
   const runs = new Map(
-    rows.map(([key, id, status, epoch, inboxSeq]) => [
+    rows.map(([key, id, status, epoch, inboxSeq, wakeOn]) => [
       id as string,
       {
         key: toSafeInteger(key, 'key'),
         status: status as RunStatus,
         epoch: toSafeInteger(epoch, 'lease_epoch'),
         inboxSeq: toSafeInteger(inboxSeq, 'inbox_seq'),
+        wakeOn: (wakeOn as string | null) ?? null,
       },
     ]),
   )

@@ -7,6 +7,7 @@
 import type { MessageToDeliver, StoreOp } from '@cairn/core/contracts'
 import type { SqlType } from './dialect.ts'
 import { CHECKPOINT_COLUMNS, checkpointValues } from './row_mapping.ts'
+import { wakeOnText } from './wake_on.ts'
 
 /**
  * The statement an op belongs to. `lease` covers every fenced write to the run row made by
@@ -107,6 +108,8 @@ export const SOURCE_COLUMNS: Readonly<Record<OpKind, Columns>> = {
     ['finished_at', 'bigint'],
     // A suspend's inboxSeen (null for the other lease writes): see leaseAssignments.
     ['inbox_seen', 'bigint'],
+    // A suspend's wakeOn (wake_on.ts); the other lease writes keep the stored value.
+    ['wake_on', 'text'],
     ['continued_to', 'text'],
   ],
   cancel: [
@@ -206,26 +209,49 @@ type LeaseOp = Exclude<
 
 /**
  * status, available_at, waiting_on, output, error, park_reason, finished_at, inbox_seen,
- * continued_to of a lease write.
+ * wake_on, continued_to of a lease write.
  */
 function leaseTarget(op: LeaseOp, now: number): unknown[] {
   switch (op.type) {
     case 'suspendRun':
-      return ['waiting', op.wakeAt, op.waitingOn, null, null, null, null, op.inboxSeen, null]
+      return [
+        'waiting',
+        op.wakeAt,
+        op.waitingOn,
+        null,
+        null,
+        null,
+        null,
+        op.inboxSeen,
+        wakeOnText(op.wakeOn),
+        null,
+      ]
     case 'releaseRun':
-      return ['pending', op.availableAt, null, null, null, null, null, null, null]
+      return ['pending', op.availableAt, null, null, null, null, null, null, null, null]
     case 'finishRun':
-      return [op.status, null, null, op.output, op.error, null, now, null, op.continuedTo ?? null]
+      return [
+        op.status,
+        null,
+        null,
+        op.output,
+        op.error,
+        null,
+        now,
+        null,
+        null,
+        op.continuedTo ?? null,
+      ]
     case 'parkRun':
-      return ['parked', null, null, null, null, JSON.stringify(op.reason), null, null, null]
+      return ['parked', null, null, null, null, JSON.stringify(op.reason), null, null, null, null]
     case 'renewLease':
-      return ['running', now + op.leaseMs, null, null, null, null, null, null, null]
+      return ['running', now + op.leaseMs, null, null, null, null, null, null, null, null]
   }
 }
 
 /** Columns of the run row only some lease writes assign; the others keep the stored value. */
 const ASSIGNED_BY: ReadonlyArray<readonly [column: string, opType: StoreOp['type']]> = [
   ['waiting_on', 'suspendRun'],
+  ['wake_on', 'suspendRun'],
   ['output', 'finishRun'],
   ['error', 'finishRun'],
   ['finished_at', 'finishRun'],
@@ -275,12 +301,20 @@ export function leaseAssignments(
 /**
  * The SET list of a delivery: the next inbox seq (`added`: the SQL of how many messages the
  * run accepts at once, 1 for a delivery), and a waiting run claimable now unless it
- * already is sooner (`available_at = min(available_at, now)`, NULL counting as never); a
- * pending, running or parked run keeps its `available_at`. Reads only columns it does not
- * assign, or its own, so MySQL's left-to-right SET gives the same as Postgres.
+ * already is sooner (`available_at = min(available_at, now)`, NULL counting as never) —
+ * when `named` holds: the SQL saying one of the messages is one the run's `wake_on` names
+ * (wake_on.ts). A pending, running or parked run keeps its `available_at`. Reads only
+ * columns it does not assign, or its own, so MySQL's left-to-right SET gives the same as
+ * Postgres.
  */
-export function deliverAssignments(target: string, set: string, now: NowSql, added = '1'): string {
-  const wakes = `${target}.status = 'waiting' AND (${target}.available_at IS NULL OR ${target}.available_at > ${nowText(now)})`
+export function deliverAssignments(
+  target: string,
+  set: string,
+  now: NowSql,
+  added: string,
+  named: string,
+): string {
+  const wakes = `${target}.status = 'waiting' AND (${named}) AND (${target}.available_at IS NULL OR ${target}.available_at > ${nowText(now)})`
   return [
     `${set}inbox_seq = ${target}.inbox_seq + ${added}`,
     `${set}available_at = CASE WHEN ${wakes} THEN ${nowText(now)} ELSE ${target}.available_at END`,

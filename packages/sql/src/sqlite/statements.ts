@@ -52,8 +52,8 @@ const SQL = {
   // inboxSeen, now, wakeAt, … A message accepted after the turn read the inbox leaves the run
   // claimable now: decided in the write itself, on the row the message counter lives on.
   suspendRun: `UPDATE cairn_runs SET status = 'waiting',
-    available_at = CASE WHEN inbox_seq > ? THEN ? ELSE ? END, waiting_on = ?, updated_at = ?
-    ${FENCED} RETURNING available_at`,
+    available_at = CASE WHEN inbox_seq > ? THEN ? ELSE ? END, waiting_on = ?, wake_on = ?,
+    updated_at = ? ${FENCED} RETURNING available_at`,
   releaseRun: `UPDATE cairn_runs SET status = 'pending', available_at = ?, updated_at = ? ${FENCED}`,
   finishRun: `UPDATE cairn_runs SET status = ?, output = ?, error = ?, continued_to = ?,
     available_at = NULL, finished_at = ?, updated_at = ? ${FENCED}`,
@@ -68,9 +68,12 @@ const SQL = {
   // The run a delivery goes to, and the seq its dedupe id was accepted under (NULL: new).
   selectDelivery: `SELECT r.key, r.status, r.lease_epoch, m.seq FROM cairn_runs r
     LEFT JOIN cairn_messages m ON m.run_key = r.key AND m.dedupe_id = ? WHERE r.id = ?`,
-  // now ×3, run key: the next seq; a waiting run claimable now unless due sooner.
+  // name, now ×3, run key: the next seq; a waiting run claimable now unless due sooner, when
+  // its wake_on names the message (wake_on.ts).
   countMessage: `UPDATE cairn_runs SET inbox_seq = inbox_seq + 1,
-    available_at = CASE WHEN status = 'waiting' AND (available_at IS NULL OR available_at > ?)
+    available_at = CASE WHEN status = 'waiting'
+        AND (wake_on IS NULL OR instr(wake_on, ' ' || ? || ' ') > 0)
+        AND (available_at IS NULL OR available_at > ?)
       THEN ? ELSE available_at END, updated_at = ?
     WHERE key = ? RETURNING inbox_seq`,
   insertMessage: `INSERT INTO cairn_messages (run_key, seq, kind, name, dedupe_id, payload, accepted_at)

@@ -39,6 +39,8 @@ export function suspendRun(store: StoreState, op: SuspendRunOp, now: number): Op
     now,
   )
   if (result.status !== 'applied') return result
+  const state = store.runs.get(op.fence.runId)
+  if (state !== undefined) state.wakeOn = op.wakeOn == null ? null : new Set(op.wakeOn)
   for (const wait of op.eventWaits ?? []) store.events.register(op.fence.runId, wait)
   return { status: 'applied', availableAt: store.runs.get(op.fence.runId)?.run.availableAt ?? null }
 }

@@ -27,8 +27,12 @@ function deliver(store: StoreState, message: MessageToDeliver, now: number): OpR
   const seq = run.inboxSeq + 1
   state.inbox.push({ runId, seq, kind, name, dedupeId, payload, acceptedAt: now })
   if (dedupeId !== null) state.dedupeIds.set(dedupeId, seq)
-  // Only a waiting run is woken here; a running one sees the message when it suspends.
-  const wake = run.status === 'waiting' && (run.availableAt === null || run.availableAt > now)
+  // Only a waiting run is woken here, and only by a message one of its waits can take; a
+  // running one sees the message when it suspends.
+  const wake =
+    run.status === 'waiting' &&
+    (state.wakeOn === null || state.wakeOn.has(name)) &&
+    (run.availableAt === null || run.availableAt > now)
   store.change(state, wake ? { inboxSeq: seq, availableAt: now } : { inboxSeq: seq }, now)
   return { status: 'delivered', seq, duplicate: false }
 }

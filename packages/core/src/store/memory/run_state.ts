@@ -21,6 +21,8 @@ export interface RunState {
   dedupeIds: Map<string, number>
   /** Search attributes by name (values owned by the store: Dates are never handed out). */
   searchAttributes: Map<string, SearchAttributeValue>
+  /** The message names that wake the run while it waits (its last suspend's `wakeOn`); null: any. */
+  wakeOn: ReadonlySet<string> | null
   /** Bumped whenever the run is re-indexed for claims: index entries with an older token are stale. */
   claimToken: number
   /** True while the run has a live entry in the claim index. */
@@ -45,6 +47,7 @@ export function newRunState(run: RunRecord): RunState {
     inbox: [],
     dedupeIds: new Map(),
     searchAttributes: new Map(),
+    wakeOn: null,
     claimToken: 0,
     indexed: false,
   }

@@ -7,6 +7,7 @@ import { events } from './005_events.ts'
 import { searchAttributes } from './006_search_attributes.ts'
 import { lineage } from './007_lineage.ts'
 import { checkpointInput } from './008_checkpoint_input.ts'
+import { wakeOn } from './009_wake_on.ts'
 
 /** Every MySQL/MariaDB migration, in revision order. Append only; each statement idempotent. */
 export const migrations: readonly Migration[] = [
@@ -18,6 +19,7 @@ export const migrations: readonly Migration[] = [
   searchAttributes,
   lineage,
   checkpointInput,
+  wakeOn,
 ]
 
 export const latestRevision = migrations.length

@@ -6,6 +6,7 @@ import { events } from './005_events.ts'
 import { searchAttributes } from './006_search_attributes.ts'
 import { lineage } from './007_lineage.ts'
 import { checkpointInput } from './008_checkpoint_input.ts'
+import { wakeOn } from './009_wake_on.ts'
 import type { Migration } from './migration.ts'
 
 export type { Migration } from './migration.ts'
@@ -20,6 +21,7 @@ export const migrations: readonly Migration[] = [
   searchAttributes,
   lineage,
   checkpointInput,
+  wakeOn,
 ]
 
 export const latestRevision = migrations.length

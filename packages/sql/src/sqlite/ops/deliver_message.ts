@@ -33,7 +33,9 @@ function deliver(s: Statements, message: MessageToDeliver, now: number): OpResul
       current: { status: found.status as RunStatus, epoch: found.lease_epoch },
     }
   }
-  const { inbox_seq: seq } = s.countMessage.get(now, now, now, found.key) as { inbox_seq: number }
+  const { inbox_seq: seq } = s.countMessage.get(name, now, now, now, found.key) as {
+    inbox_seq: number
+  }
   s.insertMessage.run(found.key, seq, kind, name, dedupeId, payload, now)
   return { status: 'delivered', seq, duplicate: false }
 }

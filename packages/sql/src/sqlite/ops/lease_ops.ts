@@ -8,6 +8,7 @@ import type {
   SuspendRunOp,
 } from '@cairn/core/contracts'
 import type { Statements } from '../statements.ts'
+import { wakeOnText } from '../../shared/wake_on.ts'
 import { notify } from './deliver_message.ts'
 import { clearEventWaits, registerEventWaits } from './event_ops.ts'
 import { fencedResult, fencedWrite } from './fenced_result.ts'
@@ -20,6 +21,7 @@ export function suspendRun(s: Statements, op: SuspendRunOp, now: number): OpResu
     now,
     op.wakeAt,
     op.waitingOn,
+    wakeOnText(op.wakeOn),
     now,
     fence.runId,
     fence.epoch,

@@ -1,0 +1,13 @@
+import type { Migration } from '../../shared/migration.ts'
+import type { Tables } from '../../shared/tables.ts'
+
+/**
+ * The message names that wake a waiting run: the SQLite migration 9 in Postgres types
+ * (` name name `, matched with strpos; NULL: any message wakes). Nullable without default:
+ * adding it rewrites nothing.
+ */
+export const wakeOn: Migration = {
+  revision: 9,
+  name: 'wake_on',
+  statements: (t: Tables) => [`ALTER TABLE ${t.runs} ADD COLUMN wake_on TEXT`],
+}
