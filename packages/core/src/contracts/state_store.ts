@@ -159,7 +159,10 @@ export interface SuspendRunOp {
    * result, a cancel…). While the run waits, a delivery of another name is stored and counted
    * but does not make the run claimable: it would only replay the run to find nothing to do,
    * a cost that grows with the inbox. Absent or null: every message wakes the run. Kept with
-   * the run until its next suspend; the inboxSeen rule above is not filtered by it.
+   * the run for the lease epoch of this suspend: names written in an earlier epoch count as
+   * null (a writer of an earlier version suspending without them, during a rolling upgrade,
+   * must not leave the run behind names it does not wait for). The inboxSeen rule above is not
+   * filtered by it.
    */
   wakeOn?: readonly string[] | null
   /**

@@ -74,7 +74,8 @@ CREATE TABLE cairn_runs (
   origin_kind text,
   origin_run_id text COLLATE "C",
   origin_from_seq bigint,
-  wake_on text
+  wake_on text,
+  wake_epoch bigint
 );
 
 CREATE TABLE cairn_schema (

@@ -239,9 +239,13 @@ mi AS (INSERT INTO ${tables.messages} (run_key, seq, kind, name, dedupe_id, payl
     FROM du JOIN dv ON dv.ord = du.ord)`,
 }
 
-/** SQL: the message `name` is one the run row `run` waits for (its wake_on, wake_on.ts). */
+/**
+ * SQL: the message `name` is one the run row `run` waits for (its wake_on, when written in its
+ * current lease epoch; wake_on.ts).
+ */
 function namedBy(run: string, name: string): string {
-  return `${run}.wake_on IS NULL OR strpos(${run}.wake_on, ' ' || ${name} || ' ') > 0`
+  return `${run}.wake_on IS NULL OR ${run}.wake_epoch IS DISTINCT FROM ${run}.lease_epoch
+    OR strpos(${run}.wake_on, ' ' || ${name} || ' ') > 0`
 }
 
 /**

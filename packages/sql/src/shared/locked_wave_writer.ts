@@ -110,18 +110,19 @@ async function lockState(ctx: SqlContext, session: SqlSession, wave: Wave): Prom
   const p = new Params(dialect)
   const notified = wave.flatMap(({ op }) => noticeOf(op)?.runId ?? [])
   const ids = [...new Set([...wave.map(({ op }) => runIdOf(op)), ...notified])]
-  const text = `SELECT r.key, r.id, r.status, r.lease_epoch, r.inbox_seq, r.wake_on FROM ${tables.runs} r
+  const text = `SELECT r.key, r.id, r.status, r.lease_epoch, r.inbox_seq, r.wake_on, r.wake_epoch
+    FROM ${tables.runs} r
     WHERE ${dialect.inList(p, 'r.id', ids, 'text')} ORDER BY r.key ${dialect.lockRows}`
   const { rows } = await session.query(p.statement(text))
   const runs = new Map(
-    rows.map(([key, id, status, epoch, inboxSeq, wakeOn]) => [
+    rows.map(([key, id, status, epoch, inboxSeq, wakeOn, wakeEpoch]) => [
       id as string,
       {
         key: toSafeInteger(key, 'key'),
         status: status as RunStatus,
         epoch: toSafeInteger(epoch, 'lease_epoch'),
         inboxSeq: toSafeInteger(inboxSeq, 'inbox_seq'),
-        wakeOn: (wakeOn as string | null) ?? null,
+        wakeOn: currentWakeOn(wakeOn, wakeEpoch, epoch),
       },
     ]),
   )
@@ -130,6 +131,15 @@ async function lockState(ctx: SqlContext, session: SqlSession, wave: Wave): Prom
     checkpoints: await lockCheckpoints(ctx, session, wave),
     dedupes: await lockDedupes(ctx, session, wave, runs),
   }
+}
+
+/** A run's wake_on, when its current lease epoch wrote it; null (any message wakes) otherwise. */
+function currentWakeOn(wakeOn: unknown, wakeEpoch: unknown, epoch: unknown): string | null {
+  if (wakeOn === null || wakeOn === undefined || wakeEpoch === null || wakeEpoch === undefined)
+    return null
+  return toSafeInteger(wakeEpoch, 'wake_epoch') === toSafeInteger(epoch, 'lease_epoch')
+    ? (wakeOn as string)
+    : null
 }
 
 async function lockCheckpoints(

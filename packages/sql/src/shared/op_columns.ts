@@ -108,8 +108,9 @@ export const SOURCE_COLUMNS: Readonly<Record<OpKind, Columns>> = {
     ['finished_at', 'bigint'],
     // A suspend's inboxSeen (null for the other lease writes): see leaseAssignments.
     ['inbox_seen', 'bigint'],
-    // A suspend's wakeOn (wake_on.ts); the other lease writes keep the stored value.
+    // A suspend's wakeOn and its epoch (wake_on.ts); the other lease writes keep the stored values.
     ['wake_on', 'text'],
+    ['wake_epoch', 'bigint'],
     ['continued_to', 'text'],
   ],
   cancel: [
@@ -209,7 +210,7 @@ type LeaseOp = Exclude<
 
 /**
  * status, available_at, waiting_on, output, error, park_reason, finished_at, inbox_seen,
- * wake_on, continued_to of a lease write.
+ * wake_on, wake_epoch, continued_to of a lease write.
  */
 function leaseTarget(op: LeaseOp, now: number): unknown[] {
   switch (op.type) {
@@ -224,10 +225,11 @@ function leaseTarget(op: LeaseOp, now: number): unknown[] {
         null,
         op.inboxSeen,
         wakeOnText(op.wakeOn),
+        op.fence.epoch,
         null,
       ]
     case 'releaseRun':
-      return ['pending', op.availableAt, null, null, null, null, null, null, null, null]
+      return ['pending', op.availableAt, null, null, null, null, null, null, null, null, null]
     case 'finishRun':
       return [
         op.status,
@@ -239,12 +241,25 @@ function leaseTarget(op: LeaseOp, now: number): unknown[] {
         now,
         null,
         null,
+        null,
         op.continuedTo ?? null,
       ]
     case 'parkRun':
-      return ['parked', null, null, null, null, JSON.stringify(op.reason), null, null, null, null]
+      return [
+        'parked',
+        null,
+        null,
+        null,
+        null,
+        JSON.stringify(op.reason),
+        null,
+        null,
+        null,
+        null,
+        null,
+      ]
     case 'renewLease':
-      return ['running', now + op.leaseMs, null, null, null, null, null, null, null, null]
+      return ['running', now + op.leaseMs, null, null, null, null, null, null, null, null, null]
   }
 }
 
@@ -252,6 +267,7 @@ function leaseTarget(op: LeaseOp, now: number): unknown[] {
 const ASSIGNED_BY: ReadonlyArray<readonly [column: string, opType: StoreOp['type']]> = [
   ['waiting_on', 'suspendRun'],
   ['wake_on', 'suspendRun'],
+  ['wake_epoch', 'suspendRun'],
   ['output', 'finishRun'],
   ['error', 'finishRun'],
   ['finished_at', 'finishRun'],

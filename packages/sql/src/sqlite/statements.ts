@@ -53,7 +53,7 @@ const SQL = {
   // claimable now: decided in the write itself, on the row the message counter lives on.
   suspendRun: `UPDATE cairn_runs SET status = 'waiting',
     available_at = CASE WHEN inbox_seq > ? THEN ? ELSE ? END, waiting_on = ?, wake_on = ?,
-    updated_at = ? ${FENCED} RETURNING available_at`,
+    wake_epoch = lease_epoch, updated_at = ? ${FENCED} RETURNING available_at`,
   releaseRun: `UPDATE cairn_runs SET status = 'pending', available_at = ?, updated_at = ? ${FENCED}`,
   finishRun: `UPDATE cairn_runs SET status = ?, output = ?, error = ?, continued_to = ?,
     available_at = NULL, finished_at = ?, updated_at = ? ${FENCED}`,
@@ -69,10 +69,11 @@ const SQL = {
   selectDelivery: `SELECT r.key, r.status, r.lease_epoch, m.seq FROM cairn_runs r
     LEFT JOIN cairn_messages m ON m.run_key = r.key AND m.dedupe_id = ? WHERE r.id = ?`,
   // name, now ×3, run key: the next seq; a waiting run claimable now unless due sooner, when
-  // its wake_on names the message (wake_on.ts).
+  // its wake_on (written in its current lease epoch) names the message (wake_on.ts).
   countMessage: `UPDATE cairn_runs SET inbox_seq = inbox_seq + 1,
     available_at = CASE WHEN status = 'waiting'
-        AND (wake_on IS NULL OR instr(wake_on, ' ' || ? || ' ') > 0)
+        AND (wake_on IS NULL OR wake_epoch IS NOT lease_epoch
+          OR instr(wake_on, ' ' || ? || ' ') > 0)
         AND (available_at IS NULL OR available_at > ?)
       THEN ? ELSE available_at END, updated_at = ?
     WHERE key = ? RETURNING inbox_seq`,

@@ -40,7 +40,10 @@ export function suspendRun(store: StoreState, op: SuspendRunOp, now: number): Op
   )
   if (result.status !== 'applied') return result
   const state = store.runs.get(op.fence.runId)
-  if (state !== undefined) state.wakeOn = op.wakeOn == null ? null : new Set(op.wakeOn)
+  if (state !== undefined) {
+    state.wakeOn = op.wakeOn == null ? null : new Set(op.wakeOn)
+    state.wakeEpoch = op.fence.epoch
+  }
   for (const wait of op.eventWaits ?? []) store.events.register(op.fence.runId, wait)
   return { status: 'applied', availableAt: store.runs.get(op.fence.runId)?.run.availableAt ?? null }
 }

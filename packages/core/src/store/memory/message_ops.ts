@@ -31,7 +31,7 @@ function deliver(store: StoreState, message: MessageToDeliver, now: number): OpR
   // running one sees the message when it suspends.
   const wake =
     run.status === 'waiting' &&
-    (state.wakeOn === null || state.wakeOn.has(name)) &&
+    (state.wakeOn === null || state.wakeEpoch !== run.leaseEpoch || state.wakeOn.has(name)) &&
     (run.availableAt === null || run.availableAt > now)
   store.change(state, wake ? { inboxSeq: seq, availableAt: now } : { inboxSeq: seq }, now)
   return { status: 'delivered', seq, duplicate: false }

@@ -23,6 +23,8 @@ export interface RunState {
   searchAttributes: Map<string, SearchAttributeValue>
   /** The message names that wake the run while it waits (its last suspend's `wakeOn`); null: any. */
   wakeOn: ReadonlySet<string> | null
+  /** The lease epoch of the suspend that wrote `wakeOn`: names of another epoch count as null. */
+  wakeEpoch: number
   /** Bumped whenever the run is re-indexed for claims: index entries with an older token are stale. */
   claimToken: number
   /** True while the run has a live entry in the claim index. */
@@ -48,6 +50,7 @@ export function newRunState(run: RunRecord): RunState {
     dedupeIds: new Map(),
     searchAttributes: new Map(),
     wakeOn: null,
+    wakeEpoch: 0,
     claimToken: 0,
     indexed: false,
   }
