@@ -113,12 +113,42 @@ for (const kind of await cliStores()) {
       }
     })
 
-    void test('with no token on loopback: open to this machine, and it says so', async () => {
+    void test('with no token: one made for the session, in the printed address only', async () => {
       const served = await serve(['--store', db.url], { CAIRN_DASHBOARD_TOKEN: '' })
       try {
+        const address = new URL(served.url)
+        const token = address.searchParams.get('token') ?? ''
+        assert.match(token, /^[A-Za-z0-9_-]{32}$/, 'a 192-bit URL-safe token')
+        const base = `${address.origin}${address.pathname}`
+        assert.equal((await fetch(`${base}api/runs`)).status, 401, 'other programs: no way in')
+        const auth = { authorization: `Bearer ${token}` }
+        assert.equal((await fetch(`${base}api/runs`, { headers: auth })).status, 200)
+        const index = await fetch(served.url)
+        assert.equal(index.status, 200, 'the console page itself is served at that address')
+        assert.equal(served.stderr(), '', 'nothing about an open dashboard')
+        assert.equal(await stop(served), 0)
+      } finally {
+        served.child.kill()
+      }
+      const again = await serve(['--store', db.url], { CAIRN_DASHBOARD_TOKEN: '' })
+      try {
+        assert.notEqual(
+          new URL(again.url).searchParams.get('token'),
+          new URL(served.url).searchParams.get('token'),
+          'a new token per session',
+        )
+      } finally {
+        again.child.kill()
+      }
+    })
+
+    void test('--open on loopback: open to this machine without a token, and it says so', async () => {
+      const served = await serve(['--store', db.url, '--open'], { CAIRN_DASHBOARD_TOKEN: '' })
+      try {
+        assert.equal(new URL(served.url).search, '')
         const runs = await fetch(`${served.url}api/runs`)
         assert.equal(runs.status, 200)
-        assert.match(served.stderr(), /No token given: the dashboard is open to every user/)
+        assert.match(served.stderr(), /--open: the dashboard is open to every user and program/)
         assert.equal(await stop(served), 0)
       } finally {
         served.child.kill()
@@ -135,12 +165,12 @@ void describe('cairn dashboard without a token', () => {
     )
     assert.equal(code, 2)
     assert.equal(stdout, '')
-    assert.match(stderr, /^E_USAGE: refusing to serve on 0\.0\.0\.0 without a token/)
+    assert.match(stderr, /^E_USAGE: refusing to serve on 0\.0\.0\.0 without a token you chose/)
     assert.match(stderr, /--token <t> or set CAIRN_DASHBOARD_TOKEN/)
   })
 })
 
-void describe('cairn dashboard without a token, on loopback', () => {
+void describe('cairn dashboard --open, on loopback', () => {
   let db: Database
   before(async () => {
     db = await freshDatabase('sqlite')
@@ -151,7 +181,7 @@ void describe('cairn dashboard without a token, on loopback', () => {
   after(() => db.drop())
 
   void test('--host [::1] listens on ::1, and answers only to loopback names (DNS rebinding)', async () => {
-    const served = await serve(['--store', db.url, '--host', '[::1]'], {
+    const served = await serve(['--store', db.url, '--host', '[::1]', '--open'], {
       CAIRN_DASHBOARD_TOKEN: '',
     })
     try {
@@ -165,6 +195,14 @@ void describe('cairn dashboard without a token, on loopback', () => {
     } finally {
       served.child.kill()
     }
+  })
+
+  void test('--open with a token is a usage error (which one was meant?)', async () => {
+    const { code, stderr } = await cairn(['dashboard', '--store', db.url, '--open'], {
+      CAIRN_DASHBOARD_TOKEN: TOKEN,
+    })
+    assert.equal(code, 2)
+    assert.match(stderr, /^E_USAGE: --open serves without a token/)
   })
 })
 

@@ -3,7 +3,7 @@
 // heading, so keyboard and screen-reader users land on the new content.
 import { byId, h, replace } from './dom.js'
 import { loginHref, navigate, startRouter } from './router.js'
-import { logout, refreshSession, session } from './session.js'
+import { loginFromAddress, logout, refreshSession, session } from './session.js'
 import { initTheme } from './theme.js'
 import { loginView } from './view_login.js'
 import { runView } from './view_run.js'
@@ -72,6 +72,7 @@ async function boot() {
   window.addEventListener('cairn:unauthorized', () => {
     if (!location.hash.startsWith('#/login')) navigate(loginHref(location.hash || '#/runs'))
   })
+  await loginFromAddress()
   try {
     await refreshSession()
   } catch {

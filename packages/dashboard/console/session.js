@@ -30,6 +30,26 @@ export async function login(token) {
   return refreshSession()
 }
 
+/**
+ * A token handed over in the address (`?token=…`, as `cairn dashboard` prints it): taken out of
+ * the address bar and this history entry first, then used to sign in. A wrong one only means
+ * the login page asks for a token.
+ */
+export async function loginFromAddress() {
+  const params = new URLSearchParams(location.search)
+  const token = params.get('token')
+  if (token === null) return
+  params.delete('token')
+  const search = params.toString()
+  const address = `${location.pathname}${search === '' ? '' : `?${search}`}${location.hash}`
+  history.replaceState(history.state, '', address)
+  try {
+    await post('session', { token })
+  } catch {
+    // Refused: the session stays anonymous and the router sends the user to the login page.
+  }
+}
+
 /** Logs out (DELETE /api/session). */
 export async function logout() {
   await del('session')

@@ -1,8 +1,10 @@
 /**
  * `cairn dashboard`: serves @cairn/dashboard's console and API over the store until Ctrl-C.
- * Fails closed: without a token it serves only on a loopback address (open to this machine,
- * as a development console), and refuses any other host.
+ * Fails closed: without a token of the user's, it makes one for the session and prints it in
+ * the address to open (other users and programs of the machine cannot get in), and serves
+ * only on a loopback address; `--open` drops the token (a development console, loopback only).
  */
+import { randomBytes } from 'node:crypto'
 import { defaultLogger } from '@cairn/core'
 import type { Dashboard } from '@cairn/dashboard'
 import type { Command, Io, ParsedArgs } from '../command.ts'
@@ -26,17 +28,21 @@ ${STORE_HELP}
   --host <h>        address to listen on (default 127.0.0.1)
   --token <t>       the token that signs in (default: $CAIRN_DASHBOARD_TOKEN; prefer the
                     variable, a --token is visible in the process list)
+  --open            no token at all: open to every user and program of this machine
   --read-only       refuse every action (retry, cancel, signal, …)
   --base-path <p>   serve under this path (default /)
   -h, --help        this help
 
-Without a token the dashboard is open to anyone who can reach it, so it only listens on a
-loopback host (127.0.0.1, ::1, localhost); any other --host needs a token.`,
+With neither, a token is made for this session and printed in the address to open (the
+console signs in with it and drops it from the address bar), as Jupyter does. --open serves
+without any, so only on a loopback host (127.0.0.1, ::1, localhost); any other --host needs
+--token or $CAIRN_DASHBOARD_TOKEN.`,
   options: {
     ...STORE_OPTION,
     port: { type: 'string' },
     host: { type: 'string' },
     token: { type: 'string' },
+    open: { type: 'boolean' },
     'read-only': { type: 'boolean' },
     'base-path': { type: 'string' },
   },
@@ -55,10 +61,10 @@ loopback host (127.0.0.1, ::1, localhost); any other --host needs a token.`,
           engine,
           basePath: settings.basePath,
           readOnly: settings.readOnly,
-          // No token: only reachable from this machine (checked above), a development console.
-          ...(settings.token === undefined
+          // --open: only reachable from this machine (checked above), a development console.
+          ...(settings.token === null
             ? { development: true }
-            : { auth: { tokens: [settings.token] }, development: false }),
+            : { auth: { tokens: [settings.token.value] }, development: false }),
         })
         try {
           await serveUntilStopped(dashboard, settings, io, redactUrl(storeUrl))
@@ -80,11 +86,11 @@ async function serveUntilStopped(
 ): Promise<void> {
   const { serveDashboard } = await import('@cairn/dashboard')
   const server = await serveDashboard(dashboard, { port: settings.port, host: settings.host })
-  if (settings.token === undefined)
+  if (settings.token === null)
     io.err(
-      'No token given: the dashboard is open to every user of this machine. Pass --token <t> or set CAIRN_DASHBOARD_TOKEN to require one.',
+      '--open: the dashboard is open to every user and program of this machine, without a token.',
     )
-  io.out(`Cairn dashboard on ${server.url}${settings.basePath} (store ${shownStore})`)
+  io.out(`Cairn dashboard on ${addressOf(server.url, settings)} (store ${shownStore})`)
   await io.waitForStop()
   await server.close() // ends the dashboard's streams too
 }
@@ -92,9 +98,17 @@ async function serveUntilStopped(
 interface DashboardSettings {
   port: number
   host: string
-  token: string | undefined
+  /** null: --open. `made`: generated for this session, handed over in the printed address. */
+  token: { value: string; made: boolean } | null
   readOnly: boolean
   basePath: string
+}
+
+/** The address to open; with a made token in it, since nobody else knows that token. */
+function addressOf(serverUrl: string, settings: DashboardSettings): string {
+  const base = `${serverUrl}${settings.basePath}`
+  const made = settings.token?.made === true ? settings.token.value : null
+  return made === null ? base : `${base}?token=${made}`
 }
 
 function settingsOf(args: ParsedArgs, io: Io): DashboardSettings {
@@ -106,9 +120,12 @@ function settingsOf(args: ParsedArgs, io: Io): DashboardSettings {
   const basePath = (values['base-path'] as string | undefined) ?? '/'
   if (!basePath.startsWith('/')) throw new UsageError(`--base-path ${basePath}: must start with /`)
   if (token === '') throw new UsageError('--token: empty token')
+  const open = values.open === true
+  if (open && token !== undefined)
+    throw new UsageError('--open serves without a token: drop --token or CAIRN_DASHBOARD_TOKEN')
   if (token === undefined && !isLoopbackHost(host))
     throw new UsageError(
-      `refusing to serve on ${host} without a token: anyone who can reach it could act on your runs. Pass --token <t> or set CAIRN_DASHBOARD_TOKEN (or listen on 127.0.0.1).`,
+      `refusing to serve on ${host} without a token you chose: pass --token <t> or set CAIRN_DASHBOARD_TOKEN (or listen on 127.0.0.1).`,
     )
   return {
     port: integerOf('port', values.port as string | undefined, {
@@ -117,10 +134,15 @@ function settingsOf(args: ParsedArgs, io: Io): DashboardSettings {
       fallback: 4000,
     }),
     host,
-    token,
+    token: open ? null : token === undefined ? madeToken() : { value: token, made: false },
     readOnly: values['read-only'] === true,
     basePath,
   }
+}
+
+/** 192 random bits, URL-safe: printed in the address, never stored. */
+function madeToken(): { value: string; made: true } {
+  return { value: randomBytes(24).toString('base64url'), made: true }
 }
 
 function unbracketed(host: string): string {

@@ -50,3 +50,34 @@ void test('token mode: login, an action with CSRF, logout', async (t) => {
   problems.consoleErrors = problems.consoleErrors.filter((text) => !/401/.test(text))
   assertNoProblems(problems)
 })
+
+// Inside page.evaluate callbacks only (see page_dom.ts).
+declare const location: { search: string; hash: string }
+
+void test('a token in the address (as `cairn dashboard` prints it) signs in, then leaves it', async (t) => {
+  const { world, browser, page, problems } = await openConsole(t, { tokens: [TOKEN] })
+  const { runId } = await world.engine.start('approval', {})
+  const address = new URL(consoleUrl(world, `#/runs/${encodeURIComponent(runId)}`))
+  address.searchParams.set('token', TOKEN)
+  await page.goto(address.toString())
+  await page.locator('.view-run h1').waitFor() // no login page: straight to the route
+  const shown = await page.evaluate(() => ({ search: location.search, hash: location.hash }))
+  assert.deepEqual(shown, { search: '', hash: `#/runs/${encodeURIComponent(runId)}` })
+  assert.ok(await page.getByRole('button', { name: 'Sign out' }).isVisible(), 'signed in')
+  const cookies = await page.context().cookies()
+  assert.ok(cookies.find((cookie) => cookie.name === 'cairn_session')?.httpOnly)
+  assert.equal(await page.evaluate(() => localStorage.length + sessionStorage.length), 0)
+
+  // A wrong token in the address: dropped too, and the login page asks for one.
+  const { page: second, problems: secondProblems } = await browser.newPage()
+  second.setDefaultTimeout(15_000)
+  const wrong = new URL(consoleUrl(world, '#/runs'))
+  wrong.searchParams.set('token', 'not-the-token-at-all')
+  await second.goto(wrong.toString())
+  await second.getByRole('heading', { name: 'Sign in to Cairn' }).waitFor()
+  assert.equal(await second.evaluate(() => location.search), '')
+  for (const seen of [problems, secondProblems]) {
+    seen.consoleErrors = seen.consoleErrors.filter((text) => !/401/.test(text))
+    assertNoProblems(seen)
+  }
+})
