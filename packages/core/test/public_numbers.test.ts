@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
+import { JsonCodec } from '../src/codec/json_codec.ts'
 import { Engine } from '../src/engine/engine.ts'
 import { silentLogger } from '../src/engine/default_logger.ts'
 import { MemoryStore } from '../src/store/memory/memory_store.ts'
@@ -89,6 +90,16 @@ const ENTRIES: NumberEntry[] = [
         option === 'holdTimersUpToMs' ? { [option]: v, leaseMs: MAX_TIMER_MS } : { [option]: v },
       ),
   })),
+  {
+    name: 'new JsonCodec({ maxBytes })',
+    accepts: (v) => int(v, 1, Number.MAX_SAFE_INTEGER),
+    call: async (v) => new JsonCodec({ maxBytes: v as number }),
+  },
+  {
+    name: 'new JsonCodec({ maxDepth })',
+    accepts: (v) => int(v, 1, 1000),
+    call: async (v) => new JsonCodec({ maxDepth: v as number }),
+  },
   {
     name: 'engine.waitForRun({ timeoutMs })',
     accepts: orForever,

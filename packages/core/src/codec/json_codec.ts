@@ -36,10 +36,11 @@ export class JsonCodec implements Codec {
   constructor(options: JsonCodecOptions = {}) {
     this.maxBytes = integerOption(
       'maxBytes',
-      options.maxBytes ?? DEFAULT_MAX_BYTES,
+      options.maxBytes === undefined ? DEFAULT_MAX_BYTES : options.maxBytes,
       Number.MAX_SAFE_INTEGER,
     )
-    this.maxDepth = integerOption('maxDepth', options.maxDepth ?? DEFAULT_MAX_DEPTH, MAX_MAX_DEPTH)
+    const maxDepth = options.maxDepth === undefined ? DEFAULT_MAX_DEPTH : options.maxDepth
+    this.maxDepth = integerOption('maxDepth', maxDepth, MAX_MAX_DEPTH)
     this.#transform = checkedTransform(options.transform)
     this.#maxValues = maxValuesFor(this.maxBytes)
   }

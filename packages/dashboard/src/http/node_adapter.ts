@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { checkInteger, InvalidArgumentError } from '@cairn/core'
 import { getRequestListener } from '@hono/node-server'
 import type { Dashboard } from '../dashboard.ts'
 import { badRequest } from './http_error.ts'
@@ -48,16 +49,23 @@ export async function serveDashboard(
   dashboard: Dashboard,
   options: { port?: number; host?: string } = {},
 ): Promise<ServedDashboard> {
-  const host = options.host ?? '127.0.0.1'
+  const host = options.host === undefined ? '127.0.0.1' : options.host
+  if (typeof host !== 'string' || host === '')
+    throw new InvalidArgumentError('serveDashboard: host must be a host name or an address')
+  // Node would take '4000' and refuse NaN with its own RangeError: one rule, one error.
+  const port = checkInteger(options.port === undefined ? 0 : options.port, 'serveDashboard: port', {
+    min: 0,
+    max: 65_535,
+  })
   const server = createServer(toNodeListener(dashboard))
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
-    server.listen(options.port ?? 0, host, () => resolve())
+    server.listen(port, host, () => resolve())
   })
-  const { port } = server.address() as AddressInfo
+  const { port: bound } = server.address() as AddressInfo
   const shown = host.includes(':') ? `[${host}]` : host
   return {
-    url: `http://${shown}:${port}`,
+    url: `http://${shown}:${bound}`,
     close: async () => {
       await dashboard.close()
       server.closeAllConnections()

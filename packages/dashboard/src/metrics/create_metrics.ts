@@ -6,7 +6,14 @@
  * store is down (backlog_gauges.ts). `close()` unsubscribes and removes these metrics from the
  * registry, leaving any others there.
  */
-import { InvalidArgumentError, type Engine } from '@cairn/core'
+import {
+  checkInteger,
+  InvalidArgumentError,
+  MAX_TIME_MS,
+  NUMBER_RANGES,
+  type Engine,
+  type IntegerRange,
+} from '@cairn/core'
 import { Registry } from 'prom-client'
 import { backlogGauges } from './backlog_gauges.ts'
 import type { MetricsContext } from './context.ts'
@@ -51,12 +58,14 @@ export function createMetrics(engine: Engine, options: MetricsOptions = {}): Met
     engine,
     registry,
     prefix,
-    workflows: new LabelValues(count(options.maxWorkflows, 200, 'maxWorkflows')),
-    steps: new LabelValues(count(options.maxSteps, 1000, 'maxSteps')),
+    workflows: new LabelValues(number(options.maxWorkflows, 200, 'maxWorkflows', LABELS)),
+    steps: new LabelValues(number(options.maxSteps, 1000, 'maxSteps', LABELS)),
   }
   const backlog = {
-    cacheMs: count(options.backlogCacheMs, 2000, 'backlogCacheMs'),
-    timeoutMs: count(options.backlogTimeoutMs, 5000, 'backlogTimeoutMs'),
+    // 0: no caching (every scrape reads). The timeout is a timer's: at least 1 ms, at most
+    // what one setTimeout holds (above, Node would fire it after 1 ms: every read timed out).
+    cacheMs: number(options.backlogCacheMs, 2000, 'backlogCacheMs', { min: 0, max: MAX_TIME_MS }),
+    timeoutMs: number(options.backlogTimeoutMs, 5000, 'backlogTimeoutMs', NUMBER_RANGES.periodMs),
   }
   const before = new Set(registry.getMetricsAsArray().map((metric) => metric.name))
   const stops = [runCounters(ctx), stepMetrics(ctx), recoveryCounters(ctx)]
@@ -76,10 +85,10 @@ export function createMetrics(engine: Engine, options: MetricsOptions = {}): Met
   }
 }
 
-function count(value: number | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback
-  if (Number.isSafeInteger(value) && value >= 0) return value
-  throw new InvalidArgumentError(
-    `createMetrics: ${name} must be an integer >= 0, got ${String(value)}`,
-  )
+/** Label values kept per label (0: every value counts as `_other`). */
+const LABELS = { min: 0, max: NUMBER_RANGES.count.max }
+
+/** A numeric option through core's one check; the default only when it was left out. */
+function number(value: unknown, fallback: number, name: string, range: IntegerRange): number {
+  return checkInteger(value === undefined ? fallback : value, `createMetrics: ${name}`, range)
 }
