@@ -12,6 +12,7 @@ import { Engine } from '../src/engine/engine.ts'
 import { silentLogger } from '../src/engine/default_logger.ts'
 import { MemoryStore } from '../src/store/memory/memory_store.ts'
 import { FakeClock } from '../src/testing/fake_clock.ts'
+import { createTestEngine } from '../src/testing/test_engine.ts'
 import type { WorkflowContext } from '../src/execution/types.ts'
 import { MAX_TIME_MS, MAX_TIMER_MS } from '../src/util/numbers.ts'
 import {
@@ -90,6 +91,18 @@ const ENTRIES: NumberEntry[] = [
         option === 'holdTimersUpToMs' ? { [option]: v, leaseMs: MAX_TIMER_MS } : { [option]: v },
       ),
   })),
+  {
+    name: 'testEngine.runUntilIdle(maxSteps)',
+    accepts: (v) => int(v, 1, 1_000_000),
+    call: async (v) => {
+      const t = await createTestEngine()
+      try {
+        await t.runUntilIdle(v as number)
+      } finally {
+        await t.close()
+      }
+    },
+  },
   {
     name: 'new JsonCodec({ maxBytes })',
     accepts: (v) => int(v, 1, Number.MAX_SAFE_INTEGER),

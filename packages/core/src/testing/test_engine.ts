@@ -14,6 +14,7 @@ import { silentLogger } from '../engine/default_logger.ts'
 import type { EngineOptions } from '../engine/options.ts'
 import { MemoryStore } from '../store/index.ts'
 import { toMilliseconds, type Duration } from '../util/duration.ts'
+import { checkInteger, NUMBER_RANGES } from '../util/numbers.ts'
 import { FakeClock, settle } from './fake_clock.ts'
 
 export interface TestEngine {
@@ -68,7 +69,13 @@ export async function createTestEngine(options: Partial<EngineOptions> = {}): Pr
     clock,
     store,
     skipTime: (duration) => clock.advance(toMilliseconds(duration, 'skipTime')),
-    runUntilIdle: (maxSteps = 10_000) => runUntilIdle(engine, clock, maxSteps),
+    // A NaN would end the loop at once, as if idle; Infinity could never give up.
+    runUntilIdle: async (maxSteps = 10_000) =>
+      runUntilIdle(
+        engine,
+        clock,
+        checkInteger(maxSteps, 'runUntilIdle maxSteps', NUMBER_RANGES.count),
+      ),
     close: async () => void (await engine.close(1_000)),
   }
   clock.settler = async () => {
