@@ -42,11 +42,36 @@ export interface StepValue {
   exec: string
 }
 
-export function registerCrashWorkflow(engine: Engine, ledger: string): void {
+/**
+ * When this process's engine found the lease fresh for an attempt (`step:started`'s
+ * `leaseCheckedAt`, on the system clock's `performance.now()`): the body writes how long ago
+ * that was, so a start delayed by a stall between the check and the body — the documented
+ * window — is told from one that should not have started at all (ledger.ts).
+ */
+export type StartedAt = (runId: string, name: string, attempt: number) => number | undefined
+
+export function watchStepStarts(engine: Engine): StartedAt {
+  const started = new Map<string, number>()
+  const key = (runId: string, name: string, attempt: number) => `${runId}/${name}/${attempt}`
+  engine.on('step:started', (e) => started.set(key(e.runId, e.name, e.attempt), e.leaseCheckedAt))
+  return (runId, name, attempt) => {
+    const at = started.get(key(runId, name, attempt))
+    started.delete(key(runId, name, attempt))
+    return at
+  }
+}
+
+export function registerCrashWorkflow(
+  engine: Engine,
+  ledger: string,
+  startedAt: StartedAt = () => undefined,
+): void {
   const step = (ctx: WorkflowContext, i: number, stepMs: number) =>
     ctx.localStep(`step-${i}`, async ({ attempt }) => {
       const exec = randomUUID()
-      appendFileSync(ledger, `exec ${ctx.runId} ${i} ${attempt} ${process.pid} ${exec}\n`)
+      const since = startedAt(ctx.runId, `step-${i}`, attempt)
+      const gap = since === undefined ? '-' : (performance.now() - since).toFixed(1)
+      appendFileSync(ledger, `exec ${ctx.runId} ${i} ${attempt} ${process.pid} ${exec} ${gap}\n`)
       await new Promise((resolve) => setTimeout(resolve, stepMs)) // the step's "I/O"
       appendFileSync(ledger, `done ${exec}\n`)
       return { i, exec } satisfies StepValue

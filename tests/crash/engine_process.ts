@@ -10,7 +10,7 @@
 import { Engine } from '@cairn/core'
 import { childLogger, traceEvents } from './child_observers.ts'
 import { openStore } from './child_store.ts'
-import { registerCrashWorkflow } from './crash_workflow.ts'
+import { registerCrashWorkflow, watchStepStarts } from './crash_workflow.ts'
 
 const engine = new Engine({
   store: await openStore(),
@@ -21,7 +21,7 @@ const engine = new Engine({
   holdTimersUpToMs: 100,
   pollIntervalMs: 50,
 })
-registerCrashWorkflow(engine, process.env.CRASH_LEDGER as string)
+registerCrashWorkflow(engine, process.env.CRASH_LEDGER as string, watchStepStarts(engine))
 traceEvents(engine, process.env.CRASH_TRACE)
 await engine.startDriving()
 process.stdout.write('ready\n')

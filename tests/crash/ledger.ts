@@ -4,7 +4,7 @@
  * (`stop`/`cont` around a SIGSTOP pause, `dead` after a SIGKILL). Each line is one small
  * O_APPEND write, so line order is the order things happened, across processes.
  *
- *   exec <runId> <step> <attempt> <pid> <execId>
+ *   exec <runId> <step> <attempt> <pid> <execId> [<stallMs>]
  *   done <execId>
  *   stop <pid> | cont <pid> | dead <pid>
  */
@@ -20,6 +20,11 @@ export interface Exec {
   line: number
   /** Line number of its `done`, or null (cut short by a kill, or still running). */
   end: number | null
+  /**
+   * How long after its engine's lease check (`step:started`'s `leaseCheckedAt`) the body began, in ms;
+   * null when not recorded. Normally microseconds: the two are one synchronous stretch of code.
+   */
+  stallMs: number | null
 }
 
 /** A process the test paused: from its `stop` line to its `cont` line. */
@@ -51,7 +56,7 @@ export function readTimeline(path: string): Timeline {
   lines.forEach((text, line) => {
     const [kind, ...fields] = text.split(' ')
     if (kind === 'exec') {
-      const [runId, step, attempt, pid, exec] = fields
+      const [runId, step, attempt, pid, exec, stall] = fields
       const entry = {
         runId: runId as string,
         step: Number(step),
@@ -60,6 +65,7 @@ export function readTimeline(path: string): Timeline {
         exec: exec as string,
         line,
         end: null,
+        stallMs: stall === undefined || stall === '-' ? null : Number(stall),
       }
       execs.push(entry)
       byId.set(entry.exec, entry)

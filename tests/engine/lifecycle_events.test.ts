@@ -34,6 +34,10 @@ eachStore('lifecycle events', (test) => {
       engine.on(name, (e) =>
         seen.push(`${name}:${'name' in e ? e.name : e.runId === undefined ? '?' : 'run'}`),
       )
+    // Each start carries when its lease was found fresh, on the engine's monotonic clock (the
+    // test's fake one here): just before the event itself.
+    const checkGaps: number[] = []
+    engine.on('step:started', (e) => checkGaps.push(env.clock.monotonic() - e.leaseCheckedAt))
     const channelEvents: unknown[] = []
     const onChannel = (message: unknown) => channelEvents.push(message)
     diagnostics.subscribe('cairn:run:failed', onChannel)
@@ -55,6 +59,8 @@ eachStore('lifecycle events', (test) => {
       'step:failed:boom',
       'run:failed:run',
     ])
+    assert.equal(checkGaps.length, 3)
+    for (const gap of checkGaps) assert.equal(gap, 0, 'checked at the same (fake) instant')
     assert.equal(channelEvents.length, 1)
     assert.ok(!JSON.stringify(channelEvents).includes('payload'), 'events never carry inputs')
   })

@@ -3,7 +3,7 @@
  * with an effect ledger, an engine log and a client engine that only reads and starts runs; and
  * questions about the leases engines hold.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Engine, silentLogger } from '@cairn/core'
@@ -23,6 +23,10 @@ export interface FaultSite {
   engineEnv(instance: string, extra?: Record<string, string>): Record<string, string>
   /** Log lines of `instance` that say it lost a lease. */
   lostLeases(instance: string): string[]
+  /** The engines' log lines about `runId`: what they noticed (lost leases, fenced writes). */
+  logOf(runId: string): string[]
+  /** Copies the ledger and the log out of the site (kept after drop); returns where. */
+  keepFiles(): string
   drop(): Promise<void>
 }
 
@@ -54,6 +58,15 @@ export async function openFaultSite(kind: ServerKind, prefix: string): Promise<F
         .split('\n')
         .filter((line) => line.includes(`"instance":"${instance}"`))
         .filter((line) => line.includes('lost a run lease')),
+    logOf: (runId) =>
+      readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((line) => line.includes(`"runId":${JSON.stringify(runId)}`)),
+    keepFiles: () => {
+      const kept = mkdtempSync(join(tmpdir(), `${prefix}-kept-`))
+      cpSync(dir, kept, { recursive: true })
+      return kept
+    },
     drop: async () => {
       await client.close(0)
       await site.drop()

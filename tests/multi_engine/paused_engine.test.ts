@@ -89,7 +89,18 @@ async function pausedRound(label: string, kind: ServerKind): Promise<void> {
       lastExecutionRecorded: false,
     })
     const what = `${label}: ${heldByA.length} runs held by the paused engine, ${taken} taken over`
-    checkNoDoubleStarts(what, timeline)
+    try {
+      checkNoDoubleStarts(what, timeline)
+    } catch (error) {
+      // The site is dropped below: keep what explains the failure, and say where.
+      const runId = /run (\S+):/.exec(String((error as Error).message))?.[1]
+      const engineLog = runId === undefined ? [] : place.logOf(runId)
+      const pids = engines.map((e, i) => `${['a', 'b', 'c'][i]}=${e.child.pid}`).join(' ')
+      throw new Error(
+        `${(error as Error).message}\nengines: ${pids} (a was paused)\nengine log for the run:\n${engineLog.join('\n')}\nledger and log kept in ${place.keepFiles()}`,
+        { cause: error },
+      )
+    }
     // The pause hit real work and was felt: A held runs, others took some over, A noticed.
     assert.ok(heldByA.length > 0, 'the paused engine held no run')
     assert.ok(taken > 0, 'no run of the paused engine was taken over during the pause')

@@ -42,7 +42,13 @@ export interface EngineEvents {
   'run:parked': RunRef & { reason: ParkReason }
   /** A failed run was requeued (`engine.requeue`); `positionsReset` steps run again. */
   'run:requeued': RunRef & { positionsReset: number }
-  'step:started': StepRef
+  /**
+   * `leaseCheckedAt`: the engine's monotonic time (`clock.monotonic()`, `performance.now()` for
+   * the system clock) at which the run's lease was found fresh for this attempt, just before
+   * the event and the body: a body that begins long after it was stalled in between (a paused
+   * process: docs/reliability.md, window 3).
+   */
+  'step:started': StepRef & { leaseCheckedAt: number }
   'step:completed': StepRef & Timed
   'step:failed': StepRef & Timed & { error: SerializedError }
   'step:retried': StepRef & Timed & { error: SerializedError; delayMs: number }

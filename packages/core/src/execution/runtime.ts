@@ -63,6 +63,8 @@ export interface TurnRuntime {
   whenLeaseHeld(start: () => void): void
   /** The lease was confirmed recently enough to start user code now (whenLeaseHeld's fast path). */
   readonly leaseFresh: boolean
+  /** leaseFresh, as the monotonic time it was found fresh at (null: not fresh). */
+  leaseFreshAt(): number | null
   /**
    * Call `start` once the store has confirmed the lease now, however fresh it looks (a cancel
    * from another process moves the epoch without waiting for the lease to lapse). For user

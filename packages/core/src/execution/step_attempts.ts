@@ -68,13 +68,16 @@ export class StepAttempts {
     if (this.notBefore > this.rt.clock.now()) return this.waitForRetry()
     // Never start user code on a lease that may have lapsed (turn_lease.ts); the check is one
     // clock read, and only a stale lease costs a closure and a store round trip.
-    if (this.rt.leaseFresh) this.begin()
+    const checkedAt = this.rt.leaseFreshAt()
+    if (checkedAt !== null) this.begin(checkedAt)
     else this.rt.whenLeaseHeld(() => this.next())
   }
 
-  private begin(): void {
+  /** `leaseCheckedAt`: the monotonic time the lease was found fresh for this attempt. */
+  private begin(leaseCheckedAt: number): void {
     this.attempts += 1
-    this.emit('step:started')
+    if (this.rt.events.wants('step:started'))
+      this.rt.events.emit('step:started', { ...this.ref(), leaseCheckedAt })
     failpoint('P4')
     this.attemptStart = performance.now()
     this.attempt()
@@ -189,12 +192,8 @@ export class StepAttempts {
     }
   }
 
-  protected emit(
-    event: 'step:started' | 'step:completed' | 'step:failed',
-    error?: () => SerializedError,
-  ): void {
+  protected emit(event: 'step:completed' | 'step:failed', error?: () => SerializedError): void {
     if (!this.rt.events.wants(event)) return
-    if (event === 'step:started') return this.rt.events.emit(event, this.ref())
     const durationMs = this.elapsed()
     if (event === 'step:failed') {
       const serialized = (error as () => SerializedError)()

@@ -323,6 +323,10 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     return this.lease.fresh
   }
 
+  leaseFreshAt(): number | null {
+    return this.lease.freshAt()
+  }
+
   confirmLease(start: () => void): void {
     this.lease.confirm(start)
   }

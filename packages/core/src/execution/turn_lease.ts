@@ -45,7 +45,13 @@ export class TurnLease {
 
   /** Surely still held now (the hot path: one clock read). */
   get fresh(): boolean {
-    return this.#deps.monotonic() < this.#validUntil
+    return this.freshAt() !== null
+  }
+
+  /** The monotonic time of this check when the lease is surely held now; null when it may not be. */
+  freshAt(): number | null {
+    const now = this.#deps.monotonic()
+    return now < this.#validUntil ? now : null
   }
 
   /**

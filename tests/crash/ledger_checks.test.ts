@@ -1,0 +1,35 @@
+/**
+ * The ledger checks themselves: a step started after its successor fails the check unless its
+ * body began long after its lease check (a stall inside the documented window), which is
+ * counted and reported instead; a start whose stall is unknown is judged strictly.
+ */
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import type { Exec, Timeline } from './ledger.ts'
+import { STALL_MS, checkNoDoubleStarts } from './ledger_checks.ts'
+
+function exec(step: number, pid: number, line: number, end: number, stallMs: number | null): Exec {
+  return { runId: 'r', step, attempt: 1, pid, exec: `e${line}`, line, end, stallMs }
+}
+
+/** Step 0 by pid 1, step 1 by pid 2, then step 0 again by pid 1 after its pause. */
+function lateStart(stallMs: number | null): Timeline {
+  return {
+    execs: [exec(0, 2, 2, 3, 0.1), exec(1, 2, 4, 5, 0.1), exec(0, 1, 7, 8, stallMs)],
+    pauses: [{ pid: 1, from: 1, to: 6 }],
+    deaths: new Map(),
+  }
+}
+
+void test('a late start with a stall past STALL_MS is the documented window: counted, not failed', () => {
+  const counts = checkNoDoubleStarts('stalled', lateStart(STALL_MS + 5_000))
+  assert.deepEqual(counts, { late: 0, concurrent: 0, resumed: 0, stalled: 1 })
+})
+
+void test('a late start without such a stall fails, with the run told', () => {
+  for (const stallMs of [0.2, STALL_MS - 1, null])
+    assert.throws(
+      () => checkNoDoubleStarts('not stalled', lateStart(stallMs)),
+      /1 steps started after their successor\nrun r:\n {2}line 1: pid 1 paused until line 6/,
+    )
+})
