@@ -68,10 +68,15 @@ export function registerCrashWorkflow(
 ): void {
   const step = (ctx: WorkflowContext, i: number, stepMs: number) =>
     ctx.localStep(`step-${i}`, async ({ attempt }) => {
+      const began = performance.now() // the body's first instruction
       const exec = randomUUID()
       const since = startedAt(ctx.runId, `step-${i}`, attempt)
-      const gap = since === undefined ? '-' : (performance.now() - since).toFixed(1)
-      appendFileSync(ledger, `exec ${ctx.runId} ${i} ${attempt} ${process.pid} ${exec} ${gap}\n`)
+      const gap = since === undefined ? '-' : (began - since).toFixed(1)
+      const at = (performance.timeOrigin + began).toFixed(1)
+      appendFileSync(
+        ledger,
+        `exec ${ctx.runId} ${i} ${attempt} ${process.pid} ${exec} ${gap} ${at}\n`,
+      )
       await new Promise((resolve) => setTimeout(resolve, stepMs)) // the step's "I/O"
       appendFileSync(ledger, `done ${exec}\n`)
       return { i, exec } satisfies StepValue

@@ -4,9 +4,16 @@
  * (`stop`/`cont` around a SIGSTOP pause, `dead` after a SIGKILL). Each line is one small
  * O_APPEND write, so line order is the order things happened, across processes.
  *
- *   exec <runId> <step> <attempt> <pid> <execId> [<stallMs>]
+ *   exec <runId> <step> <attempt> <pid> <execId> [<stallMs> <startedAt>]
  *   done <execId>
- *   stop <pid> | cont <pid> | dead <pid>
+ *   stop <pid> [<at>] | cont <pid> [<at>] | dead <pid> [<at>]
+ *
+ * `startedAt` and `at` are `performance.timeOrigin + performance.now()` in the writing process:
+ * one time line across the processes of this machine, good to well under a millisecond. A body
+ * writes its `exec` line a few syscalls after it began, so a SIGSTOP can land in between: the
+ * line then comes after the process's `cont`, though the body began before the stop. Such an
+ * exec is put back where it began (just before the `stop`) by its `startedAt`: line order alone
+ * would call it a start after the pause.
  */
 import { appendFileSync, readFileSync } from 'node:fs'
 
@@ -25,6 +32,10 @@ export interface Exec {
    * null when not recorded. Normally microseconds: the two are one synchronous stretch of code.
    */
   stallMs: number | null
+  /** When the body began (see above), or null when not recorded. */
+  startedAt: number | null
+  /** Its line came after its process's `cont`, but the body began before the `stop` (above). */
+  writtenAfterPause?: boolean
 }
 
 /** A process the test paused: from its `stop` line to its `cont` line. */
@@ -32,6 +43,8 @@ export interface Pause {
   pid: number
   from: number
   to: number
+  /** When the test sent SIGCONT (`at` of the `cont` line), or null when not recorded. */
+  contAt: number | null
 }
 
 export interface Timeline {
@@ -56,7 +69,7 @@ export function readTimeline(path: string): Timeline {
   lines.forEach((text, line) => {
     const [kind, ...fields] = text.split(' ')
     if (kind === 'exec') {
-      const [runId, step, attempt, pid, exec, stall] = fields
+      const [runId, step, attempt, pid, exec, stall, startedAt] = fields
       const entry = {
         runId: runId as string,
         step: Number(step),
@@ -66,6 +79,7 @@ export function readTimeline(path: string): Timeline {
         line,
         end: null,
         stallMs: stall === undefined || stall === '-' ? null : Number(stall),
+        startedAt: startedAt === undefined ? null : Number(startedAt),
       }
       execs.push(entry)
       byId.set(entry.exec, entry)
@@ -76,17 +90,38 @@ export function readTimeline(path: string): Timeline {
     } else if (kind === 'stop') stopped.set(Number(fields[0]), line)
     else if (kind === 'cont') {
       const pid = Number(fields[0])
-      pauses.push({ pid, from: stopped.get(pid) ?? line, to: line })
+      const contAt = fields[1] === undefined ? null : Number(fields[1])
+      pauses.push({ pid, from: stopped.get(pid) ?? line, to: line, contAt })
       stopped.delete(pid)
     } else if (kind === 'dead') deaths.set(Number(fields[0]), line)
     else throw new Error(`bad ledger line ${line}: ${text}`)
   })
+  for (const e of execs) placeAtStart(e, pauses)
   return { execs, pauses, deaths }
+}
+
+/**
+ * An exec written after its process's `cont` whose body began well before that `cont` began
+ * before the `stop` (nothing runs in between): its place is just before the `stop` line.
+ */
+function placeAtStart(e: Exec, pauses: readonly Pause[]): void {
+  if (e.startedAt === null) return
+  const pause = pauses.filter((p) => p.pid === e.pid && p.to < e.line).at(-1)
+  if (pause === undefined || pause.contAt === null) return
+  // A second is far above the clocks' disagreement and far below any pause the tests make.
+  if (e.startedAt >= pause.contAt - 1_000) return
+  e.line = pause.from - 0.5
+  e.writtenAfterPause = true
 }
 
 /** The test's own marks: call right after the fact (a SIGSTOP took effect, a kill returned). */
 export function markLedger(path: string, kind: 'stop' | 'cont' | 'dead', pid: number): void {
-  appendFileSync(path, `${kind} ${pid}\n`)
+  appendFileSync(path, `${kind} ${pid} ${ledgerNow().toFixed(1)}\n`)
+}
+
+/** The ledger's time line (see above). */
+export function ledgerNow(): number {
+  return performance.timeOrigin + performance.now()
 }
 
 /** Executions grouped by `runId/step`, in ledger order. */

@@ -5,18 +5,31 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import type { Exec, Timeline } from './ledger.ts'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { readTimeline, type Exec, type Timeline } from './ledger.ts'
 import { STALL_MS, checkNoDoubleStarts } from './ledger_checks.ts'
 
 function exec(step: number, pid: number, line: number, end: number, stallMs: number | null): Exec {
-  return { runId: 'r', step, attempt: 1, pid, exec: `e${line}`, line, end, stallMs }
+  return {
+    runId: 'r',
+    step,
+    attempt: 1,
+    pid,
+    exec: `e${line}`,
+    line,
+    end,
+    stallMs,
+    startedAt: null,
+  }
 }
 
 /** Step 0 by pid 1, step 1 by pid 2, then step 0 again by pid 1 after its pause. */
 function lateStart(stallMs: number | null): Timeline {
   return {
     execs: [exec(0, 2, 2, 3, 0.1), exec(1, 2, 4, 5, 0.1), exec(0, 1, 7, 8, stallMs)],
-    pauses: [{ pid: 1, from: 1, to: 6 }],
+    pauses: [{ pid: 1, from: 1, to: 6, contAt: null }],
     deaths: new Map(),
   }
 }
@@ -32,4 +45,39 @@ void test('a late start without such a stall fails, with the run told', () => {
       () => checkNoDoubleStarts('not stalled', lateStart(stallMs)),
       /1 steps started after their successor\nrun r:\n {2}line 1: pid 1 paused until line 6/,
     )
+})
+
+/** A ledger where pid 1's step-0 body began before its stop but wrote its line after the cont. */
+function ledgerText(startedAt: number): string {
+  return [
+    'stop 1 1000.0',
+    'exec r 0 1 2 a 0.0 2000.0',
+    'done a',
+    'exec r 1 1 2 b 0.0 2010.0',
+    'done b',
+    'cont 1 7000.0',
+    `exec r 0 1 1 c 0.0 ${startedAt.toFixed(1)}`,
+    'done c',
+    '',
+  ].join('\n')
+}
+
+function timelineOf(text: string): Timeline {
+  const dir = mkdtempSync(join(tmpdir(), 'cairn-ledger-'))
+  try {
+    writeFileSync(join(dir, 'ledger.txt'), text)
+    return readTimeline(join(dir, 'ledger.txt'))
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+void test('a line written after the cont by a body that began before the stop is put back there', () => {
+  const before = timelineOf(ledgerText(999.5))
+  const c = before.execs.find((e) => e.exec === 'c')
+  assert.equal(c?.writtenAfterPause, true)
+  assert.ok((c?.line ?? Infinity) < 0, 'placed before the stop line')
+  assert.deepEqual(checkNoDoubleStarts('began before', before).late, 0)
+  // Begun after the cont (by its own clock): a start after the pause, failed as such.
+  assert.throws(() => checkNoDoubleStarts('began after', timelineOf(ledgerText(7000.4))), /1 steps/)
 })

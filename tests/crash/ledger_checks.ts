@@ -155,7 +155,7 @@ export function runStory(runId: string, timeline: Timeline): string {
   const events = [
     ...execs.map((e) => ({
       line: e.line,
-      text: `exec step ${e.step} attempt ${e.attempt} pid ${e.pid}${e.stallMs === null ? '' : ` (${e.stallMs} ms after its lease check)`} → ${e.end === null ? 'no done' : `done at line ${e.end}`}`,
+      text: `exec step ${e.step} attempt ${e.attempt} pid ${e.pid}${e.stallMs === null ? '' : ` (${e.stallMs} ms after its lease check)`}${e.writtenAfterPause === true ? ' (began before the stop, written after the cont)' : ''} → ${e.end === null ? 'no done' : `done at line ${e.end}`}`,
     })),
     ...timeline.pauses
       .filter((p) => p.to >= first && p.from <= last)
