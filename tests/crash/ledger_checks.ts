@@ -117,6 +117,7 @@ export function checkNoDoubleStarts(
   const late = allLate.filter((l) => !stalled(byLine.get(l.lateLine)))
   const concurrent = allConcurrent.filter((e) => !stalled(e))
   const resumed = resumedOverlaps(timeline)
+  const relocated = timeline.execs.filter((e) => e.writtenAfterPause === true).length
   const counts = {
     late: late.length,
     concurrent: concurrent.length,
@@ -127,7 +128,8 @@ export function checkNoDoubleStarts(
     `${label}: ${timeline.execs.length} step executions; ${counts.late} started after their ` +
       `successor, ${counts.concurrent} started while another process ran the same step, ` +
       `${counts.resumed} paused in flight and resumed into a takeover, ${counts.stalled} ` +
-      `stalled between the lease check and the body`,
+      `stalled between the lease check and the body, ${relocated} written after the pause by ` +
+      `bodies begun before it`,
   )
   const story = (runId: string | undefined) =>
     runId === undefined ? '' : runStory(runId, timeline)
