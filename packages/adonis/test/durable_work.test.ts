@@ -97,7 +97,7 @@ void test('a bad flag is a clear error with exit code 1, before anything boots',
   assert.equal(concurrency.code, 1)
   assert.match(
     concurrency.stderr,
-    /E_INVALID_ARGUMENT: --concurrency must be a whole number from 1 to 1000000, got 0/,
+    /E_INVALID_ARGUMENT: --concurrency must be an integer from 1 to 1000000, got 0/,
   )
   const instance = await runAce(['durable:work', '--instance-id=has space'], db)
   assert.equal(instance.code, 1)

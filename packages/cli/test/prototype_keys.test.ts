@@ -5,18 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { main } from '../src/main.ts'
-
-async function cairn(args: string[]): Promise<{ code: number; stderr: string }> {
-  let stderr = ''
-  const code = await main([...args, '--store', '/nonexistent/cairn-probe.db'], {
-    out: () => undefined,
-    err: (text) => (stderr += text),
-    env: {},
-    waitForStop: () => new Promise(() => undefined),
-  })
-  return { code, stderr }
-}
+import { cairnWithoutStore as cairn } from './in_process.ts'
 
 void test('prototype names as options are usage errors; as values, plain text', async () => {
   const before = Object.getOwnPropertyNames(Object.prototype).sort().join()

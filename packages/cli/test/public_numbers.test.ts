@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { main } from '../src/main.ts'
+import { cairnWithoutStore as cairn } from './in_process.ts'
 
 const TYPED = [
   'NaN',
@@ -45,17 +45,6 @@ const FLAGS: Flag[] = [
   },
   { name: 'port', args: (v) => ['dashboard', `--port=${v}`], accepts: whole(0, 65_535) },
 ]
-
-async function cairn(args: string[]): Promise<{ code: number; stderr: string }> {
-  let stderr = ''
-  const code = await main([...args, '--store', '/nonexistent/cairn-probe.db'], {
-    out: () => undefined,
-    err: (text) => (stderr += text),
-    env: {},
-    waitForStop: () => new Promise(() => undefined),
-  })
-  return { code, stderr }
-}
 
 for (const flag of FLAGS) {
   const command = flag.args('N').join(' ').replace('=N', '')

@@ -71,14 +71,19 @@ void test('sqlite: a suspend that writes no wake_on leaves no stale filter', asy
   }
 })
 
-pgTest('postgres: a suspend that writes no wake_on leaves no stale filter', async () => {
-  const { store, schema, cleanup } = storeInFreshSchema()
+/** The old engine's suspend on a server store, through the store's own pool. */
+async function onServer(
+  made: { store: StateStore; cleanup(): Promise<void> },
+  pool: (store: StateStore) => SqlPool,
+  table: string,
+  placeholder: string,
+): Promise<void> {
+  const { store, cleanup } = made
   try {
     await store.open()
-    const pool = postgresPools.get(store) as SqlPool
     await scenario(store, async (runId) => {
-      await pool.query({
-        text: `UPDATE "${schema}".cairn_runs SET status = 'waiting', available_at = NULL, waiting_on = 'old' WHERE id = $1`,
+      await pool(store).query({
+        text: `UPDATE ${table} SET status = 'waiting', available_at = NULL, waiting_on = 'old' WHERE id = ${placeholder}`,
         values: [runId],
       })
     })
@@ -86,21 +91,16 @@ pgTest('postgres: a suspend that writes no wake_on leaves no stale filter', asyn
     await store.close()
     await cleanup()
   }
+}
+
+pgTest('postgres: a suspend that writes no wake_on leaves no stale filter', async () => {
+  const made = storeInFreshSchema()
+  const pool = (store: StateStore) => postgresPools.get(store) as SqlPool
+  await onServer(made, pool, `"${made.schema}".cairn_runs`, '$1')
 })
 
 mysqlTest('mysql: a suspend that writes no wake_on leaves no stale filter', async () => {
-  const { store, database, cleanup } = storeInFreshDatabase()
-  try {
-    await store.open()
-    const pool = mysqlPools.get(store) as SqlPool
-    await scenario(store, async (runId) => {
-      await pool.query({
-        text: `UPDATE \`${database}\`.cairn_runs SET status = 'waiting', available_at = NULL, waiting_on = 'old' WHERE id = ?`,
-        values: [runId],
-      })
-    })
-  } finally {
-    await store.close()
-    await cleanup()
-  }
+  const made = storeInFreshDatabase()
+  const pool = (store: StateStore) => mysqlPools.get(store) as SqlPool
+  await onServer(made, pool, `\`${made.database}\`.cairn_runs`, '?')
 })

@@ -4,7 +4,7 @@
  * the engine from the config with them laid over it, and its own shutdown drains with the same
  * timeout.
  */
-import { InvalidArgumentError, NUMBER_RANGES } from '@cairn/core'
+import { checkInteger, InvalidArgumentError, NUMBER_RANGES, type IntegerRange } from '@cairn/core'
 import type { ApplicationService } from '@adonisjs/core/types'
 import type { DurableOverrides } from '../types.ts'
 
@@ -17,10 +17,7 @@ export interface WorkFlags {
 export function workOverrides(flags: WorkFlags): DurableOverrides {
   const overrides: DurableOverrides = {}
   if (flags.concurrency !== undefined) {
-    const { min, max } = NUMBER_RANGES.count
-    if (!inRange(flags.concurrency, min, max))
-      throw invalidFlag('concurrency', `a whole number from ${min} to ${max}`, flags.concurrency)
-    overrides.concurrency = flags.concurrency
+    overrides.concurrency = flagInteger('concurrency', flags.concurrency, NUMBER_RANGES.count)
   }
   if (flags.instanceId !== undefined) {
     // Leases are keyed by it: it must survive a store round trip unchanged (no control characters).
@@ -33,14 +30,11 @@ export function workOverrides(flags: WorkFlags): DurableOverrides {
     overrides.instanceId = flags.instanceId
   }
   if (flags.drainTimeout !== undefined) {
-    const { min, max } = NUMBER_RANGES.timeoutMs
-    if (!inRange(flags.drainTimeout, min, max))
-      throw invalidFlag(
-        'drain-timeout',
-        `a whole number of ms from ${min} to ${max}`,
-        flags.drainTimeout,
-      )
-    overrides.drainTimeoutMs = flags.drainTimeout
+    overrides.drainTimeoutMs = flagInteger(
+      'drain-timeout',
+      flags.drainTimeout,
+      NUMBER_RANGES.timeoutMs,
+    )
   }
   return overrides
 }
@@ -50,8 +44,13 @@ export function bindOverrides(app: ApplicationService, overrides: DurableOverrid
   app.container.bindValue('durable.overrides', overrides)
 }
 
-function inRange(value: unknown, min: number, max: number): boolean {
-  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max
+/** Core's one check of a number, its refusal naming the flag (`details.flag`, as elsewhere). */
+function flagInteger(flag: string, value: unknown, range: IntegerRange): number {
+  try {
+    return checkInteger(value, `--${flag}`, range)
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message, { details: { flag }, cause: error })
+  }
 }
 
 function invalidFlag(flag: string, expected: string, got: unknown): InvalidArgumentError {

@@ -61,9 +61,10 @@ export interface TurnRuntime {
    * the lease turns out lost, the turn has ended before `start` runs: `start` checks `live`.
    */
   whenLeaseHeld(start: () => void): void
-  /** The lease was confirmed recently enough to start user code now (whenLeaseHeld's fast path). */
-  readonly leaseFresh: boolean
-  /** leaseFresh, as the monotonic time it was found fresh at (null: not fresh). */
+  /**
+   * The lease was confirmed recently enough to start user code now (whenLeaseHeld's fast
+   * path): the monotonic time it was found fresh at, or null when it may have lapsed.
+   */
   leaseFreshAt(): number | null
   /**
    * Call `start` once the store has confirmed the lease now, however fresh it looks (a cancel

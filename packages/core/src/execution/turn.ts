@@ -319,10 +319,6 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     this.lease.whenConfirmed(start)
   }
 
-  get leaseFresh(): boolean {
-    return this.lease.fresh
-  }
-
   leaseFreshAt(): number | null {
     return this.lease.freshAt()
   }
