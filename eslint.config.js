@@ -7,6 +7,7 @@ export default tseslint.config(
   {
     ignores: [
       'node_modules/**',
+      '**/dist/**',
       '**/*.js',
       '!eslint.config.js',
       '!packages/dashboard/console/**/*.js',

@@ -32,6 +32,8 @@ const TSCONFIG = {
     skipLibCheck: true,
     noEmit: true,
     rewriteRelativeImportExtensions: true,
+    // The workspace packages resolve to their sources (docs/development.md).
+    customConditions: ['cairn-source'],
     types: ['node'],
   },
   exclude: ['node_modules', 'tmp'],
