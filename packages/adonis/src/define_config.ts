@@ -7,6 +7,9 @@ import type { DurableConfig, ResolvedDurableConfig, StoreProvider } from './type
 import { checkInteger, checkTimeoutOrForever, NUMBER_RANGES, type IntegerRange } from '@cairn/core'
 import { asConfigError, invalidConfig } from './errors.ts'
 import { validateDashboardConfig } from './dashboard/dashboard_config.ts'
+import { resolveCodecConfig } from './codec_config.ts'
+import { unknownConfigKey } from './seed_config_keys.ts'
+import { resolveWebhooksConfig } from './webhooks/webhook_config.ts'
 
 const KNOWN_FIELDS = new Set([
   'store',
@@ -20,6 +23,9 @@ const KNOWN_FIELDS = new Set([
   'workflowsPath',
   'stepsPath',
   'dashboard',
+  'codec',
+  'webhookUrl',
+  'webhooks',
 ])
 
 export function defineConfig<Stores extends Record<string, StoreProvider>>(
@@ -35,7 +41,7 @@ export function validateConfig(config: unknown): ResolvedDurableConfig {
   }
   const c = config as Record<string, unknown>
   for (const key of Object.keys(c)) {
-    if (!KNOWN_FIELDS.has(key)) throw invalidConfig(key, 'is not a known option')
+    if (!KNOWN_FIELDS.has(key)) throw unknownConfigKey(key)
   }
   const stores = c.stores
   if (stores === null || typeof stores !== 'object' || Array.isArray(stores)) {
@@ -71,6 +77,7 @@ export function validateConfig(config: unknown): ResolvedDurableConfig {
     if (c[field] !== undefined && (typeof c[field] !== 'string' || c[field] === ''))
       throw invalidConfig(field, `must be a non-empty path, got ${JSON.stringify(c[field])}`)
   }
+  const webhooks = resolveWebhooksConfig(c.webhookUrl, c.webhooks)
   return {
     store: c.store,
     stores: stores as Record<string, StoreProvider>,
@@ -83,6 +90,9 @@ export function validateConfig(config: unknown): ResolvedDurableConfig {
     workflowsPath: (c.workflowsPath as string | undefined) ?? 'app/workflows',
     stepsPath: (c.stepsPath as string | undefined) ?? 'app/steps',
     dashboard: validateDashboardConfig(c.dashboard),
+    codec: resolveCodecConfig(c.codec),
+    webhookUrl: webhooks?.webhookUrl,
+    webhooks: webhooks?.webhooks,
   }
 }
 

@@ -5,8 +5,10 @@ import type {
   DurableDashboardConfig,
   ResolvedDashboardConfig,
 } from './dashboard/dashboard_config.ts'
-import type { Engine, StateStore } from '@cairn/core'
+import type { Codec, Engine, StateStore } from '@cairn/core'
 import type { ConfigProvider } from '@adonisjs/core/types'
+import type { DurableCodecOptions } from './codec_config.ts'
+import type { DurableWebhooksConfig, ResolvedWebhooksConfig } from './webhooks/webhook_config.ts'
 
 /** A store, built lazily at boot: only the store `config.store` names is ever built. */
 export type StoreProvider = ConfigProvider<StateStore>
@@ -44,6 +46,23 @@ export interface DurableConfig<
   stepsPath?: string
   /** The operations dashboard, mounted on the app's router (docs/adonis.md#dashboard). */
   dashboard?: DurableDashboardConfig
+  /**
+   * How payloads (inputs, outputs, step results, errors) become the text the store keeps
+   * (docs/codec.md): the default codec's options — `maxBytes`, `maxDepth`, and `transform`, a
+   * `{ encode(text), decode(text) }` pair that encrypts or compresses every payload at rest —
+   * or a codec of your own (`{ encode, decode }`). Every process on the store needs the same.
+   * Checked when the config loads, with one test payload through it. Default: core's codec.
+   */
+  codec?: Codec | DurableCodecOptions
+  /**
+   * The public base address of this app's webhook route (e.g.
+   * `https://shop.example.com/durable/webhooks`): `ctx.webhook()` hands out
+   * `<webhookUrl>/<token>`, and the web server mounts `POST <path>/:token` at its path
+   * (docs/webhooks.md). Default: none — webhook URLs are null and nothing is mounted.
+   */
+  webhookUrl?: string
+  /** The receiving route: its path when not the one of `webhookUrl`, and its body limit. Needs `webhookUrl`. */
+  webhooks?: DurableWebhooksConfig
 }
 
 /** The config after `defineConfig`: every default filled in. */
@@ -59,6 +78,10 @@ export interface ResolvedDurableConfig {
   workflowsPath: string
   stepsPath: string
   dashboard: ResolvedDashboardConfig
+  codec: Codec | undefined
+  webhookUrl: string | undefined
+  /** Present exactly when `webhookUrl` is. */
+  webhooks: ResolvedWebhooksConfig | undefined
 }
 
 /**

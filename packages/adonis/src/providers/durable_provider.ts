@@ -1,7 +1,7 @@
 /**
  * The AdonisJS provider: binds the engine as the container singleton `durable.engine`,
- * registers the app's discovered steps and workflows at boot, mounts the dashboard when the
- * config enables it, drives runs at start only when the config says this process drives, and
+ * registers the app's discovered steps and workflows at boot, mounts the webhook route when the
+ * config has a `webhookUrl` and the dashboard when the config enables it, drives runs at start only when the config says this process drives, and
  * drains on shutdown.
  */
 import { configProvider } from '@adonisjs/core'
@@ -23,7 +23,7 @@ import '../types.ts'
 /** App environments in which `drive: true` makes the process drive runs. */
 const DRIVING_ENVIRONMENTS = new Set(['web', 'test'])
 
-/** App environments that serve HTTP, where an enabled dashboard is mounted. */
+/** App environments that serve HTTP, where the webhook route and an enabled dashboard are mounted. */
 const HTTP_ENVIRONMENTS = new Set(['web', 'test'])
 
 export default class DurableProvider {
@@ -50,6 +50,8 @@ export default class DurableProvider {
           ...(config.leaseMs === undefined ? {} : { leaseMs: config.leaseMs }),
           ...(config.concurrency === undefined ? {} : { concurrency: config.concurrency }),
           ...(config.pollIntervalMs === undefined ? {} : { pollIntervalMs: config.pollIntervalMs }),
+          ...(config.codec === undefined ? {} : { codec: config.codec }),
+          ...(config.webhookUrl === undefined ? {} : { webhookUrl: config.webhookUrl }),
         })
       } catch (error) {
         await store.close().catch(() => {})
@@ -75,6 +77,10 @@ export default class DurableProvider {
     )
     registerWorkflows(engine, this.app, discovered)
     bindEngine(engine)
+    if (config.webhooks !== undefined && HTTP_ENVIRONMENTS.has(this.app.getEnvironment())) {
+      const { mountWebhooks } = await import('../webhooks/mount_webhooks.ts')
+      await mountWebhooks(this.app, engine, config.webhooks)
+    }
     if (config.dashboard.enabled && HTTP_ENVIRONMENTS.has(this.app.getEnvironment())) {
       // Loaded only when enabled: an app without the dashboard never loads its HTTP stack.
       const { mountDashboard } = await import('../dashboard/mount_dashboard.ts')
