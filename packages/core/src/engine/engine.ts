@@ -31,12 +31,14 @@ import type {
   WorkflowBody,
   WorkflowOptions,
 } from '../execution/types.ts'
+import { checkOptionKeys } from '../util/known_keys.ts'
 import { checkTimeoutOrForever } from '../util/numbers.ts'
 import { assertIdentifier } from '../util/validate.ts'
 import { Committer } from './committer.ts'
 import { Driver } from './driver.ts'
 import { publishEvent, type PublishEventOptions, type PublishedEvent } from './event_publisher.ts'
 import { EventHub, type EngineEventName, type Listener } from './events.ts'
+import * as specs from './option_specs.ts'
 import { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } from './options.ts'
 import { WorkflowRegistry } from './registry.ts'
 import { StepRegistry } from './step_registry.ts'
@@ -199,6 +201,7 @@ export class Engine {
     input: I,
     options?: RetryWithInputOptions,
   ): Promise<StartedRun> {
+    checkOptionKeys(options, specs.RETRY_WITH_INPUT_OPTIONS)
     await this.open()
     return retryWithInput(this.starterDeps(), runId, input, options)
   }
@@ -211,6 +214,9 @@ export class Engine {
    * for a fromSeq that is not an integer from 0 to the source's number of positions.
    */
   async fork(runId: string, options: ForkOptions): Promise<StartedRun> {
+    // Absent or not an object: fork's own message says { fromSeq } is required.
+    if (typeof options === 'object' && options !== null)
+      checkOptionKeys(options, specs.FORK_OPTIONS)
     await this.open()
     return fork(this.starterDeps(), runId, options)
   }
@@ -225,6 +231,7 @@ export class Engine {
     payload?: unknown,
     options?: SignalOptions,
   ): Promise<SignalReceipt> {
+    checkOptionKeys(options, specs.SIGNAL_OPTIONS)
     await this.open()
     return sendSignal(this.signalDeps(), token, payload, options)
   }
@@ -244,6 +251,7 @@ export class Engine {
       throw new InvalidArgumentError(
         'signalWithStart needs options.runId: the run to start or signal',
       )
+    checkOptionKeys(signal, specs.SIGNAL_WITH_START_SIGNAL)
     const started = await this.start(name, input, options)
     const receipt = await sendSignal(
       this.signalDeps(),
@@ -266,6 +274,8 @@ export class Engine {
     payload?: unknown,
     options?: PublishEventOptions,
   ): Promise<PublishedEvent> {
+    if (typeof options === 'object' && options !== null)
+      checkOptionKeys(options, specs.PUBLISH_EVENT_OPTIONS)
     await this.open()
     return publishEvent(this.signalDeps(), name, payload, options)
   }
@@ -279,6 +289,7 @@ export class Engine {
     runId: string,
     options?: ContinueOptions,
   ): Promise<SignalReceipt & { label: string }> {
+    checkOptionKeys(options, specs.CONTINUE_OPTIONS)
     await this.open()
     return continueRun(this.signalDeps(), runId, options)
   }
@@ -292,6 +303,7 @@ export class Engine {
     key: string,
     options?: GetEventOptions,
   ): Promise<T | undefined> {
+    checkOptionKeys(options, specs.GET_EVENT_OPTIONS)
     await this.open()
     return readEvent<T>(this.options, runId, key, options)
   }
@@ -318,6 +330,7 @@ export class Engine {
     arg: unknown,
     options?: UpdateCallOptions,
   ): Promise<UpdateResult> {
+    checkOptionKeys(options, specs.UPDATE_OPTIONS)
     await this.open()
     return sendUpdate(this.signalDeps(), runId, name, arg, options)
   }
@@ -382,6 +395,7 @@ export class Engine {
    * empty). [] for an unknown run. E_INVALID_ARGUMENT for a bad fromSeq or limit.
    */
   async getStepsPage(runId: string, page: CheckpointPage): Promise<StepPage> {
+    if (typeof page === 'object' && page !== null) checkOptionKeys(page, specs.STEPS_PAGE)
     await this.open()
     return readStepPage(this.options.store, this.options.codec, runId, page)
   }
@@ -391,6 +405,7 @@ export class Engine {
    * counted by the store (see StateStore.facetRuns: the two counts are separate reads).
    */
   async facetRuns(query: RunFacetQuery = {}): Promise<RunFacets> {
+    checkOptionKeys(query, specs.FACET_RUNS_QUERY)
     await this.open()
     return this.options.store.facetRuns(query)
   }
@@ -413,6 +428,7 @@ export class Engine {
    * with its search attributes (one more read per page).
    */
   async listRuns<I = unknown, O = unknown>(query: ListRunsQuery = {}): Promise<RunList<I, O>> {
+    checkOptionKeys(query, specs.LIST_RUNS_QUERY)
     await this.open()
     const page = await this.options.store.listRuns(query)
     const attributes =
@@ -431,6 +447,7 @@ export class Engine {
    * `runId` says which).
    */
   async waitForRun<O = unknown>(runId: string, options: WaitOptions = {}): Promise<RunOutcome<O>> {
+    checkOptionKeys(options, specs.WAIT_OPTIONS)
     const timeoutMs = checkTimeoutOrForever(options?.timeoutMs, 'waitForRun timeoutMs')
     await this.open()
     const deadline = Date.now() + timeoutMs
@@ -473,6 +490,7 @@ export class Engine {
    */
   async cancel(runId: string, options: CancelOptions = {}): Promise<void> {
     assertIdentifier(runId, 'runId')
+    checkOptionKeys(options, specs.CANCEL_OPTIONS)
     await this.open()
     const reason = options.reason ?? 'run cancelled'
     if (options.compensate === true) return this.cancelCompensating(runId, reason)

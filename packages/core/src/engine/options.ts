@@ -11,9 +11,11 @@ import type { StateStore } from '../contracts/state_store.ts'
 import { InvalidArgumentError } from '../errors/index.ts'
 import { systemClock } from '../clock/system_clock.ts'
 import { JsonCodec } from '../codec/index.ts'
+import { checkOptionKeys } from '../util/known_keys.ts'
 import { checkInteger, MAX_TIME_MS, MAX_TIMER_MS, NUMBER_RANGES } from '../util/numbers.ts'
 import { assertIdentifier } from '../util/validate.ts'
 import { defaultLogger } from './default_logger.ts'
+import { ENGINE_OPTIONS } from './option_specs.ts'
 
 export interface EngineOptions {
   store: StateStore
@@ -80,6 +82,7 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
   if (options === null || typeof options !== 'object' || options.store === undefined) {
     throw new InvalidArgumentError('Engine options must include a store')
   }
+  checkOptionKeys(options, ENGINE_OPTIONS)
   const clock = options.clock ?? systemClock
   // Only `undefined` means "not given": a null is a value, refused by validate() by name.
   const leaseMs = given(options.leaseMs, DEFAULT_LEASE_MS)

@@ -9,7 +9,13 @@ import {
   WorkflowNotRegisteredError,
 } from '../errors/index.ts'
 import type { WorkflowBody, WorkflowOptions } from '../execution/types.ts'
+import {
+  BACKOFF_OPTIONS,
+  WORKFLOW_OPTIONS,
+  WORKFLOW_RETRY_OPTIONS,
+} from '../execution/option_specs.ts'
 import { isStandardSchema } from '../search/schema_check.ts'
+import { checkOptionKeys } from '../util/known_keys.ts'
 import { checkInteger, MAX_TIME_MS } from '../util/numbers.ts'
 import { assertIdentifier } from '../util/validate.ts'
 
@@ -35,6 +41,7 @@ export class WorkflowRegistry {
     const v = normalizeVersion(version)
     if (typeof body !== 'function')
       throw new InvalidArgumentError(`workflow "${name}": body must be a function`)
+    checkWorkflowOptionKeys(name, options)
     const versions = this.byName.get(name) ?? new Map<string, RegisteredWorkflow>()
     if (versions.has(v))
       throw new DuplicateWorkflowError(`workflow "${name}" version "${v}" is already registered`)
@@ -96,6 +103,15 @@ function newest(entries: RegisteredWorkflow[]): RegisteredWorkflow {
 
 function compareVersions(a: string, b: string): number {
   return a.localeCompare(b, 'en', { numeric: true })
+}
+
+/** Unknown keys, here and in `retry` and its `backoff`, are refused before anything is kept. */
+function checkWorkflowOptionKeys(name: string, options: WorkflowOptions): void {
+  const where = `workflow "${name}"`
+  const details = { workflow: name }
+  checkOptionKeys(options, WORKFLOW_OPTIONS, where, details)
+  checkOptionKeys(options.retry, WORKFLOW_RETRY_OPTIONS, `${where} retry`, details)
+  checkOptionKeys(options.retry?.backoff, BACKOFF_OPTIONS, `${where} retry.backoff`, details)
 }
 
 // Half the Date range: a run created at any time a clock can show gets a deadline a Date holds.

@@ -5,14 +5,16 @@
  * and starts executing here with no second write and no poll.
  */
 import type { RunRecord } from '../contracts/records.ts'
-import { RunIdConflictError } from '../errors/index.ts'
+import { InvalidArgumentError, RunIdConflictError } from '../errors/index.ts'
 import { checkTags } from '../store/create_check.ts'
+import { checkOptionKeys } from '../util/known_keys.ts'
 import { newRunId } from '../util/run_id.ts'
 import { assertCallerRunId } from '../execution/continue_as_new.ts'
 import type { Committer } from './committer.ts'
 import type { Driver } from './driver.ts'
 import type { EventHub } from './events.ts'
 import type { ResolvedEngineOptions } from './options.ts'
+import { START_OPTIONS } from './option_specs.ts'
 import type { WorkflowRegistry } from './registry.ts'
 
 export interface StartOptions {
@@ -47,6 +49,7 @@ export async function startRun(
   input: unknown,
   opts: StartOptions = {},
 ): Promise<StartedRun> {
+  checkStartOptions(name, opts)
   const workflow = deps.registry.resolve(name, opts.version)
   const runId = opts.runId ?? newRunId()
   if (opts.runId !== undefined) assertCallerRunId(runId, 'runId')
@@ -86,6 +89,17 @@ export async function startRun(
   if (claimed) deps.driver.runReserved({ ...run, epoch: 1, inboxSeq: 0, leaseGrantedAt: sentAt })
   else deps.driver.wake(createdAt)
   return { runId, existing: false }
+}
+
+/** Before anything is read or written: a run is never created from options it would ignore. */
+export function checkStartOptions(name: string, opts: unknown): void {
+  // @adonis-agora/durable's signature is start(name, input, runId, options).
+  if (typeof opts === 'string')
+    throw new InvalidArgumentError(
+      `engine.start("${name}"): the run id goes in the options: start(name, input, { runId })`,
+      { details: { call: 'engine.start', workflow: name } },
+    )
+  checkOptionKeys(opts, START_OPTIONS, `engine.start("${name}")`, { workflow: name })
 }
 
 /** An existing run with this id: the same run (an idempotent retry), or a clear conflict. */

@@ -3,13 +3,12 @@
  * durable (it is recorded at the step's position), so one name is one handler.
  */
 import { DuplicateStepError, InvalidArgumentError } from '../errors/index.ts'
+import { STEP_DEFINITION_OPTIONS } from '../execution/option_specs.ts'
 import { resolveRetryPolicy } from '../execution/retry_policy.ts'
 import { checkStepTimeout } from '../execution/step_timeout.ts'
 import type { StepHandler, StepOptions } from '../execution/types.ts'
+import { checkOptionKeys } from '../util/known_keys.ts'
 import { assertIdentifier } from '../util/validate.ts'
-
-// A misspelt option (`retry`, `timeout`) would otherwise be ignored without a word.
-const OPTION_NAMES = new Set(['retries', 'backoff', 'timeoutMs'])
 
 export interface RegisteredStep {
   name: string
@@ -25,18 +24,12 @@ export class StepRegistry {
     assertIdentifier(name, 'step name')
     if (typeof handler !== 'function')
       throw new InvalidArgumentError(`step "${name}": handler must be a function`)
-    if (options === null || typeof options !== 'object')
-      throw new InvalidArgumentError(`step "${name}": options must be an object`)
     if (this.byName.has(name))
       throw new DuplicateStepError(`step "${name}" is already registered`, {
         details: { step: name },
       })
-    const unknown = Object.keys(options).find((key) => !OPTION_NAMES.has(key))
-    if (unknown !== undefined)
-      throw new InvalidArgumentError(
-        `step "${name}": unknown option "${unknown}" (step options are retries, backoff, timeoutMs)`,
-        { details: { step: name, option: unknown } },
-      )
+    // A misspelt option (`retry`, `timeout`) would otherwise be ignored without a word.
+    checkOptionKeys(options, STEP_DEFINITION_OPTIONS, `step "${name}"`, { step: name })
     try {
       resolveRetryPolicy(options)
       checkStepTimeout(options.timeoutMs)

@@ -8,8 +8,10 @@
  */
 import { createHash } from 'node:crypto'
 import { ChildFailedError, InvalidArgumentError } from '../errors/index.ts'
+import { checkOptionKeys } from '../util/known_keys.ts'
 import { MAX_ID_LENGTH } from '../util/validate.ts'
 import { childSignalName, readChildOutcome } from './child_outcome.ts'
+import { CHILD_OPTIONS } from './option_specs.ts'
 import { encodeError } from './outcome.ts'
 import type { TurnRuntime } from './runtime.ts'
 import type { ChildHandle, ChildOptions } from './types.ts'
@@ -23,6 +25,7 @@ export function startChild<O>(
 ): ChildHandle<O> {
   if (typeof workflow !== 'string' || workflow === '')
     throw new InvalidArgumentError('ctx.child: workflow must be a non-empty string')
+  checkOptionKeys(options, CHILD_OPTIONS, `ctx.child("${workflow}")`, { workflow })
   if (!rt.live) return { runId: '', result: () => rt.never() }
   const seq = rt.takeSeq()
   const childRunId = options.childId ?? defaultChildId(rt.runId, seq)

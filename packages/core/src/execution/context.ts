@@ -9,6 +9,8 @@ import { breakpoint } from './breakpoint.ts'
 import { continueAsNew } from './continue_as_new.ts'
 import { startChild } from './child.ts'
 import { localStep } from './local_step.ts'
+import { ALL_OPTIONS, ALL_SETTLED_OPTIONS } from './option_specs.ts'
+import { checkOptionKeys } from '../util/known_keys.ts'
 import { registeredStep } from './registered_step.ts'
 import { transactionStep } from './transaction_step.ts'
 import { patched } from './patched.ts'
@@ -143,6 +145,7 @@ export class TurnContext implements WorkflowContext {
     inputs: readonly unknown[],
     options: AllOptions = {},
   ): Promise<O[]> {
+    checkOptionKeys(options, ALL_OPTIONS)
     const { mode = 'failFast', ...childOptions } = options
     const results = inputs.map((input) => this.child<O>(workflow, input, childOptions))
     if (mode === 'failFast') return Promise.all(results)
@@ -158,6 +161,7 @@ export class TurnContext implements WorkflowContext {
     inputs: readonly unknown[],
     options: Omit<AllOptions, 'mode'> = {},
   ): Promise<PromiseSettledResult<O>[]> {
+    checkOptionKeys(options, ALL_SETTLED_OPTIONS)
     return Promise.allSettled(inputs.map((input) => this.child<O>(workflow, input, options)))
   }
 }

@@ -5,7 +5,13 @@
  *   export const chargeCard = defineStep('charge-card', async (order: Order) => charge(order), { retries: 5 })
  *   engine.registerStep(chargeCard)
  *   const receipt = await ctx.step(chargeCard, order) // typed: Order in, receipt out
+ *
+ * Option names are checked here, as the module loads: an unknown one fails at import, not at
+ * the registration that may come much later (or never, on a process that only calls steps).
+ * Their values are checked by `engine.registerStep`.
  */
+import { checkOptionKeys } from '../util/known_keys.ts'
+import { STEP_DEFINITION_OPTIONS } from './option_specs.ts'
 import type { StepHandler, StepOptions, StepReference } from './types.ts'
 
 export function defineStep<I, O>(
@@ -13,5 +19,6 @@ export function defineStep<I, O>(
   handler: StepHandler<I, O>,
   options: StepOptions = {},
 ): StepReference<I, O> {
+  checkOptionKeys(options, STEP_DEFINITION_OPTIONS, `defineStep("${name}")`, { step: name })
   return Object.freeze({ name, handler, options })
 }

@@ -12,6 +12,8 @@ import { EventTimeoutError, InvalidArgumentError } from '../errors/index.ts'
 import { eventMessageName } from './event_delivery.ts'
 import { encodeEventMatch } from './event_match.ts'
 import { encodeError } from './outcome.ts'
+import { EVENT_WAIT_OPTIONS } from './option_specs.ts'
+import { checkOptionKeys } from '../util/known_keys.ts'
 import type { TurnRuntime } from './runtime.ts'
 import { checkWaitTimeout } from './wait_timeout.ts'
 import type { EventWaitOptions } from './types.ts'
@@ -27,6 +29,7 @@ export function waitForEvent<T>(
   if (typeof options !== 'object' || options === null) {
     throw new InvalidArgumentError('waitForEvent options must be an object { match?, timeoutMs? }')
   }
+  checkOptionKeys(options, EVENT_WAIT_OPTIONS, `ctx.waitForEvent("${name}")`)
   const match = encodeEventMatch(options.match)
   const timeoutMs = checkWaitTimeout(options.timeoutMs, 'waitForEvent', rt.clock.now())
   if (!rt.live) return rt.never()

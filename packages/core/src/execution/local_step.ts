@@ -5,6 +5,8 @@
  */
 import type { CheckpointKind } from '../contracts/records.ts'
 import { InvalidArgumentError } from '../errors/index.ts'
+import { checkOptionKeys } from '../util/known_keys.ts'
+import { LOCAL_STEP_OPTIONS } from './option_specs.ts'
 import { resolveRetryPolicy } from './retry_policy.ts'
 import type { TurnRuntime } from './runtime.ts'
 import { StepAttempts, type AttemptPlan } from './step_attempts.ts'
@@ -20,6 +22,7 @@ export function localStep<T>(
   checkStepName(name)
   if (typeof fn !== 'function')
     throw new InvalidArgumentError(`step "${name}": fn must be a function`)
+  checkOptionKeys(options, LOCAL_STEP_OPTIONS, `ctx.localStep("${name}")`, { step: name })
   const compensate = checkCompensate(name, options?.compensate)
   checkStepTimeout(options?.timeoutMs)
   const plan: AttemptPlan = {

@@ -21,6 +21,8 @@ import {
   runCheckpointedStep,
   withCompensation,
 } from './local_step.ts'
+import { checkOptionKeys } from '../util/known_keys.ts'
+import { BACKOFF_OPTIONS, STEP_CALL_OPTIONS } from './option_specs.ts'
 import { resolveRetryPolicy } from './retry_policy.ts'
 import type { TurnRuntime } from './runtime.ts'
 import type { AttemptPlan } from './step_attempts.ts'
@@ -57,6 +59,8 @@ function mergeOptions(
 ): StepOptions {
   if (call === null || typeof call !== 'object')
     throw new InvalidArgumentError(`step "${name}": options must be an object`)
+  checkOptionKeys(call, STEP_CALL_OPTIONS, `ctx.step("${name}")`, { step: name })
+  checkOptionKeys(call.backoff, BACKOFF_OPTIONS, `ctx.step("${name}") backoff`, { step: name })
   const { compensate: _compensate, ...callOptions } = call
   const merged: StepOptions = { ...registered, ...definedOnly(callOptions) }
   if (registered.backoff !== undefined || callOptions.backoff !== undefined)

@@ -11,7 +11,9 @@ import {
 } from '../errors/index.ts'
 import { InvalidArgumentError } from '../errors/index.ts'
 import { toMilliseconds } from '../util/duration.ts'
+import { checkOptionKeys } from '../util/known_keys.ts'
 import { checkInteger } from '../util/numbers.ts'
+import { BACKOFF_OPTIONS } from './option_specs.ts'
 import type { LocalStepOptions, RetryOptions } from './types.ts'
 
 export interface RetryPolicy {
@@ -39,6 +41,8 @@ export function resolveRetryPolicy(
   step: Omit<LocalStepOptions, 'compensate'> = {},
   workflow: RetryOptions = {},
 ): RetryPolicy {
+  // Before the spread: a string (`backoff: 'exp'`) would spread into its characters.
+  checkOptionKeys(step.backoff, BACKOFF_OPTIONS)
   const backoff = { ...workflow.backoff, ...step.backoff }
   // Only `undefined` means "not given": a null is a value, refused by the checks below.
   const policy: RetryPolicy = {

@@ -8,6 +8,8 @@
  */
 import { SignalTimeoutError } from '../errors/index.ts'
 import { encodeError } from './outcome.ts'
+import { SIGNAL_WAIT_OPTIONS } from './option_specs.ts'
+import { checkOptionKeys } from '../util/known_keys.ts'
 import type { TurnRuntime } from './runtime.ts'
 import { checkWaitTimeout } from './wait_timeout.ts'
 import { checkSignalName } from './wait_names.ts'
@@ -20,6 +22,7 @@ export function waitForSignal<T>(
   options: SignalWaitOptions = {},
 ): Promise<T> {
   checkSignalName(name)
+  checkOptionKeys(options, SIGNAL_WAIT_OPTIONS, `ctx.waitForSignal("${name}")`)
   return waitForMessage<T>(rt, name, options)
 }
 

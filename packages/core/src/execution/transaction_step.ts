@@ -10,6 +10,8 @@ import { InvalidArgumentError } from '../errors/index.ts'
 import { checkStepName } from './local_step.ts'
 import { StepAttempts, type StepPlan } from './step_attempts.ts'
 import type { TurnRuntime } from './runtime.ts'
+import { checkOptionKeys } from '../util/known_keys.ts'
+import { TRANSACTION_OPTIONS } from './option_specs.ts'
 import { resolveRetryPolicy } from './retry_policy.ts'
 import type { RetryOptions, TransactionFn } from './types.ts'
 
@@ -23,6 +25,7 @@ export function transactionStep<T, H>(
   if (typeof fn !== 'function')
     throw new InvalidArgumentError(`transaction "${name}": fn must be a function`)
   refuseLocalOnlyOptions(name, options)
+  checkOptionKeys(options, TRANSACTION_OPTIONS, `ctx.transaction("${name}")`, { step: name })
   const policy =
     options === undefined ? rt.defaultRetryPolicy : resolveRetryPolicy(options, rt.retryDefaults)
   if (!rt.live) return rt.never()

@@ -7,6 +7,8 @@
  */
 import { SignalTimeoutError } from '../errors/index.ts'
 import { encodeError } from './outcome.ts'
+import { UPDATE_WAIT_OPTIONS } from './option_specs.ts'
+import { checkOptionKeys } from '../util/known_keys.ts'
 import type { TurnRuntime } from './runtime.ts'
 import type { UpdateOptions } from './types.ts'
 import { checkSignalName, RESERVED_PREFIX } from './wait_names.ts'
@@ -30,6 +32,7 @@ export async function onUpdate<A>(
   options: UpdateOptions<A> = {},
 ): Promise<A> {
   checkSignalName(name, 'an update name')
+  checkOptionKeys(options, UPDATE_WAIT_OPTIONS, `ctx.onUpdate("${name}")`)
   checkWaitTimeout(options.timeoutMs, 'onUpdate', rt.clock.now())
   for (;;) {
     const decision = await nextDecision<A>(rt, name, options)

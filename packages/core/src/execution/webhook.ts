@@ -7,6 +7,8 @@
  */
 import { randomBytes } from 'node:crypto'
 import { waitForMessage } from './signal_wait.ts'
+import { WEBHOOK_WAIT_OPTIONS } from './option_specs.ts'
+import { checkOptionKeys } from '../util/known_keys.ts'
 import type { TurnRuntime } from './runtime.ts'
 import type { SignalWaitOptions, Webhook } from './types.ts'
 import { RESERVED_PREFIX } from './wait_names.ts'
@@ -33,8 +35,14 @@ export function webhook(rt: TurnRuntime, baseUrl: string | null): Promise<Webhoo
   return outcome.then(({ token }) => ({
     token,
     url: baseUrl === null ? null : `${baseUrl.replace(/\/+$/, '')}/${encodeURIComponent(token)}`,
-    wait: <T = unknown>(options?: SignalWaitOptions) =>
-      waitForMessage<T>(rt, webhookSignalName(parseWebhookToken(token)?.secret ?? ''), options),
+    wait: <T = unknown>(options?: SignalWaitOptions) => {
+      checkOptionKeys(options, WEBHOOK_WAIT_OPTIONS)
+      return waitForMessage<T>(
+        rt,
+        webhookSignalName(parseWebhookToken(token)?.secret ?? ''),
+        options,
+      )
+    },
   }))
 }
 
