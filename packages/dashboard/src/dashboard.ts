@@ -7,6 +7,7 @@ import { Hono } from 'hono'
 import { mountAssets } from './assets/asset_routes.ts'
 import { mountSessionRoutes } from './auth/session_routes.ts'
 import { mountReadRoutes } from './api/read_routes.ts'
+import { mountPublishedStateRoute } from './api/published_state_route.ts'
 import { mountActionRoutes } from './api/action_routes.ts'
 import { mountLineageRoutes } from './api/lineage_routes.ts'
 import { mountBulkRoutes } from './api/bulk_routes.ts'
@@ -48,6 +49,7 @@ function buildApp(options: ResolvedOptions, streams: StreamRegistry) {
   app.use('*', accessControl(options))
   mountSessionRoutes(app, options)
   mountReadRoutes(app, options)
+  mountPublishedStateRoute(app, options.engine)
   mountActionRoutes(app, options.engine)
   mountLineageRoutes(app, options.engine)
   mountBulkRoutes(app, options)
