@@ -12,6 +12,8 @@ export default tseslint.config(
       '!eslint.config.js',
       '!packages/dashboard/console/**/*.js',
       '**/.adonisjs/**',
+      // Projects of their own (a user's app), compiled and run inside the packaging test.
+      'tests/packaging/fixtures/**',
     ],
   },
   js.configs.recommended,

@@ -3,9 +3,11 @@ import { DatabaseSync } from 'node:sqlite'
 import { StoreFailureError } from '@cairn/core'
 import type { SqliteDatabase } from './database.ts'
 import { BUSY_SLICE_MS } from './busy_retry.ts'
+import { assertSqliteRuntime } from './runtime_support.ts'
 import type { ResolvedSqliteOptions } from './options.ts'
 
 export function openConnection(options: ResolvedSqliteOptions): DatabaseSync {
+  assertSqliteRuntime()
   const db = new DatabaseSync(options.path, { enableForeignKeyConstraints: true })
   try {
     // First, so the PRAGMAs below already wait out a concurrent opener's lock.
