@@ -1,5 +1,6 @@
 import env from '#start/env'
 import { defineConfig, stores } from '@cairn/adonis'
+import { aesGcmTransform } from '#services/payload_encryption'
 
 export default defineConfig({
   store: 'lucid',
@@ -18,9 +19,26 @@ export default defineConfig({
     path: '/durable',
     tokens: dashboardTokens(),
   },
+  // With DURABLE_PAYLOAD_KEY, every payload is stored encrypted (AES-256-GCM); the engine, the
+  // dashboard and the routes still see the values. Without it (`npm start`), they are stored
+  // as readable JSON. Every process on the database needs the same key.
+  ...payloadEncryption(),
+  // Where carriers deliver their callbacks (ctx.webhook()): POST /durable/webhooks/:token,
+  // mounted by the provider outside the dashboard's auth — the token is the caller's only
+  // credential. The address handed out is this URL, so set it to the public one.
+  webhookUrl: env.get(
+    'DURABLE_WEBHOOK_URL',
+    `http://localhost:${env.get('PORT', 3333)}/durable/webhooks`,
+  ),
+  webhooks: { maxBodyBytes: 256 * 1024 },
 })
 
 function dashboardTokens(): string[] {
   const token = env.get('DURABLE_DASHBOARD_TOKEN')
   return token === undefined ? [] : [token]
+}
+
+function payloadEncryption() {
+  const key = env.get('DURABLE_PAYLOAD_KEY')
+  return key === undefined ? {} : { codec: { transform: aesGcmTransform(key) } }
 }

@@ -32,6 +32,10 @@ export default await Env.create(new URL('../', import.meta.url), {
   DURABLE_INSTANCE_ID: Env.schema.string.optional(),
   /** A bearer token (16+ characters) for the dashboard at /durable; without one it is open in development only. */
   DURABLE_DASHBOARD_TOKEN: Env.schema.string.optional(),
+  /** 32 bytes, base64: encrypts every payload Cairn stores (app/services/payload_encryption.ts). */
+  DURABLE_PAYLOAD_KEY: Env.schema.string.optional(),
+  /** The public address of the webhook route (default: http://localhost:<PORT>/durable/webhooks). */
+  DURABLE_WEBHOOK_URL: Env.schema.string.optional({ format: 'url', tld: false }),
 
   /** Orders above this amount (in cents) wait for a manager's approval. */
   SHOP_APPROVAL_THRESHOLD_CENTS: Env.schema.number.optional(),

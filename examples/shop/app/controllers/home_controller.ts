@@ -44,6 +44,18 @@ export default class HomeController {
           what: "follow an order: its status, its run, payments, stock, shipment; then the run's steps",
           curl: `curl ${url}/orders/<orderId>   # and ${url}/orders/<orderId>/timeline`,
         },
+        {
+          what: "after it shipped, wait for the carrier's delivery callback (a webhook): its address is the run's request-delivery-callback step result, in the dashboard",
+          curl: `curl -X POST ${url}/orders/<orderId>/delivery`,
+        },
+        {
+          what: 'play the carrier: deliver it (202 once; any other or used token: 404)',
+          curl: `curl -X POST <callbackUrl> -H 'content-type: application/json' -d '{"deliveredAt":"2026-03-01T10:00:00Z","signedBy":"Ada"}'`,
+        },
+        {
+          what: "the delivery run's published state: stage, then proof-of-delivery",
+          curl: `curl ${url}/durable/api/runs/delivery-<orderId>/events/stage`,
+        },
       ],
     }
   }
