@@ -99,6 +99,12 @@ void describe('the published packages', () => {
       assertCompleted(await runWorkflow('node', app, url.toString()))
     })
 
+    void test('the installed packages ignore CAIRN_FAILPOINTS: no variable makes them kill the process', async () => {
+      // Every crash point armed to fire on every hit: from sources, the first would SIGKILL.
+      const everyHit = { CAIRN_FAILPOINTS: 'P3=1,P4=1,P5=1,P6=1,P7=1' }
+      assertCompleted(await runWorkflow('node', app, `sqlite:${join(app, 'armed.db')}`, everyHit))
+    })
+
     void test('a strict TypeScript consumer (skipLibCheck off) compiles against the declarations', async () => {
       await mustRun(join(app, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json'], { cwd: app })
     })
@@ -135,8 +141,13 @@ interface WorkflowReport {
   steps: string[]
 }
 
-async function runWorkflow(node: string, app: string, store: string): Promise<WorkflowReport> {
-  const { stdout } = await mustRun(node, ['workflow.js', store], { cwd: app })
+async function runWorkflow(
+  node: string,
+  app: string,
+  store: string,
+  env: Record<string, string> = {},
+): Promise<WorkflowReport> {
+  const { stdout } = await mustRun(node, ['workflow.js', store], { cwd: app, env })
   return JSON.parse(stdout) as WorkflowReport
 }
 

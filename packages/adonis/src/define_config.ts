@@ -4,7 +4,12 @@
  * defaults. The provider checks again at boot, for a config that did not go through it.
  */
 import type { DurableConfig, ResolvedDurableConfig, StoreProvider } from './types.ts'
-import { checkInteger, checkTimeoutOrForever, NUMBER_RANGES, type IntegerRange } from '@cairn/core'
+import {
+  checkInteger,
+  checkTimeoutOrForever,
+  NUMBER_RANGES,
+  type IntegerRange,
+} from '@cairn/core/store-kit'
 import { asConfigError, invalidConfig } from './errors.ts'
 import { validateDashboardConfig } from './dashboard/dashboard_config.ts'
 import { resolveCodecConfig } from './codec_config.ts'

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { MAX_TIME_MS, MAX_TIMER_MS } from '@cairn/core'
+import { MAX_TIME_MS, MAX_TIMER_MS } from '@cairn/core/store-kit'
 import { stores, validateConfig } from '@cairn/adonis'
 import { workOverrides } from '../src/ace/work_flags.ts'
 import { assertEveryProbe, int, type NumberEntry } from '../../core/test/number_probes.ts'

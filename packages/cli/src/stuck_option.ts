@@ -4,7 +4,8 @@
  * nobody fired, a lease its holder stopped renewing — as the dashboard's Stuck filter and
  * `node ace durable:runs --stale` mean it, through the store's `claimableBefore` filter.
  */
-import { CLAIMABLE_STATUSES as OPEN, type ListRunsQuery, type RunStatus } from '@cairn/core'
+import { type ListRunsQuery, type RunStatus } from '@cairn/core'
+import { CLAIMABLE_STATUSES as OPEN } from '@cairn/core/store-kit'
 import { integerOf } from './options.ts'
 import { UsageError } from './usage_error.ts'
 

@@ -9,7 +9,8 @@
  *
  * Start with `Engine` (engine/engine.ts). Stores implement `StateStore`
  * (contracts/state_store.ts); the memory store here is the reference, `@cairn/sql` has
- * SQLite. `@cairn/core/testing` has a fake clock and a test engine.
+ * SQLite. `@cairn/core/testing` has a fake clock and a test engine; what only store and
+ * integration authors need is in `@cairn/core/store-kit` (store_kit.ts).
  */
 export {
   Engine,
@@ -40,43 +41,9 @@ export { defaultLogger, silentLogger } from './engine/default_logger.ts'
 export type * from './execution/types.ts'
 export { defineStep } from './execution/define_step.ts'
 export { currentWorkflowContext } from './execution/current_context.ts'
-export {
-  MemoryStore,
-  checkFinishOp,
-  checkCreateOp,
-  checkTags,
-  checkRequeueRequest,
-  checkBacklogTime,
-  claimResult,
-  encodeCursor,
-  decodeCursor,
-  type CursorPosition,
-  checkRunOrder,
-  listStart,
-  RUN_LIST_ORDERS,
-  type ListStart,
-  checkRunFilters,
-  checkCheckpointPage,
-  MAX_ID_CONTAINS_LENGTH,
-  MAX_WORKFLOW_FACETS,
-  MAX_CHECKPOINT_PAGE,
-  type RunWindowFilters,
-  CLAIMABLE_STATUSES,
-  RUN_STATUSES,
-  isRunStatus,
-  isTerminalStatus,
-} from './store/index.ts'
-export * from './search/index.ts'
+export { MemoryStore, RUN_STATUSES, isRunStatus, isTerminalStatus } from './store/index.ts'
 export { SystemClock, systemClock } from './clock/system_clock.ts'
 export { JsonCodec, createCodec, serializeError, deserializeError } from './codec/index.ts'
 export { toMilliseconds, type Duration } from './util/duration.ts'
-export {
-  checkInteger,
-  checkTimeoutOrForever,
-  NUMBER_RANGES,
-  MAX_TIME_MS,
-  MAX_TIMER_MS,
-  type IntegerRange,
-} from './util/numbers.ts'
 export * from './errors/index.ts'
 export type * from './contracts/index.ts'

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { decodeCursor, encodeCursor } from '@cairn/core'
+import { decodeCursor, encodeCursor } from '@cairn/core/store-kit'
 
 const POSITION = { createdAt: 1_700_000_000_123, id: 'run-ä/1' }
 const ISSUED_BEFORE_ORDERS = 'WzE3MDAwMDAwMDAxMjMsInJ1bi3DpC8xIiwiNlQ3RUpvNzBGZFMzIl0'

@@ -4,7 +4,8 @@
 import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import type { Engine, Logger } from '@cairn/core'
-import { checkInteger, InvalidArgumentError, MAX_TIME_MS, NUMBER_RANGES } from '@cairn/core'
+import { InvalidArgumentError } from '@cairn/core'
+import { checkInteger, MAX_TIME_MS, NUMBER_RANGES } from '@cairn/core/store-kit'
 import type { MetricsExposition } from './http/metrics_route.ts'
 
 export interface DashboardAuth {

@@ -5,7 +5,8 @@
  * (a NaN stream period would be a 1 ms timer per open stream).
  */
 import { test } from 'node:test'
-import { MAX_TIME_MS, MAX_TIMER_MS, MemoryStore, Engine, silentLogger } from '@cairn/core'
+import { MemoryStore, Engine, silentLogger } from '@cairn/core'
+import { MAX_TIME_MS, MAX_TIMER_MS } from '@cairn/core/store-kit'
 import { createDashboard, serveDashboard, type DashboardOptions } from '@cairn/dashboard'
 import { createMetrics, type MetricsOptions } from '@cairn/dashboard/metrics'
 import { assertEveryProbe, int, type NumberEntry } from '../../core/test/number_probes.ts'

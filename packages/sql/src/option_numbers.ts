@@ -2,7 +2,7 @@
  * The numbers a store's options hold, checked with core's one validation (`checkInteger`), so a
  * store refuses NaN, Infinity, fractions, strings and out-of-range values the way the engine does.
  */
-import { checkInteger, MAX_TIMER_MS, type IntegerRange } from '@cairn/core'
+import { checkInteger, MAX_TIMER_MS, type IntegerRange } from '@cairn/core/store-kit'
 
 /** Connections in a pool: a server takes hundreds at most; 2^53 is a typo. */
 export const POOL_SIZE: IntegerRange = { min: 1, max: 10_000 }

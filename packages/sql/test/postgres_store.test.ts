@@ -6,7 +6,7 @@
 import { after } from 'node:test'
 import pg from 'pg'
 import { storeConformance } from '@cairn/conformance'
-import { PortablePostgresStore } from '../src/postgres/portable_store.ts'
+import { PortablePostgresStore } from './helpers/portable_postgres_store.ts'
 import { PG_URL, conformanceFactory, pgTest } from './helpers/postgres.ts'
 
 storeConformance(pgTest, conformanceFactory('postgres'))

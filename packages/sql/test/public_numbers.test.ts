@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test'
 import knex from 'knex'
-import { MAX_TIMER_MS } from '@cairn/core'
+import { MAX_TIMER_MS } from '@cairn/core/store-kit'
 import { createKnexStore } from '@cairn/sql/knex'
 import { createMysqlStore } from '@cairn/sql/mysql'
 import { createPostgresStore } from '@cairn/sql/postgres'

@@ -7,7 +7,7 @@ import { createSqliteStore } from '@cairn/sql/sqlite'
 import { connectionOfStore } from '../src/sqlite/debug_access.ts'
 import { MARKER_TABLE } from '../src/sqlite/migrate.ts'
 import { latestRevision, migrations } from '../src/sqlite/migrations/index.ts'
-import { dumpSchema } from '../src/sqlite/schema_dump.ts'
+import { dumpSchema } from './helpers/sqlite_schema_dump.ts'
 import { makeTempDir } from './helpers/temp_dir.ts'
 import {
   OLD_REVISIONS,

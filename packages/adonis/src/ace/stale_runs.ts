@@ -16,7 +16,8 @@
  * may still read the open runs to find them (SQLite sorts the open runs of the status index).
  */
 import type { Engine, ListRunsQuery, RunList, RunStatus } from '@cairn/core'
-import { CLAIMABLE_STATUSES, InvalidArgumentError } from '@cairn/core'
+import { InvalidArgumentError } from '@cairn/core'
+import { CLAIMABLE_STATUSES } from '@cairn/core/store-kit'
 
 export const DEFAULT_STALE_AFTER_MS = 60_000
 

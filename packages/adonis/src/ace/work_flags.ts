@@ -4,7 +4,8 @@
  * the engine from the config with them laid over it, and its own shutdown drains with the same
  * timeout.
  */
-import { checkInteger, InvalidArgumentError, NUMBER_RANGES, type IntegerRange } from '@cairn/core'
+import { InvalidArgumentError } from '@cairn/core'
+import { checkInteger, NUMBER_RANGES, type IntegerRange } from '@cairn/core/store-kit'
 import type { ApplicationService } from '@adonisjs/core/types'
 import type { DurableOverrides } from '../types.ts'
 

@@ -3,7 +3,7 @@
  * (`ctx.webhook()` URLs are `<webhookUrl>/<token>`), and the receiving route the provider
  * mounts for it — by default at the address's own path.
  */
-import { checkInteger, type IntegerRange } from '@cairn/core'
+import { checkInteger, type IntegerRange } from '@cairn/core/store-kit'
 import { asConfigError, invalidConfig } from '../errors.ts'
 
 export interface DurableWebhooksConfig {

@@ -5,12 +5,17 @@
  * `P3=#5` (the 5th hit). When off, `failpoint()` is one boolean check. With
  * CAIRN_FAILPOINT_LOG set to a file path, the name of a failpoint that fires is appended to
  * it first, so a crash test can prove which crash points it exercised.
+ *
+ * Armed only when this module runs from its TypeScript source, i.e. inside the repository's
+ * workspace: the built package (dist/util/failpoints.js, what npm users install) ignores
+ * CAIRN_FAILPOINTS, so no environment variable can make a production process kill itself.
  */
 import { appendFileSync } from 'node:fs'
 
 type Rule = { probability: number } | { nth: number; hits: number }
 
-const rules = parseRules(process.env.CAIRN_FAILPOINTS ?? '')
+const FROM_SOURCES = import.meta.url.endsWith('.ts')
+const rules = parseRules(FROM_SOURCES ? (process.env.CAIRN_FAILPOINTS ?? '') : '')
 const enabled = rules.size > 0
 
 function parseRules(spec: string): Map<string, Rule> {

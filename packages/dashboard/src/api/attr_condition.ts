@@ -3,7 +3,8 @@
  * eq|ne|gt|gte|lt|lte. The value is a number when it parses as one, `true`/`false` a
  * boolean, else a string; `name:op:s:value` keeps it a string (`amount:eq:s:100`).
  */
-import { checkAttributeName, type SearchAttributeOperator } from '@cairn/core'
+import { type SearchAttributeOperator } from '@cairn/core'
+import { checkAttributeName } from '@cairn/core/store-kit'
 import { badRequest } from '../http/http_error.ts'
 
 const OPERATORS: readonly string[] = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte']

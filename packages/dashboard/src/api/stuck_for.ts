@@ -4,7 +4,8 @@
  * written with), each time a query runs: a browser's skewed clock cannot shift it, and a link
  * or a next page means "stuck for N minutes now", not a time frozen when the link was made.
  */
-import { CLAIMABLE_STATUSES, type ListRunsQuery, type RunStatus } from '@cairn/core'
+import { type ListRunsQuery, type RunStatus } from '@cairn/core'
+import { CLAIMABLE_STATUSES } from '@cairn/core/store-kit'
 import { badRequest } from '../http/http_error.ts'
 
 /** A year of minutes: anything longer is a typo, not a stuck run. */

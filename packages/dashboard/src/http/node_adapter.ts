@@ -5,7 +5,8 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { checkInteger, InvalidArgumentError } from '@cairn/core'
+import { InvalidArgumentError } from '@cairn/core'
+import { checkInteger } from '@cairn/core/store-kit'
 import { getRequestListener } from '@hono/node-server'
 import type { Dashboard } from '../dashboard.ts'
 import { badRequest } from './http_error.ts'

@@ -6,14 +6,8 @@
  * store is down (backlog_gauges.ts). `close()` unsubscribes and removes these metrics from the
  * registry, leaving any others there.
  */
-import {
-  checkInteger,
-  InvalidArgumentError,
-  MAX_TIME_MS,
-  NUMBER_RANGES,
-  type Engine,
-  type IntegerRange,
-} from '@cairn/core'
+import { InvalidArgumentError, type Engine } from '@cairn/core'
+import { checkInteger, MAX_TIME_MS, NUMBER_RANGES, type IntegerRange } from '@cairn/core/store-kit'
 import { Registry } from 'prom-client'
 import { backlogGauges } from './backlog_gauges.ts'
 import type { MetricsContext } from './context.ts'

@@ -2,7 +2,8 @@
  * Whether a run matches a dashboard filter, evaluated here (for runs an engine event names)
  * with the store's semantics: search attribute terms through core's own matcher.
  */
-import { parseSearchFilter, termMatches, type ListRunsQuery, type RunInfo } from '@cairn/core'
+import { type ListRunsQuery, type RunInfo } from '@cairn/core'
+import { parseSearchFilter, termMatches } from '@cairn/core/store-kit'
 
 /** What an engine event tells of its run; enough to rule most runs out without a read. */
 export interface RunKey {

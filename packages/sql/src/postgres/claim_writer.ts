@@ -11,7 +11,7 @@
  * The result has one row per claimed run (or one row of NULLs), each carrying `n`, and the
  * status and owner `c` read before the update (a `running` one is a lease taken over).
  */
-import { claimResult } from '@cairn/core'
+import { claimResult } from '@cairn/core/store-kit'
 import type { ClaimRequest, ClaimResult, RunRecord } from '@cairn/core/contracts'
 import type { ClaimWriter } from '../shared/claim_runs.ts'
 import { keyList, type SqlContext } from '../shared/context.ts'

@@ -6,7 +6,7 @@
  * removals, one multi-row upsert for values; none when no applied save carries attributes, so
  * batches without attributes keep their statement count.
  */
-import { toTypedValue } from '@cairn/core'
+import { toTypedValue } from '@cairn/core/store-kit'
 import type { OpResult, SearchAttributeValue, StoreOp } from '@cairn/core/contracts'
 import type { SqlContext } from './context.ts'
 import type { SqlSession } from './driver.ts'

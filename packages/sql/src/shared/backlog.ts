@@ -8,7 +8,7 @@
  *   MIN(available_at) written as ORDER BY … LIMIT 1 so every planner walks the index from its
  *   head (a MIN over the status range would visit every pending row). Plans: HOW_IT_WORKS.md.
  */
-import { checkBacklogTime } from '@cairn/core'
+import { checkBacklogTime } from '@cairn/core/store-kit'
 import type { RunBacklog } from '@cairn/core/contracts'
 import type { SqlContext } from './context.ts'
 import { toSafeInteger, toSafeIntegerOrNull } from './integers.ts'

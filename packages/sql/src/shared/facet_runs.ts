@@ -4,7 +4,7 @@
  * database counts; no run row leaves it. Two statements on the pool, not one transaction: the
  * contract says the counts may come from different snapshots.
  */
-import { MAX_WORKFLOW_FACETS } from '@cairn/core'
+import { MAX_WORKFLOW_FACETS } from '@cairn/core/store-kit'
 import type { RunFacetQuery, RunFacets, RunStatus } from '@cairn/core/contracts'
 import type { SqlContext } from './context.ts'
 import { toSafeInteger } from './integers.ts'

@@ -4,14 +4,14 @@
  * code point because the id column is stored with a binary collation (Postgres `C`,
  * MySQL `utf8mb4_bin`): the same order as the memory and SQLite stores and the cursor.
  */
+import { InvalidArgumentError } from '@cairn/core'
 import {
-  InvalidArgumentError,
   checkRunFilters,
   encodeCursor,
   listStart,
   parseSearchFilter,
   type RunWindowFilters,
-} from '@cairn/core'
+} from '@cairn/core/store-kit'
 import type { ListRunsQuery, RunFacetQuery, RunPage, RunStatus } from '@cairn/core/contracts'
 import type { SqlContext } from './context.ts'
 import { idContainsSql, likeContainsPattern } from './id_contains.ts'

@@ -1,5 +1,5 @@
 /** loadSearchAttributes: one statement for all the ids, through the attribute primary key. */
-import { checkRunIdList, fromTypedValue } from '@cairn/core'
+import { checkRunIdList, fromTypedValue } from '@cairn/core/store-kit'
 import type { SearchAttributes } from '@cairn/core/contracts'
 import type { SqlContext } from './context.ts'
 import { Params } from './params.ts'

@@ -6,7 +6,7 @@
  * the earliest `available_at` among the runnable runs not taken. For servers without
  * UPDATE … RETURNING (MySQL, MariaDB); Postgres claims in one statement (claim_writer.ts).
  */
-import { claimResult } from '@cairn/core'
+import { claimResult } from '@cairn/core/store-kit'
 import type { ClaimRequest, ClaimResult, RunRecord } from '@cairn/core/contracts'
 import type { ClaimWriter } from './claim_runs.ts'
 import { keyList, type SqlContext } from './context.ts'

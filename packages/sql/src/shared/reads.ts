@@ -1,5 +1,5 @@
 /** Reads of committed state: one statement each. */
-import { checkCheckpointPage } from '@cairn/core'
+import { checkCheckpointPage } from '@cairn/core/store-kit'
 import type {
   CheckpointPage,
   CheckpointRecord,

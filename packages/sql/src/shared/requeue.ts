@@ -4,7 +4,7 @@
  * checkpoints at the positions given. The row lock orders concurrent requeues: the second
  * waits, then reads `pending` and is refused.
  */
-import { checkRequeueRequest } from '@cairn/core'
+import { checkRequeueRequest } from '@cairn/core/store-kit'
 import type { RequeueRequest, RequeueResult, RunStatus } from '@cairn/core/contracts'
 import type { SqlContext } from './context.ts'
 import type { SqlSession, SqlStatement } from './driver.ts'

@@ -4,7 +4,7 @@
  * index. Written once for every dialect (SQLite included): only placeholders differ.
  * Values are always bound, never written into the text.
  */
-import type { SearchTerm } from '@cairn/core'
+import type { SearchTerm } from '@cairn/core/store-kit'
 
 const SQL_OPERATOR = { eq: '=', ne: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const
 

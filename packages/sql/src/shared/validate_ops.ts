@@ -2,7 +2,8 @@
  * Refusals before anything is sent: a batch with a bad op applies nothing
  * (E_INVALID_ARGUMENT), the same as in every other store.
  */
-import { InvalidArgumentError, checkCreateOp, checkFinishOp, checkUpsert } from '@cairn/core'
+import { InvalidArgumentError } from '@cairn/core'
+import { checkCreateOp, checkFinishOp, checkUpsert } from '@cairn/core/store-kit'
 import type { StoreOp } from '@cairn/core/contracts'
 
 const OP_TYPES: ReadonlySet<string> = new Set([

@@ -4,7 +4,8 @@
  * and the first one not claimed gives `nextAvailableAt` (the rows form one ordering, so
  * whatever this call leaves is after what it took).
  */
-import { InvalidArgumentError, claimResult } from '@cairn/core'
+import { InvalidArgumentError } from '@cairn/core'
+import { claimResult } from '@cairn/core/store-kit'
 import type { ClaimRequest, ClaimResult, RunRecord } from '@cairn/core/contracts'
 import type { StatementCache } from './statement_cache.ts'
 import type { Statements } from './statements.ts'

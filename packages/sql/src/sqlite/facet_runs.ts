@@ -5,7 +5,7 @@
  * another process's commit can (each statement is its own read transaction), as the
  * contract allows.
  */
-import { MAX_WORKFLOW_FACETS } from '@cairn/core'
+import { MAX_WORKFLOW_FACETS } from '@cairn/core/store-kit'
 import type { RunFacetQuery, RunFacets, RunStatus } from '@cairn/core/contracts'
 import { filterConditions, runFilter, shapeKey, type RunFilter } from './list_runs.ts'
 import type { StatementCache } from './statement_cache.ts'

@@ -3,10 +3,11 @@
  * any depth. One statement per filter shape, cached. Fetches limit + 1 rows to know whether
  * there is a next page.
  */
-import { InvalidArgumentError, checkRunFilters } from '@cairn/core'
+import { InvalidArgumentError } from '@cairn/core'
+import { checkRunFilters } from '@cairn/core/store-kit'
 import type { ListRunsQuery, RunFacetQuery, RunPage, RunStatus } from '@cairn/core/contracts'
 import type { SQLInputValue } from 'node:sqlite'
-import { encodeCursor, listStart, parseSearchFilter, type SearchTerm } from '@cairn/core'
+import { encodeCursor, listStart, parseSearchFilter, type SearchTerm } from '@cairn/core/store-kit'
 import { searchTermShape, searchTermSql } from '../shared/search_terms.ts'
 import { RUN_COLUMNS, toRunRecord, type RunRow } from './row_mapping.ts'
 import type { StatementCache } from './statement_cache.ts'

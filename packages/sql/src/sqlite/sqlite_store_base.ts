@@ -4,14 +4,14 @@
  * subclass's business: SqliteStore opens its own (node:sqlite) and keeps it; the store on a
  * Knex instance (knex/) borrows Knex's better-sqlite3 connection for each call.
  */
+import { StoreFailureError } from '@cairn/core'
 import {
-  StoreFailureError,
   checkCheckpointPage,
   checkCreateOp,
   checkBacklogTime,
   checkFinishOp,
   checkRequeueRequest,
-} from '@cairn/core'
+} from '@cairn/core/store-kit'
 import type {
   CheckpointPage,
   CheckpointRecord,

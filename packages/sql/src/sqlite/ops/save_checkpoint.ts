@@ -1,4 +1,5 @@
-import { checkUpsert, InvalidArgumentError } from '@cairn/core'
+import { InvalidArgumentError } from '@cairn/core'
+import { checkUpsert } from '@cairn/core/store-kit'
 import type { OpResult, SaveCheckpointOp } from '@cairn/core/contracts'
 import { checkpointValues, toCheckpointRecord, type CheckpointRow } from '../row_mapping.ts'
 import type { Statements } from '../statements.ts'

@@ -1,4 +1,4 @@
-import { toTypedValue } from '@cairn/core'
+import { toTypedValue } from '@cairn/core/store-kit'
 import type { SearchAttributeUpsert } from '@cairn/core/contracts'
 import type { Statements } from '../statements.ts'
 

@@ -1,0 +1,43 @@
+/**
+ * @cairn/core/store-kit — for authors of stores and integrations, not of workflows.
+ *
+ * The checks every StateStore applies to its inputs (so each store refuses the same bad op
+ * with the same error), the cursor encoding and claim result the contract fixes, the limits
+ * the contract states, the search-attribute parsing a store's list query needs, and the
+ * number checks integrations (the dashboard, the AdonisJS binding) use for their options.
+ * `@cairn/conformance` proves a store against the contract; docs/stores.md explains it.
+ */
+export {
+  checkFinishOp,
+  checkCreateOp,
+  checkTags,
+  checkRequeueRequest,
+  checkBacklogTime,
+  claimResult,
+  encodeCursor,
+  decodeCursor,
+  type CursorPosition,
+  checkRunOrder,
+  listStart,
+  RUN_LIST_ORDERS,
+  type ListStart,
+  checkRunFilters,
+  checkCheckpointPage,
+  MAX_ID_CONTAINS_LENGTH,
+  MAX_WORKFLOW_FACETS,
+  MAX_CHECKPOINT_PAGE,
+  type RunWindowFilters,
+  CLAIMABLE_STATUSES,
+  RUN_STATUSES,
+  isRunStatus,
+  isTerminalStatus,
+} from './store/index.ts'
+export * from './search/index.ts'
+export {
+  checkInteger,
+  checkTimeoutOrForever,
+  NUMBER_RANGES,
+  MAX_TIME_MS,
+  MAX_TIMER_MS,
+  type IntegerRange,
+} from './util/numbers.ts'
