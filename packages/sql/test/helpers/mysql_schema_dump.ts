@@ -1,11 +1,11 @@
 /**
  * The schema as the server prints it: SHOW CREATE TABLE of every table in the database, in
- * name order, without the AUTO_INCREMENT counter (it moves with the data). schema.sql beside
- * this file is this dump of a freshly migrated database on MariaDB 10.11 (MySQL 8 prints
+ * name order, without the AUTO_INCREMENT counter (it moves with the data). packages/sql/src/mysql/schema.sql
+ * is this dump of a freshly migrated database on MariaDB 10.11 (MySQL 8 prints
  * the same tables with small differences of spelling); a test keeps it from going stale.
  */
-import type { SqlSession } from '../shared/driver.ts'
-import { mysqlDialect } from './dialect.ts'
+import type { SqlSession } from '../../src/shared/driver.ts'
+import { mysqlDialect } from '../../src/mysql/dialect.ts'
 
 export async function dumpSchema(session: SqlSession, database: string): Promise<string> {
   const { rows } = await session.query({

@@ -2,10 +2,10 @@
  * The schema as Postgres stores it, read from the catalog: tables with their columns,
  * constraints, then the other indexes, in name order, without the schema prefix (like
  * `pg_dump --schema-only` of one schema, without its version-dependent preamble).
- * schema.sql beside this file is this dump of a freshly migrated schema; a test keeps it
+ * packages/sql/src/postgres/schema.sql is this dump of a freshly migrated schema; a test keeps it
  * from going stale.
  */
-import type { SqlSession } from '../shared/driver.ts'
+import type { SqlSession } from '../../src/shared/driver.ts'
 
 const COLUMNS = `SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod),
     CASE WHEN a.attcollation <> t.typcollation THEN ' COLLATE ' || quote_ident(co.collname) ELSE '' END,

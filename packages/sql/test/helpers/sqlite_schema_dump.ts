@@ -1,6 +1,6 @@
 /**
  * The schema as SQLite stores it (`sqlite_master.sql`), tables first, one statement per
- * paragraph. schema.sql beside this file is this dump of a freshly migrated database; a test
+ * paragraph. packages/sql/src/sqlite/schema.sql is this dump of a freshly migrated database; a test
  * keeps it from going stale.
  */
 import type { DatabaseSync } from 'node:sqlite'
