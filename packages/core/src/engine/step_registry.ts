@@ -3,7 +3,7 @@
  * durable (it is recorded at the step's position), so one name is one handler.
  */
 import { DuplicateStepError, InvalidArgumentError } from '../errors/index.ts'
-import { STEP_DEFINITION_OPTIONS } from '../execution/option_specs.ts'
+import { BACKOFF_OPTIONS, STEP_DEFINITION_OPTIONS } from '../execution/option_specs.ts'
 import { resolveRetryPolicy } from '../execution/retry_policy.ts'
 import { checkStepTimeout } from '../execution/step_timeout.ts'
 import type { StepHandler, StepOptions } from '../execution/types.ts'
@@ -30,6 +30,7 @@ export class StepRegistry {
       })
     // A misspelt option (`retry`, `timeout`) would otherwise be ignored without a word.
     checkOptionKeys(options, STEP_DEFINITION_OPTIONS, `step "${name}"`, { step: name })
+    checkOptionKeys(options.backoff, BACKOFF_OPTIONS, `step "${name}" backoff`, { step: name })
     try {
       resolveRetryPolicy(options)
       checkStepTimeout(options.timeoutMs)

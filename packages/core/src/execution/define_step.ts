@@ -11,7 +11,7 @@
  * Their values are checked by `engine.registerStep`.
  */
 import { checkOptionKeys } from '../util/known_keys.ts'
-import { STEP_DEFINITION_OPTIONS } from './option_specs.ts'
+import { BACKOFF_OPTIONS, STEP_DEFINITION_OPTIONS } from './option_specs.ts'
 import type { StepHandler, StepOptions, StepReference } from './types.ts'
 
 export function defineStep<I, O>(
@@ -19,6 +19,8 @@ export function defineStep<I, O>(
   handler: StepHandler<I, O>,
   options: StepOptions = {},
 ): StepReference<I, O> {
-  checkOptionKeys(options, STEP_DEFINITION_OPTIONS, `defineStep("${name}")`, { step: name })
+  const where = `defineStep("${name}")`
+  checkOptionKeys(options, STEP_DEFINITION_OPTIONS, where, { step: name })
+  checkOptionKeys(options.backoff, BACKOFF_OPTIONS, `${where} backoff`, { step: name })
   return Object.freeze({ name, handler, options })
 }
