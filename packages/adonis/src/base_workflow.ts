@@ -110,8 +110,20 @@ export abstract class BaseWorkflow<Input = unknown, Output = unknown> {
   }
 }
 
+/** What dispatch/start take inside a workflow; `tags` is refused there with its own message. */
+const CHILD_START_OPTIONS: ReadonlySet<string> = new Set(['runId', 'version', 'tags'])
+
 /** A child's options from dispatch/start's: the caller's run id becomes the child's id. */
 function childOptions(version: string | number, options: StartOptions): ChildOptions {
+  // Outside a workflow engine.start checks the options; here only these three are read, so
+  // any other key (a misspelling, an @adonis-agora/durable `priority`) is refused, not dropped.
+  const unknown = Object.keys(options).find((key) => !CHILD_START_OPTIONS.has(key))
+  if (unknown !== undefined) {
+    throw new InvalidArgumentError(
+      `a workflow started inside a workflow is a child run: unknown option ${JSON.stringify(unknown)} (a child run takes runId and version)`,
+      { details: { option: unknown, call: 'child run' } },
+    )
+  }
   // Refused rather than dropped: a child run carries no tags (only engine.start sets them).
   if (options.tags !== undefined) {
     throw new InvalidArgumentError('tags apply to top-level runs: a child run has none')

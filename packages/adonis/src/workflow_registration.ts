@@ -1,10 +1,11 @@
 /**
  * Registers discovered workflow classes with the engine. The container builds an instance for
  * every turn, so `@inject()` constructor services resolve as in a controller; `static workflow`
- * gives the name, the version and the engine's workflow options.
+ * gives the name, the version and the engine's workflow options. An error the engine raises
+ * for a class (an unknown option) is rethrown naming its file.
  */
 import type { ApplicationService } from '@adonisjs/core/types'
-import type { Engine } from '@cairn/core'
+import { InvalidArgumentError, type Engine } from '@cairn/core'
 import type { BaseWorkflow } from './base_workflow.ts'
 import type { DiscoveredWorkflow } from './discovery.ts'
 
@@ -15,17 +16,32 @@ export function registerWorkflows(
   app: ApplicationService,
   workflows: readonly DiscoveredWorkflow[],
 ): void {
-  for (const { workflow, name, version } of workflows) {
-    const { name: _name, version: _version, ...options } = workflow.workflow
-    const workflowClass = workflow as unknown as RunnableWorkflow
-    engine.register(
-      name,
-      version,
-      async (ctx, input: unknown) => {
-        const instance = await app.container.make(workflowClass)
-        return instance.run(ctx, input)
-      },
-      options,
-    )
+  for (const entry of workflows) {
+    try {
+      register(engine, app, entry)
+    } catch (error) {
+      // The engine's message names the workflow and the option; the file is where to fix it.
+      if (!InvalidArgumentError.is(error)) throw error
+      throw new InvalidArgumentError(`${error.message} (in ${entry.file})`, {
+        details: { ...error.details, file: entry.file },
+      })
+    }
   }
+}
+
+function register(engine: Engine, app: ApplicationService, entry: DiscoveredWorkflow): void {
+  const { workflow, name, version } = entry
+  // Every other key of `static workflow` is an engine option, checked by name there: one
+  // Cairn does not have (an @adonis-agora/durable `singleton`) fails boot, never ignored.
+  const { name: _name, version: _version, ...options } = workflow.workflow
+  const workflowClass = workflow as unknown as RunnableWorkflow
+  engine.register(
+    name,
+    version,
+    async (ctx, input: unknown) => {
+      const instance = await app.container.make(workflowClass)
+      return instance.run(ctx, input)
+    },
+    options,
+  )
 }

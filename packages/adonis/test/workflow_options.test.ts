@@ -1,0 +1,75 @@
+/**
+ * Options a workflow class declares or passes that Cairn does not take are refused, never
+ * dropped: a `static workflow` key fails boot naming the key and the file (an
+ * @adonis-agora/durable key says it is not in Cairn yet), and `dispatch` / `start` inside a
+ * workflow refuse a start option a child run cannot honour.
+ */
+import assert from 'node:assert/strict'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { defineConfig, stores } from '@cairn/adonis'
+import { InvalidArgumentError, type WorkflowContext } from '@cairn/core'
+import { createTestEngine } from '@cairn/core/testing'
+import GreetWorkflow from './fixtures/app/app/workflows/greet_workflow.ts'
+import { createApp, tempDir } from './helpers.ts'
+
+const SEED_OPTIONS_APP_ROOT = new URL('./fixtures/seed_options_app/', import.meta.url)
+
+void test('a static workflow declaring singleton fails boot: not in Cairn yet, naming the file', async (t) => {
+  const dir = await tempDir(t)
+  const config = defineConfig({
+    store: 'sqlite',
+    stores: { sqlite: stores.sqlite({ path: join(dir, 'd.sqlite') }) },
+  })
+  const app = await createApp(config, { root: SEED_OPTIONS_APP_ROOT })
+  t.after(() => app.terminate())
+  await assert.rejects(app.boot(), (error: Error) => {
+    assert.ok(InvalidArgumentError.is(error))
+    assert.match(
+      error.message,
+      /^workflow "digest": unknown option "singleton": @adonis-agora\/durable's "singleton" \(.*\) is not in Cairn yet \(docs\/migrating-from-adonis-agora-durable\.md\)/,
+    )
+    assert.match(error.message, /\(in app\/workflows\/digest_workflow\.ts\)$/)
+    assert.deepEqual(error.details, {
+      workflow: 'digest',
+      call: 'engine.register',
+      option: 'singleton',
+      notYet: true,
+      file: 'app/workflows/digest_workflow.ts',
+    })
+    return true
+  })
+})
+
+void test('dispatch and start inside a workflow refuse a start option a child run does not take', async (t) => {
+  const harness = await createTestEngine()
+  t.after(() => harness.close())
+  // Registered so that, were the option dropped, the parent would complete (a visible failure).
+  harness.engine.register('greet', 1, async () => ({ greeting: 'hi' }))
+  harness.engine.register('parent', 1, async (_ctx: WorkflowContext) => {
+    const seen: string[] = []
+    for (const call of [
+      () => GreetWorkflow.dispatch({ name: 'Ada' }, { priority: 1 } as never),
+      () => GreetWorkflow.start({ name: 'Ada' }, { namespace: 'eu' } as never),
+    ]) {
+      try {
+        await call()
+        seen.push('ok')
+      } catch (error) {
+        seen.push(`${(error as { code?: string }).code}: ${(error as Error).message}`)
+      }
+    }
+    return seen
+  })
+  const { runId } = await harness.engine.start('parent', null)
+  const outcome = await harness.engine.waitForRun(runId, { timeoutMs: 5_000 })
+  assert.deepEqual(outcome, {
+    runId,
+    status: 'completed',
+    output: [
+      'E_INVALID_ARGUMENT: a workflow started inside a workflow is a child run: unknown option "priority" (a child run takes runId and version)',
+      'E_INVALID_ARGUMENT: a workflow started inside a workflow is a child run: unknown option "namespace" (a child run takes runId and version)',
+    ],
+  })
+  assert.deepEqual((await harness.engine.listRuns({ parentRunId: runId })).runs, [])
+})
