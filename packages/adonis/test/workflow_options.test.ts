@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { defineConfig, stores } from '@cairn/adonis'
+import { BaseWorkflow, defineConfig, stores, type WorkflowDefinition } from '@cairn/adonis'
 import { InvalidArgumentError, type WorkflowContext } from '@cairn/core'
 import { createTestEngine } from '@cairn/core/testing'
 import GreetWorkflow from './fixtures/app/app/workflows/greet_workflow.ts'
@@ -72,4 +72,17 @@ void test('dispatch and start inside a workflow refuse a start option a child ru
     ],
   })
   assert.deepEqual((await harness.engine.listRuns({ parentRunId: runId })).runs, [])
+})
+
+void test('a static workflow written with `satisfies WorkflowDefinition` refuses a seed key at compile time', () => {
+  // Compile-time only: tsc fails if the error below disappears. Boot would refuse it too.
+  class Digest extends BaseWorkflow<null, null> {
+    // @ts-expect-error -- singleton is not a Cairn workflow option
+    static workflow = { name: 'digest', version: 1, singleton: 1 } satisfies WorkflowDefinition
+
+    override async run() {
+      return null
+    }
+  }
+  assert.equal(Digest.workflow.name, 'digest')
 })
