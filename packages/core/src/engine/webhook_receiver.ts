@@ -1,8 +1,9 @@
 /**
- * The framework-agnostic webhook receiver: token + body → outcome. The dashboard and the
- * AdonisJS binding mount it on a route; anything else can call `engine.receiveWebhook`. A token
- * is accepted only if the run and position it names recorded it (one single-row read, then a
- * constant-time comparison), so a guessed or stale token stores nothing and costs little. The first callback per token is kept; later ones are duplicates.
+ * The framework-agnostic webhook receiver: token + body → outcome. The AdonisJS binding mounts
+ * it on a route (`webhookUrl` in config/durable.ts); any other server calls
+ * `engine.receiveWebhook`. A token is accepted only if the run and position it names recorded it
+ * (one single-row read, then a constant-time comparison), so a guessed or stale token stores
+ * nothing and costs little. The first callback per token is kept; later ones are duplicates.
  */
 import { timingSafeEqual } from 'node:crypto'
 import { WebhookNotFoundError } from '../errors/index.ts'
