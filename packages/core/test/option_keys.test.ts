@@ -7,10 +7,12 @@
  */
 import assert from 'node:assert/strict'
 import { test, type TestContext } from 'node:test'
+import { createCodec } from '../src/codec/index.ts'
 import { Engine } from '../src/engine/engine.ts'
 import { defineStep } from '../src/execution/define_step.ts'
 import type { WorkflowContext } from '../src/execution/types.ts'
 import { MemoryStore } from '../src/store/memory/memory_store.ts'
+import { instrumentCairn } from '../src/otel/index.ts'
 import { createTestEngine } from '../src/testing/index.ts'
 
 const NOT_YET = /is not in Cairn yet \(docs\/migrating-from-adonis-agora-durable\.md\)/
@@ -316,4 +318,18 @@ void test('new Engine refuses an unknown option by name', () => {
       /^new Engine: unknown option "concurency" \(new Engine takes store, codec/,
     ),
   )
+})
+
+void test('createCodec and instrumentCairn refuse an unknown option: a misspelt transform would store payloads in clear', () => {
+  const seal = { encode: (text: string) => text, decode: (text: string) => text }
+  assert.throws(
+    () => createCodec({ transfrom: seal } as never),
+    refusal(
+      'transfrom',
+      /^createCodec: unknown option "transfrom" \(createCodec takes maxBytes, maxDepth, transform\)/,
+    ),
+  )
+  assert.throws(() => instrumentCairn({ provider: {} } as never), refusal('provider'))
+  // Refused before installing anything: a correct call instruments, once.
+  instrumentCairn().disable()
 })

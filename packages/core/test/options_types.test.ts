@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { createCodec } from '../src/codec/index.ts'
 import { Engine } from '../src/engine/engine.ts'
 import { defineStep } from '../src/execution/define_step.ts'
 import type { WorkflowContext } from '../src/execution/types.ts'
@@ -57,6 +58,8 @@ function engineCalls(engine: Engine): void {
   engine.registerStep('charge', body, { requires: ['gpu'] })
   // @ts-expect-error -- a misspelt engine option
   void new Engine({ store: new MemoryStore(), concurency: 5 })
+  // @ts-expect-error -- a misspelt transform would leave payloads in clear text
+  createCodec({ transfrom: { encode: String, decode: String } })
 }
 
 const handler = async (input: { cents: number }) => input.cents

@@ -6,6 +6,7 @@
 import type { Codec, PayloadTransform } from '../contracts/codec.ts'
 import { InvalidArgumentError } from '../errors/api_errors.ts'
 import { PayloadTooLargeError } from '../errors/payload_errors.ts'
+import { checkOptionKeys, optionNames, type OptionsSpec } from '../util/known_keys.ts'
 import { reviveValue } from './decode_value.ts'
 import { encodeValue, maxValuesFor, tooManyValues, type EncodeLimits } from './encode_value.ts'
 import { NOT_PLAIN, plainJsonValues } from './plain_json.ts'
@@ -24,6 +25,12 @@ export interface JsonCodecOptions {
   transform?: PayloadTransform
 }
 
+// A misspelt `transform` would store every payload in clear text, without a word.
+const CODEC_OPTIONS: OptionsSpec = {
+  call: 'createCodec',
+  known: optionNames<JsonCodecOptions>({ maxBytes: true, maxDepth: true, transform: true }),
+}
+
 // The encoder writes every `$t` key as exactly this text, and only tags carry one.
 const TAG_KEY_TEXT = '"$t"'
 
@@ -34,6 +41,7 @@ export class JsonCodec implements Codec {
   readonly #maxValues: number
 
   constructor(options: JsonCodecOptions = {}) {
+    checkOptionKeys(options, CODEC_OPTIONS)
     this.maxBytes = integerOption(
       'maxBytes',
       options.maxBytes === undefined ? DEFAULT_MAX_BYTES : options.maxBytes,

@@ -10,6 +10,7 @@ import { trace, type TracerProvider } from '@opentelemetry/api'
 import type { EngineEvents } from '../engine/events.ts'
 import { InvalidArgumentError } from '../errors/index.ts'
 import { tracing } from '../execution/tracing_hooks.ts'
+import { checkOptionKeys, optionNames, type OptionsSpec } from '../util/known_keys.ts'
 import { OpenSpans } from './open_spans.ts'
 
 export interface InstrumentOptions {
@@ -22,10 +23,16 @@ export interface CairnInstrumentation {
   disable(): void
 }
 
+const INSTRUMENT_OPTIONS: OptionsSpec = {
+  call: 'instrumentCairn',
+  known: optionNames<InstrumentOptions>({ tracerProvider: true }),
+}
+
 /** The tracer's name: the instrumentation scope spans carry. */
 export const TRACER_NAME = '@cairn/core/otel'
 
 export function instrumentCairn(options: InstrumentOptions = {}): CairnInstrumentation {
+  checkOptionKeys(options, INSTRUMENT_OPTIONS)
   if (tracing.current !== null)
     throw new InvalidArgumentError(
       'instrumentCairn: Cairn is already instrumented in this process; disable() that one first',
