@@ -1,0 +1,16 @@
+/**
+ * @cairn/core/wire — the messages between engines and workers (docs/wire.md): their types, the
+ * parser every transport and worker reads them with, task ids and protocol versions. Nothing
+ * here loads the engine or a store, so a worker can import it alone.
+ */
+export type * from './messages.ts'
+export {
+  parseWireMessage,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  type WireParse,
+  type WireParseOptions,
+  type WireRefusal,
+} from './parse.ts'
+export { taskIdOf, parseTaskId, type TaskAddress } from './task_id.ts'
+export { PROTOCOL_VERSIONS, agreedProtocol } from './protocol.ts'
+export { MAX_NAME_LENGTH, MAX_DURATION_MS, MAX_LIST_LENGTH } from './fields.ts'
