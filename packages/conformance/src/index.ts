@@ -36,6 +36,11 @@ import { searchAttributeTests } from './search_attributes.ts'
 import { transitionTests } from './transitions.ts'
 
 export type { StoreFactory, TestFn } from './harness.ts'
+export {
+  transportConformance,
+  type TransportFactory,
+  type TransportUnderTest,
+} from './transport/index.ts'
 
 export function storeConformance(test: TestFn, factory: StoreFactory): void {
   runsCreateTests(definer(test, factory, 'createRun'))

@@ -1,0 +1,147 @@
+/**
+ * The Transport contract: how a remote step's task reaches a worker and its result comes back
+ * (docs/design/remote_steps.md). Types only. Every transport runs the transport conformance
+ * suite of `@cairn/conformance`.
+ *
+ * Ground rules for implementers:
+ * - **The store is the truth, the transport a hint.** Every task exists in the store before it
+ *   is published and is settled there by a conditional write; a transport may lose, repeat or
+ *   reorder a message, and the engine republishes what the store says is unsettled. What a
+ *   transport must not do is hand one task to two workers at once while the first still holds it
+ *   (heartbeats current), or drop a result a handler has not acknowledged.
+ * - **At least once.** A published task is delivered until a worker completes it or it is
+ *   dropped as poison; a result or heartbeat is delivered to engines until a handler
+ *   acknowledges it. Delivery is by `taskId`: one pending delivery per id.
+ * - **Messages are wire format v1** (`@cairn/core/wire`). A transport carries them as JSON
+ *   and reads what it receives with `parseWireMessage`; a message that is refused (poison) is
+ *   acknowledged and reported through `onRefused`, never redelivered forever, never a crash.
+ * - Times are epoch milliseconds of the caller's clock (`Clock.now`), as in the StateStore.
+ * - Two halves, because a worker process must not load the engine: an engine holds an
+ *   `EngineTransport`, a worker a `WorkerTransport`; a transport package offers both.
+ */
+import type {
+  AnnounceMessage,
+  HeartbeatMessage,
+  ResultMessage,
+  TaskMessage,
+  WireRefusal,
+} from '../wire/index.ts'
+
+/** A task to publish: the message, and when it may be delivered (a retry's backoff). */
+export interface TaskToPublish {
+  message: TaskMessage
+  /** Not delivered before this time (epoch ms); at or before `now`: at once. */
+  availableAt: number
+}
+
+/** What a worker sends that engines consume. */
+export type WorkerReport = ResultMessage | HeartbeatMessage
+
+/** A message a transport received and refused (poison), for logs and metrics. */
+export interface RefusedMessage {
+  refusal: WireRefusal
+  /** Which stream it came from: `tasks`, `reports`, `announcements`. */
+  stream: 'tasks' | 'reports' | 'announcements'
+}
+
+export interface TransportOptions {
+  /** Called for each refused message; the message itself is dropped (acknowledged). */
+  onRefused?: (refused: RefusedMessage) => void
+}
+
+/** The engine's half: publish tasks, consume results and heartbeats, see the fleet. */
+export interface EngineTransport {
+  /** The transport's name in config and on the run (`bullmq`, `db`, `memory`). */
+  readonly name: string
+
+  /** Connects. Idempotent. Rejects when the broker cannot be reached (nothing consumed). */
+  open(): Promise<void>
+
+  /**
+   * Stops consuming and disconnects. Reports a handler has not acknowledged stay with the
+   * transport (redelivered to another engine). Resolves once no handler call is running.
+   * Idempotent.
+   */
+  close(): Promise<void>
+
+  /**
+   * Makes tasks available to workers. Idempotent per `taskId`: publishing an id that is
+   * already pending (published, not yet completed by a worker) does not add a second delivery.
+   * Resolves once the transport holds every task (as durably as the broker keeps data: one that
+   * loses them on restart is covered by the engine's republish from the store). Rejects: some
+   * may be held; the caller publishes the same tasks again, which is safe.
+   */
+  publish(tasks: readonly TaskToPublish[]): Promise<void>
+
+  /**
+   * Starts delivering worker reports to `handler`, in batches (order within a task's attempt
+   * is kept: heartbeats before its result). A batch is acknowledged when the handler's promise
+   * resolves; when it rejects, each report of the batch is delivered again later, to this or
+   * another engine. Heartbeats may be dropped under load; results are not. One consumer per
+   * EngineTransport; a second call rejects with E_INVALID_ARGUMENT.
+   */
+  consume(handler: (reports: readonly WorkerReport[]) => Promise<void>): Promise<void>
+
+  /**
+   * The newest announcement of each worker made at or after `since` (epoch ms), whichever
+   * engine heard it; workers whose newest announcement says `leaving` are left out.
+   */
+  workers(since: number): Promise<AnnounceMessage[]>
+}
+
+/** What a worker asks for. */
+export interface ReceiveOptions {
+  /** The steps it serves: tasks of other steps are never delivered to it. */
+  steps: readonly string[]
+  /** Its capabilities: a task is delivered only if its `requires` are all among them. */
+  capabilities: readonly string[]
+  /** At most this many tasks (≥ 1). */
+  max: number
+  /**
+   * How long a delivered task stays held without a heartbeat (ms); after that the transport
+   * delivers it again, to any worker, with the same `taskId`.
+   */
+  holdMs: number
+  /** Aborting ends the wait: `receive` resolves with what it has (possibly nothing). */
+  signal: AbortSignal
+}
+
+/** A task delivered to this worker, held until completed, handed back, or its hold lapses. */
+export interface ReceivedTask {
+  readonly message: TaskMessage
+  /**
+   * Extends the hold by `holdMs` and forwards the heartbeat to engines. `lost`: the hold had
+   * already lapsed (the task may be running elsewhere: the result will be refused if another
+   * attempt's won; stop if you can).
+   */
+  heartbeat(message: HeartbeatMessage): Promise<'held' | 'lost'>
+  /**
+   * Sends the result to engines, then releases the task (in that order: a crash between leaves
+   * the task delivered again and its result possibly twice, which the engine's settle records
+   * once). Rejects: the result may or may not have been sent; the task stays held until its
+   * hold lapses.
+   */
+  complete(result: ResultMessage): Promise<void>
+  /** Gives the task back at once, without a result: it is delivered again to any worker. */
+  handBack(): Promise<void>
+}
+
+/** The worker's half: receive tasks, send results and heartbeats, announce itself. */
+export interface WorkerTransport {
+  readonly name: string
+  /** Connects. Idempotent. */
+  open(): Promise<void>
+  /**
+   * Disconnects. Tasks still held are handed back first (the worker runtime completes or hands
+   * back what it runs before it closes; this is the safety net). Idempotent.
+   */
+  close(): Promise<void>
+  /**
+   * Waits for tasks this worker may take, up to `max`; resolves as soon as at least one is
+   * delivered, or with what it has when `signal` aborts. Each returned task is held by this
+   * worker until completed, handed back, or `holdMs` without a heartbeat.
+   */
+  receive(options: ReceiveOptions): Promise<ReceivedTask[]>
+  /** Publishes an announcement to every engine (joining, periodically, and when leaving). */
+  announce(message: AnnounceMessage): Promise<void>
+}
