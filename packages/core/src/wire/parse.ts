@@ -5,7 +5,7 @@
  * consumer goes on. The result is a fresh object holding only the shape's fields.
  */
 import { ErrorCodes } from '../errors/codes.ts'
-import { kind } from './fields.ts'
+import { kind, MAX_LIST_LENGTH } from './fields.ts'
 import type { WireMessage, WireMessageType } from './messages.ts'
 import { SHAPES, type Shape, type Variants } from './shapes.ts'
 
@@ -106,8 +106,9 @@ function checkField(
   path: string,
 ): { value: unknown } | { refusal: { path: string; reason: string } } {
   if (typeof check === 'function') {
-    const reason = check(value)
-    return reason === null ? { value: copy(value) } : { refusal: { path, reason } }
+    const own = copy(value)
+    const reason = check(own)
+    return reason === null ? { value: own } : { refusal: { path, reason } }
   }
   if (!isJsonObject(value))
     return { refusal: { path, reason: `must be an object, got ${kind(value)}` } }
@@ -156,9 +157,15 @@ function isJsonObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null
 }
 
-/** Arrays are copied so the caller's message shares nothing with the input. */
+/**
+ * Arrays are copied before they are checked, so the message shares nothing with the input and
+ * holds exactly what was checked (a getter or proxy read twice could answer differently). At
+ * most one item past the longest list is read: the check refuses the copy as too long.
+ */
 function copy(value: unknown): unknown {
-  return Array.isArray(value) ? [...(value as unknown[])] : value
+  if (!Array.isArray(value)) return value
+  const length = Math.min(value.length, MAX_LIST_LENGTH + 1)
+  return Array.from({ length }, (_, i) => (value as unknown[])[i])
 }
 
 function join(at: string, key: string): string {

@@ -14,6 +14,7 @@ import {
   name,
   nullable,
   payload,
+  taskId,
   type FieldCheck,
   MAX_DURATION_MS,
 } from './fields.ts'
@@ -31,7 +32,7 @@ export interface Variants {
 }
 
 const ATTEMPT = {
-  taskId: name,
+  taskId,
   runId: id,
   seq: integer(0),
   attempt: integer(1, MAX_DURATION_MS),
