@@ -16,7 +16,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
-const PACKAGES = ['core', 'sql', 'conformance', 'dashboard', 'cli', 'adonis']
+const PACKAGES = ['core', 'sql', 'conformance', 'dashboard', 'worker', 'cli', 'adonis']
 /** Workspace plumbing, not API: inert outside the repository (packages/core/src/util/failpoints.ts). */
 const NOT_API = new Set(['./package.json', './internal/failpoints'])
 
@@ -36,6 +36,8 @@ function entries(): Entry[] {
     }
     return Object.entries(manifest.exports)
       .filter(([subpath]) => !NOT_API.has(subpath))
+      // A data file (the wire format's JSON Schema) has no declarations: it is not code API.
+      .filter(([, target]) => typeof target !== 'string' || !target.endsWith('.json'))
       .map(([subpath, target]) => ({
         packageDir,
         packageName: manifest.name,

@@ -67,6 +67,7 @@ void describe('the published packages', () => {
             '@cairn/cli',
             '@cairn/dashboard',
             '@cairn/conformance',
+            '@cairn/worker',
           ]),
           ...(await pinned(['pg', 'mysql2', 'knex', '@opentelemetry/api'])),
         },

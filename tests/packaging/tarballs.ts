@@ -14,6 +14,7 @@ export const PUBLISHED = [
   '@cairn/sql',
   '@cairn/conformance',
   '@cairn/dashboard',
+  '@cairn/worker',
   '@cairn/cli',
   '@cairn/adonis',
 ] as const

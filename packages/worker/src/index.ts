@@ -1,0 +1,8 @@
+/**
+ * @cairn/worker — a store-less worker for Cairn's remote steps (docs/design/remote_steps.md):
+ * it takes tasks from a transport, runs the step handlers you give it, and sends back results.
+ * It loads no store and needs no database credentials.
+ */
+export { createWorker, type Worker } from './create_worker.ts'
+export type { WorkerOptions } from './options.ts'
+export type { RemoteStepContext } from './task_runner.ts'

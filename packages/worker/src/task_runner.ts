@@ -1,0 +1,157 @@
+/**
+ * Runs one delivered task: decodes its input, calls the step's handler with a step context,
+ * heartbeats while it runs, aborts it at the attempt's `timeoutMs` or when the hold is lost,
+ * and completes the task with the result or the error. Never throws: every outcome is a
+ * result message (or, when the transport cannot take it, a log line and a hold that lapses).
+ */
+import type { StepContext, StepHandler } from '@cairn/core'
+import type { Codec, Logger, ReceivedTask } from '@cairn/core/contracts'
+import { StepTimeoutError } from '@cairn/core/errors'
+import type { HeartbeatMessage, ResultMessage, TaskMessage } from '@cairn/core/wire'
+import { toWireError } from './wire_error.ts'
+
+/** What a remote step's handler gets beyond the in-process StepContext. */
+export interface RemoteStepContext extends StepContext {
+  /** This attempt's task id (the same on every redelivery of the attempt). */
+  readonly taskId: string
+  /** Reports progress now (also sent on its own every `heartbeatIntervalMs`). */
+  heartbeat(progress?: unknown): Promise<void>
+}
+
+export interface TaskRunnerDeps {
+  workerId: string
+  codec: Codec
+  logger: Logger
+  /** Aborted when the worker stops waiting for its running tasks. */
+  stopping: AbortSignal
+}
+
+export async function runTask(
+  received: ReceivedTask,
+  handler: StepHandler<unknown, unknown> | undefined,
+  deps: TaskRunnerDeps,
+): Promise<void> {
+  const task = received.message
+  const startedAt = Date.now()
+  if (handler === undefined) {
+    // The transport delivered a step this worker does not serve: another worker may.
+    await received.handBack()
+    return
+  }
+  const abort = new AbortController()
+  const stop = () => abort.abort(deps.stopping.reason)
+  deps.stopping.addEventListener('abort', stop, { once: true })
+  const timeout =
+    task.timeoutMs === null
+      ? null
+      : setTimeout(
+          () => abort.abort(new StepTimeoutError(task.step, task.timeoutMs as number)),
+          task.timeoutMs,
+        )
+  const beat = async (progress?: unknown): Promise<void> => {
+    const state = await received.heartbeat(heartbeatOf(task, deps, progress))
+    if (state === 'lost') abort.abort(new Error('the task was delivered to another worker'))
+  }
+  const beats = setInterval(() => {
+    beat().catch((error: unknown) =>
+      deps.logger.warn({ err: error, taskId: task.taskId }, 'heartbeat failed'),
+    )
+  }, task.heartbeatIntervalMs)
+  let outcome: ResultMessage['outcome']
+  try {
+    const input = deps.codec.decode(task.input)
+    const output = await raceAbort(
+      Promise.resolve(handler(input, stepContextOf(task, abort.signal, beat))),
+      abort.signal,
+    )
+    outcome = { status: 'completed', output: deps.codec.encode(output, 'output') }
+  } catch (thrown) {
+    outcome = { status: 'failed', error: toWireError(thrown, deps.codec) }
+  } finally {
+    clearInterval(beats)
+    if (timeout !== null) clearTimeout(timeout)
+    deps.stopping.removeEventListener('abort', stop)
+  }
+  await send(received, resultOf(task, deps.workerId, startedAt, outcome), deps.logger)
+}
+
+/** A handler that ignores its signal still ends the attempt when the signal aborts. */
+function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error)
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error)
+    signal.addEventListener('abort', onAbort, { once: true })
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(value)
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(error as Error)
+      },
+    )
+  })
+}
+
+function stepContextOf(
+  task: TaskMessage,
+  signal: AbortSignal,
+  heartbeat: (progress?: unknown) => Promise<void>,
+): RemoteStepContext {
+  return {
+    runId: task.runId,
+    stepName: task.step,
+    seq: task.seq,
+    // The same key as the step has in process: one per position, across attempts and redeliveries.
+    idempotencyKey: `${task.runId}/${task.seq}`,
+    attempt: task.attempt,
+    signal,
+    taskId: task.taskId,
+    heartbeat,
+  }
+}
+
+function heartbeatOf(task: TaskMessage, deps: TaskRunnerDeps, progress: unknown): HeartbeatMessage {
+  const message: HeartbeatMessage = {
+    v: 1,
+    type: 'heartbeat',
+    taskId: task.taskId,
+    runId: task.runId,
+    seq: task.seq,
+    attempt: task.attempt,
+    workerId: deps.workerId,
+    at: Date.now(),
+  }
+  if (progress !== undefined) message.progress = deps.codec.encode(progress, 'progress')
+  return message
+}
+
+function resultOf(
+  task: TaskMessage,
+  workerId: string,
+  startedAt: number,
+  outcome: ResultMessage['outcome'],
+): ResultMessage {
+  return {
+    v: 1,
+    type: 'result',
+    taskId: task.taskId,
+    runId: task.runId,
+    seq: task.seq,
+    attempt: task.attempt,
+    workerId,
+    startedAt,
+    finishedAt: Math.max(startedAt, Date.now()),
+    outcome,
+  }
+}
+
+async function send(received: ReceivedTask, result: ResultMessage, logger: Logger): Promise<void> {
+  try {
+    await received.complete(result)
+  } catch (error) {
+    // The hold lapses and the task is delivered again; its result is recorded once either way.
+    logger.error({ err: error, taskId: result.taskId }, 'could not send a result')
+  }
+}
