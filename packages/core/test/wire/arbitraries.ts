@@ -313,7 +313,9 @@ function containers(value: unknown, out: Node[] = []): Node[] {
 /** Applies mutations to a copy of `message`; the result is JSON data (possibly invalid). */
 export function mutate(message: object, mutations: readonly Mutation[]): unknown {
   const copy = structuredClone(message) as Record<string, unknown>
-  for (const { kind, pick, key, value } of mutations) {
+  for (const { kind, pick, key, value: generated } of mutations) {
+    // A copy: fast-check may hand the same value to two mutations, which would make a cycle.
+    const value = structuredClone(generated)
     const nodes = containers(copy)
     const node = nodes[pick % nodes.length] as Node
     const keys = Object.keys(node)
