@@ -1,0 +1,287 @@
+/**
+ * The worker's half over BullMQ. `receive` takes jobs with `Worker.getNextJob(token, { block:
+ * false })` from every task queue the worker may serve (see layout.ts), and waits, when there is
+ * nothing, for a wake on the pub/sub channel, the next delayed task's time, the poll interval or
+ * the signal. The hold is the job's lock: `holdMs` its duration, a heartbeat extends it, a lock
+ * gone means `lost`; a lapsed lock is found by BullMQ's stalled-job check and the job goes back
+ * to wait (never to failed: maxStalledCount is set out of reach).
+ */
+import { randomUUID } from 'node:crypto'
+import type { ReceiveOptions, ReceivedTask, WorkerTransport } from '@cairn/core/contracts'
+import { InvalidArgumentError } from '@cairn/core/errors'
+import {
+  parseWireMessage,
+  type AnnounceMessage,
+  type HeartbeatMessage,
+  type ResultMessage,
+  type TaskMessage,
+} from '@cairn/core/wire'
+import { Queue, Worker, type Job } from 'bullmq'
+import type { Redis } from 'ioredis'
+import { NEVER_GIVE_UP } from './engine.ts'
+import {
+  connect,
+  isNotHeld,
+  quit,
+  REMOVE_ON_COMPLETE,
+  REPORTS_QUEUE,
+  routesKey,
+  servedQueues,
+  wakeChannel,
+  workersKey,
+} from './layout.ts'
+import type { ResolvedOptions } from './options.ts'
+
+interface Held {
+  job: Job
+  token: string
+  queue: string
+}
+
+export class BullmqWorkerTransport implements WorkerTransport {
+  readonly name = 'bullmq'
+  readonly #options: ResolvedOptions
+  readonly #id = randomUUID()
+  #deliveries = 0
+  #client: Redis | null = null
+  #subscriber: Redis | null = null
+  #opening: Promise<void> | null = null
+  #closing = false
+  #reports: Queue | null = null
+  /** One manual BullMQ Worker per task queue this worker has taken from. */
+  readonly #fetchers = new Map<string, Worker>()
+  /** Tasks held now, by delivery token: handed back on close. */
+  readonly #held = new Map<string, Held>()
+  readonly #wakers = new Set<(queue: string) => void>()
+
+  constructor(options: ResolvedOptions) {
+    this.#options = options
+  }
+
+  open(): Promise<void> {
+    this.#opening ??= (async () => {
+      this.#client = await connect(this.#options, 'worker')
+      this.#subscriber = await connect(this.#options, 'worker-wake')
+      this.#subscriber.on('message', (_channel: string, queue: string) => {
+        for (const wake of [...this.#wakers]) wake(queue)
+      })
+      await this.#subscriber.subscribe(wakeChannel(this.#options.prefix))
+      this.#reports = new Queue(REPORTS_QUEUE, {
+        connection: this.#client,
+        prefix: this.#options.prefix,
+      })
+      this.#reports.on('error', this.#options.onError)
+    })()
+    return this.#opening
+  }
+
+  async close(): Promise<void> {
+    if (this.#closing) return
+    this.#closing = true
+    await this.#opening?.catch(() => {})
+    for (const wake of [...this.#wakers]) wake('')
+    const handedBack = [...this.#held.values()]
+    await Promise.all(handedBack.map((held) => this.#handBack(held)))
+    for (const fetcher of this.#fetchers.values())
+      await fetcher.close().catch(this.#options.onError)
+    this.#fetchers.clear()
+    for (const reader of this.#delayedQueues.values())
+      await reader.close().catch(this.#options.onError)
+    this.#delayedQueues.clear()
+    await this.#reports?.close().catch(this.#options.onError)
+    await quit(this.#subscriber)
+    await quit(this.#client)
+    this.#client = null
+    this.#subscriber = null
+  }
+
+  async receive(options: ReceiveOptions): Promise<ReceivedTask[]> {
+    checkReceiveOptions(options)
+    const client = this.#connected()
+    const { signal } = options
+    let start = 0
+    while (!signal.aborted && !this.#closing) {
+      // Listen before looking, so a wake that comes while we look is not missed.
+      let woken = false
+      let wakeUp: () => void = () => {}
+      let served: string[] = []
+      const waker = (queue: string): void => {
+        if (queue === '' || served.includes(queue) || !this.#routesKnown.has(queue)) {
+          woken = true
+          wakeUp()
+        }
+      }
+      this.#wakers.add(waker)
+      try {
+        const routes = await client.hgetall(routesKey(this.#options.prefix))
+        this.#routesKnown = new Set(Object.keys(routes))
+        served = servedQueues(routes, options.steps, options.capabilities)
+        const got: ReceivedTask[] = []
+        // Rotate the first queue, so one busy step does not starve the others.
+        for (let i = 0; i < served.length && got.length < options.max; i++) {
+          const queue = served[(start + i) % served.length] as string
+          await this.#take(queue, options, got)
+        }
+        start += 1
+        if (got.length > 0) return got
+        if (woken || signal.aborted || this.#closing) continue
+        const waitMs = Math.min(this.#options.pollIntervalMs, await this.#nextDueIn(served))
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(done, waitMs)
+          function done(): void {
+            clearTimeout(timer)
+            signal.removeEventListener('abort', done)
+            resolve()
+          }
+          wakeUp = done
+          signal.addEventListener('abort', done, { once: true })
+          if (woken) done()
+        })
+      } finally {
+        this.#wakers.delete(waker)
+      }
+    }
+    return []
+  }
+
+  #routesKnown = new Set<string>()
+
+  async announce(message: AnnounceMessage): Promise<void> {
+    await this.#connected().hset(
+      workersKey(this.#options.prefix),
+      message.workerId,
+      JSON.stringify(message),
+    )
+  }
+
+  /** Takes up to what `options.max` leaves from one queue into `got`. */
+  async #take(queue: string, options: ReceiveOptions, got: ReceivedTask[]): Promise<void> {
+    const fetcher = await this.#fetcher(queue, options.holdMs)
+    while (got.length < options.max && !this.#closing) {
+      const token = `${this.#id}:${++this.#deliveries}`
+      const job = (await fetcher.getNextJob(token, { block: false })) as Job | undefined
+      if (job === undefined) return
+      const parsed = parseWireMessage(job.data, { expect: ['task'] })
+      if (!parsed.ok) {
+        this.#options.onRefused({ refusal: parsed.refusal, stream: 'tasks' })
+        // Acknowledged: kept in the failed set for inspection, never delivered again.
+        await job
+          .moveToFailed(new Error(`refused: ${parsed.refusal.reason}`), token, false)
+          .catch(this.#options.onError)
+        continue
+      }
+      // The lock was taken for the fetcher's lockDuration; a receive with another holdMs sets it.
+      if (fetcher.opts.lockDuration !== options.holdMs) await job.extendLock(token, options.holdMs)
+      const held: Held = { job, token, queue }
+      this.#held.set(token, held)
+      got.push(this.#received(held, parsed.message, options.holdMs))
+    }
+  }
+
+  #received(held: Held, message: TaskMessage, holdMs: number): ReceivedTask {
+    const { job, token } = held
+    return {
+      message,
+      heartbeat: async (beat: HeartbeatMessage) => {
+        const extended = await job.extendLock(token, holdMs)
+        if (extended !== 1) {
+          this.#held.delete(token)
+          return 'lost'
+        }
+        await this.#report(beat)
+        return 'held'
+      },
+      complete: async (result: ResultMessage) => {
+        await this.#report(result)
+        try {
+          await job.moveToCompleted('', token, false)
+        } catch (error) {
+          // The hold lapsed: the task is delivered again; this result is settled once anyway.
+          if (!isNotHeld(error)) throw error
+        }
+        this.#held.delete(token)
+      },
+      handBack: async () => {
+        await this.#handBack(held)
+      },
+    }
+  }
+
+  async #handBack(held: Held): Promise<void> {
+    this.#held.delete(held.token)
+    try {
+      await held.job.moveToWait(held.token)
+    } catch (error) {
+      if (!isNotHeld(error)) throw error
+      return
+    }
+    await this.#client?.publish(wakeChannel(this.#options.prefix), held.queue)
+  }
+
+  async #report(message: ResultMessage | HeartbeatMessage): Promise<void> {
+    const reports = this.#reports
+    if (reports === null) throw new InvalidArgumentError('open() the bullmq transport first')
+    await reports.add(message.type, JSON.stringify(message), REMOVE_ON_COMPLETE)
+  }
+
+  async #fetcher(queue: string, holdMs: number): Promise<Worker> {
+    let fetcher = this.#fetchers.get(queue)
+    if (fetcher === undefined) {
+      fetcher = new Worker(queue, null, {
+        connection: this.#connected(),
+        prefix: this.#options.prefix,
+        autorun: false,
+        lockDuration: holdMs,
+        stalledInterval: this.#options.stalledIntervalMs,
+        maxStalledCount: NEVER_GIVE_UP,
+      })
+      fetcher.on('error', this.#options.onError)
+      // A stalled task went back to wait: wake the workers that may take it.
+      fetcher.on('stalled', () => {
+        this.#client?.publish(wakeChannel(this.#options.prefix), queue).catch(() => {})
+      })
+      this.#fetchers.set(queue, fetcher)
+      await fetcher.startStalledCheckTimer()
+    }
+    return fetcher
+  }
+
+  /** Milliseconds until the earliest delayed task of these queues is due (Infinity: none). */
+  async #nextDueIn(queues: readonly string[]): Promise<number> {
+    let next = Number.POSITIVE_INFINITY
+    for (const queue of queues) {
+      const fetcher = this.#fetchers.get(queue)
+      if (fetcher === undefined) continue
+      const [job] = await this.#delayedOf(queue)
+      if (job !== undefined) next = Math.min(next, job.timestamp + job.delay)
+    }
+    return Math.max(1, next - Date.now() + 1)
+  }
+
+  readonly #delayedQueues = new Map<string, Queue>()
+
+  async #delayedOf(queue: string): Promise<Job[]> {
+    let reader = this.#delayedQueues.get(queue)
+    if (reader === undefined) {
+      reader = new Queue(queue, { connection: this.#connected(), prefix: this.#options.prefix })
+      reader.on('error', this.#options.onError)
+      this.#delayedQueues.set(queue, reader)
+    }
+    return reader.getDelayed(0, 0)
+  }
+
+  #connected(): Redis {
+    if (this.#client === null || this.#closing)
+      throw new InvalidArgumentError(
+        this.#closing ? 'the bullmq transport is closed' : 'open() the bullmq transport first',
+      )
+    return this.#client
+  }
+}
+
+function checkReceiveOptions(options: ReceiveOptions): void {
+  if (!Number.isInteger(options.max) || options.max < 1)
+    throw new InvalidArgumentError(`receive: max must be an integer ≥ 1, got ${options.max}`)
+  if (!Number.isInteger(options.holdMs) || options.holdMs < 1)
+    throw new InvalidArgumentError(`receive: holdMs must be an integer ≥ 1, got ${options.holdMs}`)
+}
