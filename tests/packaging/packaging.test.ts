@@ -68,6 +68,7 @@ void describe('the published packages', () => {
             '@cairn/dashboard',
             '@cairn/conformance',
             '@cairn/worker',
+            '@cairn/bullmq',
           ]),
           ...(await pinned(['pg', 'mysql2', 'knex', '@opentelemetry/api'])),
         },

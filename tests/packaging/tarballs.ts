@@ -15,6 +15,7 @@ export const PUBLISHED = [
   '@cairn/conformance',
   '@cairn/dashboard',
   '@cairn/worker',
+  '@cairn/bullmq',
   '@cairn/cli',
   '@cairn/adonis',
 ] as const
