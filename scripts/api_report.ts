@@ -34,16 +34,21 @@ function entries(): Entry[] {
       name: string
       exports: Record<string, string | { types?: string }>
     }
-    return Object.entries(manifest.exports)
-      .filter(([subpath]) => !NOT_API.has(subpath))
-      // A data file (the wire format's JSON Schema) has no declarations: it is not code API.
-      .filter(([, target]) => typeof target !== 'string' || !target.endsWith('.json'))
-      .map(([subpath, target]) => ({
-        packageDir,
-        packageName: manifest.name,
-        subpath,
-        declarations: join(packageDir, typeof target === 'string' ? target : (target.types ?? '')),
-      }))
+    return (
+      Object.entries(manifest.exports)
+        .filter(([subpath]) => !NOT_API.has(subpath))
+        // A data file (the wire format's JSON Schema) has no declarations: it is not code API.
+        .filter(([, target]) => typeof target !== 'string' || !target.endsWith('.json'))
+        .map(([subpath, target]) => ({
+          packageDir,
+          packageName: manifest.name,
+          subpath,
+          declarations: join(
+            packageDir,
+            typeof target === 'string' ? target : (target.types ?? ''),
+          ),
+        }))
+    )
   })
 }
 

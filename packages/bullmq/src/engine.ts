@@ -81,15 +81,14 @@ export class BullmqEngineTransport implements EngineTransport {
     // Routes first: a worker that sees the wake finds the queue. Written on every publish, so a
     // Redis restarted without persistence learns them again from the engine's republish.
     await client.hset(routesKey(this.#options.prefix), routes)
-    const now = Date.now()
     for (const [name, list] of byQueue) {
       await this.#queue(name).addBulk(
-        list.map(({ message, availableAt }) => ({
+        list.map(({ message, delayMs }) => ({
           name: message.step,
           data: JSON.stringify(message),
           opts: {
             jobId: message.taskId,
-            delay: Math.max(0, availableAt - now),
+            delay: Math.max(0, delayMs),
             ...REMOVE_ON_COMPLETE,
           },
         })),

@@ -120,7 +120,7 @@ if (redisUp) {
       await engine.open()
       for (const worker of workers) await worker.open()
       const sent = task('flaky')
-      await engine.publish([{ message: sent, availableAt: Date.now() }])
+      await engine.publish([{ message: sent, delayMs: 0 }])
       // BullMQ's default maxStalledCount is 1: the second stall would move the job to failed.
       for (let delivery = 1; delivery <= 4; delivery++) {
         const worker = workers[delivery % 2]!

@@ -145,12 +145,14 @@ void test("ctx.step: the seed's call options (queue, priority, fairnessKey …) 
   const engine = await testEngine(t)
   let handled = 0
   engine.registerStep('ship', () => ++handled)
-  const seedKeys = ['queue', 'priority', 'fairnessKey', 'transport', 'requires', 'pickupTimeoutMs']
+  const seedKeys = ['queue', 'priority', 'fairnessKey', 'requires', 'pickupTimeoutMs']
   engine.register('caught', 1, async (ctx) => {
     const seen: string[] = []
     for (const key of seedKeys)
       seen.push(await outcomeOf(() => ctx.step('ship', null, { [key]: 'x' } as never)))
     seen.push(await outcomeOf(() => ctx.step('ship', null, { backoff: { delayMs: 1 } } as never)))
+    // `transport` is Cairn's now (remote steps): one this engine does not have is refused.
+    seen.push(await outcomeOf(() => ctx.step('ship', null, { transport: 'bullmq' })))
     return { seen, after: await ctx.step('ship', null, { retries: 0, timeoutMs: undefined }) }
   })
   const caught = await engine.start('caught', null)
@@ -167,8 +169,12 @@ void test("ctx.step: the seed's call options (queue, priority, fairnessKey …) 
     ),
   )
   assert.match(
-    seen[6] ?? '',
+    seen[seedKeys.length] ?? '',
     /^E_INVALID_ARGUMENT: ctx\.step\("ship"\) backoff: unknown option "delayMs"/,
+  )
+  assert.match(
+    seen[seedKeys.length + 1] ?? '',
+    /^E_INVALID_ARGUMENT: step "ship": transport "bullmq" is not one of this engine's transports/,
   )
   assert.equal(after, 1, 'only the valid call ran the handler')
 

@@ -78,7 +78,7 @@ void test('a task runs its step with the decoded input and a step context; the o
   const r = await rig(t, { steps: [charge], workerId: 'w-test' })
   const at = new Date('2030-01-02T03:04:05.000Z')
   const task = taskFor('charge', { amount: 42, at })
-  await r.engine.publish([{ message: task, availableAt: Date.now() }])
+  await r.engine.publish([{ message: task, delayMs: 0 }])
   const result = await r.result(task.taskId)
   assert.equal(result.workerId, 'w-test')
   assert.equal(result.outcome.status, 'completed')
@@ -111,7 +111,7 @@ void test('errors: FatalError never retries, RetryableError carries its delay, o
     },
   })
   const tasks = [taskFor('fatal', null), taskFor('later', null), taskFor('plain', null)]
-  await r.engine.publish(tasks.map((message) => ({ message, availableAt: Date.now() })))
+  await r.engine.publish(tasks.map((message) => ({ message, delayMs: 0 })))
   const [fatal, later, plain] = await Promise.all(tasks.map((task) => r.result(task.taskId)))
   const errorOf = (result: ResultMessage | undefined) => {
     assert.ok(result?.outcome.status === 'failed')
@@ -139,7 +139,7 @@ void test('an attempt past its timeoutMs fails with E_STEP_TIMEOUT and its signa
     },
   })
   const task = taskFor('stuck', null, { timeoutMs: 100 })
-  await r.engine.publish([{ message: task, availableAt: Date.now() }])
+  await r.engine.publish([{ message: task, delayMs: 0 }])
   const result = await r.result(task.taskId)
   assert.ok(result.outcome.status === 'failed')
   assert.equal(result.outcome.error.code, 'E_STEP_TIMEOUT')
@@ -157,7 +157,7 @@ void test('a running attempt heartbeats on its own and with progress; the engine
     },
   })
   const task = taskFor('slow', null, { heartbeatIntervalMs: 40 })
-  await r.engine.publish([{ message: task, availableAt: Date.now() }])
+  await r.engine.publish([{ message: task, delayMs: 0 }])
   await r.result(task.taskId)
   const beats = r.reports.filter((m) => m.type === 'heartbeat' && m.taskId === task.taskId)
   assert.ok(beats.length >= 2, `expected heartbeats, got ${beats.length}`)
@@ -182,7 +182,7 @@ void test('concurrency bounds how many attempts run at once', async (t) => {
     },
   })
   const tasks = Array.from({ length: 12 }, () => taskFor('busy', null))
-  await r.engine.publish(tasks.map((message) => ({ message, availableAt: Date.now() })))
+  await r.engine.publish(tasks.map((message) => ({ message, delayMs: 0 })))
   await Promise.all(tasks.map((task) => r.result(task.taskId)))
   assert.equal(most, 3)
 })
@@ -235,8 +235,8 @@ void test('close lets a running attempt finish within the drain, then aborts wha
   const quick = taskFor('quick', null)
   const endless = taskFor('endless', null)
   await engine.publish([
-    { message: quick, availableAt: Date.now() },
-    { message: endless, availableAt: Date.now() },
+    { message: quick, delayMs: 0 },
+    { message: endless, delayMs: 0 },
   ])
   while (worker.inFlight < 2) await new Promise((resolve) => setTimeout(resolve, 5))
   await worker.close(300)

@@ -19,7 +19,7 @@ export function deliveryTests(define: DefineTransportTest): void {
       const sent = task('charge', {
         input: '{"amount":42,"when":{"$t":"Date","v":"2030-01-01T00:00:00.000Z"}}',
       })
-      await engine.publish([{ message: sent, availableAt: Date.now() }])
+      await engine.publish([{ message: sent, delayMs: 0 }])
       const [got] = await receive(worker, ['charge'])
       assert.deepEqual(got?.message, sent)
       const result = resultFor(sent, '{"chargeId":"ch-1"}')
@@ -36,25 +36,25 @@ export function deliveryTests(define: DefineTransportTest): void {
       const worker = await h.worker()
       const other = await h.worker()
       const sent = task('charge')
-      await engine.publish([{ message: sent, availableAt: Date.now() }])
-      await engine.publish([{ message: sent, availableAt: Date.now() }])
+      await engine.publish([{ message: sent, delayMs: 0 }])
+      await engine.publish([{ message: sent, delayMs: 0 }])
       const first = await receive(worker, ['charge'], { max: 10, holdMs: 60_000 })
       assert.equal(first.length, 1)
       // The engine's republish sweep while a worker runs the task: still one delivery.
-      await engine.publish([{ message: sent, availableAt: Date.now() }])
+      await engine.publish([{ message: sent, delayMs: 0 }])
       const second = await receive(other, ['charge'], { max: 10, waitMs: 300 })
       assert.deepEqual(second, [], 'the same task id was delivered twice')
     },
   )
 
-  define('a task is not delivered before its availableAt', async (_t, h) => {
+  define('a task is not delivered before its delay has passed', async (_t, h) => {
     const engine = await h.engine()
     const worker = await h.worker()
     const sent = task('charge')
     const availableAt = Date.now() + 600
-    await engine.publish([{ message: sent, availableAt }])
+    await engine.publish([{ message: sent, delayMs: 600 }])
     const early = await receive(worker, ['charge'], { waitMs: 200 })
-    assert.deepEqual(early, [], 'delivered before its availableAt')
+    assert.deepEqual(early, [], 'delivered before its delay passed')
     const [later] = await receive(worker, ['charge'], { waitMs: 5_000 })
     assert.equal(later?.message.taskId, sent.taskId)
     assert.ok(Date.now() >= availableAt, 'delivered early')
@@ -63,9 +63,8 @@ export function deliveryTests(define: DefineTransportTest): void {
   define('tasks of one step available together are received in publish order', async (_t, h) => {
     const engine = await h.engine()
     const worker = await h.worker()
-    const now = Date.now()
     const sent = [task('ship'), task('ship'), task('ship')]
-    for (const message of sent) await engine.publish([{ message, availableAt: now }])
+    for (const message of sent) await engine.publish([{ message, delayMs: 0 }])
     const order: string[] = []
     while (order.length < sent.length) {
       const [got] = await receive(worker, ['ship'])
@@ -88,8 +87,8 @@ export function deliveryTests(define: DefineTransportTest): void {
       const render = task('render', { requires: ['gpu'] })
       const other = task('email')
       await engine.publish([
-        { message: render, availableAt: Date.now() },
-        { message: other, availableAt: Date.now() },
+        { message: render, delayMs: 0 },
+        { message: other, delayMs: 0 },
       ])
       const none = await receive(plain, ['render'], { max: 10, waitMs: 300 })
       assert.deepEqual(none, [], 'a task requiring gpu went to a worker without it')

@@ -11,7 +11,7 @@ export function fanOutTests(define: DefineTransportTest): void {
       const log = await collectReports(engine)
       const workers = await Promise.all([h.worker(), h.worker(), h.worker(), h.worker()])
       const sent = Array.from({ length: 1000 }, () => task('fan'))
-      await engine.publish(sent.map((message) => ({ message, availableAt: Date.now() })))
+      await engine.publish(sent.map((message) => ({ message, delayMs: 0 })))
       const seen: string[] = []
       let left = sent.length
       const drain = async (worker: WorkerTransport) => {

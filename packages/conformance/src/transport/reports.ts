@@ -18,7 +18,7 @@ export function reportTests(define: DefineTransportTest): void {
         log.add(reports)
       })
       const sent = task('charge')
-      await engine.publish([{ message: sent, availableAt: Date.now() }])
+      await engine.publish([{ message: sent, delayMs: 0 }])
       const [got] = await receive(worker, ['charge'])
       const result = resultFor(sent)
       await got?.complete(result)
@@ -42,7 +42,7 @@ export function reportTests(define: DefineTransportTest): void {
     const log = new ReportLog()
     for (const engine of engines) await engine.consume(async (reports) => log.add(reports))
     const sent = Array.from({ length: 20 }, () => task('charge'))
-    await engines[0]?.publish(sent.map((message) => ({ message, availableAt: Date.now() })))
+    await engines[0]?.publish(sent.map((message) => ({ message, delayMs: 0 })))
     for (let i = 0; i < sent.length; i++) {
       const [got] = await receive(worker, ['charge'])
       assert.ok(got)

@@ -15,7 +15,8 @@
  * - **Messages are wire format v1** (`@cairn/core/wire`). A transport carries them as JSON
  *   and reads what it receives with `parseWireMessage`; a message that is refused (poison) is
  *   acknowledged and reported through `onRefused`, never redelivered forever, never a crash.
- * - Times are epoch milliseconds of the caller's clock (`Clock.now`), as in the StateStore.
+ * - Durations are relative (`delayMs`, `holdMs`), so engine, broker and worker clocks need not
+  agree; `workers(since)` compares announcements' own `at` (the workers' clocks).
  * - Two halves, because a worker process must not load the engine: an engine holds an
  *   `EngineTransport`, a worker a `WorkerTransport`; a transport package offers both.
  */
@@ -27,11 +28,15 @@ import type {
   WireRefusal,
 } from '../wire/index.ts'
 
-/** A task to publish: the message, and when it may be delivered (a retry's backoff). */
+/**
+ * A task to publish: the message, and how long to hold it back. A delay, not a time: the
+ * engine's clock and the broker's may differ (another machine, a test's fake clock), and a task
+ * due "now" must not wait for clocks to agree.
+ */
 export interface TaskToPublish {
   message: TaskMessage
-  /** Not delivered before this time (epoch ms); at or before `now`: at once. */
-  availableAt: number
+  /** Not delivered before this many milliseconds after the publish (0: at once). */
+  delayMs: number
 }
 
 /** What a worker sends that engines consume. */

@@ -4,6 +4,7 @@
  * run, and drains on shutdown. Everything runs inside the engine process; no separate timer
  * or recovery service exists.
  */
+import type { RemoteTransports } from './remote_transports.ts'
 import type { RunRecord } from '../contracts/records.ts'
 import { ErrorCodes } from '../errors/index.ts'
 import type { Deliverer } from '../execution/deliverer.ts'
@@ -43,6 +44,8 @@ export interface DriverDeps {
   waiters: RunWaiters
   /** A run ended cancelled by its own turn (execution timeout): cancel its children. */
   cancelChildren(runId: string, reason: string): Promise<unknown>
+  /** Where remote steps' tasks are published. */
+  remote: RemoteTransports
 }
 
 export class Driver {
@@ -100,6 +103,8 @@ export class Driver {
       monotonic: o.monotonic,
       webhookUrl: o.webhookUrl,
       findStep: (name) => deps.steps.find(name),
+      hasTransport: (name) => deps.remote.has(name),
+      publishTask: (transport, task) => deps.remote.publish(transport, task),
       newestVersion: (workflow) => deps.registry.resolve(workflow).version,
       loadInbox: (runId) => o.store.loadInbox(runId),
       inboxPollMs: o.pollIntervalMs,

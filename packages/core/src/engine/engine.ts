@@ -11,6 +11,7 @@
  * A process that only starts and reads runs (a web server whose workers run elsewhere) never
  * calls `startDriving`.
  */
+import { RemoteTransports } from './remote_transports.ts'
 import type {
   CheckpointPage,
   RunFacetQuery,
@@ -109,11 +110,12 @@ const TERMINAL = new Set(['completed', 'failed', 'cancelled', 'continued'])
 export class Engine {
   readonly options: ResolvedEngineOptions
   private readonly registry = new WorkflowRegistry()
-  private readonly steps = new StepRegistry()
+  private readonly steps: StepRegistry
   private readonly events: EventHub
   private readonly committer: Committer
   private readonly waiters = new RunWaiters()
   private readonly driver: Driver
+  private readonly remote: RemoteTransports
   private opening: Promise<void> | null = null
   private closing: Promise<DrainResult> | null = null
 
@@ -122,6 +124,8 @@ export class Engine {
     const { store, clock, logger, maxBatch } = this.options
     this.events = new EventHub(logger)
     this.committer = new Committer({ store, clock, logger, maxBatch })
+    this.remote = new RemoteTransports(this.options.transports, logger)
+    this.steps = new StepRegistry((name) => this.remote.has(name))
     this.driver = new Driver({
       options: this.options,
       registry: this.registry,
@@ -131,6 +135,7 @@ export class Engine {
       events: this.events,
       waiters: this.waiters,
       cancelChildren: (runId, reason) => cancelChildren(this.cancellationDeps(), runId, reason),
+      remote: this.remote,
     })
   }
 
@@ -338,6 +343,7 @@ export class Engine {
   /** Begin executing runs in this process: pending work, due timers, expired leases. */
   async startDriving(): Promise<void> {
     await this.open()
+    await this.remote.start(this.signalDeps())
     await this.driver.start()
   }
 
@@ -564,6 +570,7 @@ export class Engine {
 
   private async closeOnce(drainTimeoutMs: number): Promise<DrainResult> {
     const drained = await this.drain(drainTimeoutMs)
+    await this.remote.stop()
     await this.committer.settle()
     this.committer.close()
     if (this.opening !== null) await this.options.store.close()

@@ -36,6 +36,7 @@ export const ENGINE_OPTIONS: OptionsSpec = {
     maxBatch: true,
     webhookUrl: true,
     eventRetentionMs: true,
+    transports: true,
   }),
 }
 

@@ -2,6 +2,7 @@
  * Engine configuration with defaults, validated at construction: a bad option fails fast
  * with a message naming it.
  */
+import type { EngineTransport } from '../contracts/transport.ts'
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import type { Clock } from '../contracts/clock.ts'
@@ -55,6 +56,12 @@ export interface EngineOptions {
    * (1 hour) is generous. Default 3_600_000 ms.
    */
   eventRetentionMs?: number
+  /**
+   * Transports remote steps are dispatched on, by name (a registered step's or a call's
+   * `transport` names one): the engine half of each, e.g. `{ bullmq: bullmqTransport(…).engine() }`.
+   * While this engine drives, it consumes their results. Default: none (every step in process).
+   */
+  transports?: Readonly<Record<string, EngineTransport>>
 }
 
 export interface ResolvedEngineOptions {
@@ -76,6 +83,7 @@ export interface ResolvedEngineOptions {
   maxBatch: number
   webhookUrl: string | null
   eventRetentionMs: number
+  transports: Readonly<Record<string, EngineTransport>>
 }
 
 export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOptions {
@@ -101,6 +109,7 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     maxBatch: given(options.maxBatch, 1_000),
     webhookUrl: options.webhookUrl ?? null,
     eventRetentionMs: given(options.eventRetentionMs, 3_600_000),
+    transports: options.transports ?? {},
     monotonic: monotonicOf(clock),
   }
   validate(resolved, options)

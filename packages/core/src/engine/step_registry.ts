@@ -18,6 +18,12 @@ export interface RegisteredStep {
 
 export class StepRegistry {
   private readonly byName = new Map<string, RegisteredStep>()
+  /** Whether the engine has a transport of this name (a step placed on one must name one). */
+  private readonly hasTransport: (name: string) => boolean
+
+  constructor(hasTransport: (name: string) => boolean = () => false) {
+    this.hasTransport = hasTransport
+  }
 
   /** Checks everything now, so a bad option fails at boot rather than in a run. */
   add(name: string, handler: StepHandler<never, unknown>, options: StepOptions = {}): void {
@@ -34,6 +40,7 @@ export class StepRegistry {
     try {
       resolveRetryPolicy(options)
       checkStepTimeout(options.timeoutMs)
+      checkPlacement(options.transport, this.hasTransport)
     } catch (error) {
       throw new InvalidArgumentError(`step "${name}": ${(error as Error).message}`, {
         details: { step: name },
@@ -45,4 +52,13 @@ export class StepRegistry {
   find(name: string): RegisteredStep | undefined {
     return this.byName.get(name)
   }
+}
+
+/** A `transport` names one of the engine's transports (EngineOptions.transports). */
+export function checkPlacement(transport: unknown, hasTransport: (name: string) => boolean): void {
+  if (transport === undefined) return
+  if (typeof transport !== 'string' || !hasTransport(transport))
+    throw new InvalidArgumentError(
+      `transport ${JSON.stringify(transport)} is not one of this engine's transports (EngineOptions.transports)`,
+    )
 }

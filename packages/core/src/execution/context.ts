@@ -28,6 +28,7 @@ import type {
   ChildHandle,
   ChildOptions,
   LocalStepOptions,
+  StepCallOptions,
   SignalWaitOptions,
   EventWaitOptions,
   StepFn,
@@ -62,12 +63,12 @@ export class TurnContext implements WorkflowContext {
     return localStep(this.#turn, name, fn, options)
   }
 
-  step<I, O>(step: StepReference<I, O>, input: I, options?: LocalStepOptions<O>): Promise<O>
-  step<O = unknown>(name: string, input: unknown, options?: LocalStepOptions<O>): Promise<O>
+  step<I, O>(step: StepReference<I, O>, input: I, options?: StepCallOptions<O>): Promise<O>
+  step<O = unknown>(name: string, input: unknown, options?: StepCallOptions<O>): Promise<O>
   step<O>(
     step: string | StepReference<never, O>,
     input: unknown,
-    options?: LocalStepOptions<O>,
+    options?: StepCallOptions<O>,
   ): Promise<O> {
     return registeredStep<O>(this.#turn, step, input, options)
   }

@@ -20,6 +20,7 @@ import type {
   RetryOptions,
   SignalWaitOptions,
   StepOptions,
+  StepCallOptions,
   UpdateOptions,
   WorkflowOptions,
 } from './types.ts'
@@ -67,14 +68,25 @@ export const LOCAL_STEP_OPTIONS: OptionsSpec = {
 /** `ctx.step(ref, input, options)`: a local step's options, over the registered ones. */
 export const STEP_CALL_OPTIONS: OptionsSpec = {
   call: 'ctx.step',
-  known: LOCAL_STEP_NAMES,
+  known: optionNames<StepCallOptions>({
+    retries: true,
+    backoff: true,
+    timeoutMs: true,
+    compensate: true,
+    transport: true,
+  }),
   foreign: FOREIGN_STEP_CALL_OPTIONS,
 }
 
 /** `defineStep`, `engine.registerStep` and a BaseStep's `static step`. */
 export const STEP_DEFINITION_OPTIONS: OptionsSpec = {
   call: 'step definition',
-  known: optionNames<StepOptions>({ retries: true, backoff: true, timeoutMs: true }),
+  known: optionNames<StepOptions>({
+    retries: true,
+    backoff: true,
+    timeoutMs: true,
+    transport: true,
+  }),
   foreign: FOREIGN_STEP_DEFINITION_OPTIONS,
 }
 

@@ -14,7 +14,7 @@
  * A recorded outcome replays without the handler, so a run past that step is unaffected.
  */
 import { ErrorCodes, InvalidArgumentError } from '../errors/index.ts'
-import type { RegisteredStep } from '../engine/step_registry.ts'
+import { checkPlacement, type RegisteredStep } from '../engine/step_registry.ts'
 import {
   checkCompensate,
   checkStepName,
@@ -24,6 +24,7 @@ import {
 import { checkOptionKeys } from '../util/known_keys.ts'
 import { BACKOFF_OPTIONS, STEP_CALL_OPTIONS } from './option_specs.ts'
 import { resolveRetryPolicy } from './retry_policy.ts'
+import { remoteStep, type RemotePlan } from './remote_step.ts'
 import type { TurnRuntime } from './runtime.ts'
 import type { AttemptPlan } from './step_attempts.ts'
 import { checkStepTimeout } from './step_timeout.ts'
@@ -40,6 +41,10 @@ export function registeredStep<O>(
   const registered = rt.findStep(name)
   // Checked even when the step is missing, so a bad call fails the same way on every engine.
   const merged = mergeOptions(name, registered?.options ?? {}, options ?? {})
+  if (registered !== undefined && merged.transport !== undefined) {
+    const remote = remoteStep<O>(rt, remotePlan(rt, name, input, merged, merged.transport))
+    return withCompensation(rt, name, remote, compensate)
+  }
   const plan = registered === undefined ? null : attemptPlan(rt, registered, input, merged)
   const result = runCheckpointedStep<O>(rt, name, 'step', plan, (seq) => parkMissing(rt, name, seq))
   return withCompensation(rt, name, result, compensate)
@@ -96,6 +101,30 @@ function attemptPlan(
     timeoutMs: options.timeoutMs,
     // Every attempt encodes before it can save, so each checkpoint the step saves carries it.
     encodedInput: () => encoded ?? null,
+  }
+}
+
+/** A step placed on a transport: it runs on a worker (remote_step.ts). */
+function remotePlan(
+  rt: TurnRuntime,
+  name: string,
+  input: unknown,
+  options: StepOptions,
+  transport: string,
+): RemotePlan {
+  try {
+    checkPlacement(transport, (candidate) => rt.hasTransport(candidate))
+  } catch (error) {
+    throw new InvalidArgumentError(`step "${name}": ${(error as Error).message}`, {
+      details: { step: name, transport },
+    })
+  }
+  return {
+    name,
+    transport,
+    input,
+    policy: resolveRetryPolicy(options, rt.retryDefaults),
+    timeoutMs: options.timeoutMs,
   }
 }
 

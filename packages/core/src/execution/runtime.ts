@@ -12,6 +12,7 @@ import type {
   ParkReason,
 } from '../contracts/records.ts'
 import type { EventWaitToRegister } from '../contracts/state_store.ts'
+import type { TaskToPublish } from '../contracts/transport.ts'
 import type { ChildRequest, ChildStart } from '../engine/child_starter.ts'
 import type { EventHub } from '../engine/events.ts'
 import type { RegisteredStep } from '../engine/step_registry.ts'
@@ -104,6 +105,16 @@ export interface TurnRuntime {
   recordLate(step: StepRecordInput, outcome: EncodedOutcome): void
   /** Durably record a failed attempt that will be retried at `wakeAt`. Resolves false if the turn was lost. */
   saveRetrying(step: StepRecordInput, error: string, wakeAt: number): Promise<boolean>
+  /**
+   * Durably record a `waiting` checkpoint at `step.seq` (a remote step's attempt: its input,
+   * attempt number and next check at `step.wakeAt`). Resolves true once durable; false if the
+   * turn was lost or the position already holds an outcome (then delivered instead).
+   */
+  saveWaiting(step: StepRecordInput): Promise<boolean>
+  /** Hand a remote step's task to the engine's transport `transport` (after its save is durable). */
+  publishTask(transport: string, task: TaskToPublish): void
+  /** Whether this engine has a transport of this name (EngineOptions.transports). */
+  hasTransport(name: string): boolean
   /**
    * One attempt of a transactional step (transactional_commit.ts): the store runs `run` with
    * its transaction handle and commits the `completed` checkpoint of `step` with the output

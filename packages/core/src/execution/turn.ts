@@ -14,6 +14,7 @@ import type {
   ParkReason,
 } from '../contracts/records.ts'
 import type { Logger } from '../contracts/logger.ts'
+import type { TaskToPublish } from '../contracts/transport.ts'
 import type { SearchAttributeUpsert } from '../contracts/search_attributes.ts'
 import type { StandardSchemaV1 } from '../contracts/standard_schema.ts'
 import type {
@@ -74,6 +75,9 @@ export interface TurnDeps {
   webhookUrl: string | null
   /** The registered step `ctx.step(name)` calls, or undefined. */
   findStep(name: string): RegisteredStep | undefined
+  /** The transports this engine publishes remote steps' tasks on (by name). */
+  hasTransport(name: string): boolean
+  publishTask(transport: string, task: TaskToPublish): void
   onEnded(turn: Turn, end: TurnEnd): void
 }
 
@@ -405,6 +409,23 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     const record = this.buildRecord(step, 'retrying', null)
     record.error = error
     record.wakeAt = wakeAt
+    return this.saveUnfinished(record)
+  }
+
+  saveWaiting(step: StepRecordInput): Promise<boolean> {
+    return this.saveUnfinished(this.buildRecord(step, 'waiting', null))
+  }
+
+  publishTask(transport: string, task: TaskToPublish): void {
+    if (this.live) this.deps.publishTask(transport, task)
+  }
+
+  hasTransport(name: string): boolean {
+    return this.deps.hasTransport(name)
+  }
+
+  /** Save a record that is not an outcome; true once durable, false if lost or already final. */
+  private saveUnfinished(record: CheckpointRecord): Promise<boolean> {
     const { promise, resolve } = Promise.withResolvers<boolean>()
     this.write(
       { type: 'saveCheckpoint', fence: this.fence, checkpoint: record },

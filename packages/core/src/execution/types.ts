@@ -63,8 +63,19 @@ export interface LocalStepOptions<T = unknown> extends RetryOptions {
   compensate?: (result: T) => unknown
 }
 
-/** The retry and timeout options a registered step declares (`engine.registerStep`). */
-export type StepOptions = Omit<LocalStepOptions, 'compensate'>
+/**
+ * Where a registered step runs: in the engine's process (no `transport`), or on the worker fleet
+ * behind the engine transport of this name (EngineOptions.transports; docs/design/remote_steps.md).
+ */
+export interface StepPlacement {
+  transport?: string
+}
+
+/** The retry, timeout and placement options a registered step declares (`engine.registerStep`). */
+export type StepOptions = Omit<LocalStepOptions, 'compensate'> & StepPlacement
+
+/** What `ctx.step` takes per call: a local step's options and the placement. */
+export type StepCallOptions<T = unknown> = LocalStepOptions<T> & StepPlacement
 
 /**
  * A registered step's work: receives the step's input (as the codec decodes it, the form a
@@ -97,8 +108,8 @@ export interface WorkflowContext {
    * registered options, overridden field by field by `options`. A step name this engine has
    * not registered parks the run (E_STEP_NOT_REGISTERED) until an engine that has it starts.
    */
-  step<I, O>(step: StepReference<I, O>, input: I, options?: LocalStepOptions<O>): Promise<O>
-  step<O = unknown>(name: string, input: unknown, options?: LocalStepOptions<O>): Promise<O>
+  step<I, O>(step: StepReference<I, O>, input: I, options?: StepCallOptions<O>): Promise<O>
+  step<O = unknown>(name: string, input: unknown, options?: StepCallOptions<O>): Promise<O>
 
   /**
    * Run `fn` inside a database transaction on the app's connection and commit its checkpoint

@@ -73,7 +73,8 @@ export class MemoryBroker {
   }
 
   publish(tasks: readonly TaskToPublish[]): void {
-    for (const { message, availableAt } of tasks) {
+    for (const { message, delayMs } of tasks) {
+      const availableAt = this.#clock.now() + Math.max(0, delayMs)
       if (this.#tasks.has(message.taskId)) continue // pending: one delivery per id
       this.#tasks.set(message.taskId, {
         text: JSON.stringify(message),

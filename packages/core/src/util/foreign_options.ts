@@ -80,7 +80,6 @@ export const FOREIGN_STEP_CALL_OPTIONS: Table = {
   queue: { notYet: 'flow-control queues: concurrency and rate limits shared across runs' },
   priority: { notYet: 'dispatch priority of a step' },
   fairnessKey: { notYet: 'fair admission by key within a queue' },
-  transport: { notYet: 'transports; registered steps run in the engine process' },
   requires: CAPABILITY_ROUTING,
   pickupTimeoutMs: { notYet: 'a deadline for a worker to pick a dispatched step up' },
 }

@@ -1,0 +1,127 @@
+/**
+ * The engine's transports (EngineOptions.transports), for remote steps: tasks are published
+ * on them, and while this engine drives, their results are consumed into the runs' inboxes —
+ * one `deliverMessage` per result, deduplicated by task id, group-committed, acknowledged to
+ * the transport only once durable. A result for a run that finished or does not exist is
+ * acknowledged and dropped (nothing waits for it); any other failure rejects the batch, which
+ * the transport delivers again. Heartbeats keep the transport's hold; the engine does not store
+ * them (docs/design/remote_steps.md).
+ */
+import type { Logger } from '../contracts/logger.ts'
+import type { EngineTransport, TaskToPublish, WorkerReport } from '../contracts/transport.ts'
+import { InvalidArgumentError, RunNotFoundError, RunTerminalError } from '../errors/index.ts'
+import { taskResultDedupeId, taskResultName } from '../execution/remote_task.ts'
+import { assertIdentifier } from '../util/validate.ts'
+import type { ResultMessage } from '../wire/index.ts'
+import { deliverSignal, type SignalSenderDeps } from './signal_sender.ts'
+
+export class RemoteTransports {
+  private readonly byName: ReadonlyMap<string, EngineTransport>
+  private readonly logger: Logger
+  private consuming: Promise<void> | null = null
+
+  constructor(transports: Readonly<Record<string, EngineTransport>>, logger: Logger) {
+    this.byName = checkTransports(transports)
+    this.logger = logger
+  }
+
+  has(name: string): boolean {
+    return this.byName.has(name)
+  }
+
+  names(): string[] {
+    return [...this.byName.keys()]
+  }
+
+  /** Open every transport and consume its results into the store. Idempotent. */
+  start(deps: SignalSenderDeps): Promise<void> {
+    this.consuming ??= this.consumeAll(deps)
+    return this.consuming
+  }
+
+  /** Stop consuming and close every transport (after the driver drained). */
+  async stop(): Promise<void> {
+    if (this.consuming === null) return
+    this.consuming = null
+    for (const transport of this.byName.values()) {
+      await transport.close().catch((error: unknown) => {
+        this.logger.warn({ err: error, transport: transport.name }, 'closing a transport failed')
+      })
+    }
+  }
+
+  /**
+   * Publish without waiting: the task is durable in the store already, and a publish that fails
+   * is sent again by the step's next check (remote_step.ts).
+   */
+  publish(name: string, task: TaskToPublish): void {
+    const transport = this.byName.get(name)
+    if (transport === undefined) return
+    transport.publish([task]).catch((error: unknown) => {
+      this.logger.warn(
+        { err: error, transport: name, taskId: task.message.taskId },
+        'publishing a task failed; it is sent again at its next check',
+      )
+    })
+  }
+
+  private async consumeAll(deps: SignalSenderDeps): Promise<void> {
+    for (const [name, transport] of this.byName) {
+      await transport.open()
+      await transport.consume((reports) => this.settle(deps, name, reports))
+    }
+  }
+
+  private async settle(
+    deps: SignalSenderDeps,
+    transport: string,
+    reports: readonly WorkerReport[],
+  ): Promise<void> {
+    const results = reports.filter((r): r is ResultMessage => r.type === 'result')
+    const outcomes = await Promise.allSettled(results.map((result) => deliverResult(deps, result)))
+    const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected')
+    if (failed === undefined) return
+    this.logger.warn(
+      { err: failed.reason, transport },
+      'settling results failed; redelivered later',
+    )
+    throw failed.reason
+  }
+}
+
+async function deliverResult(deps: SignalSenderDeps, result: ResultMessage): Promise<void> {
+  try {
+    await deliverSignal(
+      deps,
+      { runId: result.runId, name: taskResultName(result.seq) },
+      result,
+      taskResultDedupeId(result.taskId),
+    )
+  } catch (error) {
+    // Nothing waits for it: the run finished (or was never there). Acknowledged, dropped.
+    if (RunTerminalError.is(error) || RunNotFoundError.is(error)) return
+    throw error
+  }
+}
+
+function checkTransports(
+  transports: Readonly<Record<string, EngineTransport>>,
+): ReadonlyMap<string, EngineTransport> {
+  if (transports === null || typeof transports !== 'object' || Array.isArray(transports))
+    throw new InvalidArgumentError('transports must be an object of { name: transport }')
+  const byName = new Map<string, EngineTransport>()
+  for (const [name, transport] of Object.entries(transports)) {
+    assertIdentifier(name, 'a transport name')
+    if (
+      transport === null ||
+      typeof transport !== 'object' ||
+      typeof transport.publish !== 'function' ||
+      typeof transport.consume !== 'function'
+    )
+      throw new InvalidArgumentError(
+        `transports.${name} must be an engine transport (transport.engine() of a Cairn transport)`,
+      )
+    byName.set(name, transport)
+  }
+  return byName
+}

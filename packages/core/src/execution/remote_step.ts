@@ -1,0 +1,233 @@
+/**
+ * A registered step placed on a transport (docs/design/remote_steps.md): a durable wait on an
+ * inbox message, like a signal wait.
+ *
+ * An attempt is dispatched by saving the position's `waiting` checkpoint (attempt number,
+ * encoded input, the next check time) — the outbox — and, once that is durable, publishing its
+ * task. A result arrives as message `cairn:task:<seq>` (accepted once per task id, refused by a
+ * finished run); this turn records it: completed, or failed and retried by the step's policy
+ * (a `retrying` checkpoint, then the next attempt at its due time), or failed for good. A result
+ * of another attempt (a fenced, late one) is ignored. With no result by the check time the task
+ * is published again — the transport deduplicates by task id — and the next check is twice as
+ * far (up to MAX_CHECK_MS), so a task lost between the save and the publish, or by a broker
+ * that restarted empty, is sent again.
+ */
+import { StepTimeoutError } from '../errors/index.ts'
+import type { CheckpointRecord } from '../contracts/records.ts'
+import { parseWireMessage, type ResultMessage } from '../wire/index.ts'
+import { encodeError, encodeValue } from './outcome.ts'
+import { decideRetry, type RetryPolicy } from './retry_policy.ts'
+import { errorFromWire, taskMessage, taskResultName } from './remote_task.ts'
+import type { StepRecordInput, TurnRuntime } from './runtime.ts'
+
+/** First check after a dispatch; each later one doubles the interval, up to MAX_CHECK_MS. */
+export const FIRST_CHECK_MS = 10_000
+export const MAX_CHECK_MS = 600_000
+/** A worker aborts at `timeoutMs`; its result may still be on the way: the engine waits this much longer. */
+export const TIMEOUT_GRACE_MS = 5_000
+/** How often a worker heartbeats a running attempt. */
+export const HEARTBEAT_INTERVAL_MS = 5_000
+
+export interface RemotePlan {
+  name: string
+  transport: string
+  input: unknown
+  policy: RetryPolicy
+  timeoutMs: number | undefined
+}
+
+export function remoteStep<O>(rt: TurnRuntime, plan: RemotePlan): Promise<O> {
+  if (!rt.live) return rt.never()
+  const seq = rt.takeSeq()
+  const record = rt.recorded(seq, plan.name, 'step')
+  if (record === null) return rt.never()
+  const outcome = rt.awaitOutcome<O>(seq)
+  if (record?.status === 'completed' || record?.status === 'failed') return outcome
+  new RemoteWait(rt, seq, plan, record).begin()
+  return outcome
+}
+
+class RemoteWait {
+  private readonly rt: TurnRuntime
+  private readonly seq: number
+  private readonly plan: RemotePlan
+  private readonly record: CheckpointRecord | undefined
+  private readonly resultName: string
+  private attempt = 0
+  private startedAt = 0
+  private checkAt = 0
+  private input: string | null = null
+
+  constructor(
+    rt: TurnRuntime,
+    seq: number,
+    plan: RemotePlan,
+    record: CheckpointRecord | undefined,
+  ) {
+    this.rt = rt
+    this.seq = seq
+    this.plan = plan
+    this.record = record
+    this.resultName = taskResultName(seq)
+  }
+
+  begin(): void {
+    const record = this.record
+    if (record === undefined) return this.encodeAndDispatch()
+    this.input = record.input
+    this.attempt = record.attempts
+    this.startedAt = record.startedAt
+    if (record.status === 'retrying') return this.waitForRetry(record.wakeAt ?? this.rt.clock.now())
+    this.checkAt = record.wakeAt ?? this.rt.clock.now()
+    this.evaluate()
+  }
+
+  private encodeAndDispatch(): void {
+    const encoded = encodeValue(this.plan.input, this.rt.codec, `input of step "${this.plan.name}"`)
+    if (!encoded.ok) {
+      // The input cannot travel: no attempt can ever run (E_NOT_SERIALIZABLE, not retried).
+      this.rt.complete(this.step(1, null), encoded)
+      return
+    }
+    this.input = encoded.output ?? this.rt.codec.encode(null)
+    this.dispatch(1)
+  }
+
+  /** Save the attempt's waiting checkpoint (the outbox); once durable, publish its task. */
+  private dispatch(attempt: number): void {
+    const now = this.rt.clock.now()
+    this.attempt = attempt
+    this.startedAt = now
+    this.checkAt = now + FIRST_CHECK_MS
+    this.rt.beginWork()
+    void this.rt.saveWaiting(this.step(attempt, this.checkAt)).then((saved) => {
+      this.rt.endWork()
+      if (!saved || !this.rt.live) return
+      this.publish()
+      this.evaluate()
+    })
+  }
+
+  private publish(): void {
+    const task = taskMessage({
+      runId: this.rt.runId,
+      seq: this.seq,
+      attempt: this.attempt,
+      step: this.plan.name,
+      input: this.input as string,
+      timeoutMs: this.plan.timeoutMs ?? null,
+      heartbeatIntervalMs: HEARTBEAT_INTERVAL_MS,
+      dispatchedAt: this.startedAt,
+    })
+    this.rt.publishTask(this.plan.transport, { message: task, delayMs: 0 })
+  }
+
+  /** Now, and again whenever a message for this position arrives or a check or deadline comes. */
+  private evaluate = (): void => {
+    if (!this.rt.live) return
+    for (let message = this.rt.takeMessage(this.resultName); message !== null;) {
+      const result = this.resultOf(message.payload)
+      if (result !== null && result.attempt === this.attempt)
+        return this.settle(result, message.seq)
+      message = this.rt.takeMessage(this.resultName) // another attempt's (late) result: ignored
+    }
+    const now = this.rt.clock.now()
+    const deadline = this.deadline()
+    if (deadline !== null && now >= deadline) {
+      const timedOut = new StepTimeoutError(this.plan.name, this.plan.timeoutMs as number)
+      return this.failed(timedOut, encodeError(timedOut, this.rt.codec), undefined)
+    }
+    if (now >= this.checkAt) return this.check(now)
+    const wakeAt = deadline === null ? this.checkAt : Math.min(this.checkAt, deadline)
+    this.rt.waitDurably(this.seq, wakeAt, this.label(), null, this.resultName, this.evaluate)
+  }
+
+  /** No result by the check time: publish again, and check again twice as far ahead. */
+  private check(now: number): void {
+    const interval = Math.min(MAX_CHECK_MS, Math.max(FIRST_CHECK_MS, 2 * (now - this.startedAt)))
+    this.checkAt = now + interval
+    this.rt.beginWork()
+    void this.rt.saveWaiting(this.step(this.attempt, this.checkAt)).then((saved) => {
+      this.rt.endWork()
+      if (!saved || !this.rt.live) return
+      this.publish()
+      this.evaluate()
+    })
+  }
+
+  private settle(result: ResultMessage, messageSeq: number): void {
+    if (result.outcome.status === 'completed') {
+      this.rt.complete(
+        this.step(this.attempt, null),
+        { ok: true, output: result.outcome.output },
+        messageSeq,
+      )
+      return
+    }
+    const error = errorFromWire(result.outcome.error, this.rt.codec)
+    const permanent = result.outcome.error.retryable === false
+    this.failed(error, encodeError(error, this.rt.codec), messageSeq, permanent)
+  }
+
+  private failed(
+    error: unknown,
+    encoded: string,
+    messageSeq: number | undefined,
+    permanent = false,
+  ): void {
+    const decision = permanent
+      ? { retry: false as const }
+      : decideRetry(error, this.attempt, this.plan.policy)
+    if (!decision.retry) {
+      this.rt.complete(this.step(this.attempt, null), { ok: false, error: encoded }, messageSeq)
+      return
+    }
+    // The failed attempt's message stays unconsumed: the next attempt ignores it (its number).
+    const retryAt = this.rt.clock.now() + decision.delayMs
+    this.rt.beginWork()
+    void this.rt.saveRetrying(this.step(this.attempt, null), encoded, retryAt).then((saved) => {
+      this.rt.endWork()
+      if (saved && this.rt.live) this.waitForRetry(retryAt)
+    })
+  }
+
+  private waitForRetry(retryAt: number): void {
+    if (this.rt.clock.now() >= retryAt) return this.dispatch(this.attempt + 1)
+    this.rt.waitDurably(this.seq, retryAt, this.label(), null, this.resultName, () =>
+      this.waitForRetry(retryAt),
+    )
+  }
+
+  /** When the attempt has timed out for the engine: its `timeoutMs` plus the grace. */
+  private deadline(): number | null {
+    if (this.plan.timeoutMs === undefined) return null
+    return this.startedAt + this.plan.timeoutMs + TIMEOUT_GRACE_MS
+  }
+
+  private resultOf(payload: string): ResultMessage | null {
+    try {
+      const parsed = parseWireMessage(this.rt.codec.decode(payload), { expect: ['result'] })
+      if (!parsed.ok) return null
+      const result = parsed.message
+      return result.runId === this.rt.runId && result.seq === this.seq ? result : null
+    } catch {
+      return null
+    }
+  }
+
+  private step(attempts: number, wakeAt: number | null): StepRecordInput {
+    return {
+      seq: this.seq,
+      name: this.plan.name,
+      kind: 'step',
+      attempts,
+      startedAt: this.startedAt || this.rt.clock.now(),
+      wakeAt,
+      input: this.input,
+    }
+  }
+
+  private label(): string {
+    return `step "${this.plan.name}" on ${this.plan.transport} (attempt ${this.attempt})`
+  }
+}

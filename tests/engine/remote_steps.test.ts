@@ -1,0 +1,282 @@
+/**
+ * Remote steps (issue 14): a registered step placed on a transport runs on a worker, not in the
+ * engine; its result comes back through the run's inbox and is recorded by the run's turn. On
+ * every store, with the memory transport and a real @cairn/worker.
+ */
+import assert from 'node:assert/strict'
+import { FatalError, type Engine } from '@cairn/core'
+import type { EngineTransport, TaskToPublish } from '@cairn/core/contracts'
+import { createMemoryTransport, type MemoryTransport } from '@cairn/core/testing'
+import { createWorker, type Worker, type WorkerOptions } from '@cairn/worker'
+import { eachStore, type Env } from '../helpers/harness.ts'
+
+interface Fleet {
+  engine: Engine
+  transport: MemoryTransport
+  worker: Worker
+  close(): Promise<void>
+}
+
+/** An engine with the memory transport, and one worker serving `steps`. */
+async function fleet(
+  env: Env,
+  steps: WorkerOptions['steps'],
+  engineTransport?: EngineTransport,
+): Promise<Fleet> {
+  const transport = createMemoryTransport()
+  const engine = await env.engine({ transports: { memory: engineTransport ?? transport.engine() } })
+  const worker = createWorker({ transport: transport.worker(), steps, holdMs: 5_000 })
+  await worker.start()
+  return { engine, transport, worker, close: () => worker.close(100) }
+}
+
+/** The engine registers the step on the transport; its handler must never run in the engine. */
+function registerRemote(engine: Engine, name: string): void {
+  engine.registerStep(
+    name,
+    () => {
+      throw new Error(`step "${name}" ran in the engine`)
+    },
+    { transport: 'memory', retries: 2, backoff: { delay: '10ms', jitter: 0 } },
+  )
+}
+
+eachStore('remote steps', (test) => {
+  test('a step on a transport runs on the worker; the run completes with its output', async (env) => {
+    const ran: string[] = []
+    const f = await fleet(env, {
+      charge: (input: { amount: number }, step) => {
+        ran.push(`${step.runId}/${step.seq}#${step.attempt}`)
+        return { chargeId: `ch-${input.amount}`, at: new Date(0) }
+      },
+    })
+    try {
+      registerRemote(f.engine, 'charge')
+      f.engine.register('checkout', 1, async (ctx, amount: number) => {
+        const before = await ctx.localStep('reserve', () => 'reserved')
+        const charge = await ctx.step<{ chargeId: string; at: Date }>('charge', { amount })
+        return { before, charge }
+      })
+      const { runId } = await f.engine.start('checkout', 42)
+      const outcome = await f.engine.waitForRun(runId, { timeoutMs: 10_000 })
+      assert.deepEqual(outcome, {
+        runId,
+        status: 'completed',
+        output: { before: 'reserved', charge: { chargeId: 'ch-42', at: new Date(0) } },
+      })
+      assert.deepEqual(ran, [`${runId}/1#1`])
+      const steps = await f.engine.getSteps(runId)
+      assert.deepEqual(
+        steps.map((s) => [s.seq, s.name, s.kind, s.status, s.attempts]),
+        [
+          [0, 'reserve', 'local', 'completed', 1],
+          [1, 'charge', 'step', 'completed', 1],
+        ],
+      )
+    } finally {
+      await f.close()
+    }
+  })
+
+  test('a failed attempt is retried by the step policy on the worker; FatalError is not', async (env) => {
+    let flaky = 0
+    const f = await fleet(env, {
+      flaky: () => {
+        flaky += 1
+        if (flaky < 3) throw new Error(`network blip ${flaky}`)
+        return 'third time'
+      },
+      declined: () => {
+        throw new FatalError('card declined')
+      },
+    })
+    try {
+      registerRemote(f.engine, 'flaky')
+      registerRemote(f.engine, 'declined')
+      f.engine.register('retry', 1, async (ctx) => ctx.step('flaky', null))
+      f.engine.register('fatal', 1, async (ctx) => ctx.step('declined', null))
+      const retried = await f.engine.start('retry', null)
+      const fatal = await f.engine.start('fatal', null)
+      // The backoff (10 ms on the engine's fake clock) passes as the test moves the clock.
+      const outcomes = Promise.all([
+        f.engine.waitForRun(retried.runId, { timeoutMs: 20_000 }),
+        f.engine.waitForRun(fatal.runId, { timeoutMs: 20_000 }),
+      ])
+      for (let i = 0; i < 40 && flaky < 3; i++) await env.skip(20)
+      const [ok, failed] = await outcomes
+      assert.deepEqual(ok, { runId: retried.runId, status: 'completed', output: 'third time' })
+      assert.equal(failed.status, 'failed')
+      assert.ok(failed.status === 'failed')
+      assert.equal((failed.error as { code?: string }).code, 'E_FATAL')
+      const [flakyStep] = await f.engine.getSteps(retried.runId)
+      assert.equal(flakyStep?.attempts, 3)
+      const [declinedStep] = await f.engine.getSteps(fatal.runId)
+      assert.equal(declinedStep?.attempts, 1)
+      assert.equal(flaky, 3)
+    } finally {
+      await f.close()
+    }
+  })
+
+  test('a duplicate result and a late result of an earlier attempt are recorded nowhere', async (env) => {
+    let calls = 0
+    const f = await fleet(env, {
+      twice: () => {
+        calls += 1
+        if (calls === 1) throw new Error('first attempt fails')
+        return `attempt ${calls}`
+      },
+    })
+    try {
+      registerRemote(f.engine, 'twice')
+      f.engine.register('dupes', 1, async (ctx) => ctx.step('twice', null))
+      const { runId } = await f.engine.start('dupes', null)
+      const outcome = f.engine.waitForRun(runId, { timeoutMs: 20_000 })
+      for (let i = 0; i < 40 && calls < 2; i++) await env.skip(20)
+      assert.deepEqual(await outcome, { runId, status: 'completed', output: 'attempt 2' })
+      // Attempt 1 completing late, and attempt 2's result again: both after the outcome.
+      const late = JSON.stringify(resultFor(runId, 0, 1, '"late attempt 1"'))
+      const again = JSON.stringify(resultFor(runId, 0, 2, '"attempt 2 again"'))
+      f.transport.broker.reportRaw(late)
+      f.transport.broker.reportRaw(again)
+      await env.settle()
+      const [step] = await f.engine.getSteps(runId)
+      assert.equal(step?.status, 'completed')
+      assert.equal(step?.output, 'attempt 2')
+      assert.deepEqual(await f.engine.waitForRun(runId), {
+        runId,
+        status: 'completed',
+        output: 'attempt 2',
+      })
+    } finally {
+      await f.close()
+    }
+  })
+
+  test('a task lost before it reached the broker is published again at its check', async (env) => {
+    const transport = createMemoryTransport()
+    const real = transport.engine()
+    let dropped = 0
+    // The first publish is lost, as when the engine dies between the save and the publish.
+    const lossy: EngineTransport = {
+      name: 'memory',
+      open: () => real.open(),
+      close: () => real.close(),
+      consume: (handler) => real.consume(handler),
+      workers: (since) => real.workers(since),
+      publish: async (tasks: readonly TaskToPublish[]) => {
+        if (dropped === 0) {
+          dropped += 1
+          return
+        }
+        await real.publish(tasks)
+      },
+    }
+    const engine = await env.engine({ transports: { memory: lossy } })
+    const worker = createWorker({ transport: transport.worker(), steps: { ship: () => 'shipped' } })
+    await worker.start()
+    try {
+      registerRemote(engine, 'ship')
+      engine.register('lossy', 1, async (ctx) => ctx.step('ship', null))
+      const { runId } = await engine.start('lossy', null)
+      await env.settle()
+      assert.equal(dropped, 1)
+      assert.equal((await engine.getRun(runId))?.status, 'waiting')
+      await env.skip(11_000) // past the first check (10 s)
+      assert.deepEqual(await engine.waitForRun(runId, { timeoutMs: 10_000 }), {
+        runId,
+        status: 'completed',
+        output: 'shipped',
+      })
+    } finally {
+      await worker.close(100)
+    }
+  })
+
+  test('the result of a run cancelled meanwhile is dropped; the run stays cancelled', async (env) => {
+    let release: () => void = () => {}
+    const started = Promise.withResolvers<void>()
+    const f = await fleet(env, {
+      slow: () =>
+        new Promise<string>((resolve) => {
+          started.resolve()
+          release = () => resolve('too late')
+        }),
+    })
+    try {
+      registerRemote(f.engine, 'slow')
+      f.engine.register('cancelled', 1, async (ctx) => ctx.step('slow', null))
+      const { runId } = await f.engine.start('cancelled', null)
+      await started.promise
+      await f.engine.cancel(runId)
+      release()
+      await waitFor(() => f.worker.inFlight === 0)
+      await env.settle()
+      assert.equal((await f.engine.getRun(runId))?.status, 'cancelled')
+      assert.equal(f.transport.broker.pendingTasks(), 0)
+    } finally {
+      await f.close()
+    }
+  })
+
+  test('another engine settles a result after the dispatching one closed', async (env) => {
+    const transport = createMemoryTransport()
+    const first = await env.engine({ transports: { memory: transport.engine() } })
+    registerRemote(first, 'report')
+    first.register('handover', 1, async (ctx) => ctx.step('report', null))
+    const { runId } = await first.start('handover', null)
+    await env.settle()
+    await first.close()
+    // No worker yet: the task waits in the broker. A second engine, then a worker.
+    const second = await env.engine({ transports: { memory: transport.engine() } })
+    registerRemote(second, 'report')
+    second.register('handover', 1, async (ctx) => ctx.step('report', null))
+    const worker = createWorker({ transport: transport.worker(), steps: { report: () => 'filed' } })
+    await worker.start()
+    try {
+      assert.deepEqual(await second.waitForRun(runId, { timeoutMs: 10_000 }), {
+        runId,
+        status: 'completed',
+        output: 'filed',
+      })
+    } finally {
+      await worker.close(100)
+    }
+  })
+
+  test('a transport the engine does not have is refused: at registerStep, and at the call', async (env) => {
+    const engine = await env.engine({ transports: { memory: createMemoryTransport().engine() } })
+    assert.throws(() => engine.registerStep('x', () => 1, { transport: 'bullmq' }), {
+      code: 'E_INVALID_ARGUMENT',
+      message: /transport "bullmq" is not one of this engine's transports/,
+    })
+    engine.registerStep('local', () => 1)
+    engine.register('wrong', 1, async (ctx) => ctx.step('local', null, { transport: 'nope' }))
+    const { runId } = await engine.start('wrong', null)
+    const outcome = await engine.waitForRun(runId, { timeoutMs: 10_000 })
+    assert.equal(outcome.status, 'failed')
+    assert.ok(outcome.status === 'failed')
+    assert.equal((outcome.error as { code?: string }).code, 'E_INVALID_ARGUMENT')
+  })
+})
+
+function resultFor(runId: string, seq: number, attempt: number, output: string) {
+  const taskId = `${Buffer.from(runId).toString('base64url')}.${seq}.${attempt}`
+  return {
+    v: 1,
+    type: 'result',
+    taskId,
+    runId,
+    seq,
+    attempt,
+    workerId: 'w-late',
+    startedAt: Date.now(),
+    finishedAt: Date.now(),
+    outcome: { status: 'completed', output },
+  }
+}
+
+async function waitFor(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10))
+  assert.ok(done(), 'timed out waiting')
+}
