@@ -153,11 +153,12 @@ eachStore('remote steps', (test) => {
     }
   })
 
-  test('a task lost before it reached the broker is published again at its check', async (env) => {
+  test('a task lost before it reached the broker is published again at its checks (10 s, then 20 s)', async (env) => {
     const transport = createMemoryTransport()
     const real = transport.engine()
     let dropped = 0
-    // The first publish is lost, as when the engine dies between the save and the publish.
+    // The first two publishes are lost, as when the engine dies between the save and the publish
+    // and the broker then restarts empty.
     const lossy: EngineTransport = {
       name: 'memory',
       open: () => real.open(),
@@ -165,7 +166,7 @@ eachStore('remote steps', (test) => {
       consume: (handler) => real.consume(handler),
       workers: (since) => real.workers(since),
       publish: async (tasks: readonly TaskToPublish[]) => {
-        if (dropped === 0) {
+        if (dropped < 2) {
           dropped += 1
           return
         }
@@ -182,7 +183,12 @@ eachStore('remote steps', (test) => {
       await env.settle()
       assert.equal(dropped, 1)
       assert.equal((await engine.getRun(runId))?.status, 'waiting')
-      await env.skip(11_000) // past the first check (10 s)
+      await env.skip(11_000) // past the first check (10 s): published again, lost again
+      assert.equal(dropped, 2)
+      assert.equal((await engine.getRun(runId))?.status, 'waiting')
+      await env.skip(5_000) // 16 s: the next check is at 20 s
+      assert.equal((await engine.getRun(runId))?.status, 'waiting')
+      await env.skip(5_000) // 21 s: published again, delivered
       assert.deepEqual(await engine.waitForRun(runId, { timeoutMs: 10_000 }), {
         runId,
         status: 'completed',
@@ -191,6 +197,25 @@ eachStore('remote steps', (test) => {
     } finally {
       await worker.close(100)
     }
+  })
+
+  test('with no result by timeoutMs plus the grace, the attempt fails E_STEP_TIMEOUT (no worker at all)', async (env) => {
+    const transport = createMemoryTransport()
+    const engine = await env.engine({ transports: { memory: transport.engine() } })
+    engine.registerStep('unserved', () => 'never here', {
+      transport: 'memory',
+      timeoutMs: 1_000,
+      retries: 0,
+    })
+    engine.register('timeout', 1, async (ctx) => ctx.step('unserved', null))
+    const { runId } = await engine.start('timeout', null)
+    await env.skip(5_500) // timeoutMs (1 s) + grace (5 s) not passed yet
+    assert.equal((await engine.getRun(runId))?.status, 'waiting')
+    await env.skip(1_000)
+    const outcome = await engine.waitForRun(runId, { timeoutMs: 10_000 })
+    assert.equal(outcome.status, 'failed')
+    assert.ok(outcome.status === 'failed')
+    assert.equal((outcome.error as { code?: string }).code, 'E_STEP_TIMEOUT')
   })
 
   test('the result of a run cancelled meanwhile is dropped; the run stays cancelled', async (env) => {

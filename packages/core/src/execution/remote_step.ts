@@ -8,9 +8,9 @@
  * finished run); this turn records it: completed, or failed and retried by the step's policy
  * (a `retrying` checkpoint, then the next attempt at its due time), or failed for good. A result
  * of another attempt (a fenced, late one) is ignored. With no result by the check time the task
- * is published again — the transport deduplicates by task id — and the next check is twice as
- * far (up to MAX_CHECK_MS), so a task lost between the save and the publish, or by a broker
- * that restarted empty, is sent again.
+ * is published again — the transport deduplicates by task id — and checks follow at 10 s, 20 s,
+ * 40 s, … after the dispatch (every MAX_CHECK_MS at most), so a task lost between the save and
+ * the publish, or by a broker that restarted empty, is sent again.
  */
 import { StepTimeoutError } from '../errors/index.ts'
 import type { CheckpointRecord } from '../contracts/records.ts'
@@ -142,9 +142,12 @@ class RemoteWait {
     this.rt.waitDurably(this.seq, wakeAt, this.label(), null, this.resultName, this.evaluate)
   }
 
-  /** No result by the check time: publish again, and check again twice as far ahead. */
+  /**
+   * No result by the check time: publish again, and check again after as long as the attempt
+   * has waited so far (checks at 10 s, 20 s, 40 s, … after the dispatch), at most MAX_CHECK_MS.
+   */
   private check(now: number): void {
-    const interval = Math.min(MAX_CHECK_MS, Math.max(FIRST_CHECK_MS, 2 * (now - this.startedAt)))
+    const interval = Math.min(MAX_CHECK_MS, Math.max(FIRST_CHECK_MS, now - this.startedAt))
     this.checkAt = now + interval
     this.rt.beginWork()
     void this.rt.saveWaiting(this.step(this.attempt, this.checkAt)).then((saved) => {
