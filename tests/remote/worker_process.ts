@@ -25,7 +25,7 @@ const worker = createWorker({
       appendFileSync(ledger, `start ${step.runId} ${process.pid}\n`)
       await new Promise((resolve) => setTimeout(resolve, Number(workMs)))
       appendFileSync(ledger, `end ${step.runId} ${process.pid}\n`)
-      return input.n * 10
+      return `${input.n}:${process.pid}`
     },
   },
 })
