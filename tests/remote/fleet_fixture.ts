@@ -60,7 +60,7 @@ export async function fleet(
   }
 }
 
-async function startWorker(
+export async function startWorker(
   children: ChildProcess[],
   prefix: string,
   ledger: string,
@@ -79,7 +79,7 @@ async function startWorker(
   return child
 }
 
-function readLedger(path: string): string[] {
+export function readLedger(path: string): string[] {
   try {
     return readFileSync(path, 'utf8')
       .split('\n')
