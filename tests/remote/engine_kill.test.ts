@@ -63,19 +63,20 @@ for (const storeName of ['postgres', 'mysql'] as const) {
       )
 
       const transport = bullmqTransport({ connection: REDIS_URL, prefix, stalledIntervalMs: 250 })
-      survivor = new Engine({
+      const engine: Engine = new Engine({
         store: storeOf(storeName, place),
         logger: silentLogger,
         leaseMs: 2_000,
         transports: { redis: transport.engine() },
       })
-      survivor.registerStep('slow', () => 'not here', { transport: 'redis', retries: 0 })
-      survivor.register('job', 1, async (ctx, n: number) => ctx.step<string>('slow', { n }))
-      await survivor.startDriving()
+      survivor = engine
+      engine.registerStep('slow', () => 'not here', { transport: 'redis', retries: 0 })
+      engine.register('job', 1, async (ctx, n: number) => ctx.step<string>('slow', { n }))
+      await engine.startDriving()
       for (const runId of runIds) {
-        const outcome = await survivor.waitForRun(runId, { timeoutMs: 60_000 })
+        const outcome = await engine.waitForRun(runId, { timeoutMs: 60_000 })
         assert.equal(outcome.status, 'completed', `run ${runId}`)
-        const steps = await survivor.getSteps(runId)
+        const steps = await engine.getSteps(runId)
         assert.deepEqual(
           steps.map((s) => [s.name, s.status, s.attempts]),
           [['slow', 'completed', 1]],
