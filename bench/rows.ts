@@ -15,7 +15,7 @@ export interface Row {
    */
   kind: 'engine' | 'raw' | 'other'
   /** A service the row needs: when it is down, the row leaves the default set. */
-  service?: 'postgres' | 'mysql'
+  service?: 'postgres' | 'mysql' | 'redis'
   /** Part of `npm run bench` without --store. */
   inDefault: boolean
   /** Runs in the row's own process; `dir` is a scratch directory removed afterwards. */
@@ -63,6 +63,24 @@ export const ROWS: Record<string, Row> = {
     ...rawRow(async () => (await import('./raw_postgres.ts')).rawPostgres('batched')),
     service: 'postgres',
     inDefault: false,
+  },
+  // Remote steps (issue 14), on request: npm run bench -- --store postgres,dbos,remote-bullmq,raw-bullmq
+  'remote-bullmq': {
+    kind: 'other',
+    service: 'postgres',
+    inDefault: false,
+    measure: () =>
+      withScratchSchema('cairn_bench_remote', async (schema) => {
+        const { PostgresStore } = await import('@cairn/sql/postgres')
+        const { measureRemote } = await import('./remote/remote_row.ts')
+        return measureRemote(new PostgresStore({ connectionString: PG_URL, schema }))
+      }),
+  },
+  'raw-bullmq': {
+    kind: 'other',
+    service: 'redis',
+    inDefault: false,
+    measure: async () => (await import('./remote/raw_bullmq_row.ts')).measureRawBullmq(),
   },
   dbos: {
     kind: 'other',

@@ -127,13 +127,15 @@ void describe('the published packages', () => {
   })
 })
 
-/** What a tarball may hold: built JavaScript, maps, declarations, runtime assets, docs. */
+/** What a tarball may hold: built JavaScript, maps, declarations, runtime assets, schemas, docs. */
 function shipped(name: PackageName, file: string): boolean {
   if (['package.json', 'README.md', 'LICENSE'].includes(file)) return true
   if (/^dist\/.*\.(js|js\.map|d\.ts)$/.test(file))
     return !/(^|\/)(test|tests|fixtures)\//.test(file)
   if (name === '@cairn/dashboard') return /^console\/[a-z_]+\.(js|css|html)$/.test(file)
   if (name === '@cairn/adonis') return /^dist\/stubs\/.+\.stub$/.test(file)
+  // The wire format's JSON Schema, for workers in other languages (docs/wire.md).
+  if (name === '@cairn/core') return file === 'wire-schema/v1.json'
   return false
 }
 

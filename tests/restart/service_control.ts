@@ -1,5 +1,5 @@
 /**
- * Stopping and starting the machine's Postgres and MariaDB for the restart tests. A test that
+ * Stopping and starting the machine's Postgres, MariaDB and Redis for the restart tests. A test that
  * stops a service must start it again whatever happens (RELIABILITY: fault tests leave the
  * services running), so every stop is paired with a start in a finally.
  */
@@ -44,6 +44,38 @@ export async function startMariadb(): Promise<void> {
       '/usr/sbin/mariadbd',
     ])
   await until('MariaDB', mariadbUp)
+}
+
+/** Redis as CI runs it: no persistence, so a restart loses every queue and job. */
+export async function stopRedis(): Promise<void> {
+  await run('redis-cli', ['-h', '127.0.0.1', '-p', '6379', 'shutdown', 'nosave']).catch(() => {})
+  await until('Redis to stop', async () => !(await redisUp()))
+}
+
+export async function startRedis(): Promise<void> {
+  if (!(await redisUp()))
+    await run('redis-server', [
+      '--daemonize',
+      'yes',
+      '--bind',
+      '127.0.0.1',
+      '-::1',
+      '--port',
+      '6379',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      '/var/lib/redis',
+      '--logfile',
+      '/var/log/redis/ci.log',
+    ])
+  await until('Redis', redisUp)
+}
+
+async function redisUp(): Promise<boolean> {
+  return succeeds('redis-cli', ['-h', '127.0.0.1', '-p', '6379', 'ping'])
 }
 
 async function postgresUp(): Promise<boolean> {
