@@ -28,6 +28,12 @@ void test(
     } finally {
       await startRedis()
     }
+    // The broker came back empty: runs whose tasks it held make no progress until their check.
+    await new Promise((resolve) => setTimeout(resolve, 3_000))
+    const stalled = (await Promise.all(runs.map(({ runId }) => f.engine.getRun(runId)))).filter(
+      (run) => run?.status === 'waiting',
+    ).length
+    assert.ok(stalled > 0, 'no task was lost with Redis: the test restarted it too late')
     const outcomes = await Promise.all(
       runs.map(({ runId }) => f.engine.waitForRun(runId, { timeoutMs: 180_000 })),
     )
