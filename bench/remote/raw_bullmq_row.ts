@@ -1,12 +1,12 @@
 /**
  * `raw-bullmq`: the standard workload as plain BullMQ jobs — a workflow is a chain of S jobs,
- * each enqueueing the next (raw_bullmq_worker.ts, a separate process), its end seen through
- * QueueEvents. No durable record of anything but Redis's: what the broker and this machine
+ * each enqueueing the next (raw_bullmq_worker.ts, a separate process), its end published by the
+ * last job over Redis pub/sub. No durable record of anything but Redis's: what the broker and this machine
  * do for remote steps before any workflow engine is involved.
  */
 import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
-import { Queue, QueueEvents } from 'bullmq'
+import { Queue } from 'bullmq'
 import { Redis } from 'ioredis'
 import { REDIS_URL } from '../../tests/helpers/services.ts'
 import { dropPrefix } from '../../packages/bullmq/test/redis_fixture.ts'
@@ -20,17 +20,10 @@ export async function measureRawBullmq(): Promise<WorkloadResult> {
   const prefix = `cairn-bench-raw-${randomBytes(6).toString('hex')}`
   const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null })
   const queue = new Queue('chain', { connection, prefix })
-  const events = new QueueEvents('chain', {
-    connection: new Redis(REDIS_URL, { maxRetriesPerRequest: null }),
-    prefix,
-  })
-  await events.waitUntilReady()
-  // A chain ends when its last job completes with a result naming the chain.
+  const subscriber = new Redis(REDIS_URL)
   const waiting = new Map<number, () => void>()
-  events.on('completed', ({ returnvalue }) => {
-    const ended = returnvalue as unknown as { id: number } | null
-    if (ended !== null && typeof ended === 'object') waiting.get(ended.id)?.()
-  })
+  subscriber.on('message', (_channel: string, id: string) => waiting.get(Number(id))?.())
+  await subscriber.subscribe(`${prefix}:done`)
   const worker = await startWorkerProcess(WORKER, [REDIS_URL, prefix, String(C)])
   let chains = 0
   const runOne: RunOne = async (_id, steps) => {
@@ -44,7 +37,7 @@ export async function measureRawBullmq(): Promise<WorkloadResult> {
     return await runWorkload(runOne, REMOTE_WARM_UP_RUNS)
   } finally {
     await stopWorkerProcess(worker)
-    await events.close()
+    await subscriber.quit()
     await queue.close()
     await connection.quit()
     await dropPrefix(prefix)

@@ -1,6 +1,6 @@
 /**
  * The worker process of `raw-bullmq`: each job computes the workload's step and enqueues the
- * next step of its chain, in the same queue; the last step completes the chain. No store, no
+ * next step of its chain, in the same queue; the last step publishes the chain's end. No store, no
  * durability beyond Redis: the hardware-and-Redis reference for remote steps.
  *   node bench/remote/raw_bullmq_worker.ts <redisUrl> <prefix> <concurrency>
  */
@@ -10,6 +10,7 @@ import { Redis } from 'ioredis'
 const [redisUrl = '', prefix = '', concurrency = '50'] = process.argv.slice(2)
 const connection = new Redis(redisUrl, { maxRetriesPerRequest: null })
 const queue = new Queue('chain', { connection, prefix })
+const notices = new Redis(redisUrl)
 
 interface Step {
   id: number
@@ -27,7 +28,9 @@ const worker = new Worker<Step>(
       await queue.add('step', { id, steps, i: i + 1, acc: v }, { removeOnComplete: true })
       return null
     }
-    return { id, v }
+    // The chain's end, told to the runner over pub/sub (QueueEvents' stream lagged under load).
+    await notices.publish(`${prefix}:done`, String(id))
+    return v
   },
   {
     connection: new Redis(redisUrl, { maxRetriesPerRequest: null }),
