@@ -4,7 +4,8 @@
  * workflow is; a function step (defineStep) is registered as it is.
  */
 import type { ApplicationService } from '@adonisjs/core/types'
-import { InvalidArgumentError, type Engine, type StepContext } from '@cairn/core'
+import { naming } from './file_errors.ts'
+import type { Engine, StepContext } from '@cairn/core'
 import type { BaseStep } from './base_step.ts'
 import type { DiscoveredStep } from './step_discovery.ts'
 
@@ -16,15 +17,7 @@ export function registerSteps(
   steps: readonly DiscoveredStep[],
 ): void {
   for (const entry of steps) {
-    try {
-      register(engine, app, entry)
-    } catch (error) {
-      // The engine's message names the step; the file is where to fix it.
-      if (!InvalidArgumentError.is(error)) throw error
-      throw new InvalidArgumentError(`${error.message} (in ${entry.file})`, {
-        details: { ...error.details, file: entry.file },
-      })
-    }
+    naming(entry.file, () => register(engine, app, entry))
   }
 }
 

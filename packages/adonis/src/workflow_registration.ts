@@ -5,7 +5,8 @@
  * for a class (an unknown option) is rethrown naming its file.
  */
 import type { ApplicationService } from '@adonisjs/core/types'
-import { InvalidArgumentError, type Engine } from '@cairn/core'
+import { naming } from './file_errors.ts'
+import type { Engine } from '@cairn/core'
 import type { BaseWorkflow } from './base_workflow.ts'
 import type { DiscoveredWorkflow } from './discovery.ts'
 
@@ -17,15 +18,7 @@ export function registerWorkflows(
   workflows: readonly DiscoveredWorkflow[],
 ): void {
   for (const entry of workflows) {
-    try {
-      register(engine, app, entry)
-    } catch (error) {
-      // The engine's message names the workflow and the option; the file is where to fix it.
-      if (!InvalidArgumentError.is(error)) throw error
-      throw new InvalidArgumentError(`${error.message} (in ${entry.file})`, {
-        details: { ...error.details, file: entry.file },
-      })
-    }
+    naming(entry.file, () => register(engine, app, entry))
   }
 }
 

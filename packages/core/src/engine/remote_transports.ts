@@ -29,10 +29,6 @@ export class RemoteTransports {
     return this.byName.has(name)
   }
 
-  names(): string[] {
-    return [...this.byName.keys()]
-  }
-
   /** Open every transport and consume its results into the store. Idempotent. */
   start(deps: SignalSenderDeps): Promise<void> {
     this.consuming ??= this.consumeAll(deps)

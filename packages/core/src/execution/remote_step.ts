@@ -99,8 +99,13 @@ class RemoteWait {
     this.attempt = attempt
     this.startedAt = now
     this.checkAt = now + FIRST_CHECK_MS
+    this.saveAndPublish()
+  }
+
+  /** Save the waiting checkpoint (attempt, next check); once durable, publish and wait on. */
+  private saveAndPublish(): void {
     this.rt.beginWork()
-    void this.rt.saveWaiting(this.step(attempt, this.checkAt)).then((saved) => {
+    void this.rt.saveWaiting(this.step(this.attempt, this.checkAt)).then((saved) => {
       this.rt.endWork()
       if (!saved || !this.rt.live) return
       this.publish()
@@ -149,13 +154,7 @@ class RemoteWait {
   private check(now: number): void {
     const interval = Math.min(MAX_CHECK_MS, Math.max(FIRST_CHECK_MS, now - this.startedAt))
     this.checkAt = now + interval
-    this.rt.beginWork()
-    void this.rt.saveWaiting(this.step(this.attempt, this.checkAt)).then((saved) => {
-      this.rt.endWork()
-      if (!saved || !this.rt.live) return
-      this.publish()
-      this.evaluate()
-    })
+    this.saveAndPublish()
   }
 
   private settle(result: ResultMessage, messageSeq: number): void {

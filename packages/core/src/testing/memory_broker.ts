@@ -25,7 +25,6 @@ interface TaskEntry {
   holdTimer: TimerHandle | null
   /** The current hold: a lapse timer acts only if its hold is still the current one. */
   hold: object | null
-  deliveries: number
 }
 
 interface Waiter {
@@ -86,7 +85,6 @@ export class MemoryBroker {
         holder: null,
         holdTimer: null,
         hold: null,
-        deliveries: 0,
       })
       const wait = availableAt - this.#clock.now()
       if (wait > 0) this.#clock.setTimer(wait, () => this.#serveWaiters())
@@ -106,7 +104,6 @@ export class MemoryBroker {
       holder: null,
       holdTimer: null,
       hold: null,
-      deliveries: 0,
     })
     this.#serveWaiters()
   }
@@ -145,7 +142,6 @@ export class MemoryBroker {
         continue
       }
       this.#hold(entry, holder, options.holdMs)
-      entry.deliveries += 1
       delivered.push({ message: parsed.message, taskId: entry.taskId })
     }
     return delivered
