@@ -1,0 +1,275 @@
+/**
+ * The db transport's tables on MariaDB and MySQL 8, over mysql2. Claims are a short READ
+ * COMMITTED transaction: SELECT … FOR UPDATE SKIP LOCKED, then UPDATE the rows taken, so
+ * concurrent workers skip each other's rows instead of waiting. No NOTIFY here: idle workers and
+ * engines poll (pollIntervalMs). Times are the server's clock in UTC, whatever the session's
+ * time zone.
+ */
+import type { Pool, PoolConnection } from 'mysql2/promise'
+import type {
+  ClaimedReport,
+  ClaimedTask,
+  ClaimQuery,
+  TaskRow,
+  TransportTables,
+} from './tables.ts'
+
+const NOW = "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)"
+const TABLE_OPTIONS = 'ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin'
+
+export interface MysqlTablesConfig {
+  pool: Pool
+  owned: boolean
+  /** Qualifies the tables (created when missing); null: the connection's database. */
+  database: string | null
+}
+
+type Row = unknown[]
+
+export class MysqlTables implements TransportTables {
+  readonly dialect = 'mysql'
+  readonly #pool: Pool
+  readonly #owned: boolean
+  readonly #database: string | null
+  readonly #t: { tasks: string; reports: string; workers: string }
+
+  constructor(config: MysqlTablesConfig) {
+    this.#pool = config.pool
+    this.#owned = config.owned
+    this.#database = config.database
+    const q = config.database === null ? '' : `${ident(config.database)}.`
+    this.#t = {
+      tasks: `${q}cairn_tasks`,
+      reports: `${q}cairn_task_reports`,
+      workers: `${q}cairn_workers`,
+    }
+  }
+
+  async ensureSchema(): Promise<void> {
+    const { tasks, reports, workers } = this.#t
+    if (this.#database !== null)
+      await this.#query(`CREATE DATABASE IF NOT EXISTS ${ident(this.#database)}`)
+    await this.#query(`CREATE TABLE IF NOT EXISTS ${tasks} (
+      id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
+      task_key CHAR(64) CHARACTER SET ascii NOT NULL,
+      step_key CHAR(64) CHARACTER SET ascii NOT NULL,
+      requires TEXT NOT NULL,
+      body LONGTEXT NOT NULL,
+      available_at BIGINT NOT NULL,
+      holder CHAR(36) CHARACTER SET ascii NULL,
+      held_until BIGINT NULL,
+      deliveries INT NOT NULL DEFAULT 0,
+      UNIQUE KEY cairn_tasks_key (task_key),
+      KEY cairn_tasks_due (step_key, available_at, id)
+    ) ${TABLE_OPTIONS}`)
+    await this.#query(`CREATE TABLE IF NOT EXISTS ${reports} (
+      id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
+      body LONGTEXT NOT NULL,
+      available_at BIGINT NOT NULL,
+      holder CHAR(36) CHARACTER SET ascii NULL,
+      held_until BIGINT NULL,
+      KEY cairn_task_reports_holder (holder)
+    ) ${TABLE_OPTIONS}`)
+    await this.#query(`CREATE TABLE IF NOT EXISTS ${workers} (
+      worker_id VARCHAR(255) NOT NULL PRIMARY KEY,
+      body LONGTEXT NOT NULL,
+      at BIGINT NOT NULL
+    ) ${TABLE_OPTIONS}`)
+  }
+
+  async insertTasks(rows: readonly TaskRow[]): Promise<void> {
+    const values: unknown[] = []
+    for (const row of rows)
+      values.push(row.taskKey, row.stepKey, JSON.stringify(row.requires), row.body, row.delayMs)
+    await this.#query(
+      `INSERT INTO ${this.#t.tasks} (task_key, step_key, requires, body, available_at)
+       VALUES ${rows.map(() => `(?, ?, ?, ?, ${NOW} + ?)`).join(', ')}
+       ON DUPLICATE KEY UPDATE task_key = task_key`,
+      values,
+    )
+  }
+
+  async claimTasks(query: ClaimQuery): Promise<ClaimedTask[]> {
+    if (query.stepKeys.length === 0) return []
+    const { tasks } = this.#t
+    return this.#transaction(async (conn) => {
+      const [rows] = await conn.query({
+        sql: `SELECT task_key, body FROM ${tasks}
+              WHERE step_key IN (?) AND available_at <= ${NOW}
+                AND (holder IS NULL OR held_until < ${NOW})
+                AND JSON_CONTAINS(?, requires)
+              ORDER BY available_at, id LIMIT ?
+              FOR UPDATE SKIP LOCKED`,
+        values: [query.stepKeys, JSON.stringify(query.capabilities), query.max],
+        rowsAsArray: true,
+      })
+      const taken = (rows as Row[]).map((row) => ({
+        taskKey: String(row[0]),
+        body: String(row[1]),
+      }))
+      if (taken.length > 0)
+        await conn.query(
+          `UPDATE ${tasks} SET holder = ?, held_until = ${NOW} + ?, deliveries = deliveries + 1
+           WHERE task_key IN (?)`,
+          [query.holder, query.holdMs, taken.map((t) => t.taskKey)],
+        )
+      return taken
+    })
+  }
+
+  async nextDueInMs(stepKeys: readonly string[]): Promise<number | null> {
+    if (stepKeys.length === 0) return null
+    const rows = await this.#query(
+      `SELECT MIN(available_at) - ${NOW} FROM ${this.#t.tasks}
+       WHERE step_key IN (?) AND holder IS NULL`,
+      [stepKeys],
+    )
+    const value = rows[0]?.[0]
+    return value === null || value === undefined ? null : Math.max(0, Number(value))
+  }
+
+  async extendTask(taskKey: string, holder: string, holdMs: number): Promise<boolean> {
+    const [result] = await this.#pool.query(
+      `UPDATE ${this.#t.tasks} SET held_until = ${NOW} + ?
+       WHERE task_key = ? AND holder = ? AND held_until >= ${NOW}`,
+      [holdMs, taskKey, holder],
+    )
+    return (result as { affectedRows: number }).affectedRows === 1
+  }
+
+  async completeTask(taskKey: string, holder: string, report: string): Promise<void> {
+    await this.#transaction(async (conn) => {
+      await conn.query(`INSERT INTO ${this.#t.reports} (body, available_at) VALUES (?, 0)`, [
+        report,
+      ])
+      await conn.query(`DELETE FROM ${this.#t.tasks} WHERE task_key = ? AND holder = ?`, [
+        taskKey,
+        holder,
+      ])
+    })
+  }
+
+  async handBack(holds: readonly { taskKey: string; holder: string }[]): Promise<void> {
+    if (holds.length === 0) return
+    await this.#query(
+      `UPDATE ${this.#t.tasks} SET holder = NULL, held_until = NULL
+       WHERE (task_key, holder) IN (?)`,
+      [holds.map((h) => [h.taskKey, h.holder])],
+    )
+  }
+
+  async deleteTask(taskKey: string): Promise<void> {
+    await this.#query(`DELETE FROM ${this.#t.tasks} WHERE task_key = ?`, [taskKey])
+  }
+
+  async insertReports(bodies: readonly string[]): Promise<void> {
+    if (bodies.length === 0) return
+    await this.#query(
+      `INSERT INTO ${this.#t.reports} (body, available_at) VALUES ${bodies.map(() => '(?, 0)').join(', ')}`,
+      [...bodies],
+    )
+  }
+
+  async claimReports(holder: string, max: number, holdMs: number): Promise<ClaimedReport[]> {
+    const { reports } = this.#t
+    return this.#transaction(async (conn) => {
+      const [rows] = await conn.query({
+        sql: `SELECT id, body FROM ${reports}
+              WHERE available_at <= ${NOW} AND (holder IS NULL OR held_until < ${NOW})
+              ORDER BY id LIMIT ?
+              FOR UPDATE SKIP LOCKED`,
+        values: [max],
+        rowsAsArray: true,
+      })
+      const taken = (rows as Row[]).map((row) => ({ id: String(row[0]), body: String(row[1]) }))
+      if (taken.length > 0)
+        await conn.query(
+          `UPDATE ${reports} SET holder = ?, held_until = ${NOW} + ? WHERE id IN (?)`,
+          [holder, holdMs, taken.map((t) => t.id)],
+        )
+      return taken
+    })
+  }
+
+  async extendReports(holder: string, holdMs: number): Promise<void> {
+    await this.#query(`UPDATE ${this.#t.reports} SET held_until = ${NOW} + ? WHERE holder = ?`, [
+      holdMs,
+      holder,
+    ])
+  }
+
+  async deleteReports(holder: string): Promise<void> {
+    await this.#query(`DELETE FROM ${this.#t.reports} WHERE holder = ?`, [holder])
+  }
+
+  async delayReports(holder: string, delayMs: number): Promise<void> {
+    await this.#query(
+      `UPDATE ${this.#t.reports} SET holder = NULL, held_until = NULL, available_at = ${NOW} + ?
+       WHERE holder = ?`,
+      [delayMs, holder],
+    )
+  }
+
+  async deleteReport(id: string): Promise<void> {
+    await this.#query(`DELETE FROM ${this.#t.reports} WHERE id = ?`, [id])
+  }
+
+  async upsertWorker(workerId: string, body: string, at: number): Promise<void> {
+    await this.#query(
+      `INSERT INTO ${this.#t.workers} (worker_id, body, at) VALUES (?, ?, ?)
+       ON DUPLICATE KEY UPDATE body = VALUES(body), at = VALUES(at)`,
+      [workerId, body, at],
+    )
+  }
+
+  async listWorkers(): Promise<{ workerId: string; body: string }[]> {
+    const rows = await this.#query(`SELECT worker_id, body FROM ${this.#t.workers}`, [])
+    return rows.map((row) => ({ workerId: String(row[0]), body: String(row[1]) }))
+  }
+
+  async deleteWorkers(workerIds: readonly string[]): Promise<void> {
+    if (workerIds.length === 0) return
+    await this.#query(`DELETE FROM ${this.#t.workers} WHERE worker_id IN (?)`, [[...workerIds]])
+  }
+
+  async listen(): Promise<null> {
+    return null
+  }
+
+  async insertRawTask(taskKey: string, stepKey: string, body: string): Promise<void> {
+    await this.#query(
+      `INSERT INTO ${this.#t.tasks} (task_key, step_key, requires, body, available_at)
+       VALUES (?, ?, '[]', ?, ${NOW})`,
+      [taskKey, stepKey, body],
+    )
+  }
+
+  async close(): Promise<void> {
+    if (this.#owned) await this.#pool.end()
+  }
+
+  async #query(sql: string, values: unknown[] = []): Promise<Row[]> {
+    const [rows] = await this.#pool.query({ sql, values, rowsAsArray: true })
+    return Array.isArray(rows) ? (rows as Row[]) : []
+  }
+
+  async #transaction<T>(body: (conn: PoolConnection) => Promise<T>): Promise<T> {
+    const conn = await this.#pool.getConnection()
+    try {
+      await conn.query('SET TRANSACTION ISOLATION LEVEL READ COMMITTED')
+      await conn.query('START TRANSACTION')
+      const result = await body(conn)
+      await conn.query('COMMIT')
+      return result
+    } catch (error) {
+      await conn.query('ROLLBACK').catch(() => {})
+      throw error
+    } finally {
+      conn.release()
+    }
+  }
+}
+
+function ident(name: string): string {
+  return `\`${name.replaceAll('`', '``')}\``
+}

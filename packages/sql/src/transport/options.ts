@@ -1,0 +1,113 @@
+/**
+ * What the db transport takes, checked once when it is created: an unknown key, a bad number or
+ * a missing connection is refused there with E_INVALID_ARGUMENT, never found later on a
+ * connection that went somewhere else.
+ */
+import type { TransportOptions } from '@cairn/core/contracts'
+import { InvalidArgumentError } from '@cairn/core/errors'
+import { checkInteger, checkOptionKeys, optionNames } from '@cairn/core/store-kit'
+
+/** Tunables every dialect takes (docs/db-transport.md). */
+export interface DbTransportTuning extends TransportOptions {
+  /**
+   * An idle `receive` (and an idle engine consumer) looks for rows at least this often (ms).
+   * Postgres also wakes at once on NOTIFY, so its default is 1 000; MariaDB and SQLite poll,
+   * default 100.
+   */
+  pollIntervalMs?: number
+  /** Most reports handed to an engine's handler at once. Default 200. */
+  reportBatchSize?: number
+  /** A report batch the handler rejected is delivered again after this long (ms). Default 1 000. */
+  redeliverAfterMs?: number
+  /**
+   * How long an engine holds a report batch while its handler runs (ms); extended while it
+   * runs, it lapses (the batch goes to another engine) if the engine dies. Default 30 000.
+   */
+  reportHoldMs?: number
+  /** Announcements older than this are deleted when engines list the fleet (ms). Default 1 day. */
+  forgetWorkersAfterMs?: number
+  /** Errors of background work (wake-up connections, polls); default: ignored (they retry). */
+  onError?: (error: unknown) => void
+}
+
+export interface ResolvedTuning {
+  pollIntervalMs: number
+  reportBatchSize: number
+  redeliverAfterMs: number
+  reportHoldMs: number
+  forgetWorkersAfterMs: number
+  onRefused: NonNullable<TransportOptions['onRefused']>
+  onError: (error: unknown) => void
+}
+
+const TUNING_KEYS = optionNames<DbTransportTuning>({
+  pollIntervalMs: true,
+  reportBatchSize: true,
+  redeliverAfterMs: true,
+  reportHoldMs: true,
+  forgetWorkersAfterMs: true,
+  onRefused: true,
+  onError: true,
+})
+
+const PERIOD = { min: 1, max: 2_147_483_647 }
+
+/** Refuses keys outside `own` and the tunables; `call` names the factory in messages. */
+export function checkTransportKeys(options: unknown, call: string, own: readonly string[]): void {
+  if (options === undefined || options === null)
+    throw new InvalidArgumentError(`${call}: options are required`, { details: { call } })
+  checkOptionKeys(options, { call, known: new Set([...TUNING_KEYS, ...own]) })
+}
+
+export function resolveTuning(
+  options: DbTransportTuning,
+  call: string,
+  defaultPollMs: number,
+): ResolvedTuning {
+  const int = (
+    key: keyof DbTransportTuning,
+    fallback: number,
+    range: { min: number; max: number } = PERIOD,
+  ): number => {
+    const value = options[key]
+    return value === undefined ? fallback : checkInteger(value, `${call}: ${key}`, range)
+  }
+  for (const key of ['onRefused', 'onError'] as const) {
+    const value = options[key]
+    if (value !== undefined && typeof value !== 'function')
+      throw new InvalidArgumentError(`${call}: ${key} must be a function`, {
+        details: { call, option: key },
+      })
+  }
+  return {
+    pollIntervalMs: int('pollIntervalMs', defaultPollMs, { min: 10, max: PERIOD.max }),
+    reportBatchSize: int('reportBatchSize', 200, { min: 1, max: 10_000 }),
+    redeliverAfterMs: int('redeliverAfterMs', 1_000),
+    reportHoldMs: int('reportHoldMs', 30_000, { min: 100, max: PERIOD.max }),
+    forgetWorkersAfterMs: int('forgetWorkersAfterMs', 86_400_000),
+    onRefused: options.onRefused ?? (() => {}),
+    onError: options.onError ?? (() => {}),
+  }
+}
+
+/** A non-empty string option (a URL, a path), refused otherwise. */
+export function checkText(value: unknown, call: string, option: string): string {
+  if (typeof value !== 'string' || value === '' || value.includes('\u0000'))
+    throw new InvalidArgumentError(`${call}: ${option} must be a non-empty string`, {
+      details: { call, option },
+    })
+  return value
+}
+
+/** Exactly one of two ways to reach the database. */
+export function exactlyOne(
+  options: Record<string, unknown>,
+  call: string,
+  a: string,
+  b: string,
+): void {
+  if ((options[a] === undefined) === (options[b] === undefined))
+    throw new InvalidArgumentError(`${call}: give exactly one of ${a} and ${b}`, {
+      details: { call, option: a },
+    })
+}
