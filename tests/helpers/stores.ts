@@ -18,7 +18,14 @@ export interface StoreHandle {
   /** Another handle on the same database (a second process would open one); memory: the same object. */
   reopen(): StateStore
   cleanup(): Promise<void>
+  /** Where a SQL store's tables are, for what shares its database (the db transport). */
+  location?: StoreLocation
 }
+
+export type StoreLocation =
+  | { dialect: 'postgres'; schema: string }
+  | { dialect: 'mysql'; database: string }
+  | { dialect: 'sqlite'; path: string }
 
 type Factory = () => Promise<StoreHandle>
 
@@ -49,26 +56,35 @@ const factories: Record<string, Factory> = {
   sqlite: async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cairn-test-'))
     const path = join(dir, 'cairn.db')
-    return handleOf(
-      () => new SqliteStore({ path }),
-      async () => rmSync(dir, { recursive: true, force: true }),
-    )
+    return {
+      ...handleOf(
+        () => new SqliteStore({ path }),
+        async () => rmSync(dir, { recursive: true, force: true }),
+      ),
+      location: { dialect: 'sqlite', path },
+    }
   },
   postgres: async () => {
     const { PostgresStore } = await import('@cairn/sql/postgres')
     const schema = `cairn_t_${randomBytes(6).toString('hex')}`
-    return handleOf(
-      () => new PostgresStore({ connectionString: PG_URL, schema, max: 4 }),
-      () => dropPostgresSchema(schema),
-    )
+    return {
+      ...handleOf(
+        () => new PostgresStore({ connectionString: PG_URL, schema, max: 4 }),
+        () => dropPostgresSchema(schema),
+      ),
+      location: { dialect: 'postgres', schema },
+    }
   },
   mysql: async () => {
     const { MysqlStore } = await import('@cairn/sql/mysql')
     const database = `cairn_t_${randomBytes(6).toString('hex')}`
-    return handleOf(
-      () => new MysqlStore({ uri: MYSQL_URL, database, max: 4 }),
-      () => dropMysqlDatabase(database),
-    )
+    return {
+      ...handleOf(
+        () => new MysqlStore({ uri: MYSQL_URL, database, max: 4 }),
+        () => dropMysqlDatabase(database),
+      ),
+      location: { dialect: 'mysql', database },
+    }
   },
   'knex-sqlite': async () => {
     const { default: knex } = await import('knex')

@@ -1,24 +1,26 @@
 /**
- * An engine process for the remote-step fault tests: on the store given by URL, with the BullMQ
- * transport, it starts `count` runs of `job` (one remote step each), prints `dispatched` once
- * every run waits on its task, and keeps driving until it is killed.
- * Usage: node engine_process.ts <storeUrl> <schemaOrDatabase> <redisUrl> <prefix> <count>
+ * An engine process for the remote-step fault tests: on the store at the given location, over
+ * the transport a spec names (transport_spec.ts), it starts `count` runs of `job` (one remote
+ * step each), prints `dispatched` once every run waits on its task, and keeps driving until it
+ * is killed.
+ * Usage: node engine_process.ts <store location JSON> <transport spec JSON> <count>
  */
 import { Engine, silentLogger } from '@cairn/core'
 import type { StateStore } from '@cairn/core/contracts'
-import { bullmqTransport } from '@cairn/bullmq'
+import type { StoreLocation } from '../helpers/stores.ts'
+import { transportOf, type TransportSpec } from './transport_spec.ts'
 
-const [storeKind = '', where = '', redisUrl = '', prefix = '', count = '0'] = process.argv.slice(2)
-const store = await openStore(storeKind, where)
-const transport = bullmqTransport({ connection: redisUrl, prefix, stalledIntervalMs: 250 })
+const [location = '', spec = '', count = '0'] = process.argv.slice(2)
+const store = await storeAt(JSON.parse(location) as StoreLocation)
+const transport = await transportOf(JSON.parse(spec) as TransportSpec)
 const engine = new Engine({
   store,
   logger: silentLogger,
   instanceId: `doomed-${process.pid}`,
   leaseMs: 2_000,
-  transports: { redis: transport.engine() },
+  transports: { remote: transport.engine() },
 })
-engine.registerStep('slow', () => 'not here', { transport: 'redis', retries: 0 })
+engine.registerStep('slow', () => 'not here', { transport: 'remote', retries: 0 })
 engine.register('job', 1, async (ctx, n: number) => ctx.step<string>('slow', { n }))
 await engine.startDriving()
 const runs = await Promise.all(
@@ -32,19 +34,24 @@ for (;;) {
 process.stdout.write(`dispatched ${runs.map((r) => r.runId).join(',')}\n`)
 await new Promise(() => {}) // drive until killed
 
-async function openStore(kind: string, place: string): Promise<StateStore> {
-  if (kind === 'postgres') {
+/** The store at a location (tests/helpers/stores.ts), as another process opens it. */
+export async function storeAt(where: StoreLocation): Promise<StateStore> {
+  if (where.dialect === 'postgres') {
     const { PostgresStore } = await import('@cairn/sql/postgres')
     return new PostgresStore({
       connectionString: process.env.CAIRN_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
-      schema: place,
+      schema: where.schema,
       max: 4,
     })
   }
-  const { MysqlStore } = await import('@cairn/sql/mysql')
-  return new MysqlStore({
-    uri: process.env.CAIRN_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test',
-    database: place,
-    max: 4,
-  })
+  if (where.dialect === 'mysql') {
+    const { MysqlStore } = await import('@cairn/sql/mysql')
+    return new MysqlStore({
+      uri: process.env.CAIRN_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test',
+      database: where.database,
+      max: 4,
+    })
+  }
+  const { SqliteStore } = await import('@cairn/sql/sqlite')
+  return new SqliteStore({ path: where.path })
 }

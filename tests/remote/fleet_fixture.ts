@@ -1,6 +1,6 @@
 /**
  * The remote-step fault tests' rig: an engine in this process on a fresh store (Postgres or
- * MariaDB), the BullMQ transport under a prefix of its own, worker processes
+ * MariaDB, or SQLite on the db transport), its transport (transport_spec.ts), worker processes
  * (worker_process.ts) that write a ledger of their step bodies, and cleanup of all of it.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -9,10 +9,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Engine, silentLogger } from '@cairn/core'
-import { bullmqTransport } from '@cairn/bullmq'
 import { openStore } from '../helpers/stores.ts'
-import { REDIS_URL } from '../helpers/services.ts'
-import { dropPrefix, uniquePrefix } from '../../packages/bullmq/test/redis_fixture.ts'
+import { specFor, transportOf, type TransportKind, type TransportSpec } from './transport_spec.ts'
 
 const WORKER = fileURLToPath(new URL('./worker_process.ts', import.meta.url))
 
@@ -27,16 +25,17 @@ export interface Fleet {
 export async function fleet(
   t: { after(fn: () => Promise<void>): void },
   storeName: string,
+  transportKind: TransportKind = 'bullmq',
 ): Promise<Fleet> {
   const handle = await openStore(storeName)
-  const prefix = uniquePrefix()
+  const { spec, cleanup } = await specFor(transportKind, handle.location)
   const dir = mkdtempSync(join(tmpdir(), 'cairn-fleet-'))
   const ledgerPath = join(dir, 'ledger')
-  const transport = bullmqTransport({ connection: REDIS_URL, prefix, stalledIntervalMs: 250 })
+  const transport = await transportOf(spec)
   const engine = new Engine({
     store: handle.store,
     logger: silentLogger,
-    transports: { redis: transport.engine() },
+    transports: { remote: transport.engine() },
   })
   const children: ChildProcess[] = []
   t.after(async () => {
@@ -47,26 +46,26 @@ export async function fleet(
     }
     await engine.close()
     await handle.cleanup()
-    await dropPrefix(prefix)
+    await cleanup()
     rmSync(dir, { recursive: true, force: true })
   })
-  engine.registerStep('slow', () => 'not here', { transport: 'redis', retries: 0 })
+  engine.registerStep('slow', () => 'not here', { transport: 'remote', retries: 0 })
   engine.register('job', 1, async (ctx, n: number) => ctx.step<string>('slow', { n }))
   await engine.startDriving()
   return {
     engine,
-    startWorker: (workMs) => startWorker(children, prefix, ledgerPath, workMs),
+    startWorker: (workMs) => startWorker(children, spec, ledgerPath, workMs),
     ledger: () => readLedger(ledgerPath),
   }
 }
 
 export async function startWorker(
   children: ChildProcess[],
-  prefix: string,
+  spec: TransportSpec,
   ledger: string,
   workMs: number,
 ): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [WORKER, REDIS_URL, prefix, ledger, String(workMs)], {
+  const child = spawn(process.execPath, [WORKER, JSON.stringify(spec), ledger, String(workMs)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   children.push(child)

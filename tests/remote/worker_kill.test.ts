@@ -3,21 +3,23 @@
  * once their holds lapse, to a worker started after the kill, and every run completes. From the
  * ledger the step bodies write: each run's body started at most twice (once in the killed
  * worker, once after) and ended once; the store holds one result per run, from one attempt.
- * On Postgres and MariaDB, the engine in this process, the workers real processes on BullMQ.
+ * On Postgres and MariaDB over BullMQ and over the db transport, and on SQLite over the db
+ * transport; the engine in this process, the workers real processes.
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { redisUp } from '../../packages/bullmq/test/redis_fixture.ts'
 import { fleet, until } from './fleet_fixture.ts'
+import { FLEET_CASES } from './transport_spec.ts'
 
 const RUNS = 12
 
-for (const storeName of ['postgres', 'mysql']) {
+for (const { store: storeName, transport } of FLEET_CASES) {
   void test(
-    `kill -9 a worker mid-step on ${storeName}: tasks delivered again, every run completes, each result recorded once`,
-    { skip: !redisUp && 'Redis is down' },
+    `kill -9 a worker mid-step on ${storeName} over ${transport}: tasks delivered again, every run completes, each result recorded once`,
+    { skip: transport === 'bullmq' && !redisUp && 'Redis is down' },
     async (t) => {
-      const f = await fleet(t, storeName)
+      const f = await fleet(t, storeName, transport)
       const first = await f.startWorker(1_500)
       const runs = await Promise.all(
         Array.from({ length: RUNS }, (_, i) => f.engine.start('job', i)),
@@ -51,7 +53,9 @@ for (const storeName of ['postgres', 'mysql']) {
       const endedInKilled = lines.filter((l) => l.startsWith('end ') && l.endsWith(` ${first.pid}`))
       assert.equal(endedInKilled.length, 0, 'the killed worker finished a body: the kill came late')
       assert.equal(lines.filter((l) => l.startsWith('start ')).length, RUNS + killedStarts)
-      t.diagnostic(`${storeName}: the kill interrupted ${killedStarts} bodies; each ran again once`)
+      t.diagnostic(
+        `${storeName}/${transport}: the kill interrupted ${killedStarts} bodies; each ran again once`,
+      )
     },
   )
 }

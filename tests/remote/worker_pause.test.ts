@@ -2,21 +2,23 @@
  * A worker SIGSTOPped past its hold, then continued (issue 14): while it is stopped its tasks
  * are delivered again and completed by another worker; when it continues, it finishes the same
  * attempts and sends their results — which the engine refuses (one acceptance per task id), so
- * every run keeps the live worker's result. On Postgres and MariaDB, BullMQ, real processes.
+ * every run keeps the live worker's result. On Postgres and MariaDB over BullMQ and the db
+ * transport, on SQLite over the db transport; real processes.
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { redisUp } from '../../packages/bullmq/test/redis_fixture.ts'
 import { fleet, until } from './fleet_fixture.ts'
+import { FLEET_CASES } from './transport_spec.ts'
 
 const RUNS = 8
 
-for (const storeName of ['postgres', 'mysql']) {
+for (const { store: storeName, transport } of FLEET_CASES) {
   void test(
-    `a worker paused past its hold on ${storeName}: its late results change nothing`,
-    { skip: !redisUp && 'Redis is down' },
+    `a worker paused past its hold on ${storeName} over ${transport}: its late results change nothing`,
+    { skip: transport === 'bullmq' && !redisUp && 'Redis is down' },
     async (t) => {
-      const f = await fleet(t, storeName)
+      const f = await fleet(t, storeName, transport)
       const paused = await f.startWorker(1_000)
       const runs = await Promise.all(
         Array.from({ length: RUNS }, (_, i) => f.engine.start('job', i)),
@@ -52,7 +54,7 @@ for (const storeName of ['postgres', 'mysql']) {
         assert.equal(step?.attempts, 1)
       }
       t.diagnostic(
-        `${storeName}: ${held.length} bodies paused, run again elsewhere, finished late and refused`,
+        `${storeName}/${transport}: ${held.length} bodies paused, run again elsewhere, finished late and refused`,
       )
     },
   )

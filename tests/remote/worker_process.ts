@@ -1,20 +1,15 @@
 /**
  * A worker process for the remote-step fault tests: serves step `slow`, whose body appends
  * `start <runId>` to a ledger file, works for a while, then appends `end <runId>` and returns.
- * Usage: node worker_process.ts <redisUrl> <prefix> <ledger> <workMs>
+ * Usage: node worker_process.ts <transport spec JSON> <ledger> <workMs> (transport_spec.ts)
  * Prints `ready` once it takes tasks. SIGKILL is the point; SIGTERM drains.
  */
 import { appendFileSync } from 'node:fs'
-import { bullmqTransport } from '@cairn/bullmq'
 import { createWorker } from '@cairn/worker'
+import { transportOf, type TransportSpec } from './transport_spec.ts'
 
-const [redisUrl = '', prefix = '', ledger = '', workMs = '1000'] = process.argv.slice(2)
-const transport = bullmqTransport({
-  connection: redisUrl,
-  prefix,
-  stalledIntervalMs: 250,
-  pollIntervalMs: 200,
-})
+const [spec = '', ledger = '', workMs = '1000'] = process.argv.slice(2)
+const transport = await transportOf(JSON.parse(spec) as TransportSpec)
 
 const worker = createWorker({
   transport: transport.worker(),

@@ -41,4 +41,3 @@ export {
   MAX_TIMER_MS,
   type IntegerRange,
 } from './util/numbers.ts'
-export { checkOptionKeys, optionNames, type OptionsSpec } from './util/known_keys.ts'

@@ -7,7 +7,6 @@
  */
 import pg from 'pg'
 import type { ClientConfig, Notification } from 'pg'
-import { postgresDialect } from './dialect.ts'
 
 export interface WakeListenerOptions {
   config: ClientConfig
@@ -52,7 +51,7 @@ class WakeListener {
     client.on('notification', (message) => this.#deliver(message))
     try {
       await client.connect()
-      await client.query(`LISTEN ${postgresDialect.quoteIdent(this.#options.channel)}`)
+      await client.query(`LISTEN ${quoteIdent(this.#options.channel)}`)
     } catch (error) {
       await client.end().catch(() => undefined)
       throw error
@@ -100,4 +99,12 @@ class WakeListener {
     )
     this.#timer.unref()
   }
+}
+
+/**
+ * A quoted identifier. Written here rather than taken from dialect.ts so the db transport's
+ * workers, which listen too, load no module of the store.
+ */
+function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`
 }

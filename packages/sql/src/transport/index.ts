@@ -10,11 +10,11 @@
  * when a half is opened, so a worker process loads one driver and no store code.
  */
 import type { EngineTransport, WorkerTransport } from '@cairn/core/contracts'
-import { checkInteger } from '@cairn/core/store-kit'
 import type pg from 'pg'
 import type { Pool as MysqlPool } from 'mysql2/promise'
 import { DbEngineTransport } from './engine_half.ts'
 import {
+  checkInteger,
   checkText,
   checkTransportKeys,
   exactlyOne,
@@ -96,8 +96,7 @@ export function mysqlTransport(options: MysqlTransportOptions): DbTransport {
   checkTransportKeys(options, call, ['uri', 'pool', 'database', 'max'])
   exactlyOne(options as Record<string, unknown>, call, 'uri', 'pool')
   const uri = options.uri === undefined ? null : checkText(options.uri, call, 'uri')
-  const database =
-    options.database === undefined ? null : checkDatabaseName(options.database, call)
+  const database = options.database === undefined ? null : checkDatabaseName(options.database, call)
   const max = integerOption(options.max, 4, call, 'max')
   const tuning = resolveTuning(options, call, 100)
   const tables = async (): Promise<TransportTables> => {

@@ -6,13 +6,7 @@
  * time zone.
  */
 import type { Pool, PoolConnection } from 'mysql2/promise'
-import type {
-  ClaimedReport,
-  ClaimedTask,
-  ClaimQuery,
-  TaskRow,
-  TransportTables,
-} from './tables.ts'
+import type { ClaimedReport, ClaimedTask, ClaimQuery, TaskRow, TransportTables } from './tables.ts'
 
 const NOW = "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)"
 const TABLE_OPTIONS = 'ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin'

@@ -5,7 +5,6 @@
  */
 import type { TransportOptions } from '@cairn/core/contracts'
 import { InvalidArgumentError } from '@cairn/core/errors'
-import { checkInteger, checkOptionKeys, optionNames } from '@cairn/core/store-kit'
 
 /** Tunables every dialect takes (docs/db-transport.md). */
 export interface DbTransportTuning extends TransportOptions {
@@ -40,7 +39,11 @@ export interface ResolvedTuning {
   onError: (error: unknown) => void
 }
 
-const TUNING_KEYS = optionNames<DbTransportTuning>({
+/**
+ * Checked here, not with core's store-kit helpers: a db-transport worker loads this file, and
+ * store-kit would bring the memory store into a process that must hold no store code.
+ */
+const TUNING_KEYS: { readonly [K in keyof Required<DbTransportTuning>]: true } = {
   pollIntervalMs: true,
   reportBatchSize: true,
   redeliverAfterMs: true,
@@ -48,15 +51,61 @@ const TUNING_KEYS = optionNames<DbTransportTuning>({
   forgetWorkersAfterMs: true,
   onRefused: true,
   onError: true,
-})
+}
 
 const PERIOD = { min: 1, max: 2_147_483_647 }
 
 /** Refuses keys outside `own` and the tunables; `call` names the factory in messages. */
 export function checkTransportKeys(options: unknown, call: string, own: readonly string[]): void {
-  if (options === undefined || options === null)
-    throw new InvalidArgumentError(`${call}: options are required`, { details: { call } })
-  checkOptionKeys(options, { call, known: new Set([...TUNING_KEYS, ...own]) })
+  if (!isPlainObject(options))
+    throw new InvalidArgumentError(`${call}: options must be a plain object`, {
+      details: { call },
+    })
+  const known = [...Object.keys(TUNING_KEYS), ...own]
+  for (const key of Reflect.ownKeys(options)) {
+    if (typeof key === 'string' && known.includes(key)) continue
+    if (!Object.prototype.propertyIsEnumerable.call(options, key)) continue
+    const option = typeof key === 'string' ? JSON.stringify(key) : key.toString()
+    throw new InvalidArgumentError(
+      `${call}: unknown option ${option} (${call} takes ${known.join(', ')})`,
+      { details: { call, option: String(key), known } },
+    )
+  }
+}
+
+/** An integer option within `range`, refused otherwise (NaN, 1.5, '10', Infinity). */
+export function checkInteger(
+  value: unknown,
+  where: string,
+  range: { min: number; max: number },
+): number {
+  if (
+    typeof value !== 'number' ||
+    !Number.isInteger(value) ||
+    value < range.min ||
+    value > range.max
+  )
+    throw new InvalidArgumentError(
+      `${where} must be an integer from ${range.min} to ${range.max}, got ${describe(value)}`,
+      { details: { option: where } },
+    )
+  return value
+}
+
+function describe(value: unknown): string {
+  return typeof value === 'number' || typeof value === 'bigint'
+    ? String(value)
+    : typeof value === 'string'
+      ? JSON.stringify(value)
+      : value === null
+        ? 'null'
+        : typeof value
+}
+
+function isPlainObject(value: unknown): value is object {
+  if (typeof value !== 'object' || value === null) return false
+  const proto: unknown = Object.getPrototypeOf(value)
+  return proto === null || Object.getPrototypeOf(proto) === null
 }
 
 export function resolveTuning(

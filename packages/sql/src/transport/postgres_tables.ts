@@ -4,7 +4,7 @@
  * never wait on each other's rows; inserts NOTIFY the schema's channel in the same statement, so
  * idle workers and engines wake at once (delivered at commit; polling is the safety net).
  */
-import pg from 'pg'
+import type pg from 'pg'
 import type { ClientConfig } from 'pg'
 import { startWakeListener } from '../postgres/wake_listener.ts'
 import { keyOf } from './keys.ts'
@@ -134,13 +134,7 @@ export class PostgresTables implements TransportTables {
          LIMIT $5
          FOR UPDATE SKIP LOCKED)
        RETURNING task_key, body, available_at, id`,
-      [
-        query.holder,
-        query.holdMs,
-        query.stepKeys,
-        JSON.stringify(query.capabilities),
-        query.max,
-      ],
+      [query.holder, query.holdMs, query.stepKeys, JSON.stringify(query.capabilities), query.max],
     )
     return (result.rows as unknown[][])
       .sort((a, b) => Number(a[2]) - Number(b[2]) || Number(a[3]) - Number(b[3]))
@@ -220,10 +214,10 @@ export class PostgresTables implements TransportTables {
   }
 
   async extendReports(holder: string, holdMs: number): Promise<void> {
-    await this.#query(
-      `UPDATE ${this.#t.reports} SET held_until = ${NOW} + $2 WHERE holder = $1`,
-      [holder, holdMs],
-    )
+    await this.#query(`UPDATE ${this.#t.reports} SET held_until = ${NOW} + $2 WHERE holder = $1`, [
+      holder,
+      holdMs,
+    ])
   }
 
   async deleteReports(holder: string): Promise<void> {

@@ -8,13 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite'
 import { StoreFailureError } from '@cairn/core/errors'
-import type {
-  ClaimedReport,
-  ClaimedTask,
-  ClaimQuery,
-  TaskRow,
-  TransportTables,
-} from './tables.ts'
+import type { ClaimedReport, ClaimedTask, ClaimQuery, TaskRow, TransportTables } from './tables.ts'
 
 const NOW = "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)"
 const BUSY_SLICE_MS = 50

@@ -64,8 +64,7 @@ export class DbWorkerTransport implements WorkerTransport {
     await this.#opening?.catch(() => {})
     const db = this.#db
     if (db === null) return
-    if (this.#held.size > 0)
-      await db.handBack([...this.#held.values()]).catch(this.#tuning.onError)
+    if (this.#held.size > 0) await db.handBack([...this.#held.values()]).catch(this.#tuning.onError)
     this.#held.clear()
     await this.#unlisten?.().catch(this.#tuning.onError)
     await db.close()

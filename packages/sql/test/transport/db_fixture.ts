@@ -34,7 +34,13 @@ export type Tuning = Omit<DbTransportTuning, 'onRefused'>
 export interface DbUnderTest extends TransportUnderTest {
   transport: DbTransport
   /** Where it lives, for a second process: the options that reach the same tables. */
-  where: { connectionString?: string; schema?: string; uri?: string; database?: string; path?: string }
+  where: {
+    connectionString?: string
+    schema?: string
+    uri?: string
+    database?: string
+    path?: string
+  }
   /** The tables, read and written directly (for assertions and raw rows). */
   tables(): Promise<TransportTables>
 }
@@ -42,7 +48,12 @@ export interface DbUnderTest extends TransportUnderTest {
 export function createDbUnderTest(dialect: Dialect, tuning: Tuning = {}): DbUnderTest {
   const name = `cairn_tt_${randomBytes(6).toString('hex')}`
   const refused: RefusedMessage[] = []
-  const common = { pollIntervalMs: 50, redeliverAfterMs: 100, onRefused: (r: RefusedMessage) => refused.push(r), ...tuning }
+  const common = {
+    pollIntervalMs: 50,
+    redeliverAfterMs: 100,
+    onRefused: (r: RefusedMessage) => refused.push(r),
+    ...tuning,
+  }
   let transport: DbTransport
   let where: DbUnderTest['where']
   let drop: () => Promise<void>
