@@ -64,18 +64,10 @@ export const ROWS: Record<string, Row> = {
     service: 'postgres',
     inDefault: false,
   },
-  // Remote steps (issue 14), on request: npm run bench -- --store postgres,dbos,remote-bullmq,raw-bullmq
-  'remote-bullmq': {
-    kind: 'other',
-    service: 'postgres',
-    inDefault: false,
-    measure: () =>
-      withScratchSchema('cairn_bench_remote', async (schema) => {
-        const { PostgresStore } = await import('@cairn/sql/postgres')
-        const { measureRemote } = await import('./remote/remote_row.ts')
-        return measureRemote(new PostgresStore({ connectionString: PG_URL, schema }))
-      }),
-  },
+  // Remote steps (issue 14), on request:
+  //   npm run bench -- --store postgres,dbos,remote-bullmq,remote-db,raw-bullmq
+  'remote-bullmq': remoteRow('bullmq'),
+  'remote-db': remoteRow('db'),
   'raw-bullmq': {
     kind: 'other',
     service: 'redis',
@@ -88,6 +80,25 @@ export const ROWS: Record<string, Row> = {
     inDefault: true,
     measure: async () => (await import('./dbos_workload.ts')).dbosWorkload(),
   },
+}
+
+/** Postgres store, every step on a worker process over `transport`. */
+function remoteRow(transport: 'bullmq' | 'db'): Row {
+  return {
+    kind: 'other',
+    service: 'postgres',
+    inDefault: false,
+    measure: () =>
+      withScratchSchema(`cairn_bench_remote_${transport}`, async (schema) => {
+        const { PostgresStore } = await import('@cairn/sql/postgres')
+        const { measureRemote } = await import('./remote/remote_row.ts')
+        return measureRemote(
+          new PostgresStore({ connectionString: PG_URL, schema }),
+          transport,
+          schema,
+        )
+      }),
+  }
 }
 
 function engineRow(store: (dir: string) => Promise<StateStore>): Row {

@@ -1,14 +1,16 @@
 /**
  * The worker process of the remote bench rows: serves `bench-step` (the standard workload's
- * step, computed on the worker) over BullMQ. Prints `ready` once it takes tasks; exits on SIGTERM.
- *   node bench/remote/bench_worker.ts <redisUrl> <prefix> <concurrency>
+ * step, computed on the worker) over the transport its spec names (bench_transport.ts). Prints
+ * `ready` once it takes tasks; exits on SIGTERM.
+ *   node bench/remote/bench_worker.ts <transport spec JSON> <concurrency>
  */
-import { bullmqTransport } from '@cairn/bullmq'
 import { createWorker } from '@cairn/worker'
+import { benchTransport, type BenchTransportSpec } from './bench_transport.ts'
 
-const [redisUrl = '', prefix = '', concurrency = '50'] = process.argv.slice(2)
+const [spec = '', concurrency = '50'] = process.argv.slice(2)
+const transport = await benchTransport(JSON.parse(spec) as BenchTransportSpec)
 const worker = createWorker({
-  transport: bullmqTransport({ connection: redisUrl, prefix }).worker(),
+  transport: transport.worker(),
   concurrency: Number(concurrency),
   steps: {
     'bench-step': (input: { i: number; acc: number }) => ({

@@ -1,31 +1,39 @@
 /**
- * `remote-bullmq`: the standard workload where every step is a registered step on the BullMQ
- * transport, executed by one separate worker process (bench_worker.ts); the store is Postgres.
- * Same measurement as the engine rows (workload.ts), with a shorter warm-up: each warm-up run
- * is ten broker round trips.
+ * `remote-bullmq` and `remote-db`: the standard workload where every step is a registered step
+ * on a transport (BullMQ, or the db transport in the store's own Postgres schema), executed by
+ * one separate worker process (bench_worker.ts); the store is Postgres. Same measurement as the
+ * engine rows (workload.ts), with a shorter warm-up: each warm-up run is ten round trips.
  */
 import { fileURLToPath } from 'node:url'
 import { randomBytes } from 'node:crypto'
 import { Engine, silentLogger, type StateStore } from '@cairn/core'
-import { bullmqTransport } from '@cairn/bullmq'
-import { REDIS_URL } from '../../tests/helpers/services.ts'
+import { PG_URL, REDIS_URL } from '../../tests/helpers/services.ts'
 import { dropPrefix } from '../../packages/bullmq/test/redis_fixture.ts'
 import { C, engineRunOne, runWorkload, type WorkloadResult } from '../workload.ts'
+import { benchTransport, type BenchTransportSpec } from './bench_transport.ts'
 import { startWorkerProcess, stopWorkerProcess } from './worker_process.ts'
 
 const WORKER = fileURLToPath(new URL('./bench_worker.ts', import.meta.url))
 export const REMOTE_WARM_UP_RUNS = 200
 
-export async function measureRemote(store: StateStore): Promise<WorkloadResult> {
-  const prefix = `cairn-bench-${randomBytes(6).toString('hex')}`
-  const transport = bullmqTransport({ connection: REDIS_URL, prefix })
+/** `schema`: the store's Postgres schema (the db transport's tables go beside the store's). */
+export async function measureRemote(
+  store: StateStore,
+  kind: 'bullmq' | 'db',
+  schema: string,
+): Promise<WorkloadResult> {
+  const spec: BenchTransportSpec =
+    kind === 'bullmq'
+      ? { kind, url: REDIS_URL, prefix: `cairn-bench-${randomBytes(6).toString('hex')}` }
+      : { kind, connectionString: PG_URL, schema }
+  const transport = await benchTransport(spec)
   const engine = new Engine({
     store,
     logger: silentLogger,
     concurrency: C,
-    transports: { redis: transport.engine() },
+    transports: { remote: transport.engine() },
   })
-  engine.registerStep('bench-step', () => null, { transport: 'redis' })
+  engine.registerStep('bench-step', () => null, { transport: 'remote' })
   engine.register('bench-steps', 1, async (ctx, input: { id: number; steps: number }) => {
     let acc = 0
     for (let i = 0; i < input.steps; i++) {
@@ -34,13 +42,13 @@ export async function measureRemote(store: StateStore): Promise<WorkloadResult> 
     }
     return acc
   })
-  const worker = await startWorkerProcess(WORKER, [REDIS_URL, prefix, String(C)])
+  const worker = await startWorkerProcess(WORKER, [JSON.stringify(spec), String(C)])
   try {
     await engine.startDriving()
     return await runWorkload(engineRunOne(engine), REMOTE_WARM_UP_RUNS)
   } finally {
     await stopWorkerProcess(worker)
     await engine.close()
-    await dropPrefix(prefix)
+    if (spec.kind === 'bullmq') await dropPrefix(spec.prefix)
   }
 }

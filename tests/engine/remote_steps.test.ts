@@ -42,6 +42,50 @@ function registerRemote(engine: Engine, name: string): void {
 }
 
 eachStore('remote steps', (test) => {
+  test('results that come back while the turn holds the run are recorded without a suspend; a retry too', async (env) => {
+    let calls = 0
+    const f = await fleet(env, {
+      flaky: (input: { n: number }, step) => {
+        calls += 1
+        if (input.n === 1 && step.attempt === 1) throw new Error('first try fails')
+        return input.n * 10
+      },
+    })
+    try {
+      registerRemote(f.engine, 'flaky')
+      let suspensions = 0
+      f.engine.on('run:suspended', () => suspensions++)
+      f.engine.register('three', 1, async (ctx) => {
+        const out: number[] = []
+        for (let n = 0; n < 3; n++) out.push(await ctx.step<number>('flaky', { n }))
+        return out
+      })
+      const { runId } = await f.engine.start('three', null)
+      await env.settle()
+      await env.skip(10) // the failed attempt's back-off (10 ms, held in memory)
+      const outcome = await f.engine.waitForRun(runId, { timeoutMs: 10_000 })
+      assert.deepEqual(outcome, { runId, status: 'completed', output: [0, 10, 20] })
+      assert.equal(calls, 4)
+      assert.equal(suspensions, 0, 'a result within holdTimersUpToMs went through a suspend')
+      const steps = await f.engine.getSteps(runId)
+      assert.deepEqual(
+        steps.map((s) => [s.seq, s.status, s.attempts]),
+        [
+          [0, 'completed', 1],
+          [1, 'completed', 2],
+          [2, 'completed', 1],
+        ],
+      )
+      assert.deepEqual(
+        await env.handle.store.loadInbox(runId),
+        [],
+        'a result was left in the inbox',
+      )
+    } finally {
+      await f.close()
+    }
+  })
+
   test('a step on a transport runs on the worker; the run completes with its output', async (env) => {
     const ran: string[] = []
     const f = await fleet(env, {
@@ -182,8 +226,13 @@ eachStore('remote steps', (test) => {
       const { runId } = await engine.start('lossy', null)
       await env.settle()
       assert.equal(dropped, 1)
+      // The turn holds the run in memory for its result (holdTimersUpToMs, 5 s), then suspends.
+      assert.equal((await engine.getRun(runId))?.status, 'running')
+      await env.skip(6_000)
+      await env.settle()
       assert.equal((await engine.getRun(runId))?.status, 'waiting')
-      await env.skip(11_000) // past the first check (10 s): published again, lost again
+      assert.equal(dropped, 1)
+      await env.skip(5_000) // past the first check (10 s): published again, lost again
       assert.equal(dropped, 2)
       assert.equal((await engine.getRun(runId))?.status, 'waiting')
       await env.skip(5_000) // 16 s: the next check is at 20 s

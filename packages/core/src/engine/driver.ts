@@ -105,6 +105,7 @@ export class Driver {
       findStep: (name) => deps.steps.find(name),
       hasTransport: (name) => deps.remote.has(name),
       publishTask: (transport, task) => deps.remote.publish(transport, task),
+      liveTasks: deps.remote.live,
       newestVersion: (workflow) => deps.registry.resolve(workflow).version,
       loadInbox: (runId) => o.store.loadInbox(runId),
       inboxPollMs: o.pollIntervalMs,

@@ -2,7 +2,8 @@
  * The engine's transports (EngineOptions.transports), for remote steps: tasks are published
  * on them, and while this engine drives, their results are consumed into the runs' inboxes —
  * one `deliverMessage` per result, deduplicated by task id, group-committed, acknowledged to
- * the transport only once durable. A result for a run that finished or does not exist is
+ * the transport only once durable — or, when the attempt's turn still holds its run in memory
+ * here, straight to that turn, which records it in one write (live_tasks.ts). A result for a run that finished or does not exist is
  * acknowledged and dropped (nothing waits for it); any other failure rejects the batch, which
  * the transport delivers again. Heartbeats keep the transport's hold; the engine does not store
  * them (docs/design/remote_steps.md).
@@ -10,12 +11,15 @@
 import type { Logger } from '../contracts/logger.ts'
 import type { EngineTransport, TaskToPublish, WorkerReport } from '../contracts/transport.ts'
 import { InvalidArgumentError, RunNotFoundError, RunTerminalError } from '../errors/index.ts'
+import { LiveTasks } from '../execution/live_tasks.ts'
 import { taskResultDedupeId, taskResultName } from '../execution/remote_task.ts'
 import { assertIdentifier } from '../util/validate.ts'
 import type { ResultMessage } from '../wire/index.ts'
 import { deliverSignal, type SignalSenderDeps } from './signal_sender.ts'
 
 export class RemoteTransports {
+  /** Attempts whose turn waits in memory here: their results skip the inbox (live_tasks.ts). */
+  readonly live = new LiveTasks()
   private readonly byName: ReadonlyMap<string, EngineTransport>
   private readonly logger: Logger
   private consuming: Promise<void> | null = null
@@ -74,7 +78,11 @@ export class RemoteTransports {
     reports: readonly WorkerReport[],
   ): Promise<void> {
     const results = reports.filter((r): r is ResultMessage => r.type === 'result')
-    const outcomes = await Promise.allSettled(results.map((result) => deliverResult(deps, result)))
+    const outcomes = await Promise.allSettled(
+      results.map(async (result) => {
+        if (!(await this.live.deliver(result))) await deliverResult(deps, result)
+      }),
+    )
     const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected')
     if (failed === undefined) return
     this.logger.warn(

@@ -57,6 +57,10 @@ class RemoteWait {
   private startedAt = 0
   private checkAt = 0
   private input: string | null = null
+  /** The outcome is being recorded (from the inbox or handed over live): nothing more to do. */
+  private settled = false
+  /** Ends this turn's in-memory hold for the current attempt's result (holdForResult). */
+  private releaseHold: (() => void) | null = null
 
   constructor(
     rt: TurnRuntime,
@@ -99,21 +103,25 @@ class RemoteWait {
     this.attempt = attempt
     this.startedAt = now
     this.checkAt = now + FIRST_CHECK_MS
-    this.saveAndPublish()
+    this.saveAndPublish(true)
   }
 
-  /** Save the waiting checkpoint (attempt, next check); once durable, publish and wait on. */
-  private saveAndPublish(): void {
+  /**
+   * Save the waiting checkpoint (attempt, next check); once durable, publish and wait on.
+   * `hold`: a fresh attempt keeps the run in memory for a quick result (holdForResult); a
+   * check's republish does not — a result is late by then, and the run suspends.
+   */
+  private saveAndPublish(hold: boolean): void {
     this.rt.beginWork()
     void this.rt.saveWaiting(this.step(this.attempt, this.checkAt)).then((saved) => {
       this.rt.endWork()
       if (!saved || !this.rt.live) return
-      this.publish()
+      this.publish(hold)
       this.evaluate()
     })
   }
 
-  private publish(): void {
+  private publish(hold: boolean): void {
     const task = taskMessage({
       runId: this.rt.runId,
       seq: this.seq,
@@ -125,11 +133,28 @@ class RemoteWait {
       dispatchedAt: this.startedAt,
     })
     this.rt.publishTask(this.plan.transport, { message: task, delayMs: 0 })
+    if (hold) this.releaseHold = this.rt.holdForResult(task.taskId, this.acceptLive)
+  }
+
+  /**
+   * The engine consumed this attempt's result while the turn holds the run: record it now, in
+   * the position's checkpoint (one write, no inbox message). Resolves whether it was recorded.
+   */
+  private acceptLive = (result: ResultMessage): Promise<boolean> => {
+    const mine =
+      result.runId === this.rt.runId && result.seq === this.seq && result.attempt === this.attempt
+    if (!this.rt.live || this.settled || !mine) return Promise.resolve(false)
+    const { promise, resolve } = Promise.withResolvers<boolean>()
+    this.rt.clearWait(this.seq)
+    this.settle(result, undefined, resolve)
+    this.releaseHold?.()
+    this.releaseHold = null
+    return promise
   }
 
   /** Now, and again whenever a message for this position arrives or a check or deadline comes. */
   private evaluate = (): void => {
-    if (!this.rt.live) return
+    if (!this.rt.live || this.settled) return
     for (let message = this.rt.takeMessage(this.resultName); message !== null;) {
       const result = this.resultOf(message.payload)
       if (result !== null && result.attempt === this.attempt)
@@ -154,21 +179,29 @@ class RemoteWait {
   private check(now: number): void {
     const interval = Math.min(MAX_CHECK_MS, Math.max(FIRST_CHECK_MS, now - this.startedAt))
     this.checkAt = now + interval
-    this.saveAndPublish()
+    this.saveAndPublish(false)
   }
 
-  private settle(result: ResultMessage, messageSeq: number): void {
+  /** `onDurable`: told whether the outcome was recorded (the live path acknowledges by it). */
+  private settle(
+    result: ResultMessage,
+    messageSeq: number | undefined,
+    onDurable?: (recorded: boolean) => void,
+  ): void {
+    this.settled = true
     if (result.outcome.status === 'completed') {
       this.rt.complete(
         this.step(this.attempt, null),
         { ok: true, output: result.outcome.output },
         messageSeq,
+        undefined,
+        onDurable,
       )
       return
     }
     const error = errorFromWire(result.outcome.error, this.rt.codec)
     const permanent = result.outcome.error.retryable === false
-    this.failed(error, encodeError(error, this.rt.codec), messageSeq, permanent)
+    this.failed(error, encodeError(error, this.rt.codec), messageSeq, permanent, onDurable)
   }
 
   private failed(
@@ -176,12 +209,20 @@ class RemoteWait {
     encoded: string,
     messageSeq: number | undefined,
     permanent = false,
+    onDurable?: (recorded: boolean) => void,
   ): void {
+    this.settled = true
     const decision = permanent
       ? { retry: false as const }
       : decideRetry(error, this.attempt, this.plan.policy)
     if (!decision.retry) {
-      this.rt.complete(this.step(this.attempt, null), { ok: false, error: encoded }, messageSeq)
+      this.rt.complete(
+        this.step(this.attempt, null),
+        { ok: false, error: encoded },
+        messageSeq,
+        undefined,
+        onDurable,
+      )
       return
     }
     // The failed attempt's message stays unconsumed: the next attempt ignores it (its number).
@@ -189,15 +230,18 @@ class RemoteWait {
     this.rt.beginWork()
     void this.rt.saveRetrying(this.step(this.attempt, null), encoded, retryAt).then((saved) => {
       this.rt.endWork()
-      if (saved && this.rt.live) this.waitForRetry(retryAt)
+      onDurable?.(saved)
+      if (!saved || !this.rt.live) return
+      this.settled = false // the next attempt's wait
+      this.waitForRetry(retryAt)
     })
   }
 
+  /** A short back-off is held in memory (holdTimersUpToMs), a long one suspends the run. */
   private waitForRetry(retryAt: number): void {
     if (this.rt.clock.now() >= retryAt) return this.dispatch(this.attempt + 1)
-    this.rt.waitDurably(this.seq, retryAt, this.label(), null, this.resultName, () =>
-      this.waitForRetry(retryAt),
-    )
+    const next = (): void => this.dispatch(this.attempt + 1)
+    this.rt.waitUntil(this.seq, retryAt, this.label(), null, next)
   }
 
   /** When the attempt has timed out for the engine: its `timeoutMs` plus the grace. */

@@ -12,6 +12,7 @@ import type {
   ParkReason,
 } from '../contracts/records.ts'
 import type { EventWaitToRegister } from '../contracts/state_store.ts'
+import type { LiveResultHandler } from './live_tasks.ts'
 import type { TaskToPublish } from '../contracts/transport.ts'
 import type { ChildRequest, ChildStart } from '../engine/child_starter.ts'
 import type { EventHub } from '../engine/events.ts'
@@ -91,12 +92,14 @@ export interface TurnRuntime {
    * Record the final outcome of `seq` (durably, group-committed) and then deliver it.
    * `consumes`: the inbox message this outcome received, consumed in the same write.
    * `searchAttributes`: written by the store with the checkpoint, iff it applies.
+   * `onDurable`: told whether the write applied (true once durable; false if it did not).
    */
   complete(
     step: StepRecordInput,
     outcome: EncodedOutcome,
     consumes?: number,
     searchAttributes?: SearchAttributeUpsert,
+    onDurable?: (applied: boolean) => void,
   ): void
   /**
    * Record the outcome of a step that finished after the turn ended because the run was
@@ -115,6 +118,15 @@ export interface TurnRuntime {
   publishTask(transport: string, task: TaskToPublish): void
   /** Whether this engine has a transport of this name (EngineOptions.transports). */
   hasTransport(name: string): boolean
+  /**
+   * Keep the run in memory for a remote step's result (up to the engine's `holdTimersUpToMs`,
+   * as a short sleep is kept) and let the engine hand `handler` that result directly
+   * (live_tasks.ts) while it does. The returned function ends the hold early (the result was
+   * recorded). Time up or the turn ending ends it by itself; the result then takes the inbox.
+   */
+  holdForResult(taskId: string, handler: LiveResultHandler): () => void
+  /** Forget the durable wait at `seq` (its result was recorded another way). */
+  clearWait(seq: number): void
   /**
    * One attempt of a transactional step (transactional_commit.ts): the store runs `run` with
    * its transaction handle and commits the `completed` checkpoint of `step` with the output

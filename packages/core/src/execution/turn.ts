@@ -30,6 +30,7 @@ import type { EventHub } from '../engine/events.ts'
 import { NonDeterminismError, type StepIdentity } from '../errors/index.ts'
 import { failpoint } from '../util/failpoints.ts'
 import type { Deliverer, DeliveryTarget } from './deliverer.ts'
+import type { LiveResultHandler, LiveTasks } from './live_tasks.ts'
 import type { History } from './history.ts'
 import { Inbox } from './inbox.ts'
 import { catchUpOneWait } from './event_catch_up.ts'
@@ -78,6 +79,8 @@ export interface TurnDeps {
   /** The transports this engine publishes remote steps' tasks on (by name). */
   hasTransport(name: string): boolean
   publishTask(transport: string, task: TaskToPublish): void
+  /** Remote-step attempts whose results this engine hands to their live turn. */
+  liveTasks: LiveTasks
   onEnded(turn: Turn, end: TurnEnd): void
 }
 
@@ -167,6 +170,8 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   private recordedLeft: number
   private currentTime: number
   private idleCheckScheduled = false
+  /** Remote-step results this turn waits for in memory (holdForResult): how to drop each. */
+  private readonly resultHolds = new Set<() => void>()
   /** Writes in flight plus outcomes not yet delivered. */
   private engineWork = 0
   private readonly deps: TurnDeps
@@ -373,8 +378,9 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     outcome: EncodedOutcome,
     consumes?: number,
     searchAttributes?: SearchAttributeUpsert,
+    onDurable?: (applied: boolean) => void,
   ): void {
-    if (!this.live) return
+    if (!this.live) return onDurable?.(false)
     const record = this.buildRecord(step, outcome.ok ? 'completed' : 'failed', this.nextOrder++)
     if (outcome.ok) record.output = outcome.output
     else record.error = outcome.error
@@ -386,10 +392,12 @@ export class Turn implements TurnRuntime, DeliveryTarget {
       op,
       (result) => {
         failpoint('P6')
+        onDurable?.(true) // recorded (or an outcome was already there): nothing more to send
         const delivered = result.status === 'conflict' ? result.existing : record
         this.pushDelivery(record.order as number, delivered)
       },
       (result) => {
+        onDurable?.(false)
         // Cancelled elsewhere while the step ran: record what it did, undelivered.
         if (isStepKind(step.kind) && consumes === undefined && result?.status === 'fenced')
           saveLateOutcome(this.deps.committer, record, this.fence.epoch, result)
@@ -422,6 +430,32 @@ export class Turn implements TurnRuntime, DeliveryTarget {
 
   hasTransport(name: string): boolean {
     return this.deps.hasTransport(name)
+  }
+
+  holdForResult(taskId: string, handler: LiveResultHandler): () => void {
+    if (!this.live) return () => {}
+    this.active += 1
+    const unregister = this.deps.liveTasks.register(taskId, handler)
+    const drop = (): void => {
+      timer.cancel()
+      unregister()
+      this.resultHolds.delete(drop)
+    }
+    const release = (): void => {
+      if (!this.resultHolds.has(drop)) return
+      drop()
+      this.active -= 1
+      this.checkIdleSoon()
+    }
+    const timer = this.clock.setTimer(this.deps.holdTimersUpToMs, release)
+    this.resultHolds.add(drop)
+    return release
+  }
+
+  clearWait(seq: number): void {
+    this.waits.delete(seq)
+    this.durableTimers.get(seq)?.cancel()
+    this.durableTimers.delete(seq)
   }
 
   /** Save a record that is not an outcome; true once durable, false if lost or already final. */
@@ -716,6 +750,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     for (const timer of this.durableTimers.values()) timer.cancel()
     this.durableTimers.clear()
     this.inboxWatch.stop()
+    for (const drop of [...this.resultHolds]) drop()
     this.deps.deliverer.forget(this)
     this.hold.clear()
     this.calls.clear()

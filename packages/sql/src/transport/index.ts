@@ -11,10 +11,11 @@
  */
 import type { EngineTransport, WorkerTransport } from '@cairn/core/contracts'
 import type pg from 'pg'
-import type { Pool as MysqlPool } from 'mysql2/promise'
+import type { Pool as MysqlPool, PoolOptions as MysqlPoolOptions } from 'mysql2/promise'
 import { DbEngineTransport } from './engine_half.ts'
 import {
   checkInteger,
+  checkObject,
   checkText,
   checkTransportKeys,
   exactlyOne,
@@ -36,8 +37,10 @@ export interface DbTransport {
 }
 
 export interface PostgresTransportOptions extends DbTransportTuning {
-  /** `postgres://user@host:port/database`; or give `pool`. */
+  /** `postgres://user@host:port/database`; or give `connection` or `pool`. */
   connectionString?: string
+  /** node-postgres pool settings (host, port, user, password, database, ssl, …). */
+  connection?: pg.PoolConfig
   /** An existing pool (left open on close); wake-ups use a client made from its options. */
   pool?: pg.Pool
   /** Schema holding the transport's tables (the store's, usually). Default `public`. */
@@ -47,8 +50,10 @@ export interface PostgresTransportOptions extends DbTransportTuning {
 }
 
 export interface MysqlTransportOptions extends DbTransportTuning {
-  /** `mysql://user:password@host:port/database`; or give `pool`. */
+  /** `mysql://user:password@host:port/database`; or give `connection` or `pool`. */
   uri?: string
+  /** mysql2 pool settings (host, port, user, password, database, ssl, …). */
+  connection?: MysqlPoolOptions
   /** An existing mysql2/promise pool (left open on close). */
   pool?: MysqlPool
   /** Database holding the transport's tables, created when missing. Default: the URI's. */
@@ -67,12 +72,13 @@ const POOL = { min: 1, max: 1_000 }
 /** The db transport on Postgres: SKIP LOCKED claims, LISTEN/NOTIFY wake-ups. */
 export function postgresTransport(options: PostgresTransportOptions): DbTransport {
   const call = 'postgresTransport'
-  checkTransportKeys(options, call, ['connectionString', 'pool', 'schema', 'max'])
-  exactlyOne(options as Record<string, unknown>, call, 'connectionString', 'pool')
+  checkTransportKeys(options, call, ['connectionString', 'connection', 'pool', 'schema', 'max'])
+  exactlyOne(options as Record<string, unknown>, call, ['connectionString', 'connection', 'pool'])
   const connectionString =
     options.connectionString === undefined
       ? null
       : checkText(options.connectionString, call, 'connectionString')
+  const connection = checkObject(options.connection, call, 'connection') as pg.PoolConfig | null
   const schema = checkSchemaName(options.schema ?? 'public', call)
   const max = integerOption(options.max, 4, call, 'max')
   const tuning = resolveTuning(options, call, 1_000)
@@ -80,11 +86,10 @@ export function postgresTransport(options: PostgresTransportOptions): DbTranspor
     const { default: pgModule } = await import('pg')
     const { PostgresTables } = await import('./postgres_tables.ts')
     const given = options.pool
-    const pool =
-      given ?? new pgModule.Pool({ connectionString: connectionString ?? undefined, max })
+    const settings: pg.PoolConfig = connection ?? { connectionString: connectionString ?? '' }
+    const pool = given ?? new pgModule.Pool({ ...settings, max })
     if (given === undefined) pool.on('error', tuning.onError)
-    const listenerConfig =
-      given === undefined ? { connectionString: connectionString ?? undefined } : given.options
+    const listenerConfig = given === undefined ? settings : given.options
     return new PostgresTables({ pool, owned: given === undefined, schema, listenerConfig })
   }
   return halves(tables, tuning)
@@ -93,9 +98,10 @@ export function postgresTransport(options: PostgresTransportOptions): DbTranspor
 /** The db transport on MariaDB (10.6+) and MySQL 8: SKIP LOCKED claims, polling. */
 export function mysqlTransport(options: MysqlTransportOptions): DbTransport {
   const call = 'mysqlTransport'
-  checkTransportKeys(options, call, ['uri', 'pool', 'database', 'max'])
-  exactlyOne(options as Record<string, unknown>, call, 'uri', 'pool')
+  checkTransportKeys(options, call, ['uri', 'connection', 'pool', 'database', 'max'])
+  exactlyOne(options as Record<string, unknown>, call, ['uri', 'connection', 'pool'])
   const uri = options.uri === undefined ? null : checkText(options.uri, call, 'uri')
+  const connection = checkObject(options.connection, call, 'connection') as MysqlPoolOptions | null
   const database = options.database === undefined ? null : checkDatabaseName(options.database, call)
   const max = integerOption(options.max, 4, call, 'max')
   const tuning = resolveTuning(options, call, 100)
@@ -103,7 +109,8 @@ export function mysqlTransport(options: MysqlTransportOptions): DbTransport {
     const mysql = await import('mysql2/promise')
     const { MysqlTables } = await import('./mysql_tables.ts')
     const given = options.pool
-    const pool = given ?? mysql.createPool({ uri: uri ?? undefined, connectionLimit: max })
+    const settings: MysqlPoolOptions = connection ?? { uri: uri ?? '' }
+    const pool = given ?? mysql.createPool({ ...settings, connectionLimit: max })
     return new MysqlTables({ pool, owned: given === undefined, database })
   }
   return halves(tables, tuning)

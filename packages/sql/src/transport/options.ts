@@ -148,15 +148,21 @@ export function checkText(value: unknown, call: string, option: string): string 
   return value
 }
 
-/** Exactly one of two ways to reach the database. */
-export function exactlyOne(
-  options: Record<string, unknown>,
-  call: string,
-  a: string,
-  b: string,
-): void {
-  if ((options[a] === undefined) === (options[b] === undefined))
-    throw new InvalidArgumentError(`${call}: give exactly one of ${a} and ${b}`, {
-      details: { call, option: a },
+/** Exactly one of the ways to reach the database. */
+export function exactlyOne(options: Record<string, unknown>, call: string, ways: string[]): void {
+  const given = ways.filter((way) => options[way] !== undefined)
+  if (given.length !== 1)
+    throw new InvalidArgumentError(`${call}: give exactly one of ${ways.join(', ')}`, {
+      details: { call, option: ways[0], given },
     })
+}
+
+/** A plain settings object (a driver's pool options), or null when not given. */
+export function checkObject(value: unknown, call: string, option: string): object | null {
+  if (value === undefined) return null
+  if (!isPlainObject(value))
+    throw new InvalidArgumentError(`${call}: ${option} must be a plain object of settings`, {
+      details: { call, option },
+    })
+  return value
 }
