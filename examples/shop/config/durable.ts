@@ -1,5 +1,5 @@
 import env from '#start/env'
-import { defineConfig, stores } from '@cairn/adonis'
+import { defineConfig, stores, transports } from '@cairn/adonis'
 import { aesGcmTransform } from '#services/payload_encryption'
 
 export default defineConfig({
@@ -9,8 +9,11 @@ export default defineConfig({
   // Stable, so a restarted server takes its unfinished runs back at once instead of waiting
   // for their leases to expire. Give each process on a shared database its own.
   instanceId: env.get('DURABLE_INSTANCE_ID', 'shop-web-1'),
-  // The web server executes checkout runs itself; no separate worker is needed.
+  // The web server executes checkout runs itself…
   drive: true,
+  // …except the charge step (app/steps/charge_card_step.ts names this transport): it runs on
+  // `node ace durable:worker` (npm start starts one), over the shop's own database — no broker.
+  transports: { db: transports.db() },
   // The operations dashboard at /durable. With no token it is open in development (`npm
   // start`) and answers 401 everywhere else; DURABLE_DASHBOARD_TOKEN lets API clients in
   // (Authorization: Bearer …) and the console's login page.

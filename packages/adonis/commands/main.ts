@@ -10,6 +10,7 @@
 import type { BaseCommand } from '@adonisjs/core/ace'
 import type { CommandMetaData } from '@adonisjs/core/types/ace'
 import DurableWork from './durable_work.ts'
+import DurableWorkerCommand from './durable_worker.ts'
 import DurableRuns from './durable_runs.ts'
 import DurableCancel from './durable_cancel.ts'
 import DurableRetry from './durable_retry.ts'
@@ -18,6 +19,7 @@ import MakeWorkflow from './make_workflow.ts'
 
 const COMMANDS: (typeof BaseCommand)[] = [
   DurableWork,
+  DurableWorkerCommand,
   DurableRuns,
   DurableRetry,
   DurableCancel,

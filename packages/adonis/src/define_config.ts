@@ -3,6 +3,7 @@
  * one fails when the app loads its config, with a message naming the field) and fills in the
  * defaults. The provider checks again at boot, for a config that did not go through it.
  */
+import type { TransportProvider } from './transports.ts'
 import type { DurableConfig, ResolvedDurableConfig, StoreProvider } from './types.ts'
 import {
   checkInteger,
@@ -31,6 +32,8 @@ const KNOWN_FIELDS = new Set([
   'codec',
   'webhookUrl',
   'webhooks',
+  'transport',
+  'transports',
 ])
 
 export function defineConfig<Stores extends Record<string, StoreProvider>>(
@@ -83,6 +86,7 @@ export function validateConfig(config: unknown): ResolvedDurableConfig {
       throw invalidConfig(field, `must be a non-empty path, got ${JSON.stringify(c[field])}`)
   }
   const webhooks = resolveWebhooksConfig(c.webhookUrl, c.webhooks)
+  const { transports, transport } = checkTransports(c.transports, c.transport)
   return {
     store: c.store,
     stores: stores as Record<string, StoreProvider>,
@@ -98,6 +102,46 @@ export function validateConfig(config: unknown): ResolvedDurableConfig {
     codec: resolveCodecConfig(c.codec),
     webhookUrl: webhooks?.webhookUrl,
     webhooks: webhooks?.webhooks,
+    transports,
+    transport,
+  }
+}
+
+/** Transport names are engine transport names: identifiers, made by transports.*(…). */
+const TRANSPORT_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/
+
+function checkTransports(
+  transports: unknown,
+  transport: unknown,
+): { transports: Record<string, TransportProvider>; transport: string | undefined } {
+  if (transports === undefined) {
+    if (transport !== undefined)
+      throw invalidConfig('transport', 'names a transport, but there is no transports object')
+    return { transports: {}, transport: undefined }
+  }
+  if (transports === null || typeof transports !== 'object' || Array.isArray(transports))
+    throw invalidConfig(
+      'transports',
+      'must be an object of transports (transports.db(…), transports.bullmq(…))',
+    )
+  const names = Object.keys(transports)
+  for (const name of names) {
+    if (!TRANSPORT_NAME.test(name))
+      throw invalidConfig(
+        `transports.${name}`,
+        'must be named by a letter then letters, digits, - or _ (at most 64)',
+      )
+    if (!isConfigProvider((transports as Record<string, unknown>)[name]))
+      throw invalidConfig(`transports.${name}`, 'must be transports.db(…) or transports.bullmq(…)')
+  }
+  if (transport !== undefined && (typeof transport !== 'string' || !names.includes(transport)))
+    throw invalidConfig(
+      'transport',
+      `must name one of transports (${names.join(', ') || 'none defined'}), got ${JSON.stringify(transport)}`,
+    )
+  return {
+    transports: transports as Record<string, TransportProvider>,
+    transport: transport as string | undefined,
   }
 }
 

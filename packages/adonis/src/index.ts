@@ -9,6 +9,13 @@
 export { defineConfig, validateConfig } from './define_config.ts'
 export { stores, type LucidStoreOptions } from './stores.ts'
 export {
+  transports,
+  type TransportPair,
+  type TransportProvider,
+  type BullmqTransportConfig,
+  type DbTransportConfig,
+} from './transports.ts'
+export {
   BaseWorkflow,
   type WorkflowDefinition,
   type WorkflowClass,

@@ -13,8 +13,6 @@ const GUIDE = 'docs/migrating-from-adonis-agora-durable.md'
 /** Each key, with what it does in the seed package: the reader knows what they are missing. */
 const NOT_IN_CAIRN_YET: Readonly<Record<string, string>> = {
   role: 'standalone / control-plane / tenant topologies',
-  transport: 'remote step transports; steps run in the engine process',
-  transports: 'remote step transports; steps run in the engine process',
   transportPool: 'pools of transport connections',
   namespace: 'namespaces: pools of runs sharing one store',
   scopeReads: 'reads fenced to a namespace',

@@ -8,6 +8,7 @@ import type {
 import type { Codec, Engine, StateStore } from '@cairn/core'
 import type { ConfigProvider } from '@adonisjs/core/types'
 import type { DurableCodecOptions } from './codec_config.ts'
+import type { TransportProvider } from './transports.ts'
 import type { DurableWebhooksConfig, ResolvedWebhooksConfig } from './webhooks/webhook_config.ts'
 
 /** A store, built lazily at boot: only the store `config.store` names is ever built. */
@@ -63,6 +64,14 @@ export interface DurableConfig<
   webhookUrl?: string
   /** The receiving route: its path when not the one of `webhookUrl`, and its body limit. Needs `webhookUrl`. */
   webhooks?: DurableWebhooksConfig
+  /**
+   * Transports for remote steps (docs/remote-steps.md): `{ db: transports.db(), bullmq:
+   * transports.bullmq({ connection }) }`. A step placed on one (`static step = { name,
+   * transport: 'db' }`, `defineStep(…, { transport })`) runs on `node ace durable:worker`.
+   */
+  transports?: Record<string, TransportProvider>
+  /** The transport of every step in `app/steps` that names none. Default: none (in process). */
+  transport?: string
 }
 
 /** The config after `defineConfig`: every default filled in. */
@@ -82,6 +91,8 @@ export interface ResolvedDurableConfig {
   webhookUrl: string | undefined
   /** Present exactly when `webhookUrl` is. */
   webhooks: ResolvedWebhooksConfig | undefined
+  transports: Record<string, TransportProvider>
+  transport: string | undefined
 }
 
 /**
@@ -92,9 +103,16 @@ export type DurableOverrides = Partial<
   Pick<DurableConfig, 'instanceId' | 'concurrency' | 'drainTimeoutMs'>
 >
 
+/**
+ * What this process is: an engine (the default) or a store-less `durable:worker`, for which the
+ * provider builds no engine and opens no store. Bound before boot as `durable.role`.
+ */
+export type DurableRole = 'engine' | 'worker'
+
 declare module '@adonisjs/core/types' {
   interface ContainerBindings {
     'durable.engine': Engine
     'durable.overrides': DurableOverrides
+    'durable.role': DurableRole
   }
 }

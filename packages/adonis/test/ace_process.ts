@@ -29,10 +29,10 @@ export interface AceProcess {
   exited: Promise<Exit>
 }
 
-export function startAce(args: string[], db: string): AceProcess {
+export function startAce(args: string[], db: string, env: Record<string, string> = {}): AceProcess {
   const child = spawn(process.execPath, ['--import=@poppinss/ts-exec', CONSOLE, ...args], {
     cwd: APP_ROOT,
-    env: { ...process.env, CAIRN_TEST_DB: db, NO_COLOR: '1' },
+    env: { ...process.env, CAIRN_TEST_DB: db, NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let stdout = ''
@@ -63,8 +63,12 @@ export function startAce(args: string[], db: string): AceProcess {
 }
 
 /** Runs one command to completion. */
-export function runAce(args: string[], db: string): Promise<Exit> {
-  return startAce(args, db).exited
+export function runAce(
+  args: string[],
+  db: string,
+  env: Record<string, string> = {},
+): Promise<Exit> {
+  return startAce(args, db, env).exited
 }
 
 /** Resolves once `path` exists (a fixture step writes it). */

@@ -1,12 +1,12 @@
 /**
- * The config/durable.ts fields that reach the codec and the webhook route, and keys Cairn does
- * not take: each is checked when the config loads, refused with E_INVALID_ARGUMENT naming the
+ * The config/durable.ts fields that reach the codec, the webhook route and the transports, and
+ * keys Cairn does not take: each is checked when the config loads, refused with E_INVALID_ARGUMENT naming the
  * field, and a key of @adonis-agora/durable's config says it is not in Cairn yet.
  */
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { createCodec, type Codec } from '@cairn/core'
-import { defineConfig, stores, validateConfig } from '@cairn/adonis'
+import { defineConfig, stores, transports, validateConfig } from '@cairn/adonis'
 
 const sqlite = stores.sqlite({ path: 'x.sqlite' })
 const base = { store: 'sqlite' as const, stores: { sqlite } }
@@ -35,7 +35,7 @@ void describe('config/durable.ts: unknown keys', () => {
   })
 
   void test('a key of @adonis-agora/durable says it is not in Cairn yet', () => {
-    for (const key of ['queues', 'schedules', 'retention', 'role', 'transports', 'worker']) {
+    for (const key of ['queues', 'schedules', 'retention', 'role', 'capabilities', 'worker']) {
       refused(
         { [key]: {} },
         new RegExp(`"${key}" is an @adonis-agora/durable option \\(.+\\) that is not in Cairn yet`),
@@ -188,5 +188,39 @@ void describe('config/durable.ts: webhookUrl and webhooks', () => {
         /"webhooks.maxBodyBytes" maxBodyBytes must be an integer from 1 to 67108864/,
         'webhooks.maxBodyBytes',
       )
+  })
+})
+
+void describe('config/durable.ts: transports', () => {
+  const db = transports.db()
+  void test('transports of transports.*(…) and a transport naming one of them are taken', () => {
+    const config = validateConfig({ ...base, transports: { db }, transport: 'db' })
+    assert.deepEqual(Object.keys(config.transports), ['db'])
+    assert.equal(config.transport, 'db')
+    assert.deepEqual(validateConfig(base).transports, {})
+    assert.equal(validateConfig(base).transport, undefined)
+  })
+
+  void test('a transport that is not one of transports, or not a transport, is refused', () => {
+    refused(
+      { transports: { db }, transport: 'redis' },
+      /"transport" must name one of transports \(db\), got "redis"/,
+      'transport',
+    )
+    refused(
+      { transport: 'db' },
+      /"transport" names a transport, but there is no transports object/,
+      'transport',
+    )
+    refused(
+      { transports: { db: { connection: 'redis://x' } } },
+      /"transports.db" must be transports.db\(…\) or transports.bullmq\(…\)/,
+    )
+    refused({ transports: [] }, /"transports" must be an object of transports/)
+    refused({ transports: { 'has space': db } }, /"transports.has space" must be named by a letter/)
+    refused(
+      { transports: { db }, transport: 42 },
+      /"transport" must name one of transports \(db\), got 42/,
+    )
   })
 })

@@ -1,6 +1,7 @@
 /**
  * Charges the card through the gateway. An external call cannot join a database transaction,
- * so this step is at-least-once and relies on the gateway's idempotency key instead.
+ * so this step is at-least-once and relies on the gateway's idempotency key instead. It runs on
+ * the shop's worker (`node ace durable:worker`), where the container builds it the same way.
  */
 import { inject } from '@adonisjs/core'
 import { BaseStep } from '@cairn/adonis'
@@ -16,7 +17,8 @@ export interface ChargeCardInput {
 
 @inject()
 export default class ChargeCardStep extends BaseStep<ChargeCardInput, Charge> {
-  static step = { name: 'charge-card' }
+  // On the db transport: a `node ace durable:worker` process charges, not the web server.
+  static step = { name: 'charge-card', transport: 'db' }
 
   #payments: PaymentGateway
 

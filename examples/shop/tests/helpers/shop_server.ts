@@ -1,6 +1,6 @@
 /**
- * Starts the shop as `npm start` does (bin/server.ts under @poppinss/ts-exec, web
- * environment, from the app's directory), in a child process on a free port (PORT=0; the
+ * Starts the shop as `npm start` does (bin/start.ts under @poppinss/ts-exec: the web server and
+ * its worker, from the app's directory), in a child process on a free port (PORT=0; the
  * port is read from the line the server prints), on the database the test chooses. Stopped
  * (SIGTERM) when the test ends.
  */
@@ -32,7 +32,10 @@ export async function tempDatabase(t: TestContext): Promise<string> {
   return join(dir, 'shop.sqlite3')
 }
 
-/** How the server is launched: by default bin/server.ts, directly. */
+/**
+ * How the shop is launched: by default bin/start.ts, directly — the web server and its worker
+ * (`node ace durable:worker`, which runs the charge step), in one process group.
+ */
 export interface Launch {
   command: string
   args: string[]
@@ -41,7 +44,7 @@ export interface Launch {
 
 const DIRECT: Launch = {
   command: process.execPath,
-  args: ['--import=@poppinss/ts-exec', 'bin/server.ts'],
+  args: ['--import=@poppinss/ts-exec', 'bin/start.ts'],
   cwd: APP_ROOT,
 }
 

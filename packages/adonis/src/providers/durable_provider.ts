@@ -16,7 +16,9 @@ import { registerSteps } from '../step_registration.ts'
 import { registerWorkflows } from '../workflow_registration.ts'
 import { bindEngine } from '../bound_engine.ts'
 import { asConfigError, invalidConfig } from '../errors.ts'
-import type { ResolvedDurableConfig } from '../types.ts'
+import type { DurableRole, ResolvedDurableConfig } from '../types.ts'
+import { resolveTransport } from '../transport_resolution.ts'
+import type { EngineTransport } from '@cairn/core/contracts'
 import type { Dashboard } from '@cairn/dashboard'
 import '../types.ts'
 
@@ -39,6 +41,7 @@ export default class DurableProvider {
   register(): void {
     this.app.container.singleton('durable.engine', async () => {
       const config = await this.#resolvedConfig()
+      const transports = await this.#engineTransports(config)
       const store = await this.#resolveStore(config)
       const logger = (await this.app.container.make('logger')) as unknown as Logger
       let engine: Engine
@@ -46,6 +49,7 @@ export default class DurableProvider {
         engine = new Engine({
           store,
           logger,
+          transports,
           ...(config.instanceId === undefined ? {} : { instanceId: config.instanceId }),
           ...(config.leaseMs === undefined ? {} : { leaseMs: config.leaseMs }),
           ...(config.concurrency === undefined ? {} : { concurrency: config.concurrency }),
@@ -68,10 +72,12 @@ export default class DurableProvider {
    */
   async boot(): Promise<void> {
     const config = await this.#resolvedConfig()
+    // A durable:worker holds no store: it builds its worker from the config itself.
+    if ((await this.#role()) === 'worker') return
     const engine = await this.app.container.make('durable.engine')
     const root = this.app.makePath()
     const steps = await stepsIn(await appModules(root, config.stepsPath, STEPS_BARREL, 'steps'))
-    registerSteps(engine, this.app, steps)
+    registerSteps(engine, this.app, steps, config.transport)
     const discovered = await workflowsIn(
       await appModules(root, config.workflowsPath, WORKFLOWS_BARREL, 'workflows'),
     )
@@ -95,6 +101,7 @@ export default class DurableProvider {
    */
   async ready(): Promise<void> {
     const config = await this.#resolvedConfig()
+    if ((await this.#role()) === 'worker') return
     if (config.drive && DRIVING_ENVIRONMENTS.has(this.app.getEnvironment())) {
       await (await this.app.container.make('durable.engine')).startDriving()
     }
@@ -112,6 +119,22 @@ export default class DurableProvider {
     this.#engine = null
     bindEngine(null)
     await engine.close((await this.#resolvedConfig()).drainTimeoutMs)
+  }
+
+  /** The engine half of every configured transport, by name (resolved at boot). */
+  async #engineTransports(config: ResolvedDurableConfig): Promise<Record<string, EngineTransport>> {
+    const halves: Record<string, EngineTransport> = {}
+    for (const name of Object.keys(config.transports)) {
+      const pair = await resolveTransport(this.app, config, name)
+      halves[name] = pair.engine()
+    }
+    return halves
+  }
+
+  async #role(): Promise<DurableRole> {
+    return this.app.container.hasBinding('durable.role')
+      ? await this.app.container.make('durable.role')
+      : 'engine'
   }
 
   /** Builds the store `config.store` names (only that one). */

@@ -1,0 +1,172 @@
+/**
+ * `node ace durable:worker`: runs the app's remote steps — the steps of `app/steps` placed on a
+ * transport — for any engine, until SIGINT/SIGTERM, then drains and exits 0. It holds no store:
+ * the provider builds no engine in this process, and the worker speaks to engines only through
+ * the transport (docs/workers.md). Step classes are built through the container as in an
+ * engine, so their `@inject()` services (Lucid, the app's own) work here too.
+ */
+import type { CommandOptions } from '@adonisjs/core/types/ace'
+import { InvalidArgumentError, type Logger, type StepHandler } from '@cairn/core'
+import { createWorker, type Worker } from '@cairn/worker'
+import { DurableCommand } from '../src/ace/durable_command.ts'
+import { workerOverrides } from '../src/ace/worker_flags.ts'
+import { appModules } from '../src/app_modules.ts'
+import { validateConfig } from '../src/define_config.ts'
+import { STEPS_BARREL } from '../src/index_hooks.ts'
+import { stepsIn } from '../src/step_discovery.ts'
+import { stepHandler } from '../src/step_registration.ts'
+import { resolveTransport } from '../src/transport_resolution.ts'
+import type { ResolvedDurableConfig } from '../src/types.ts'
+
+export default class DurableWorkerCommand extends DurableCommand {
+  static override commandName = 'durable:worker'
+  static override description =
+    'Run the remote steps of app/steps from a transport, without the store, until SIGINT/SIGTERM, then drain and exit'
+  static override help = [
+    'Serves every step of app/steps placed on the transport (its own `transport`, or config `transport`). The first SIGINT/SIGTERM stops taking tasks and lets running ones finish for up to the drain timeout; the rest are handed back to the transport for another worker. A second signal (a second or more after the first) exits at once with code 1.',
+  ]
+  static override options: CommandOptions = { startApp: false, staysAlive: true }
+
+  declare transport?: string
+  declare concurrency?: number
+  declare capabilities?: string
+  declare workerId?: string
+  declare drainTimeout?: number
+  declare heartbeatTimeout?: number
+
+  static {
+    this.defineFlag('transport', {
+      type: 'string',
+      description: 'The transport to serve (default: config transport, or the only one)',
+    })
+    this.defineFlag('concurrency', {
+      type: 'number',
+      description: 'Most steps running at once (default 10)',
+    })
+    this.defineFlag('capabilities', {
+      type: 'string',
+      description: 'What this worker offers, comma-separated (steps that require them come here)',
+    })
+    this.defineFlag('workerId', { type: 'string', description: 'Its id (default host-pid-random)' })
+    this.defineFlag('heartbeatTimeout', {
+      type: 'number',
+      description:
+        'How long a task stays held without a heartbeat before it is delivered to another worker, in ms (default 30000)',
+    })
+    this.defineFlag('drainTimeout', {
+      type: 'number',
+      description:
+        'How long a stop lets running steps finish, in ms (default: config drainTimeoutMs)',
+    })
+  }
+
+  override async run(): Promise<void> {
+    try {
+      workerOverrides(this) // flags checked before anything boots
+      this.app.container.bindValue('durable.role', 'worker')
+      await this.app.boot()
+      await this.app.start(() => {})
+      const config = validateConfig(this.app.config.get<object>('durable'))
+      const worker = await this.#worker(config)
+      await worker.start()
+      const drainMs = workerOverrides(this).drainTimeoutMs ?? config.drainTimeoutMs
+      this.logger.info('Taking tasks. SIGINT or SIGTERM drains and stops.')
+      await this.#untilStopped(worker, drainMs)
+      this.exitCode = 0
+      await this.terminate()
+    } catch (error) {
+      this.exitCode = 1
+      await this.terminate()
+      this.refuse(error)
+    }
+  }
+
+  async #worker(config: ResolvedDurableConfig): Promise<Worker> {
+    const flags = workerOverrides(this)
+    const name = transportName(config, flags.transport)
+    const pair = await resolveTransport(this.app, config, name)
+    const root = this.app.makePath()
+    const discovered = await stepsIn(
+      await appModules(root, config.stepsPath, STEPS_BARREL, 'steps'),
+    )
+    const steps: Record<string, StepHandler<never, unknown>> = {}
+    for (const entry of discovered) {
+      const { handler, options } = stepHandler(this.app, entry)
+      if ((options.transport ?? config.transport) === name)
+        steps[entry.name] = handler as StepHandler<never, unknown>
+    }
+    const names = Object.keys(steps)
+    if (names.length === 0)
+      throw new InvalidArgumentError(
+        `no step of ${config.stepsPath} runs on transport "${name}" (place one with transport: "${name}", or set config transport)`,
+        { details: { transport: name } },
+      )
+    const logger = (await this.app.container.make('logger')) as unknown as Logger
+    const worker = createWorker({
+      transport: pair.worker(),
+      steps,
+      logger,
+      ...(config.codec === undefined ? {} : { codec: config.codec }),
+      ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
+      ...(flags.capabilities === undefined ? {} : { capabilities: flags.capabilities }),
+      ...(flags.workerId === undefined ? {} : { workerId: flags.workerId }),
+      ...(flags.holdMs === undefined ? {} : { holdMs: flags.holdMs }),
+    })
+    this.logger.info(
+      `Cairn worker "${worker.id}" on transport "${name}": ${names.length} step(s): ${names.join(', ')}`,
+    )
+    return worker
+  }
+
+  /**
+   * Resolves once a stop signal's drain is over; a second signal exits at once. A repeat within
+   * a second of the first is the same request delivered twice — a terminal's Ctrl-C reaches the
+   * whole process group, and a launcher (npm, the shop's bin/start.ts) forwards it too — not an
+   * operator asking to skip the drain.
+   */
+  #untilStopped(worker: Worker, drainMs: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      let firstAt: number | null = null
+      const listener = (signal: NodeJS.Signals): void => {
+        if (firstAt === null) {
+          firstAt = Date.now()
+          this.logger.info(`${signal} received: draining for up to ${drainMs} ms`)
+          worker.close(drainMs).then(() => {
+            process.removeListener('SIGINT', listener)
+            process.removeListener('SIGTERM', listener)
+            resolve()
+          }, reject)
+        } else if (Date.now() - firstAt >= REPEAT_WINDOW_MS) {
+          this.logger.warning(`${signal} received again: exiting without waiting`)
+          process.exit(1)
+        }
+      }
+      process.prependListener('SIGINT', listener)
+      process.prependListener('SIGTERM', listener)
+    })
+  }
+}
+
+/** Signals this close after the first are one stop request delivered twice. */
+const REPEAT_WINDOW_MS = 1_000
+
+/** The flag's transport, else config `transport`, else the only one configured. */
+function transportName(config: ResolvedDurableConfig, flag: string | undefined): string {
+  const names = Object.keys(config.transports)
+  if (names.length === 0)
+    throw new InvalidArgumentError(
+      'config/durable.ts has no transports: a worker has nothing to serve',
+    )
+  const name = flag ?? config.transport ?? (names.length === 1 ? names[0] : undefined)
+  if (name === undefined)
+    throw new InvalidArgumentError(
+      `several transports (${names.join(', ')}) and no config transport: pass --transport`,
+      { details: { flag: 'transport' } },
+    )
+  if (!names.includes(name))
+    throw new InvalidArgumentError(
+      `--transport ${JSON.stringify(name)} is not one of config transports (${names.join(', ')})`,
+      { details: { flag: 'transport' } },
+    )
+  return name
+}
