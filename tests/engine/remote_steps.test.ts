@@ -42,6 +42,41 @@ function registerRemote(engine: Engine, name: string): void {
 }
 
 eachStore('remote steps', (test) => {
+  test('a step that requires capabilities goes only to a worker that offers them', async (env) => {
+    const transport = createMemoryTransport()
+    const engine = await env.engine({ transports: { memory: transport.engine() } })
+    const ranOn: string[] = []
+    const plain = createWorker({
+      transport: transport.worker(),
+      steps: { render: () => ranOn.push('plain') },
+    })
+    const gpu = createWorker({
+      transport: transport.worker(),
+      capabilities: ['pdf', 'gpu'],
+      steps: { render: () => ranOn.push('gpu') },
+    })
+    await plain.start()
+    try {
+      engine.registerStep('render', () => 'never here', {
+        transport: 'memory',
+        requires: ['gpu', 'pdf'],
+      })
+      engine.register('draw', 1, async (ctx) => ctx.step('render', null))
+      const { runId } = await engine.start('draw', null)
+      await env.settle()
+      await env.skip(6_000) // past the hold: only the plain worker is up, and it never gets it
+      assert.deepEqual(ranOn, [])
+      assert.equal(transport.broker.pendingTasks(), 1)
+      await gpu.start()
+      const outcome = await engine.waitForRun(runId, { timeoutMs: 10_000 })
+      assert.equal(outcome.status, 'completed')
+      assert.deepEqual(ranOn, ['gpu'])
+    } finally {
+      await plain.close(100)
+      await gpu.close(100)
+    }
+  })
+
   test('results that come back while the turn holds the run are recorded without a suspend; a retry too', async (env) => {
     let calls = 0
     const f = await fleet(env, {

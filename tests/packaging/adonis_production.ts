@@ -34,6 +34,7 @@ export async function checkAdonisProduction(
         '@cairn/core',
         '@cairn/sql',
         '@cairn/dashboard',
+        '@cairn/worker',
       ]),
       ...(await pinned(['@adonisjs/core', 'reflect-metadata'])),
     },

@@ -30,6 +30,7 @@ export interface BullmqTransportConfig {
   [option: string]: unknown
 }
 
+/** `transports.db`'s options: the Lucid connection, the Postgres schema, pool size, tuning. */
 export interface DbTransportConfig extends DbTransportTuning {
   /** The Lucid connection whose database holds the tables. Default: Lucid's primary connection. */
   connection?: string

@@ -145,7 +145,7 @@ void test("ctx.step: the seed's call options (queue, priority, fairnessKey …) 
   const engine = await testEngine(t)
   let handled = 0
   engine.registerStep('ship', () => ++handled)
-  const seedKeys = ['queue', 'priority', 'fairnessKey', 'requires', 'pickupTimeoutMs']
+  const seedKeys = ['queue', 'priority', 'fairnessKey', 'pickupTimeoutMs']
   engine.register('caught', 1, async (ctx) => {
     const seen: string[] = []
     for (const key of seedKeys)
@@ -192,10 +192,10 @@ void test("ctx.step: the seed's call options (queue, priority, fairnessKey …) 
   assert.deepEqual(await engine.getSteps(runId), [])
 })
 
-void test('defineStep and engine.registerStep: input/output schemas, requires, compensate are refused, and the step is not registered', async (t) => {
+void test('defineStep and engine.registerStep: input/output schemas, compensate are refused, and the step is not registered', async (t) => {
   const engine = await testEngine(t)
   const handler = async () => 'ok'
-  for (const option of ['input', 'output', 'requires', 'pickupTimeoutMs']) {
+  for (const option of ['input', 'output', 'pickupTimeoutMs']) {
     assert.throws(
       () => defineStep('charge', handler, { [option]: {} } as never),
       refusal(
@@ -338,4 +338,33 @@ void test('createCodec and instrumentCairn refuse an unknown option: a misspelt 
   assert.throws(() => instrumentCairn({ provider: {} } as never), refusal('provider'))
   // Refused before installing anything: a correct call instruments, once.
   instrumentCairn().disable()
+})
+
+void test('requires: capability names, only with a transport — refused at registration and per call', async (t) => {
+  const engine = await testEngine(t)
+  const handler = async () => 'ok'
+  for (const [requires, message] of [
+    [['gpu'], /requires needs a transport/],
+    ['gpu', /requires must be an array of capability names/],
+    [['has space'], /"has space" is not a capability name/],
+    [['gpu', 'gpu'], /"gpu" is listed twice/],
+    [[42], /42 is not a capability name/],
+    [Array.from({ length: 101 }, (_, i) => `c${i}`), /at most 100 capabilities/],
+  ] as const)
+    assert.throws(
+      () => engine.registerStep('render', handler, { requires } as never),
+      (error: { code?: string; message?: string }) =>
+        error.code === 'E_INVALID_ARGUMENT' && message.test(error.message ?? ''),
+    )
+  engine.registerStep('ship', handler)
+  engine.register('needs', 1, async (ctx) =>
+    outcomeOf(() => ctx.step('ship', null, { requires: ['gpu'] })),
+  )
+  const { runId } = await engine.start('needs', null)
+  const done = await engine.waitForRun(runId, { timeoutMs: 5_000 })
+  assert.equal(done.status, 'completed')
+  assert.match(
+    String(done.status === 'completed' && done.output),
+    /^E_INVALID_ARGUMENT: step "ship": requires needs a transport/,
+  )
 })

@@ -11,7 +11,7 @@ import { hostname } from 'node:os'
 import { createCodec } from '@cairn/core/codec'
 import type { Codec, Logger, ReceivedTask, WorkerTransport } from '@cairn/core/contracts'
 import { InvalidArgumentError } from '@cairn/core/errors'
-import { PROTOCOL_VERSIONS, type AnnounceMessage } from '@cairn/core/wire'
+import { checkCapabilities, PROTOCOL_VERSIONS, type AnnounceMessage } from '@cairn/core/wire'
 import { stepTable, type StepTable, type WorkerOptions } from './options.ts'
 import { runTask } from './task_runner.ts'
 import { defaultWorkerId } from './worker_id.ts'
@@ -63,7 +63,10 @@ class StepWorker implements Worker {
   constructor(options: WorkerOptions) {
     this.#transport = options.transport
     this.#steps = stepTable(options.steps)
-    this.#capabilities = [...(options.capabilities ?? [])]
+    this.#capabilities =
+      options.capabilities === undefined
+        ? []
+        : checkCapabilities(options.capabilities, 'createWorker: capabilities')
     this.#concurrency = positive(options.concurrency, 10, 'concurrency')
     this.#holdMs = positive(options.holdMs, 30_000, 'holdMs')
     this.#announceEveryMs = positive(options.announceEveryMs, 10_000, 'announceEveryMs')

@@ -9,6 +9,7 @@ import { checkStepTimeout } from '../execution/step_timeout.ts'
 import type { StepHandler, StepOptions } from '../execution/types.ts'
 import { checkOptionKeys } from '../util/known_keys.ts'
 import { assertIdentifier } from '../util/validate.ts'
+import { checkCapabilities } from '../wire/capabilities.ts'
 
 export interface RegisteredStep {
   name: string
@@ -41,6 +42,7 @@ export class StepRegistry {
       resolveRetryPolicy(options)
       checkStepTimeout(options.timeoutMs)
       checkPlacement(options.transport, this.hasTransport)
+      checkRequires(options.requires, options.transport)
     } catch (error) {
       throw new InvalidArgumentError(`step "${name}": ${(error as Error).message}`, {
         details: { step: name },
@@ -52,6 +54,16 @@ export class StepRegistry {
   find(name: string): RegisteredStep | undefined {
     return this.byName.get(name)
   }
+}
+
+/** `requires` lists capability names, and only with a transport (a worker offers them). */
+export function checkRequires(requires: unknown, transport: unknown): void {
+  if (requires === undefined) return
+  checkCapabilities(requires, 'requires')
+  if (transport === undefined)
+    throw new InvalidArgumentError(
+      'requires needs a transport: capabilities are offered by workers (give transport too)',
+    )
 }
 
 /** A `transport` names one of the engine's transports (EngineOptions.transports). */

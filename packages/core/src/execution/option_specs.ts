@@ -74,6 +74,7 @@ export const STEP_CALL_OPTIONS: OptionsSpec = {
     timeoutMs: true,
     compensate: true,
     transport: true,
+    requires: true,
   }),
   foreign: FOREIGN_STEP_CALL_OPTIONS,
 }
@@ -86,6 +87,7 @@ export const STEP_DEFINITION_OPTIONS: OptionsSpec = {
     backoff: true,
     timeoutMs: true,
     transport: true,
+    requires: true,
   }),
   foreign: FOREIGN_STEP_DEFINITION_OPTIONS,
 }

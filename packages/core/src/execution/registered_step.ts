@@ -14,7 +14,8 @@
  * A recorded outcome replays without the handler, so a run past that step is unaffected.
  */
 import { ErrorCodes, InvalidArgumentError } from '../errors/index.ts'
-import { checkPlacement, type RegisteredStep } from '../engine/step_registry.ts'
+import { checkPlacement, checkRequires, type RegisteredStep } from '../engine/step_registry.ts'
+import { checkCapabilities } from '../wire/capabilities.ts'
 import {
   checkCompensate,
   checkStepName,
@@ -72,6 +73,7 @@ function mergeOptions(
     merged.backoff = { ...registered.backoff, ...definedOnly(callOptions.backoff ?? {}) }
   try {
     checkStepTimeout(merged.timeoutMs)
+    checkRequires(merged.requires, merged.transport)
   } catch (error) {
     throw new InvalidArgumentError(`step "${name}": ${(error as Error).message}`)
   }
@@ -112,8 +114,11 @@ function remotePlan(
   options: StepOptions,
   transport: string,
 ): RemotePlan {
+  let requires: string[]
   try {
     checkPlacement(transport, (candidate) => rt.hasTransport(candidate))
+    checkRequires(options.requires, transport)
+    requires = options.requires === undefined ? [] : checkCapabilities(options.requires, 'requires')
   } catch (error) {
     throw new InvalidArgumentError(`step "${name}": ${(error as Error).message}`, {
       details: { step: name, transport },
@@ -122,6 +127,7 @@ function remotePlan(
   return {
     name,
     transport,
+    requires,
     input,
     policy: resolveRetryPolicy(options, rt.retryDefaults),
     timeoutMs: options.timeoutMs,

@@ -31,6 +31,8 @@ export const HEARTBEAT_INTERVAL_MS = 5_000
 export interface RemotePlan {
   name: string
   transport: string
+  /** Capabilities a worker needs for the task (sorted), carried by every attempt's task. */
+  requires: readonly string[]
   input: unknown
   policy: RetryPolicy
   timeoutMs: number | undefined
@@ -127,6 +129,7 @@ class RemoteWait {
       seq: this.seq,
       attempt: this.attempt,
       step: this.plan.name,
+      requires: this.plan.requires,
       input: this.input as string,
       timeoutMs: this.plan.timeoutMs ?? null,
       heartbeatIntervalMs: HEARTBEAT_INTERVAL_MS,

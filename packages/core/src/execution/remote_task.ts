@@ -23,6 +23,7 @@ export interface TaskFields {
   seq: number
   attempt: number
   step: string
+  requires: readonly string[]
   input: string
   timeoutMs: number | null
   heartbeatIntervalMs: number
@@ -39,7 +40,7 @@ export function taskMessage(fields: TaskFields): TaskMessage {
     attempt: fields.attempt,
     step: fields.step,
     input: fields.input,
-    requires: [],
+    requires: [...fields.requires],
     timeoutMs: fields.timeoutMs,
     heartbeatIntervalMs: fields.heartbeatIntervalMs,
     dispatchedAt: fields.dispatchedAt,

@@ -69,6 +69,12 @@ export interface LocalStepOptions<T = unknown> extends RetryOptions {
  */
 export interface StepPlacement {
   transport?: string
+  /**
+   * Capabilities a worker must offer to take this step's tasks (`createWorker({ capabilities })`,
+   * `durable:worker --capabilities`): a worker lacking one never receives them. Needs a
+   * `transport`. Default none.
+   */
+  requires?: readonly string[]
 }
 
 /** The retry, timeout and placement options a registered step declares (`engine.registerStep`). */

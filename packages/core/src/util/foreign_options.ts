@@ -25,7 +25,8 @@ export function foreignOptionMessage(key: string, option: ForeignOption): string
 type Table = Readonly<Record<string, ForeignOption>>
 
 const CAPABILITY_ROUTING: ForeignOption = {
-  notYet: 'capability routing to workers that advertise them; steps run in the engine process',
+  notYet:
+    "capability routing of a workflow's turns to workers; remote steps take requires (docs/remote-steps.md)",
 }
 
 /** `engine.register` options, and the keys of a `BaseWorkflow`'s `static workflow`. */
@@ -80,7 +81,6 @@ export const FOREIGN_STEP_CALL_OPTIONS: Table = {
   queue: { notYet: 'flow-control queues: concurrency and rate limits shared across runs' },
   priority: { notYet: 'dispatch priority of a step' },
   fairnessKey: { notYet: 'fair admission by key within a queue' },
-  requires: CAPABILITY_ROUTING,
   pickupTimeoutMs: { notYet: 'a deadline for a worker to pick a dispatched step up' },
 }
 
@@ -89,7 +89,6 @@ export const FOREIGN_STEP_DEFINITION_OPTIONS: Table = {
   ...FLAT_BACKOFF,
   input: { notYet: "a Standard Schema checking the step's input" },
   output: { notYet: "a Standard Schema checking the step's output" },
-  requires: CAPABILITY_ROUTING,
   pickupTimeoutMs: { notYet: 'a deadline for a worker to pick a dispatched step up' },
   compensate: {
     instead:

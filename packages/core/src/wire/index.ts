@@ -14,3 +14,4 @@ export {
 export { taskIdOf, parseTaskId, type TaskAddress } from './task_id.ts'
 export { PROTOCOL_VERSIONS, agreedProtocol } from './protocol.ts'
 export { MAX_NAME_LENGTH, MAX_DURATION_MS, MAX_LIST_LENGTH } from './fields.ts'
+export { CAPABILITY_NAME, MAX_CAPABILITIES, checkCapabilities } from './capabilities.ts'

@@ -36,6 +36,7 @@ export interface DbTransport {
   worker(): WorkerTransport
 }
 
+/** `postgresTransport`'s options: one way to reach the database, where the tables go, tuning. */
 export interface PostgresTransportOptions extends DbTransportTuning {
   /** `postgres://user@host:port/database`; or give `connection` or `pool`. */
   connectionString?: string
@@ -49,6 +50,7 @@ export interface PostgresTransportOptions extends DbTransportTuning {
   max?: number
 }
 
+/** `mysqlTransport`'s options: one way to reach the database, where the tables go, tuning. */
 export interface MysqlTransportOptions extends DbTransportTuning {
   /** `mysql://user:password@host:port/database`; or give `connection` or `pool`. */
   uri?: string
@@ -62,6 +64,7 @@ export interface MysqlTransportOptions extends DbTransportTuning {
   max?: number
 }
 
+/** `sqliteTransport`'s options: the database file, tuning. */
 export interface SqliteTransportOptions extends DbTransportTuning {
   /** The database file (the store's, usually); engines and workers on this host share it. */
   path: string
