@@ -42,6 +42,34 @@ function registerRemote(engine: Engine, name: string): void {
 }
 
 eachStore('remote steps', (test) => {
+  test('listWorkers: the live fleet on each transport, with the protocol agreed; a worker that left is gone', async (env) => {
+    const transport = createMemoryTransport()
+    const engine = await env.engine({ transports: { memory: transport.engine() } })
+    const worker = createWorker({
+      transport: transport.worker(),
+      workerId: 'w-gpu',
+      capabilities: ['gpu'],
+      concurrency: 3,
+      steps: { render: () => 1 },
+    })
+    await worker.start()
+    try {
+      const [seen, ...others] = await engine.listWorkers()
+      assert.deepEqual(others, [])
+      assert.deepEqual(
+        [seen?.transport, seen?.workerId, seen?.capabilities, seen?.steps, seen?.concurrency],
+        ['memory', 'w-gpu', ['gpu'], ['render'], { mode: 'fixed', limit: 3 }],
+      )
+      assert.equal(seen?.protocol, 1)
+      assert.equal(seen?.pid, process.pid)
+      await assert.rejects(engine.listWorkers({ seenWithinMs: Number.NaN }), /seenWithinMs/)
+      await assert.rejects(engine.listWorkers({ since: 1 } as never), /unknown option "since"/)
+    } finally {
+      await worker.close(100)
+    }
+    assert.deepEqual(await engine.listWorkers(), [], 'a worker that announced it leaves is listed')
+  })
+
   test('a step that requires capabilities goes only to a worker that offers them', async (env) => {
     const transport = createMemoryTransport()
     const engine = await env.engine({ transports: { memory: transport.engine() } })

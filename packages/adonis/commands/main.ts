@@ -11,6 +11,7 @@ import type { BaseCommand } from '@adonisjs/core/ace'
 import type { CommandMetaData } from '@adonisjs/core/types/ace'
 import DurableWork from './durable_work.ts'
 import DurableWorkerCommand from './durable_worker.ts'
+import DurableWorkers from './durable_workers.ts'
 import DurableRuns from './durable_runs.ts'
 import DurableCancel from './durable_cancel.ts'
 import DurableRetry from './durable_retry.ts'
@@ -20,6 +21,7 @@ import MakeWorkflow from './make_workflow.ts'
 const COMMANDS: (typeof BaseCommand)[] = [
   DurableWork,
   DurableWorkerCommand,
+  DurableWorkers,
   DurableRuns,
   DurableRetry,
   DurableCancel,

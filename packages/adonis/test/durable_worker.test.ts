@@ -2,7 +2,7 @@
  * `node ace durable:worker` in the fixture app, as child processes on a real Redis: with config
  * `transport: 'bullmq'`, the app's convert step is dispatched by a `durable:work` engine and run
  * by a `durable:worker` process (its container-built service names the process), which builds no
- * engine and opens no store; SIGTERM drains it (exit 0). Bad flags and a worker with nothing to
+ * engine and opens no store; `durable:workers` lists it; SIGTERM drains it (exit 0). Bad flags and a worker with nothing to
  * serve are refused with exit code 1.
  */
 import assert from 'node:assert/strict'
@@ -52,6 +52,19 @@ void test(
       [step?.name, step?.kind, step?.status, step?.attempts],
       ['convert', 'step', 'completed', 1],
     )
+
+    // durable:workers lists it, read from the transport by a process that drives nothing.
+    const listed = await runAce(['durable:workers', '--json'], db, env)
+    assert.equal(listed.code, 0, listed.stderr)
+    const { workers } = JSON.parse(listed.stdout) as {
+      workers: { workerId: string; transport: string; steps: string[]; protocol: number }[]
+    }
+    assert.deepEqual(
+      workers.map((w) => [w.workerId, w.transport, w.steps, w.protocol]),
+      [['w-1', 'bullmq', ['convert'], 1]],
+    )
+    const table = await runAce(['durable:workers'], db, env)
+    assert.match(table.stdout, /w-1.*bullmq.*convert.*v1/s)
 
     worker.child.kill('SIGTERM')
     const exit = await worker.exited

@@ -12,6 +12,7 @@
  * calls `startDriving`.
  */
 import { RemoteTransports } from './remote_transports.ts'
+import { DEFAULT_SEEN_WITHIN_MS, type ListWorkersOptions, type WorkerInfo } from './worker_views.ts'
 import type {
   CheckpointPage,
   RunFacetQuery,
@@ -33,7 +34,7 @@ import type {
   WorkflowOptions,
 } from '../execution/types.ts'
 import { checkOptionKeys } from '../util/known_keys.ts'
-import { checkTimeoutOrForever } from '../util/numbers.ts'
+import { checkInteger, checkTimeoutOrForever, NUMBER_RANGES } from '../util/numbers.ts'
 import { assertIdentifier } from '../util/validate.ts'
 import { Committer } from './committer.ts'
 import { Driver } from './driver.ts'
@@ -424,6 +425,20 @@ export class Engine {
   async backlog(): Promise<RunBacklog> {
     await this.open()
     return this.options.store.backlog(this.options.clock.now())
+  }
+
+  /**
+   * The remote-step workers heard on this engine's transports: each one's newest announcement
+   * made within `seenWithinMs` (default 30 s), by transport then worker id, with the protocol
+   * version this engine agrees with it (null: incompatible). Reads the transports, not the store.
+   */
+  async listWorkers(options: ListWorkersOptions = {}): Promise<WorkerInfo[]> {
+    checkOptionKeys(options, specs.LIST_WORKERS_OPTIONS)
+    const seenWithinMs =
+      options.seenWithinMs === undefined
+        ? DEFAULT_SEEN_WITHIN_MS
+        : checkInteger(options.seenWithinMs, 'seenWithinMs', NUMBER_RANGES.periodMs)
+    return this.remote.workers(seenWithinMs, Date.now())
   }
 
   /**

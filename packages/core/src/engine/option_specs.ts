@@ -3,6 +3,7 @@
  * waiting, cancelling, copying runs), for checkOptionKeys. Listed with optionNames, so a key
  * added to one of these types must be added here too or tsc fails.
  */
+import type { ListWorkersOptions } from './worker_views.ts'
 import type { CheckpointPage, ListRunsQuery, RunFacetQuery } from '../contracts/state_store.ts'
 import {
   FOREIGN_SIGNAL_WITH_START_SIGNAL,
@@ -138,4 +139,9 @@ export const FACET_RUNS_QUERY: OptionsSpec = {
 export const STEPS_PAGE: OptionsSpec = {
   call: 'engine.getStepsPage',
   known: optionNames<CheckpointPage>({ fromSeq: true, limit: true }),
+}
+
+export const LIST_WORKERS_OPTIONS: OptionsSpec = {
+  call: 'engine.listWorkers',
+  known: optionNames<ListWorkersOptions>({ seenWithinMs: true }),
 }

@@ -16,6 +16,7 @@ import { taskResultDedupeId, taskResultName } from '../execution/remote_task.ts'
 import { assertIdentifier } from '../util/validate.ts'
 import type { ResultMessage } from '../wire/index.ts'
 import { deliverSignal, type SignalSenderDeps } from './signal_sender.ts'
+import { workerInfo, type WorkerInfo } from './worker_views.ts'
 
 export class RemoteTransports {
   /** Attempts whose turn waits in memory here: their results skip the inbox (live_tasks.ts). */
@@ -23,6 +24,8 @@ export class RemoteTransports {
   private readonly byName: ReadonlyMap<string, EngineTransport>
   private readonly logger: Logger
   private consuming: Promise<void> | null = null
+  /** Transports opened (to consume, or to list the fleet): closed by stop. */
+  private readonly opened = new Set<EngineTransport>()
 
   constructor(transports: Readonly<Record<string, EngineTransport>>, logger: Logger) {
     this.byName = checkTransports(transports)
@@ -39,11 +42,27 @@ export class RemoteTransports {
     return this.consuming
   }
 
-  /** Stop consuming and close every transport (after the driver drained). */
+  /**
+   * The live fleet on every transport: each worker's newest announcement made within
+   * `seenWithinMs`, by transport then worker id. Opens a transport that is not open yet (an
+   * engine that does not drive can still list its workers).
+   */
+  async workers(seenWithinMs: number, now: number): Promise<WorkerInfo[]> {
+    const listed: WorkerInfo[] = []
+    for (const [name, transport] of this.byName) {
+      await this.open(transport)
+      for (const message of await transport.workers(now - seenWithinMs))
+        listed.push(workerInfo(name, message))
+    }
+    return listed
+  }
+
+  /** Stop consuming and close every transport opened (after the driver drained). */
   async stop(): Promise<void> {
-    if (this.consuming === null) return
     this.consuming = null
-    for (const transport of this.byName.values()) {
+    const opened = [...this.opened]
+    this.opened.clear()
+    for (const transport of opened) {
       await transport.close().catch((error: unknown) => {
         this.logger.warn({ err: error, transport: transport.name }, 'closing a transport failed')
       })
@@ -65,9 +84,14 @@ export class RemoteTransports {
     })
   }
 
+  private async open(transport: EngineTransport): Promise<void> {
+    this.opened.add(transport)
+    await transport.open()
+  }
+
   private async consumeAll(deps: SignalSenderDeps): Promise<void> {
     for (const [name, transport] of this.byName) {
-      await transport.open()
+      await this.open(transport)
       await transport.consume((reports) => this.settle(deps, name, reports))
     }
   }
