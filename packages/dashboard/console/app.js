@@ -9,6 +9,7 @@ import { loginView } from './view_login.js'
 import { runView } from './view_run.js'
 import { runsView } from './view_runs.js'
 import { stepView } from './view_step.js'
+import { workersView } from './view_workers.js'
 import { notice } from './widgets.js'
 
 const main = byId('main')
@@ -24,6 +25,7 @@ const VIEWS = {
     create: stepView,
     title: (route) => `Position ${route.params.seq} of ${route.params.id}`,
   },
+  workers: { create: workersView, title: () => 'Workers' },
   login: { create: (route) => loginView(route, updateShell), title: () => 'Sign in' },
   notFound: { create: notFoundView, title: () => 'Not found' },
 }

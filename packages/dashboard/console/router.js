@@ -5,6 +5,7 @@
 //   #/runs?status=failed&workflow=checkout   runs list with filters
 //   #/runs/<id>                              run detail
 //   #/runs/<id>/steps/<seq>                  step detail
+//   #/workers                                the remote-step fleet
 //   #/login?next=<hash>                      login (token mode)
 
 /** Parses a location hash into `{ name, params, query }`; unknown paths → `notFound`. */
@@ -27,6 +28,7 @@ function matchParts(parts) {
   if (first === 'runs' && third === 'steps' && parts.length === 4 && /^\d+$/.test(seq)) {
     return { name: 'step', params: { id, seq: Number(seq) } }
   }
+  if (first === 'workers' && parts.length === 1) return { name: 'workers', params: {} }
   if (first === 'login' && parts.length === 1) return { name: 'login', params: {} }
   return { name: 'notFound', params: {} }
 }

@@ -1,5 +1,6 @@
 /**
- * The read API: `GET api/runs`, `api/runs/:id`, `api/runs/:id/steps`, `api/workflows`.
+ * The read API: `GET api/runs`, `api/runs/:id`, `api/runs/:id/steps`, `api/workflows`,
+ * `api/workers` (the remote-step fleet on the engine's transports).
  * Reads never change anything.
  */
 import type { Hono } from 'hono'
@@ -58,5 +59,9 @@ export function mountReadRoutes(app: Hono<AppEnv>, options: ResolvedOptions): vo
       .registeredWorkflows()
       .map(({ workflow, version }) => ({ workflow, version }))
     return jsonResponse({ workflows })
+  })
+
+  app.get('/api/workers', async () => {
+    return jsonResponse({ workers: await engine.listWorkers() })
   })
 }

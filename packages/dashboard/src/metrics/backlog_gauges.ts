@@ -1,12 +1,14 @@
 /**
- * Backlog gauges, read at scrape time through a BacklogReader (cached, single flight): runs
+ * Backlog gauges, read at scrape time through a CachedReader (cached, single flight): runs
  * pending and waiting, timers due and not yet picked up, and how long the oldest pending run
  * has been claimable. A failed read leaves every gauge at its last value and increments the
  * error counter; the scrape still answers.
  */
 import { Counter, Gauge } from 'prom-client'
 import type { RunBacklog } from '@cairn/core/contracts'
-import { BacklogReader, type BacklogReading } from './backlog_reader.ts'
+import { CachedReader, type Reading } from './cached_reader.ts'
+
+type BacklogReading = Reading<RunBacklog>
 import type { MetricsContext } from './context.ts'
 
 export interface BacklogGaugeOptions {
@@ -15,17 +17,17 @@ export interface BacklogGaugeOptions {
 }
 
 const GAUGES: ReadonlyArray<[string, string, (r: BacklogReading) => number]> = [
-  ['runs_pending', 'Runs pending: created or requeued, not yet claimed.', (r) => r.backlog.pending],
-  ['runs_waiting', 'Runs waiting on a timer, signal, child or event.', (r) => r.backlog.waiting],
+  ['runs_pending', 'Runs pending: created or requeued, not yet claimed.', (r) => r.value.pending],
+  ['runs_waiting', 'Runs waiting on a timer, signal, child or event.', (r) => r.value.waiting],
   [
     'timers_due',
     'Waiting runs whose wake time has passed, not yet claimed.',
-    (r) => r.backlog.dueTimers,
+    (r) => r.value.dueTimers,
   ],
   [
     'oldest_pending_age_seconds',
     'How long the oldest pending run has been claimable (0 when none).',
-    (r) => pendingAgeSeconds(r.backlog, r.readAt),
+    (r) => pendingAgeSeconds(r.value, r.readAt),
   ],
 ]
 
@@ -37,8 +39,10 @@ export function backlogGauges(ctx: MetricsContext, options: BacklogGaugeOptions)
     // Awaits the same read as the gauges, so a scrape shows the error it caused.
     collect: async () => void (await reader.current()),
   })
-  const reader = new BacklogReader(ctx.engine, {
+  const reader = new CachedReader(() => ctx.engine.backlog(), {
     ...options,
+    what: 'backlog',
+    now: () => ctx.engine.options.clock.now(),
     onError: (error) => {
       errors.inc()
       ctx.engine.options.logger.warn({ err: error }, 'cairn metrics: reading the backlog failed')

@@ -10,6 +10,7 @@ import { InvalidArgumentError, type Engine } from '@cairn/core'
 import { checkInteger, MAX_TIME_MS, NUMBER_RANGES, type IntegerRange } from '@cairn/core/store-kit'
 import { Registry } from 'prom-client'
 import { backlogGauges } from './backlog_gauges.ts'
+import { workerGauges } from './worker_gauges.ts'
 import type { MetricsContext } from './context.ts'
 import { LabelValues } from './label_values.ts'
 import { recoveryCounters } from './recovery_counters.ts'
@@ -64,6 +65,7 @@ export function createMetrics(engine: Engine, options: MetricsOptions = {}): Met
   const before = new Set(registry.getMetricsAsArray().map((metric) => metric.name))
   const stops = [runCounters(ctx), stepMetrics(ctx), recoveryCounters(ctx)]
   backlogGauges(ctx, backlog)
+  workerGauges(ctx, backlog)
   const ours = registry.getMetricsAsArray().filter((metric) => !before.has(metric.name))
   let closed = false
   return {

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Engine, silentLogger } from '@cairn/core'
+import type { EngineTransport } from '@cairn/core/contracts'
 import { SqliteStore } from '@cairn/sql/sqlite'
 import { createDashboard, serveDashboard } from '../../src/index.ts'
 import { createGate, registerWorkflows, type Controls } from './workflows.ts'
@@ -27,6 +28,8 @@ export interface WorldOptions {
   readOnly?: boolean
   /** The engine's parkUnrunnableAfterMs (default: the engine's). */
   parkUnrunnableAfterMs?: number
+  /** The engine's transports (remote steps). Default none. */
+  transports?: Record<string, EngineTransport>
 }
 
 export async function startWorld(options: WorldOptions = {}): Promise<World> {
@@ -36,6 +39,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     store: new SqliteStore({ path: dbPath }),
     logger: silentLogger,
     pollIntervalMs: 200,
+    ...(options.transports === undefined ? {} : { transports: options.transports }),
     ...(options.parkUnrunnableAfterMs === undefined
       ? {}
       : { parkUnrunnableAfterMs: options.parkUnrunnableAfterMs }),
