@@ -1,7 +1,7 @@
 /**
  * `cairn <command> [options]`: parses the command line (node:util parseArgs), runs the command
  * and turns any failure into `E_CODE: message` on stderr with exit code 1 (2 for bad usage),
- * every password of the store URL scrubbed from what is printed.
+ * every password of the store and transport URLs scrubbed from what is printed.
  */
 import { parseArgs } from 'node:util'
 import { CairnError } from '@cairn/core'
@@ -11,7 +11,10 @@ import { scrub, secretsOf } from './store/redact.ts'
 import { UsageError } from './usage_error.ts'
 
 export async function main(argv: readonly string[], io: Io): Promise<number> {
-  const secrets = secretsOf(storeArgument(argv) ?? io.env.CAIRN_STORE)
+  const secrets = [
+    ...secretsOf(argument(argv, 'store') ?? io.env.CAIRN_STORE),
+    ...secretsOf(argument(argv, 'transport') ?? io.env.CAIRN_TRANSPORT),
+  ]
   const safe: Io = {
     ...io,
     out: (text) => io.out(scrub(text, secrets)),
@@ -69,10 +72,13 @@ function report(error: unknown, io: Io): number {
   return 1
 }
 
-/** The --store value, found before parsing so even a parse error's text gets scrubbed. */
-function storeArgument(argv: readonly string[]): string | undefined {
-  const at = argv.findIndex((a) => a === '--store' || a.startsWith('--store='))
+/**
+ * A --store or --transport value (URLs that may carry a password), found before parsing so even
+ * a parse error's text gets scrubbed.
+ */
+function argument(argv: readonly string[], name: string): string | undefined {
+  const at = argv.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`))
   if (at === -1) return undefined
   const arg = argv[at] as string
-  return arg.startsWith('--store=') ? arg.slice('--store='.length) : argv[at + 1]
+  return arg.startsWith(`--${name}=`) ? arg.slice(`--${name}=`.length) : argv[at + 1]
 }

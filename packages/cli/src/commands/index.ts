@@ -5,6 +5,7 @@ import { dashboardCommand } from './dashboard.ts'
 import { retryCommand } from './retry.ts'
 import { runCommand } from './run.ts'
 import { runsCommand } from './runs.ts'
+import { workerCommand } from './worker.ts'
 
 export const COMMANDS: readonly Command[] = [
   dashboardCommand,
@@ -12,6 +13,7 @@ export const COMMANDS: readonly Command[] = [
   runCommand,
   retryCommand,
   cancelCommand,
+  workerCommand,
 ]
 
 export function findCommand(name: string): Command | undefined {
@@ -22,12 +24,13 @@ export function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length))
   return `Usage: cairn <command> [options]
 
-Operate Cairn runs in a store: serve the dashboard, list, inspect, retry and cancel runs.
+Operate Cairn runs in a store: serve the dashboard, list, inspect, retry and cancel runs;
+run remote steps (cairn worker).
 
 Commands:
 ${COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}
 
-Every command takes --store <url> (or $CAIRN_STORE): a SQLite file path, sqlite:<path>,
+Every command but worker takes --store <url> (or $CAIRN_STORE): a SQLite file path, sqlite:<path>,
 file:<url>, postgres://…, postgresql://…, mysql://… or mariadb://…. Passwords are never printed;
 prefer $CAIRN_STORE to keep one out of the process list.
 
