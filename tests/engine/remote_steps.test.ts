@@ -351,7 +351,39 @@ eachStore('remote steps', (test) => {
       await env.settle()
       assert.equal((await f.engine.getRun(runId))?.status, 'cancelled')
       assert.equal(f.transport.broker.pendingTasks(), 0)
+      const steps = await f.engine.getSteps(runId)
+      assert.deepEqual(
+        steps.map((s) => [s.name, s.status, s.output]),
+        [['slow', 'waiting', undefined]],
+        'the late result was recorded',
+      )
     } finally {
+      await f.close()
+    }
+  })
+
+  test('a saga cancel does not wait for the result of a remote step the turn holds the run for', async (env) => {
+    let release: () => void = () => {}
+    const started = Promise.withResolvers<void>()
+    const f = await fleet(env, {
+      slow: () =>
+        new Promise<string>((resolve) => {
+          started.resolve()
+          release = () => resolve('never recorded')
+        }),
+    })
+    try {
+      registerRemote(f.engine, 'slow')
+      f.engine.register('held', 1, async (ctx) => ctx.step('slow', null))
+      const { runId } = await f.engine.start('held', null)
+      await started.promise
+      assert.equal((await f.engine.getRun(runId))?.status, 'running') // held for its result
+      await f.engine.cancel(runId, { compensate: true })
+      await env.settle() // no fake time passes: the hold (5 s) does not delay the unwinding
+      assert.equal((await f.engine.getRun(runId))?.status, 'cancelled')
+    } finally {
+      release()
+      await waitFor(() => f.worker.inFlight === 0)
       await f.close()
     }
   })

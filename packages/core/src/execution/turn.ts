@@ -170,7 +170,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   private recordedLeft: number
   private currentTime: number
   private idleCheckScheduled = false
-  /** Remote-step results this turn waits for in memory (holdForResult): how to drop each. */
+  /** Remote-step results this turn waits for in memory (holdForResult): how to release each. */
   private readonly resultHolds = new Set<() => void>()
   /** Writes in flight plus outcomes not yet delivered. */
   private engineWork = 0
@@ -348,6 +348,9 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   requestCancel(reason: string): void {
     if (!this.live || this.cancelRequest !== null) return
     this.cancelRequest = { reason }
+    // A remote step's result is not worth waiting for: the run unwinds now, a late result is
+    // refused by the cancelled run.
+    for (const release of [...this.resultHolds]) release()
     this.checkIdleSoon()
   }
 
@@ -436,19 +439,15 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     if (!this.live) return () => {}
     this.active += 1
     const unregister = this.deps.liveTasks.register(taskId, handler)
-    const drop = (): void => {
+    const release = (): void => {
+      if (!this.resultHolds.delete(release)) return
       timer.cancel()
       unregister()
-      this.resultHolds.delete(drop)
-    }
-    const release = (): void => {
-      if (!this.resultHolds.has(drop)) return
-      drop()
       this.active -= 1
       this.checkIdleSoon()
     }
     const timer = this.clock.setTimer(this.deps.holdTimersUpToMs, release)
-    this.resultHolds.add(drop)
+    this.resultHolds.add(release)
     return release
   }
 
@@ -750,7 +749,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     for (const timer of this.durableTimers.values()) timer.cancel()
     this.durableTimers.clear()
     this.inboxWatch.stop()
-    for (const drop of [...this.resultHolds]) drop()
+    for (const release of [...this.resultHolds]) release()
     this.deps.deliverer.forget(this)
     this.hold.clear()
     this.calls.clear()
