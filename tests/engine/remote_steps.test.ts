@@ -42,6 +42,49 @@ function registerRemote(engine: Engine, name: string): void {
 }
 
 eachStore('remote steps', (test) => {
+  test("a foreign worker's wire retryAfterMs holds the next attempt back, whatever its error's class", async (env) => {
+    const transport = createMemoryTransport()
+    const engine = await env.engine({ transports: { memory: transport.engine() } })
+    registerRemote(engine, 'busy') // retries: 2, backoff 10 ms
+    engine.register('polite', 1, async (ctx) => ctx.step('busy', null))
+    const { runId } = await engine.start('polite', null)
+    // A worker in another language: no codec detail, no code, only the wire's retryAfterMs.
+    const worker = transport.worker()
+    const take = async () =>
+      worker.receive({
+        steps: ['busy'],
+        capabilities: [],
+        max: 1,
+        holdMs: 60_000,
+        signal: AbortSignal.timeout(200),
+      })
+    const [first] = await take()
+    assert.ok(first !== undefined)
+    const now = Date.now()
+    await first.complete({
+      v: 1,
+      type: 'result',
+      taskId: first.message.taskId,
+      runId,
+      seq: first.message.seq,
+      attempt: 1,
+      workerId: 'py-1',
+      startedAt: now,
+      finishedAt: now,
+      outcome: {
+        status: 'failed',
+        error: { name: 'RateLimited', message: 'slow down', retryable: true, retryAfterMs: 60_000 },
+      },
+    })
+    await env.settle()
+    await env.skip(30_000)
+    assert.deepEqual(await take(), [], 'the next attempt came before the 60 s the worker asked for')
+    await env.skip(31_000)
+    const [second] = await take()
+    assert.equal(second?.message.attempt, 2)
+    await worker.close()
+  })
+
   test('listWorkers: the live fleet on each transport, with the protocol agreed; a worker that left is gone', async (env) => {
     const transport = createMemoryTransport()
     const engine = await env.engine({ transports: { memory: transport.engine() } })

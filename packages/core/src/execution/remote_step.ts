@@ -204,7 +204,9 @@ class RemoteWait {
     }
     const error = errorFromWire(result.outcome.error, this.rt.codec)
     const permanent = result.outcome.error.retryable === false
-    this.failed(error, encodeError(error, this.rt.codec), messageSeq, permanent, onDurable)
+    // A worker in another language asks for its delay on the wire, whatever its error's class.
+    const floorMs = result.outcome.error.retryAfterMs ?? 0
+    this.failed(error, encodeError(error, this.rt.codec), messageSeq, permanent, onDurable, floorMs)
   }
 
   private failed(
@@ -213,11 +215,12 @@ class RemoteWait {
     messageSeq: number | undefined,
     permanent = false,
     onDurable?: (recorded: boolean) => void,
+    floorMs = 0,
   ): void {
     this.settled = true
     const decision = permanent
       ? { retry: false as const }
-      : decideRetry(error, this.attempt, this.plan.policy)
+      : decideRetry(error, this.attempt, this.plan.policy, floorMs)
     if (!decision.retry) {
       this.rt.complete(
         this.step(this.attempt, null),

@@ -86,10 +86,20 @@ function validate(policy: RetryPolicy): void {
   }
 }
 
-/** Decide after `attempts` failed attempts, the last failing with `error`. */
-export function decideRetry(error: unknown, attempts: number, policy: RetryPolicy): RetryDecision {
+/**
+ * Decide after `attempts` failed attempts, the last failing with `error`. `floorMs`: a delay
+ * the failure itself asked for from outside (a remote worker's wire `retryAfterMs`), honoured
+ * as RetryableError's is.
+ */
+export function decideRetry(
+  error: unknown,
+  attempts: number,
+  policy: RetryPolicy,
+  floorMs = 0,
+): RetryDecision {
   if (isPermanent(error) || attempts > policy.retries) return { retry: false }
-  const floor = RetryableError.is(error) ? retryAfter(error.retryAfterMs) : 0
+  const own = RetryableError.is(error) ? retryAfter(error.retryAfterMs) : 0
+  const floor = Math.max(own, retryAfter(floorMs))
   return { retry: true, delayMs: Math.max(floor, backoffDelay(attempts, policy)) }
 }
 
