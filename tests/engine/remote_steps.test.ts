@@ -42,6 +42,51 @@ function registerRemote(engine: Engine, name: string): void {
 }
 
 eachStore('remote steps', (test) => {
+  test('a transport that cannot be reached does not stop the engine; it connects when it can', async (env) => {
+    const transport = createMemoryTransport()
+    const real = transport.engine()
+    let refusals = 2
+    const flaky: EngineTransport = {
+      name: 'memory',
+      open: async () => {
+        if (refusals > 0) {
+          refusals -= 1
+          throw new Error('connect ECONNREFUSED 127.0.0.1:6379')
+        }
+        await real.open()
+      },
+      close: () => real.close(),
+      consume: (handler) => real.consume(handler),
+      workers: (since) => real.workers(since),
+      publish: (tasks) => real.publish(tasks),
+    }
+    const engine = await env.engine({ transports: { memory: flaky } }) // startDriving resolved
+    registerRemote(engine, 'ship')
+    engine.register('local', 1, async (ctx) => ctx.localStep('pack', () => 'packed'))
+    engine.register('remote', 1, async (ctx) => ctx.step('ship', null))
+    const local = await engine.start('local', null)
+    assert.deepEqual(await engine.waitForRun(local.runId, { timeoutMs: 10_000 }), {
+      runId: local.runId,
+      status: 'completed',
+      output: 'packed',
+    })
+    const worker = createWorker({ transport: transport.worker(), steps: { ship: () => 'shipped' } })
+    await worker.start()
+    try {
+      const remote = await engine.start('remote', null)
+      await env.skip(1_000) // the second attempt to connect fails too
+      assert.equal(refusals, 0)
+      await env.skip(2_000) // the third connects; the task (published meanwhile) is done
+      assert.deepEqual(await engine.waitForRun(remote.runId, { timeoutMs: 10_000 }), {
+        runId: remote.runId,
+        status: 'completed',
+        output: 'shipped',
+      })
+    } finally {
+      await worker.close(100)
+    }
+  })
+
   test("a foreign worker's wire retryAfterMs holds the next attempt back, whatever its error's class", async (env) => {
     const transport = createMemoryTransport()
     const engine = await env.engine({ transports: { memory: transport.engine() } })

@@ -45,10 +45,14 @@ export class BullmqEngineTransport implements EngineTransport {
     this.#options = options
   }
 
+  /** A failed open is forgotten: the next open() tries again (the engine retries it). */
   open(): Promise<void> {
     this.#opening ??= (async () => {
       this.#client = await connect(this.#options, 'engine')
-    })()
+    })().catch((error: unknown) => {
+      this.#opening = null
+      throw error
+    })
     return this.#opening
   }
 
@@ -112,8 +116,15 @@ export class BullmqEngineTransport implements EngineTransport {
       drainDelay: 5,
     })
     consumer.on('error', this.#options.onError)
+    try {
+      await consumer.startStalledCheckTimer()
+    } catch (error) {
+      // Not consuming: a later consume() may try again.
+      this.#handler = null
+      await consumer.close().catch(() => {})
+      throw error
+    }
     this.#consumer = consumer
-    await consumer.startStalledCheckTimer()
     this.#loop = this.#consume(consumer, handler)
   }
 

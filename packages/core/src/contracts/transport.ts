@@ -59,7 +59,10 @@ export interface EngineTransport {
   /** The transport's name in config and on the run (`bullmq`, `db`, `memory`). */
   readonly name: string
 
-  /** Connects. Idempotent. Rejects when the broker cannot be reached (nothing consumed). */
+  /**
+   * Connects. Idempotent. Rejects when the broker cannot be reached (nothing consumed), leaving
+   * nothing connected: calling it again tries again (the engine does, with back-off).
+   */
   open(): Promise<void>
 
   /**

@@ -8,6 +8,7 @@
  * the transport delivers again. Heartbeats keep the transport's hold; the engine does not store
  * them (docs/design/remote_steps.md).
  */
+import type { Clock, TimerHandle } from '../contracts/clock.ts'
 import type { Logger } from '../contracts/logger.ts'
 import type { EngineTransport, TaskToPublish, WorkerReport } from '../contracts/transport.ts'
 import { InvalidArgumentError, RunNotFoundError, RunTerminalError } from '../errors/index.ts'
@@ -18,27 +19,43 @@ import type { ResultMessage } from '../wire/index.ts'
 import { deliverSignal, type SignalSenderDeps } from './signal_sender.ts'
 import { workerInfo, type WorkerInfo } from './worker_views.ts'
 
+const FIRST_RECONNECT_MS = 1_000
+const MAX_RECONNECT_MS = 60_000
+
 export class RemoteTransports {
   /** Attempts whose turn waits in memory here: their results skip the inbox (live_tasks.ts). */
   readonly live = new LiveTasks()
   private readonly byName: ReadonlyMap<string, EngineTransport>
   private readonly logger: Logger
+  private readonly clock: Clock
   private consuming: Promise<void> | null = null
+  private stopped = false
+  /** Reconnection attempts scheduled for transports that could not be reached. */
+  private readonly retries = new Set<TimerHandle>()
   /** Transports opened (to consume, or to list the fleet): closed by stop. */
   private readonly opened = new Set<EngineTransport>()
 
-  constructor(transports: Readonly<Record<string, EngineTransport>>, logger: Logger) {
+  constructor(transports: Readonly<Record<string, EngineTransport>>, logger: Logger, clock: Clock) {
     this.byName = checkTransports(transports)
     this.logger = logger
+    this.clock = clock
   }
 
   has(name: string): boolean {
     return this.byName.has(name)
   }
 
-  /** Open every transport and consume its results into the store. Idempotent. */
+  /**
+   * Open every transport and consume its results into the store. Idempotent. A transport that
+   * cannot be reached does not keep the engine from driving: the failure is logged and the
+   * connection tried again (1 s, doubling to 1 min) until it works or the engine closes; its
+   * remote steps wait meanwhile, their tasks published again by their checks.
+   */
   start(deps: SignalSenderDeps): Promise<void> {
-    this.consuming ??= this.consumeAll(deps)
+    this.stopped = false
+    this.consuming ??= Promise.all(
+      [...this.byName].map(([name, transport]) => this.connect(deps, name, transport, 0)),
+    ).then(() => {})
     return this.consuming
   }
 
@@ -59,6 +76,9 @@ export class RemoteTransports {
 
   /** Stop consuming and close every transport opened (after the driver drained). */
   async stop(): Promise<void> {
+    this.stopped = true
+    for (const retry of this.retries) retry.cancel()
+    this.retries.clear()
     this.consuming = null
     const opened = [...this.opened]
     this.opened.clear()
@@ -89,10 +109,31 @@ export class RemoteTransports {
     await transport.open()
   }
 
-  private async consumeAll(deps: SignalSenderDeps): Promise<void> {
-    for (const [name, transport] of this.byName) {
+  /** One attempt to open `transport` and consume from it; on failure, the next is scheduled. */
+  private async connect(
+    deps: SignalSenderDeps,
+    name: string,
+    transport: EngineTransport,
+    failures: number,
+  ): Promise<void> {
+    if (this.stopped) return
+    try {
       await this.open(transport)
       await transport.consume((reports) => this.settle(deps, name, reports))
+      if (failures > 0)
+        this.logger.info({ transport: name }, 'transport reached: consuming results')
+    } catch (error) {
+      if (this.stopped) return
+      const delayMs = Math.min(MAX_RECONNECT_MS, FIRST_RECONNECT_MS * 2 ** failures)
+      this.logger.error(
+        { err: error, transport: name, retryInMs: delayMs },
+        'transport unreachable: its remote steps wait; trying again',
+      )
+      const retry = this.clock.setTimer(delayMs, () => {
+        this.retries.delete(retry)
+        void this.connect(deps, name, transport, failures + 1)
+      })
+      this.retries.add(retry)
     }
   }
 

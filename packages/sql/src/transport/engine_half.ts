@@ -42,7 +42,10 @@ export class DbEngineTransport implements EngineTransport {
         throw error
       }
       this.#db = db
-    })()
+    })().catch((error: unknown) => {
+      this.#opening = null // the next open() tries again (the engine retries it)
+      throw error
+    })
     return this.#opening
   }
 
@@ -76,7 +79,12 @@ export class DbEngineTransport implements EngineTransport {
       throw new InvalidArgumentError('this transport already has a consumer')
     const db = this.#connected()
     this.#handler = handler
-    this.#unlisten = await db.listen('reports', () => this.#wakeup.wake())
+    try {
+      this.#unlisten = await db.listen('reports', () => this.#wakeup.wake())
+    } catch (error) {
+      this.#handler = null // not consuming: a later consume() may try again
+      throw error
+    }
     this.#loop = this.#consume(db, handler)
   }
 

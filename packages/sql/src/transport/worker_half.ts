@@ -53,7 +53,10 @@ export class DbWorkerTransport implements WorkerTransport {
         throw error
       }
       this.#db = db
-    })()
+    })().catch((error: unknown) => {
+      this.#opening = null // the next open() tries again
+      throw error
+    })
     return this.#opening
   }
 
