@@ -18,6 +18,7 @@ import { assertIdentifier } from '../util/validate.ts'
 import type { ResultMessage } from '../wire/index.ts'
 import { deliverSignal, type SignalSenderDeps } from './signal_sender.ts'
 import { workerInfo, type WorkerInfo } from './worker_views.ts'
+import { PublishBatcher } from './publish_batcher.ts'
 
 const FIRST_RECONNECT_MS = 1_000
 const MAX_RECONNECT_MS = 60_000
@@ -32,6 +33,8 @@ export class RemoteTransports {
   private stopped = false
   /** Reconnection attempts scheduled for transports that could not be reached. */
   private readonly retries = new Set<TimerHandle>()
+  /** Per transport: tasks published while a publish is in flight go together in the next. */
+  private readonly batchers = new Map<string, PublishBatcher>()
   /** Transports opened (to consume, or to list the fleet): closed by stop. */
   private readonly opened = new Set<EngineTransport>()
 
@@ -90,18 +93,18 @@ export class RemoteTransports {
   }
 
   /**
-   * Publish without waiting: the task is durable in the store already, and a publish that fails
-   * is sent again by the step's next check (remote_step.ts).
+   * Publish without waiting (publish_batcher.ts): the task is durable in the store already, and
+   * a publish that fails is sent again by the step's next check (remote_step.ts).
    */
   publish(name: string, task: TaskToPublish): void {
     const transport = this.byName.get(name)
     if (transport === undefined) return
-    transport.publish([task]).catch((error: unknown) => {
-      this.logger.warn(
-        { err: error, transport: name, taskId: task.message.taskId },
-        'publishing a task failed; it is sent again at its next check',
-      )
-    })
+    let batcher = this.batchers.get(name)
+    if (batcher === undefined) {
+      batcher = new PublishBatcher(name, transport, this.logger)
+      this.batchers.set(name, batcher)
+    }
+    batcher.publish(task)
   }
 
   private async open(transport: EngineTransport): Promise<void> {

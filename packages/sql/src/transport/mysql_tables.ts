@@ -6,7 +6,14 @@
  * time zone.
  */
 import type { Pool, PoolConnection } from 'mysql2/promise'
-import type { ClaimedReport, ClaimedTask, ClaimQuery, TaskRow, TransportTables } from './tables.ts'
+import type {
+  ClaimedReport,
+  ClaimedTask,
+  ClaimQuery,
+  CompletedTask,
+  TaskRow,
+  TransportTables,
+} from './tables.ts'
 
 const NOW = "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)"
 const TABLE_OPTIONS = 'ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin'
@@ -131,14 +138,14 @@ export class MysqlTables implements TransportTables {
     return (result as { affectedRows: number }).affectedRows === 1
   }
 
-  async completeTask(taskKey: string, holder: string, report: string): Promise<void> {
+  async completeTasks(items: readonly CompletedTask[]): Promise<void> {
     await this.#transaction(async (conn) => {
-      await conn.query(`INSERT INTO ${this.#t.reports} (body, available_at) VALUES (?, 0)`, [
-        report,
-      ])
-      await conn.query(`DELETE FROM ${this.#t.tasks} WHERE task_key = ? AND holder = ?`, [
-        taskKey,
-        holder,
+      await conn.query(
+        `INSERT INTO ${this.#t.reports} (body, available_at) VALUES ${items.map(() => '(?, 0)').join(', ')}`,
+        items.map((i) => i.report),
+      )
+      await conn.query(`DELETE FROM ${this.#t.tasks} WHERE (task_key, holder) IN (?)`, [
+        items.map((i) => [i.taskKey, i.holder]),
       ])
     })
   }

@@ -9,6 +9,7 @@ import type { ClientConfig } from 'pg'
 import { startWakeListener } from '../postgres/wake_listener.ts'
 import { keyOf } from './keys.ts'
 import type {
+  CompletedTask,
   ClaimedReport,
   ClaimedTask,
   ClaimQuery,
@@ -160,12 +161,21 @@ export class PostgresTables implements TransportTables {
     return result.rowCount === 1
   }
 
-  async completeTask(taskKey: string, holder: string, report: string): Promise<void> {
+  async completeTasks(items: readonly CompletedTask[]): Promise<void> {
     await this.#query(
-      `WITH gone AS (DELETE FROM ${this.#t.tasks} WHERE task_key = $1 AND holder = $2),
-            sent AS (INSERT INTO ${this.#t.reports} (body, available_at) VALUES ($3, 0))
+      `WITH gone AS (
+         DELETE FROM ${this.#t.tasks} AS t USING unnest($1::text[], $2::text[]) AS h(k, w)
+         WHERE t.task_key = h.k AND t.holder = h.w),
+       sent AS (
+         INSERT INTO ${this.#t.reports} (body, available_at)
+         SELECT b, 0 FROM unnest($3::text[]) WITH ORDINALITY AS x(b, n) ORDER BY n)
        SELECT pg_notify($4, ${NOW}::text)`,
-      [taskKey, holder, report, this.#channel('reports')],
+      [
+        items.map((i) => i.taskKey),
+        items.map((i) => i.holder),
+        items.map((i) => i.report),
+        this.#channel('reports'),
+      ],
     )
   }
 

@@ -8,7 +8,14 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite'
 import { StoreFailureError } from '@cairn/core/errors'
-import type { ClaimedReport, ClaimedTask, ClaimQuery, TaskRow, TransportTables } from './tables.ts'
+import type {
+  ClaimedReport,
+  ClaimedTask,
+  ClaimQuery,
+  CompletedTask,
+  TaskRow,
+  TransportTables,
+} from './tables.ts'
 
 const NOW = "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)"
 const BUSY_SLICE_MS = 50
@@ -123,14 +130,16 @@ export class SqliteTables implements TransportTables {
     })
   }
 
-  async completeTask(taskKey: string, holder: string, report: string): Promise<void> {
-    await this.#transaction('complete a task', () => {
-      this.#db
-        .prepare('INSERT INTO cairn_task_reports (body, available_at) VALUES (?, 0)')
-        .run(report)
-      this.#db
-        .prepare('DELETE FROM cairn_tasks WHERE task_key = ? AND holder = ?')
-        .run(taskKey, holder)
+  async completeTasks(items: readonly CompletedTask[]): Promise<void> {
+    const send = this.#db.prepare(
+      'INSERT INTO cairn_task_reports (body, available_at) VALUES (?, 0)',
+    )
+    const done = this.#db.prepare('DELETE FROM cairn_tasks WHERE task_key = ? AND holder = ?')
+    await this.#transaction('complete tasks', () => {
+      for (const item of items) {
+        send.run(item.report)
+        done.run(item.taskKey, item.holder)
+      }
     })
   }
 

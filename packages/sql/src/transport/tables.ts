@@ -36,6 +36,12 @@ export interface ClaimedTask {
   body: string
 }
 
+export interface CompletedTask {
+  taskKey: string
+  holder: string
+  report: string
+}
+
 export interface ClaimedReport {
   id: string
   body: string
@@ -64,8 +70,11 @@ export interface TransportTables {
   nextDueInMs(stepKeys: readonly string[]): Promise<number | null>
   /** Extends `holder`'s hold; false when it no longer holds the task. */
   extendTask(taskKey: string, holder: string, holdMs: number): Promise<boolean>
-  /** Deletes the task if `holder` holds it and inserts `report` — one transaction. */
-  completeTask(taskKey: string, holder: string, report: string): Promise<void>
+  /**
+   * For each: deletes the task if `holder` still holds it, and inserts `report` (whether or not
+   * it did: a late result goes to the engines, which refuse it) — one transaction for all.
+   */
+  completeTasks(items: readonly CompletedTask[]): Promise<void>
   /** Makes the tasks these holders hold due again at once. */
   handBack(holders: readonly { taskKey: string; holder: string }[]): Promise<void>
   /** Deletes a task whatever holds it (a poison row). */

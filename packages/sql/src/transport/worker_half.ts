@@ -17,7 +17,8 @@ import {
 } from '@cairn/core/wire'
 import { keyOf } from './keys.ts'
 import type { ResolvedTuning } from './options.ts'
-import type { TransportTables } from './tables.ts'
+import { GroupedWrites } from './grouped_writes.ts'
+import type { CompletedTask, TransportTables } from './tables.ts'
 import { Wakeup } from './wake.ts'
 
 interface Hold {
@@ -36,6 +37,8 @@ export class DbWorkerTransport implements WorkerTransport {
   readonly #wakeup = new Wakeup()
   /** Holds not yet completed or handed back, handed back on close. */
   readonly #held = new Map<string, Hold>()
+  /** Results of tasks finishing together, written together (grouped_writes.ts). */
+  #grouped: GroupedWrites<CompletedTask> | null = null
 
   constructor(tables: () => Promise<TransportTables>, tuning: ResolvedTuning) {
     this.#tables = tables
@@ -125,7 +128,7 @@ export class DbWorkerTransport implements WorkerTransport {
         return 'held'
       },
       complete: async (result: ResultMessage) => {
-        await db.completeTask(hold.taskKey, hold.holder, JSON.stringify(result))
+        await this.#completions(db).add({ ...hold, report: JSON.stringify(result) })
         this.#held.delete(id)
       },
       handBack: async () => {
@@ -133,6 +136,11 @@ export class DbWorkerTransport implements WorkerTransport {
         this.#held.delete(id)
       },
     }
+  }
+
+  #completions(db: TransportTables): GroupedWrites<CompletedTask> {
+    this.#grouped ??= new GroupedWrites((items) => db.completeTasks(items))
+    return this.#grouped
   }
 
   #connected(): TransportTables {
