@@ -20,6 +20,8 @@ export interface Fleet {
   startWorker(workMs: number): Promise<ChildProcess>
   /** The ledger's lines: `start|end <runId> <pid>`. */
   ledger(): string[]
+  /** The transport, as a child process is handed it. */
+  spec: TransportSpec
 }
 
 export async function fleet(
@@ -56,6 +58,7 @@ export async function fleet(
     engine,
     startWorker: (workMs) => startWorker(children, spec, ledgerPath, workMs),
     ledger: () => readLedger(ledgerPath),
+    spec,
   }
 }
 

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto'
 import type { ReceiveOptions, ReceivedTask, WorkerTransport } from '@cairn/core/contracts'
 import { InvalidArgumentError } from '@cairn/core/errors'
 import {
+  ProtocolGate,
   parseWireMessage,
   type AnnounceMessage,
   type HeartbeatMessage,
@@ -42,6 +43,7 @@ export class BullmqWorkerTransport implements WorkerTransport {
   readonly name = 'bullmq'
   readonly #options: ResolvedOptions
   readonly #id = randomUUID()
+  readonly #gate = new ProtocolGate()
   #deliveries = 0
   #client: Redis | null = null
   #subscriber: Redis | null = null
@@ -96,6 +98,7 @@ export class BullmqWorkerTransport implements WorkerTransport {
   }
 
   async receive(options: ReceiveOptions): Promise<ReceivedTask[]> {
+    this.#gate.assertAdmitted()
     checkReceiveOptions(options)
     const client = this.#connected()
     const { signal } = options
@@ -147,6 +150,7 @@ export class BullmqWorkerTransport implements WorkerTransport {
   #routesKnown = new Set<string>()
 
   async announce(message: AnnounceMessage): Promise<void> {
+    this.#gate.check(message)
     await this.#connected().hset(
       workersKey(this.#options.prefix),
       message.workerId,

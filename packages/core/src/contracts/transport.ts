@@ -150,6 +150,11 @@ export interface WorkerTransport {
    * worker until completed, handed back, or `holdMs` without a heartbeat.
    */
   receive(options: ReceiveOptions): Promise<ReceivedTask[]>
-  /** Publishes an announcement to every engine (joining, periodically, and when leaving). */
+  /**
+   * Publishes an announcement to every engine (joining, periodically, and when leaving). An
+   * announcement sharing no protocol version with these engines (`checkAnnouncedProtocols`) is
+   * refused with E_PROTOCOL_UNSUPPORTED and not published, and from then on `receive` rejects
+   * with it: a worker that cannot read the tasks is never handed one (`ProtocolGate`).
+   */
   announce(message: AnnounceMessage): Promise<void>
 }

@@ -61,3 +61,8 @@ export class TransactionsUnsupportedError extends defineError(
 ) {}
 /** A schema migration failed; the store did not open. */
 export class MigrationFailedError extends defineError(ErrorCodes.MIGRATION_FAILED) {}
+/**
+ * A worker announced only wire protocol versions this code does not speak: its transport refuses
+ * the announcement and hands it no task (docs/wire.md).
+ */
+export class ProtocolUnsupportedError extends defineError(ErrorCodes.PROTOCOL_UNSUPPORTED) {}

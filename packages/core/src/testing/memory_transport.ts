@@ -19,7 +19,12 @@ import type {
 } from '../contracts/transport.ts'
 import { systemClock } from '../clock/system_clock.ts'
 import { InvalidArgumentError } from '../errors/index.ts'
-import type { AnnounceMessage, HeartbeatMessage, ResultMessage } from '../wire/index.ts'
+import {
+  ProtocolGate,
+  type AnnounceMessage,
+  type HeartbeatMessage,
+  type ResultMessage,
+} from '../wire/index.ts'
 import { MemoryBroker, type Delivered } from './memory_broker.ts'
 
 export interface MemoryTransportOptions extends TransportOptions {
@@ -86,6 +91,7 @@ class MemoryWorkerTransport implements WorkerTransport {
   readonly #broker: MemoryBroker
   /** This worker's holds: one identity per transport, so one worker cannot release another's. */
   readonly #holder = Symbol('memory worker')
+  readonly #gate = new ProtocolGate()
 
   constructor(broker: MemoryBroker) {
     this.#broker = broker
@@ -98,12 +104,14 @@ class MemoryWorkerTransport implements WorkerTransport {
   }
 
   async receive(options: ReceiveOptions): Promise<ReceivedTask[]> {
+    this.#gate.assertAdmitted()
     checkReceiveOptions(options)
     const delivered = await this.#broker.receive(options, this.#holder)
     return delivered.map((task) => this.#received(task, options.holdMs))
   }
 
   async announce(message: AnnounceMessage): Promise<void> {
+    this.#gate.check(message)
     this.#broker.announce(JSON.stringify(message))
   }
 

@@ -12,6 +12,7 @@ export {
   type WireRefusal,
 } from './parse.ts'
 export { taskIdOf, parseTaskId, type TaskAddress } from './task_id.ts'
-export { PROTOCOL_VERSIONS, agreedProtocol } from './protocol.ts'
+export { PROTOCOL_VERSIONS, agreedProtocol, checkAnnouncedProtocols } from './protocol.ts'
+export { ProtocolGate } from './protocol_gate.ts'
 export { MAX_NAME_LENGTH, MAX_DURATION_MS, MAX_LIST_LENGTH } from './fields.ts'
 export { CAPABILITY_NAME, MAX_CAPABILITIES, checkCapabilities } from './capabilities.ts'

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto'
 import type { ReceiveOptions, ReceivedTask, WorkerTransport } from '@cairn/core/contracts'
 import { InvalidArgumentError } from '@cairn/core/errors'
 import {
+  ProtocolGate,
   parseWireMessage,
   type AnnounceMessage,
   type HeartbeatMessage,
@@ -35,6 +36,7 @@ export class DbWorkerTransport implements WorkerTransport {
   #closing = false
   #unlisten: (() => Promise<void>) | null = null
   readonly #wakeup = new Wakeup()
+  readonly #gate = new ProtocolGate()
   /** Holds not yet completed or handed back, handed back on close. */
   readonly #held = new Map<string, Hold>()
   /** Results of tasks finishing together, written together (grouped_writes.ts). */
@@ -78,6 +80,7 @@ export class DbWorkerTransport implements WorkerTransport {
   }
 
   async receive(options: ReceiveOptions): Promise<ReceivedTask[]> {
+    this.#gate.assertAdmitted()
     checkReceiveOptions(options)
     const db = this.#connected()
     const stepKeys = options.steps.map(keyOf)
@@ -113,6 +116,7 @@ export class DbWorkerTransport implements WorkerTransport {
   }
 
   async announce(message: AnnounceMessage): Promise<void> {
+    this.#gate.check(message)
     await this.#connected().upsertWorker(message.workerId, JSON.stringify(message), message.at)
   }
 
