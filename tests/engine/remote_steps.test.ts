@@ -42,6 +42,44 @@ function registerRemote(engine: Engine, name: string): void {
 }
 
 eachStore('remote steps', (test) => {
+  test('a remote step emits task:dispatched per publish and the step:* events of its outcomes', async (env) => {
+    const f = await fleet(env, {
+      flaky: (input: { n: number }, step) => {
+        if (step.attempt === 1) throw new Error('first try fails')
+        return input.n
+      },
+    })
+    try {
+      registerRemote(f.engine, 'flaky')
+      const seen: string[] = []
+      f.engine.on('task:dispatched', (e) =>
+        seen.push(
+          `dispatched ${e.name}#${e.attempt} on ${e.transport}${e.republished ? ' again' : ''}`,
+        ),
+      )
+      f.engine.on('step:retried', (e) =>
+        seen.push(`retried ${e.name}#${e.attempt} ${e.error.message}`),
+      )
+      f.engine.on('step:completed', (e) => {
+        assert.ok(e.durationMs >= 0)
+        seen.push(`completed ${e.name}#${e.attempt}`)
+      })
+      f.engine.register('once', 1, async (ctx) => ctx.step<number>('flaky', { n: 5 }))
+      const { runId } = await f.engine.start('once', null)
+      await env.settle()
+      await env.skip(10) // the back-off
+      assert.equal((await f.engine.waitForRun(runId, { timeoutMs: 10_000 })).status, 'completed')
+      assert.deepEqual(seen, [
+        'dispatched flaky#1 on memory',
+        'retried flaky#1 first try fails',
+        'dispatched flaky#2 on memory',
+        'completed flaky#2',
+      ])
+    } finally {
+      await f.close()
+    }
+  })
+
   test('a transport that cannot be reached does not stop the engine; it connects when it can', async (env) => {
     const transport = createMemoryTransport()
     const real = transport.engine()

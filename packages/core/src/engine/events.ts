@@ -53,6 +53,13 @@ export interface EngineEvents {
   'step:failed': StepRef & Timed & { error: SerializedError }
   'step:retried': StepRef & Timed & { error: SerializedError; delayMs: number }
   /**
+   * A remote step's task was published on `transport` (docs/remote-steps.md): the attempt's
+   * first publish, or `republished` by a check that found no result yet (a lost or slow task).
+   * The attempt's outcome comes as `step:completed`, `step:failed` or `step:retried`, whose
+   * `durationMs` is the worker's own measure of the attempt (its clock, start to finish).
+   */
+  'task:dispatched': StepRef & { transport: string; taskId: string; republished: boolean }
+  /**
    * This engine claimed a run that was still `running` under a lease: `reclaimed` when the
    * previous holder was this instance id (a restart under the same id hands its runs back at
    * once; or a lease this process let lapse), `takeover` when another instance's lease had
@@ -78,6 +85,7 @@ const NAMES: EngineEventName[] = [
   'step:completed',
   'step:failed',
   'step:retried',
+  'task:dispatched',
 ]
 
 /** The diagnostics channel of each event, created once. */

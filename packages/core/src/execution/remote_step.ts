@@ -18,7 +18,20 @@ import { parseWireMessage, type ResultMessage } from '../wire/index.ts'
 import { encodeError, encodeValue } from './outcome.ts'
 import { decideRetry, type RetryPolicy } from './retry_policy.ts'
 import { errorFromWire, taskMessage, taskResultName } from './remote_task.ts'
+import { emitDispatched, emitOutcome, type RemoteAttemptRef } from './remote_step_events.ts'
 import type { StepRecordInput, TurnRuntime } from './runtime.ts'
+
+/** How a failed attempt is settled: what it consumes, who to tell, what the worker said. */
+interface FailedAttempt {
+  durationMs: number
+  /** The inbox message the outcome consumes (none on the live path or at a timeout). */
+  messageSeq?: number | undefined
+  onDurable?: ((recorded: boolean) => void) | undefined
+  /** The worker said never retry (FatalError). */
+  permanent?: boolean
+  /** The worker's wire `retryAfterMs`. */
+  floorMs?: number
+}
 
 /** First check after a dispatch; each later one doubles the interval, up to MAX_CHECK_MS. */
 export const FIRST_CHECK_MS = 10_000
@@ -136,6 +149,11 @@ class RemoteWait {
       dispatchedAt: this.startedAt,
     })
     this.rt.publishTask(this.plan.transport, { message: task, delayMs: 0 })
+    emitDispatched(this.rt, this.ref(), {
+      transport: this.plan.transport,
+      taskId: task.taskId,
+      republished: !hold,
+    })
     if (hold) this.releaseHold = this.rt.holdForResult(task.taskId, this.acceptLive)
   }
 
@@ -168,7 +186,7 @@ class RemoteWait {
     const deadline = this.deadline()
     if (deadline !== null && now >= deadline) {
       const timedOut = new StepTimeoutError(this.plan.name, this.plan.timeoutMs as number)
-      return this.failed(timedOut, encodeError(timedOut, this.rt.codec), undefined)
+      return this.failed(timedOut, { durationMs: now - this.startedAt })
     }
     if (now >= this.checkAt) return this.check(now)
     const wakeAt = deadline === null ? this.checkAt : Math.min(this.checkAt, deadline)
@@ -192,7 +210,10 @@ class RemoteWait {
     onDurable?: (recorded: boolean) => void,
   ): void {
     this.settled = true
+    // The worker's own measure of the attempt (its clock): start to finish.
+    const durationMs = result.finishedAt - result.startedAt
     if (result.outcome.status === 'completed') {
+      emitOutcome(this.rt, this.ref(), { kind: 'completed', durationMs })
       this.rt.complete(
         this.step(this.attempt, null),
         { ok: true, output: result.outcome.output },
@@ -203,40 +224,46 @@ class RemoteWait {
       return
     }
     const error = errorFromWire(result.outcome.error, this.rt.codec)
-    const permanent = result.outcome.error.retryable === false
-    // A worker in another language asks for its delay on the wire, whatever its error's class.
-    const floorMs = result.outcome.error.retryAfterMs ?? 0
-    this.failed(error, encodeError(error, this.rt.codec), messageSeq, permanent, onDurable, floorMs)
+    this.failed(error, {
+      messageSeq,
+      onDurable,
+      durationMs,
+      permanent: result.outcome.error.retryable === false,
+      // A worker in another language asks for its delay on the wire, whatever its error's class.
+      floorMs: result.outcome.error.retryAfterMs ?? 0,
+    })
   }
 
-  private failed(
-    error: unknown,
-    encoded: string,
-    messageSeq: number | undefined,
-    permanent = false,
-    onDurable?: (recorded: boolean) => void,
-    floorMs = 0,
-  ): void {
+  private failed(error: unknown, how: FailedAttempt): void {
     this.settled = true
-    const decision = permanent
+    const encoded = encodeError(error, this.rt.codec)
+    const decision = how.permanent
       ? { retry: false as const }
-      : decideRetry(error, this.attempt, this.plan.policy, floorMs)
+      : decideRetry(error, this.attempt, this.plan.policy, how.floorMs ?? 0)
     if (!decision.retry) {
+      emitOutcome(this.rt, this.ref(), { kind: 'failed', durationMs: how.durationMs, error })
       this.rt.complete(
         this.step(this.attempt, null),
         { ok: false, error: encoded },
-        messageSeq,
+        how.messageSeq,
         undefined,
-        onDurable,
+        how.onDurable,
       )
       return
     }
+    const { delayMs } = decision
+    emitOutcome(this.rt, this.ref(), {
+      kind: 'retried',
+      durationMs: how.durationMs,
+      error,
+      delayMs,
+    })
     // The failed attempt's message stays unconsumed: the next attempt ignores it (its number).
-    const retryAt = this.rt.clock.now() + decision.delayMs
+    const retryAt = this.rt.clock.now() + delayMs
     this.rt.beginWork()
     void this.rt.saveRetrying(this.step(this.attempt, null), encoded, retryAt).then((saved) => {
       this.rt.endWork()
-      onDurable?.(saved)
+      how.onDurable?.(saved)
       if (!saved || !this.rt.live) return
       this.settled = false // the next attempt's wait
       this.waitForRetry(retryAt)
@@ -277,6 +304,10 @@ class RemoteWait {
       wakeAt,
       input: this.input,
     }
+  }
+
+  private ref(): RemoteAttemptRef {
+    return { seq: this.seq, name: this.plan.name, attempt: this.attempt }
   }
 
   private label(): string {
