@@ -3,7 +3,7 @@
  * default export is a BaseStep class or a `defineStep(…)` reference. Two modules declaring the
  * same step name fail boot, naming both files. Other modules (helpers) are skipped.
  */
-import { InvalidArgumentError, type StepReference } from '@cairn/core'
+import { InvalidArgumentError, isStepReference, type StepReference } from '@cairn/core'
 import { scanModules, type AppModule, type Importer } from './app_modules.ts'
 import { BaseStep, stepDeclaration, type StepClass } from './base_step.ts'
 
@@ -48,18 +48,6 @@ function asStep(candidate: unknown, file: string): DiscoveredStep | null {
     return { file, kind: 'class', step, name: stepDeclaration(step, file).name }
   }
   if (isStepReference(candidate))
-    return { file, kind: 'function', step: candidate, name: candidate.name }
+    return { file, kind: 'function', step: candidate as StepReference, name: candidate.name }
   return null
-}
-
-// What core's defineStep returns; checked by shape so two copies of @cairn/core still match.
-function isStepReference(value: unknown): value is StepReference {
-  const ref = value as Partial<StepReference> | null
-  return (
-    typeof value === 'object' &&
-    ref !== null &&
-    typeof ref.name === 'string' &&
-    typeof ref.handler === 'function' &&
-    typeof ref.options === 'object'
-  )
 }

@@ -40,7 +40,7 @@ export {
 } from './engine/events.ts'
 export { defaultLogger, silentLogger } from './engine/default_logger.ts'
 export type * from './execution/types.ts'
-export { defineStep } from './execution/define_step.ts'
+export { defineStep, isStepReference } from './execution/define_step.ts'
 export { currentWorkflowContext } from './execution/current_context.ts'
 export { MemoryStore, RUN_STATUSES, isRunStatus, isTerminalStatus } from './store/index.ts'
 export { SystemClock, systemClock } from './clock/system_clock.ts'

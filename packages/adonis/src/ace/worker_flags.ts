@@ -4,6 +4,7 @@
  */
 import { InvalidArgumentError } from '@cairn/core'
 import { checkInteger, NUMBER_RANGES } from '@cairn/core/store-kit'
+import { CAPABILITY_NAME, checkCapabilities } from '@cairn/core/wire'
 
 export interface WorkerFlags {
   transport?: string
@@ -23,8 +24,6 @@ export interface WorkerOverrides {
   holdMs?: number
 }
 
-const CAPABILITY = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$/
-
 export function workerOverrides(flags: WorkerFlags): WorkerOverrides {
   const out: WorkerOverrides = {}
   if (flags.transport !== undefined) out.transport = flags.transport
@@ -35,14 +34,14 @@ export function workerOverrides(flags: WorkerFlags): WorkerOverrides {
       .split(',')
       .map((c) => c.trim())
       .filter((c) => c !== '')
-    for (const capability of list)
-      if (!CAPABILITY.test(capability))
-        throw invalid(
-          'capabilities',
-          'a comma-separated list of names (letters, digits, _ . : -)',
-          capability,
-        )
-    out.capabilities = [...new Set(list)]
+    // The capability-name rule steps' `requires` and createWorker share (@cairn/core/wire).
+    if (!list.every((c) => CAPABILITY_NAME.test(c)))
+      throw invalid(
+        'capabilities',
+        'a comma-separated list of names (letters, digits, _ . : -)',
+        flags.capabilities,
+      )
+    out.capabilities = checkCapabilities([...new Set(list)], '--capabilities')
   }
   if (flags.workerId !== undefined) {
     if (!/^[\x21-\x7e]{1,255}$/.test(flags.workerId))

@@ -5,7 +5,7 @@
  */
 import { isAbsolute, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { InvalidArgumentError, type StepReference } from '@cairn/core'
+import { InvalidArgumentError, isStepReference, type StepReference } from '@cairn/core'
 import type { Command, Io, ParsedArgs } from '../command.ts'
 import { integerOf } from '../options.ts'
 import { redactUrl } from '../store/redact.ts'
@@ -146,15 +146,4 @@ async function loadSteps(path: string): Promise<StepReference<never, unknown>[]>
       `--steps ${path}: exports no defineStep reference (export each step, or a default array of them)`,
     )
   return found
-}
-
-function isStepReference(value: unknown): value is StepReference<never, unknown> {
-  const ref = value as Partial<StepReference> | null
-  return (
-    typeof value === 'object' &&
-    ref !== null &&
-    typeof ref.name === 'string' &&
-    typeof ref.handler === 'function' &&
-    typeof ref.options === 'object'
-  )
 }

@@ -24,3 +24,19 @@ export function defineStep<I, O>(
   checkOptionKeys(options.backoff, BACKOFF_OPTIONS, `${where} backoff`, { step: name })
   return Object.freeze({ name, handler, options })
 }
+
+/**
+ * Whether `value` is what `defineStep` returns — checked by shape, not by class, so a reference
+ * made by another copy of `@cairn/core` (an app's and a library's) is recognised too. For code
+ * that finds steps among a module's exports (`cairn worker`, AdonisJS discovery).
+ */
+export function isStepReference(value: unknown): value is StepReference<never, unknown> {
+  const ref = value as Partial<StepReference> | null
+  return (
+    typeof value === 'object' &&
+    ref !== null &&
+    typeof ref.name === 'string' &&
+    typeof ref.handler === 'function' &&
+    typeof ref.options === 'object'
+  )
+}

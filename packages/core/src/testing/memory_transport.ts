@@ -20,6 +20,7 @@ import type {
 import { systemClock } from '../clock/system_clock.ts'
 import { InvalidArgumentError } from '../errors/index.ts'
 import {
+  checkReceiveOptions,
   ProtocolGate,
   type AnnounceMessage,
   type HeartbeatMessage,
@@ -132,11 +133,4 @@ class MemoryWorkerTransport implements WorkerTransport {
       handBack: async () => broker.handBack(task.taskId, holder),
     }
   }
-}
-
-function checkReceiveOptions(options: ReceiveOptions): void {
-  if (!Number.isInteger(options.max) || options.max < 1)
-    throw new InvalidArgumentError(`receive: max must be an integer ≥ 1, got ${options.max}`)
-  if (!Number.isInteger(options.holdMs) || options.holdMs < 1)
-    throw new InvalidArgumentError(`receive: holdMs must be an integer ≥ 1, got ${options.holdMs}`)
 }

@@ -14,5 +14,6 @@ export {
 export { taskIdOf, parseTaskId, type TaskAddress } from './task_id.ts'
 export { PROTOCOL_VERSIONS, agreedProtocol, checkAnnouncedProtocols } from './protocol.ts'
 export { ProtocolGate } from './protocol_gate.ts'
+export { checkReceiveOptions } from './receive_options.ts'
 export { MAX_NAME_LENGTH, MAX_DURATION_MS, MAX_LIST_LENGTH } from './fields.ts'
 export { CAPABILITY_NAME, MAX_CAPABILITIES, checkCapabilities } from './capabilities.ts'

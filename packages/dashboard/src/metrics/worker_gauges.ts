@@ -36,61 +36,54 @@ export function workerGauges(ctx: MetricsContext, options: WorkerGaugeOptions): 
       ctx.engine.options.logger.warn({ err: error }, 'cairn metrics: listing workers failed')
     },
   })
-  const fleet = async (): Promise<Reading<WorkerInfo[]> | null> => reader.current()
-  new Gauge({
-    name: `${ctx.prefix}workers`,
-    help: 'Live remote-step workers (announced within 30 s), per transport.',
-    labelNames: ['transport'],
-    registers: [ctx.registry],
-    async collect() {
-      const reading = await fleet()
-      if (reading === null) return
-      this.reset()
-      for (const [transport, count] of countBy(reading.value, (w) => [w.transport]))
-        this.set({ transport }, count)
-    },
-  })
-  new Gauge({
-    name: `${ctx.prefix}workers_by_capability`,
-    help: 'Live remote-step workers offering each capability, per transport.',
-    labelNames: ['transport', 'capability'],
-    registers: [ctx.registry],
-    async collect() {
-      const reading = await fleet()
-      if (reading === null) return
-      this.reset()
-      const counts = countBy(reading.value, (w) =>
-        w.capabilities.map((c) => `${w.transport}\u0000${capabilities.of(c)}`),
-      )
-      for (const [key, count] of counts) {
-        const [transport = '', capability = ''] = key.split('\u0000')
-        this.set({ transport, capability }, count)
-      }
-    },
-  })
-  new Gauge({
-    name: `${ctx.prefix}worker_tasks_in_flight`,
-    help: 'Remote-step attempts the live workers were running at their last announcement.',
-    labelNames: ['transport'],
-    registers: [ctx.registry],
-    async collect() {
-      const reading = await fleet()
-      if (reading === null) return
-      this.reset()
-      const sums = new Map<string, number>()
-      for (const w of reading.value)
-        sums.set(w.transport, (sums.get(w.transport) ?? 0) + w.inFlight)
-      for (const [transport, sum] of sums) this.set({ transport }, sum)
-    },
-  })
-}
-
-function countBy(
-  workers: readonly WorkerInfo[],
-  keys: (w: WorkerInfo) => string[],
-): Map<string, number> {
-  const counts = new Map<string, number>()
-  for (const worker of workers)
-    for (const key of keys(worker)) counts.set(key, (counts.get(key) ?? 0) + 1)
-  return counts
+  /** A gauge whose series are the fleet's, summed by label set, replaced at each read. */
+  const fleetGauge = (
+    name: string,
+    help: string,
+    labelNames: string[],
+    series: (worker: WorkerInfo) => { labels: Record<string, string>; value: number }[],
+  ): void => {
+    new Gauge({
+      name: `${ctx.prefix}${name}`,
+      help,
+      labelNames,
+      registers: [ctx.registry],
+      async collect() {
+        const reading: Reading<WorkerInfo[]> | null = await reader.current()
+        if (reading === null) return
+        this.reset()
+        const sums = new Map<string, { labels: Record<string, string>; value: number }>()
+        for (const worker of reading.value)
+          for (const { labels, value } of series(worker)) {
+            const key = JSON.stringify(labels)
+            const sum = sums.get(key) ?? { labels, value: 0 }
+            sum.value += value
+            sums.set(key, sum)
+          }
+        for (const { labels, value } of sums.values()) this.set(labels, value)
+      },
+    })
+  }
+  fleetGauge(
+    'workers',
+    'Live remote-step workers (announced within 30 s), per transport.',
+    ['transport'],
+    (w) => [{ labels: { transport: w.transport }, value: 1 }],
+  )
+  fleetGauge(
+    'workers_by_capability',
+    'Live remote-step workers offering each capability, per transport.',
+    ['transport', 'capability'],
+    (w) =>
+      w.capabilities.map((c) => ({
+        labels: { transport: w.transport, capability: capabilities.of(c) },
+        value: 1,
+      })),
+  )
+  fleetGauge(
+    'worker_tasks_in_flight',
+    'Remote-step attempts the live workers were running at their last announcement.',
+    ['transport'],
+    (w) => [{ labels: { transport: w.transport }, value: w.inFlight }],
+  )
 }

@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from '@cairn/core'
 import type pg from 'pg'
+import { checkSchemaName } from '../identifiers.ts'
 import { POOL_SIZE, storeInteger, WAIT_MS } from '../option_numbers.ts'
 
 export interface PostgresStoreOptions {
@@ -39,7 +40,6 @@ export interface ResolvedPostgresOptions {
 
 const DEFAULT_MAX = 10
 const DEFAULT_IDLE_TRANSACTION_TIMEOUT_MS = 30_000
-const MAX_IDENTIFIER_BYTES = 63
 
 export function resolveOptions(options: PostgresStoreOptions): ResolvedPostgresOptions {
   const { connectionString, pool, schema = 'public', max = DEFAULT_MAX } = options
@@ -82,14 +82,5 @@ export function resolveOptions(options: PostgresStoreOptions): ResolvedPostgresO
 
 /** Any identifier Postgres keeps whole: not empty, no NUL, at most 63 bytes. */
 export function validateSchema(schema: unknown): void {
-  if (
-    typeof schema !== 'string' ||
-    schema === '' ||
-    schema.includes('\u0000') ||
-    Buffer.byteLength(schema) > MAX_IDENTIFIER_BYTES
-  ) {
-    throw new InvalidArgumentError(
-      `postgres store: schema must be a name of 1 to ${MAX_IDENTIFIER_BYTES} bytes without NUL, got ${JSON.stringify(schema)}`,
-    )
-  }
+  checkSchemaName(schema, 'postgres store')
 }

@@ -24,7 +24,7 @@ import {
 } from './options.ts'
 import type { TransportTables } from './tables.ts'
 import { DbWorkerTransport } from './worker_half.ts'
-import { checkDatabaseName, checkSchemaName } from './names.ts'
+import { checkDatabaseName, checkSchemaName } from '../identifiers.ts'
 
 export type { DbTransportTuning } from './options.ts'
 

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto'
 import type { ReceiveOptions, ReceivedTask, WorkerTransport } from '@cairn/core/contracts'
 import { InvalidArgumentError } from '@cairn/core/errors'
 import {
+  checkReceiveOptions,
   ProtocolGate,
   parseWireMessage,
   type AnnounceMessage,
@@ -154,11 +155,4 @@ export class DbWorkerTransport implements WorkerTransport {
       )
     return this.#db
   }
-}
-
-function checkReceiveOptions(options: ReceiveOptions): void {
-  if (!Number.isInteger(options.max) || options.max < 1)
-    throw new InvalidArgumentError(`receive: max must be an integer ≥ 1, got ${options.max}`)
-  if (!Number.isInteger(options.holdMs) || options.holdMs < 1)
-    throw new InvalidArgumentError(`receive: holdMs must be an integer ≥ 1, got ${options.holdMs}`)
 }

@@ -1,4 +1,7 @@
-/** Schema and database names the db transport puts in its SQL, checked when it is created. */
+/**
+ * Schema and database names Cairn puts in its SQL (the Postgres store, the db transport),
+ * checked when they are configured. Imports nothing of a store: a db-transport worker loads it.
+ */
 import { InvalidArgumentError } from '@cairn/core/errors'
 
 const MAX_IDENTIFIER_BYTES = 63
