@@ -16,8 +16,11 @@ const WORKER = fileURLToPath(new URL('./worker_process.ts', import.meta.url))
 
 export interface Fleet {
   engine: Engine
-  /** Starts a worker process whose step bodies take `workMs`; resolves once it takes tasks. */
-  startWorker(workMs: number): Promise<ChildProcess>
+  /**
+   * Starts a worker process whose step bodies take `workMs`, offering `capabilities`; resolves
+   * once it takes tasks.
+   */
+  startWorker(workMs: number, capabilities?: readonly string[]): Promise<ChildProcess>
   /** The ledger's lines: `start|end <runId> <pid>`. */
   ledger(): string[]
   /** The transport, as a child process is handed it. */
@@ -28,6 +31,8 @@ export async function fleet(
   t: { after(fn: () => Promise<void>): void },
   storeName: string,
   transportKind: TransportKind = 'bullmq',
+  /** The capabilities step `slow` requires (none by default). */
+  requires: readonly string[] = [],
 ): Promise<Fleet> {
   const handle = await openStore(storeName)
   const { spec, cleanup } = await specFor(transportKind, handle.location)
@@ -51,12 +56,17 @@ export async function fleet(
     await cleanup()
     rmSync(dir, { recursive: true, force: true })
   })
-  engine.registerStep('slow', () => 'not here', { transport: 'remote', retries: 0 })
+  engine.registerStep('slow', () => 'not here', {
+    transport: 'remote',
+    retries: 0,
+    requires: [...requires],
+  })
   engine.register('job', 1, async (ctx, n: number) => ctx.step<string>('slow', { n }))
   await engine.startDriving()
   return {
     engine,
-    startWorker: (workMs) => startWorker(children, spec, ledgerPath, workMs),
+    startWorker: (workMs, capabilities = []) =>
+      startWorker(children, spec, ledgerPath, workMs, capabilities),
     ledger: () => readLedger(ledgerPath),
     spec,
   }
@@ -67,10 +77,10 @@ export async function startWorker(
   spec: TransportSpec,
   ledger: string,
   workMs: number,
+  capabilities: readonly string[] = [],
 ): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [WORKER, JSON.stringify(spec), ledger, String(workMs)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
+  const args = [WORKER, JSON.stringify(spec), ledger, String(workMs), capabilities.join(',')]
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] })
   children.push(child)
   await new Promise<void>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`worker exited ${code} before ready`)))

@@ -77,7 +77,7 @@ void describe('stale runs', () => {
 
   void test('the store is asked for open runs claimable before now minus the threshold', () => {
     assert.deepEqual(staleRunsQuery({ limit: 50, staleAfterMs: after, now: NOW }), {
-      status: ['pending', 'running', 'waiting'],
+      status: ['pending', 'running', 'waiting', 'blocked'],
       claimableBefore: NOW - after,
       limit: 50,
     })

@@ -22,6 +22,7 @@ import { facetTests } from './facets.ts'
 import { definer, type StoreFactory, type TestFn } from './harness.ts'
 import { inboxTests } from './inbox.ts'
 import { wakeOnTests } from './wake_on.ts'
+import { blockedTests } from './blocked.ts'
 import { listFilterTests } from './list_filters.ts'
 import { leaseRecoveryTests } from './lease_recovery.ts'
 import { listRunsTests } from './list_runs.ts'
@@ -55,6 +56,7 @@ export function storeConformance(test: TestFn, factory: StoreFactory): void {
   requeueTests(definer(test, factory, 'requeueRun'))
   inboxTests(definer(test, factory, 'inbox (signals)'))
   wakeOnTests(definer(test, factory, 'inbox wake filters'))
+  blockedTests(definer(test, factory, 'blocked runs'))
   childrenTests(definer(test, factory, 'child runs'))
   continuationTests(definer(test, factory, 'continueAsNew'))
   eventTests(definer(test, factory, 'broadcast events'))

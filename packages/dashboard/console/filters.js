@@ -5,13 +5,14 @@ export const STATUSES = [
   'pending',
   'running',
   'waiting',
+  'blocked',
   'completed',
   'failed',
   'cancelled',
   'continued',
   'parked',
 ]
-export const OPEN_STATUSES = ['pending', 'running', 'waiting', 'parked']
+export const OPEN_STATUSES = ['pending', 'running', 'waiting', 'blocked', 'parked']
 export const ATTRIBUTE_OPS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte']
 const SINGLE_KEYS = [
   'workflow',

@@ -46,7 +46,8 @@ function runFacts(run) {
     ['Created', formatTime(run.createdAt)],
     ['Updated', formatTime(run.updatedAt)],
     ['Finished', run.finishedAt ? formatTime(run.finishedAt) : null],
-    ['Waiting on', run.waitingOn],
+    // A blocked run's waitingOn names what no live worker offers first (engine turn_end.ts).
+    [run.status === 'blocked' ? 'Blocked on' : 'Waiting on', run.waitingOn],
     ['Claimable at', run.claimableAt ? formatTime(run.claimableAt) : null],
     ['Turns', String(run.turns ?? 0)],
     ['Lease owner', run.leaseOwner],

@@ -31,6 +31,7 @@ export function detail(run: RunInfo, now: number): string {
         ? `lease ${run.leaseOwner ?? '?'}`
         : `lease ${run.leaseOwner ?? '?'}, ${claimable > now ? 'expires' : 'expired'} ${relative(claimable, now)}`
     case 'waiting':
+    case 'blocked':
       return run.waitingOn ?? (claimable === null ? '' : `wakes ${relative(claimable, now)}`)
     case 'parked':
       return run.parkReason === null ? '' : `${run.parkReason.code}: ${run.parkReason.message}`

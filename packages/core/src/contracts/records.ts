@@ -12,12 +12,23 @@
  *   running  → running (re-claim after lease expiry, epoch + 1) | waiting | pending
  *              | completed | failed | cancelled | parked
  *   waiting  → running (wake) | cancelled | parked
+ *   blocked  → running (wake) | cancelled | parked — a waiting run whose last suspend found a
+ *              remote step no live worker can serve (SuspendRunOp.blocked); in every other
+ *              respect (timers, messages, claims, fences) exactly a waiting run
  *   parked   → pending (unpark) | cancelled
  *   completed | failed | cancelled | continued: terminal, absorbing (I5). `continued`: the run
  *   ended with `ctx.continueAsNew` and its successor (`continuedTo`) carries on.
  */
 export type RunStatus =
-  'pending' | 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled' | 'continued' | 'parked'
+  | 'pending'
+  | 'running'
+  | 'waiting'
+  | 'blocked'
+  | 'completed'
+  | 'failed'
+  | 'cancelled'
+  | 'continued'
+  | 'parked'
 
 export type TerminalStatus = 'completed' | 'failed' | 'cancelled' | 'continued'
 
@@ -48,7 +59,10 @@ export interface RunRecord {
   error: string | null
   /** Why the run is parked (status `parked`), else null. */
   parkReason: ParkReason | null
-  /** What the run waits on while `waiting` (e.g. `sleep until …`), for operators; else null. */
+  /**
+   * What the run waits on while `waiting` or `blocked` (e.g. `sleep until …`; for a blocked
+   * run, what no live worker offers first), for operators; else null.
+   */
   waitingOn: string | null
   createdAt: number
   updatedAt: number
@@ -56,7 +70,7 @@ export interface RunRecord {
   finishedAt: number | null
   /**
    * When the run may next be claimed: creation time for a pending run, the wake time of a
-   * waiting run, the lease expiry of a running run; null when nothing will make it
+   * waiting or blocked run, the lease expiry of a running run; null when nothing will make it
    * claimable by itself (terminal, parked).
    */
   availableAt: number | null

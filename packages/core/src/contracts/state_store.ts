@@ -140,7 +140,7 @@ export interface SaveCheckpointOp {
 }
 
 /**
- * Suspend a running run: status `waiting`, lease released, `waitingOn` set for operators.
+ * Suspend a running run: status `waiting` (`blocked` with `blocked: true`), lease released, `waitingOn` set for operators.
  * `availableAt = wakeAt` (null: no timer; a message must wake it) — except when the run's
  * `inboxSeq` is above `inboxSeen` (a message arrived after the turn read the inbox): then
  * `availableAt = now`, so the run is claimable at once. One conditional write: a message
@@ -171,6 +171,16 @@ export interface SuspendRunOp {
    * empty: no event wait, and nothing more is written.
    */
   eventWaits?: readonly EventWaitToRegister[]
+  /**
+   * The turn found a remote step no live worker can serve (`waitingOn` names what is missing):
+   * the run reads `blocked` instead of `waiting` until its next claim. Nothing else differs —
+   * the same `availableAt`, wake rules, claims and fences as a waiting run (a blocked run's
+   * checks look again, and the step's result wakes it like any message). Absent or false:
+   * `waiting`. Stores may keep a blocked run as `waiting` with a mark valid for this suspend's
+   * lease epoch only (SQL stores do), so a writer of an earlier version suspending without
+   * this field, during a rolling upgrade, leaves the run `waiting`, never stale `blocked`.
+   */
+  blocked?: boolean
 }
 
 /** An event wait of the suspending run (`fence.runId`): see EventWaitRecord. */
@@ -182,7 +192,7 @@ export type EventWaitToRegister = Omit<EventWaitRecord, 'runId'>
  * otherwise a terminal run refuses (`terminal`). Retry after an "outcome unknown" failure is
  * safe only with a `dedupeId` (without one, a retry may store the message twice: callers that
  * may retry must give one). Accepting: the run's `inboxSeq` is incremented, the message
- * stored under it, and a `waiting` run becomes claimable now (`availableAt = min(availableAt,
+ * stored under it, and a `waiting` or `blocked` run becomes claimable now (`availableAt = min(availableAt,
  * now)`) when its last suspend's `wakeOn` is null or names the message; a pending, running or
  * parked run keeps its `availableAt` (a running one sees the message at its next suspend, a
  * parked one when unparked). O(1) in the size of the run's inbox. Not fenced: callers send it.
@@ -390,7 +400,7 @@ export interface ListRunsQuery {
   createdBefore?: number
   /**
    * Only runs claimable before this time (engine clock, safe integer ms, exclusive): open runs
-   * (pending, running, waiting) an engine could have claimed by then, RunInfo.claimableAt.
+   * (pending, running, waiting, blocked) an engine could have claimed by then, RunInfo.claimableAt.
    * Parked and finished runs have no claimableAt and never match. With `now - staleAfter` it
    * lists stuck runs: pending ones nobody picked up, due timers nobody fired, expired leases.
    */
@@ -440,7 +450,9 @@ export interface RunBacklog {
   pending: number
   /** Runs with status `waiting` (suspended on a timer, signal, child, event, …). */
   waiting: number
-  /** Waiting runs whose `availableAt <= now`: timers due and not yet picked up. */
+  /** Runs with status `blocked` (a remote step no live worker can serve); not in `waiting`. */
+  blocked: number
+  /** Waiting and blocked runs whose `availableAt <= now`: timers due and not yet picked up. */
   dueTimers: number
   /** The smallest `availableAt` over pending runs (the longest wait for a first claim), or null. */
   oldestPendingAt: number | null

@@ -20,7 +20,7 @@ export interface CancellationDeps {
   onCancelled(runId: string): Promise<void>
 }
 
-const OPEN = ['pending', 'running', 'waiting', 'parked'] as const
+const OPEN = ['pending', 'running', 'waiting', 'blocked', 'parked'] as const
 const PAGE = 100
 
 /** Cancel one run (failing fast on a store outage); null when it does not exist. */

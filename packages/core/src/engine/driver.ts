@@ -105,6 +105,8 @@ export class Driver {
       findStep: (name) => deps.steps.find(name),
       hasTransport: (name) => deps.remote.has(name),
       publishTask: (transport, task) => deps.remote.publish(transport, task),
+      blockedReason: (transport, step, requires) =>
+        deps.remote.blockedReason(transport, step, requires),
       liveTasks: deps.remote.live,
       newestVersion: (workflow) => deps.registry.resolve(workflow).version,
       loadInbox: (runId) => o.store.loadInbox(runId),

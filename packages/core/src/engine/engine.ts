@@ -125,7 +125,12 @@ export class Engine {
     const { store, clock, logger, maxBatch } = this.options
     this.events = new EventHub(logger)
     this.committer = new Committer({ store, clock, logger, maxBatch })
-    this.remote = new RemoteTransports(this.options.transports, logger, this.options.clock)
+    this.remote = new RemoteTransports(
+      this.options.transports,
+      logger,
+      this.options.clock,
+      this.options.monotonic,
+    )
     this.steps = new StepRegistry((name) => this.remote.has(name))
     this.driver = new Driver({
       options: this.options,

@@ -38,7 +38,8 @@ export interface EngineEvents {
   'run:cancelled': RunRef
   /** The run ended with ctx.continueAsNew; its successor carries on. */
   'run:continued': RunRef & { successorRunId: string }
-  'run:suspended': RunRef & { wakeAt: number | null; waitingOn: string }
+  /** `blocked`: a remote step no live worker can serve; the run reads `blocked`. */
+  'run:suspended': RunRef & { wakeAt: number | null; waitingOn: string; blocked: boolean }
   'run:parked': RunRef & { reason: ParkReason }
   /** A failed run was requeued (`engine.requeue`); `positionsReset` steps run again. */
   'run:requeued': RunRef & { positionsReset: number }

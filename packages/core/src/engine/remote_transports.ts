@@ -19,6 +19,7 @@ import type { ResultMessage } from '../wire/index.ts'
 import { deliverSignal, type SignalSenderDeps } from './signal_sender.ts'
 import { workerInfo, type WorkerInfo } from './worker_views.ts'
 import { PublishBatcher } from './publish_batcher.ts'
+import { FleetView } from './fleet_view.ts'
 
 const FIRST_RECONNECT_MS = 1_000
 const MAX_RECONNECT_MS = 60_000
@@ -37,11 +38,22 @@ export class RemoteTransports {
   private readonly batchers = new Map<string, PublishBatcher>()
   /** Transports opened (to consume, or to list the fleet): closed by stop. */
   private readonly opened = new Set<EngineTransport>()
+  /** The live fleet as last read, for blocked runs (fleet_view.ts). */
+  private readonly fleet: FleetView
 
-  constructor(transports: Readonly<Record<string, EngineTransport>>, logger: Logger, clock: Clock) {
+  constructor(
+    transports: Readonly<Record<string, EngineTransport>>,
+    logger: Logger,
+    clock: Clock,
+    monotonic: () => number,
+  ) {
     this.byName = checkTransports(transports)
     this.logger = logger
     this.clock = clock
+    // Not read once stopped: a read then would open a transport stop() has closed.
+    const read = (name: string, since: number) =>
+      this.stopped ? Promise.resolve(null) : this.workersOn(name, since)
+    this.fleet = new FleetView(read, clock, monotonic, logger)
   }
 
   has(name: string): boolean {
@@ -56,6 +68,8 @@ export class RemoteTransports {
    */
   start(deps: SignalSenderDeps): Promise<void> {
     this.stopped = false
+    // The fleet as blocked runs see it, read from now on while the engine drives.
+    if (this.byName.size > 0) this.fleet.start([...this.byName.keys()])
     this.consuming ??= Promise.all(
       [...this.byName].map(([name, transport]) => this.connect(deps, name, transport, 0)),
     ).then(() => {})
@@ -69,17 +83,30 @@ export class RemoteTransports {
    */
   async workers(seenWithinMs: number, now: number): Promise<WorkerInfo[]> {
     const listed: WorkerInfo[] = []
-    for (const [name, transport] of this.byName) {
-      await this.open(transport)
-      for (const message of await transport.workers(now - seenWithinMs))
-        listed.push(workerInfo(name, message))
-    }
+    for (const name of this.byName.keys())
+      listed.push(...(await this.workersOn(name, now - seenWithinMs)))
     return listed
+  }
+
+  /**
+   * Why no live worker can serve `step` with `requires` on `transport` (the run is blocked), or
+   * null: one can, or the engine cannot tell yet (fleet_view.ts). Never waits for a read.
+   */
+  blockedReason(transport: string, step: string, requires: readonly string[]): string | null {
+    return this.byName.has(transport) ? this.fleet.blockedReason(transport, step, requires) : null
+  }
+
+  private async workersOn(name: string, since: number): Promise<WorkerInfo[]> {
+    const transport = this.byName.get(name)
+    if (transport === undefined) return []
+    await this.open(transport)
+    return (await transport.workers(since)).map((message) => workerInfo(name, message))
   }
 
   /** Stop consuming and close every transport opened (after the driver drained). */
   async stop(): Promise<void> {
     this.stopped = true
+    this.fleet.stop()
     for (const retry of this.retries) retry.cancel()
     this.retries.clear()
     this.consuming = null

@@ -98,7 +98,10 @@ export function toRunInfo<I, O>(
     error: run.error === null ? null : (codec.decode(run.error) as SerializedError),
     parkReason: run.parkReason,
     waitingOn: run.waitingOn,
-    wakeAt: run.status === 'waiting' && run.availableAt !== null ? new Date(run.availableAt) : null,
+    wakeAt:
+      (run.status === 'waiting' || run.status === 'blocked') && run.availableAt !== null
+        ? new Date(run.availableAt)
+        : null,
     claimableAt: run.availableAt === null ? null : new Date(run.availableAt),
     createdAt: new Date(run.createdAt),
     updatedAt: new Date(run.updatedAt),

@@ -38,6 +38,8 @@ export const FIRST_CHECK_MS = 10_000
 export const MAX_CHECK_MS = 600_000
 /** A worker aborts at `timeoutMs`; its result may still be on the way: the engine waits this much longer. */
 export const TIMEOUT_GRACE_MS = 5_000
+/** A blocked run's wait is evaluated again at least this often (docs/remote-steps.md). */
+export const BLOCKED_RECHECK_MS = 30_000
 /** How often a worker heartbeats a running attempt. */
 export const HEARTBEAT_INTERVAL_MS = 5_000
 
@@ -189,8 +191,13 @@ class RemoteWait {
       return this.failed(timedOut, { durationMs: now - this.startedAt })
     }
     if (now >= this.checkAt) return this.check(now)
-    const wakeAt = deadline === null ? this.checkAt : Math.min(this.checkAt, deadline)
+    const blocked = this.rt.blockedReason(this.plan.transport, this.plan.name, this.plan.requires)
+    let wakeAt = deadline === null ? this.checkAt : Math.min(this.checkAt, deadline)
+    // A blocked run looks again soon, so it reads `waiting` shortly after a worker appears
+    // (the worker takes the published task meanwhile: its result wakes the run in any case).
+    if (blocked !== null) wakeAt = Math.min(wakeAt, now + BLOCKED_RECHECK_MS)
     this.rt.waitDurably(this.seq, wakeAt, this.label(), null, this.resultName, this.evaluate)
+    if (blocked !== null) this.rt.markBlocked(this.seq, blocked)
   }
 
   /**

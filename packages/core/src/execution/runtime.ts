@@ -119,6 +119,17 @@ export interface TurnRuntime {
   /** Whether this engine has a transport of this name (EngineOptions.transports). */
   hasTransport(name: string): boolean
   /**
+   * What no live worker on `transport` offers for `step` with `requires` (the run is blocked),
+   * or null: a worker serves it, or the engine cannot tell (engine/fleet_view.ts). Answers
+   * from the engine's last fleet read, at once.
+   */
+  blockedReason(transport: string, step: string, requires: readonly string[]): string | null
+  /**
+   * Mark the durable wait at `seq` (just registered by waitDurably) as blocked on `missing`:
+   * a suspend with it leaves the run `blocked`, naming what is missing.
+   */
+  markBlocked(seq: number, missing: string): void
+  /**
    * Keep the run in memory for a remote step's result (up to the engine's `holdTimersUpToMs`,
    * as a short sleep is kept) and let the engine hand `handler` that result directly
    * (live_tasks.ts) while it does. The returned function ends the hold early (the result was

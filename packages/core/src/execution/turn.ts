@@ -79,6 +79,8 @@ export interface TurnDeps {
   /** The transports this engine publishes remote steps' tasks on (by name). */
   hasTransport(name: string): boolean
   publishTask(transport: string, task: TaskToPublish): void
+  /** What no live worker offers for a remote step (RemoteTransports.blockedReason). */
+  blockedReason(transport: string, step: string, requires: readonly string[]): string | null
   /** Remote-step attempts whose results this engine hands to their live turn. */
   liveTasks: LiveTasks
   onEnded(turn: Turn, end: TurnEnd): void
@@ -136,6 +138,8 @@ interface DurableWait {
   recheck?: () => void
   /** An event wait's registration, written with the suspend. */
   event?: EventWaitToRegister
+  /** What no live worker offers (a remote step's wait): the run suspends `blocked`. */
+  blocked?: string
 }
 
 const NEVER = new Promise<never>(() => {})
@@ -433,6 +437,15 @@ export class Turn implements TurnRuntime, DeliveryTarget {
 
   hasTransport(name: string): boolean {
     return this.deps.hasTransport(name)
+  }
+
+  blockedReason(transport: string, step: string, requires: readonly string[]): string | null {
+    return this.deps.blockedReason(transport, step, requires)
+  }
+
+  markBlocked(seq: number, missing: string): void {
+    const wait = this.waits.get(seq)
+    if (wait !== undefined) wait.blocked = missing
   }
 
   holdForResult(taskId: string, handler: LiveResultHandler): () => void {

@@ -39,6 +39,8 @@ interface WaitInfo {
   pending: CheckpointRecord | null
   message?: string
   event?: EventWaitToRegister
+  /** What no live worker offers (a remote step's wait): the run suspends `blocked`. */
+  blocked?: string
 }
 
 /** Reads of the event log after a suspend, before giving up (each failure logged). */
@@ -186,6 +188,8 @@ export class TurnEnding {
       inboxSeen,
       wakeOn: wakeOnOf(list),
     }
+    // One wait no live worker can serve blocks the run (its other waits may still end it).
+    if (list.some((w) => w.blocked !== undefined)) suspend.blocked = true
     const eventWaits = list.flatMap((w) => (w.event === undefined ? [] : [w.event]))
     if (eventWaits.length > 0) suspend.eventWaits = eventWaits
     ops.push(suspend)
@@ -208,7 +212,8 @@ export class TurnEnding {
       availableAt = this.deps.clock.now()
     failpoint('P7') // suspended with a timer: a crash test keeps every engine down past it
     if (this.deps.events.wants('run:suspended')) {
-      this.deps.events.emit('run:suspended', { ...this.ref(), wakeAt, waitingOn })
+      const blocked = suspend.blocked === true
+      this.deps.events.emit('run:suspended', { ...this.ref(), wakeAt, waitingOn, blocked })
     }
     this.end({ kind: 'suspended', wakeAt: availableAt })
   }
@@ -352,10 +357,16 @@ function earliest(waits: WaitInfo[]): number | null {
   return min
 }
 
+/** The waits for operators, blocked ones first (with what is missing; their timer is a check). */
 function describeWaits(waits: WaitInfo[]): string {
-  const shown = waits
-    .slice(0, 3)
-    .map((w) => (w.wakeAt === null ? w.label : `${w.label} until ${timeText(w.wakeAt)}`))
+  const ordered = [
+    ...waits.filter((w) => w.blocked !== undefined),
+    ...waits.filter((w) => w.blocked === undefined),
+  ]
+  const shown = ordered.slice(0, 3).map((w) => {
+    if (w.blocked !== undefined) return `${w.label} blocked: ${w.blocked}`
+    return w.wakeAt === null ? w.label : `${w.label} until ${timeText(w.wakeAt)}`
+  })
   return waits.length > 3 ? `${shown.join('; ')}; and ${waits.length - 3} more` : shown.join('; ')
 }
 

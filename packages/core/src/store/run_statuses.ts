@@ -10,11 +10,12 @@ const ORDER: Record<RunStatus, number> = {
   pending: 0,
   running: 1,
   waiting: 2,
-  parked: 3,
-  completed: 4,
-  failed: 5,
-  cancelled: 6,
-  continued: 7,
+  blocked: 3,
+  parked: 4,
+  completed: 5,
+  failed: 6,
+  cancelled: 7,
+  continued: 8,
 }
 
 export const RUN_STATUSES: readonly RunStatus[] = Object.freeze(
@@ -40,11 +41,12 @@ export function isTerminalStatus(status: string): status is TerminalStatus {
 
 /**
  * The statuses of a run an engine may claim (RunInfo.claimableAt is set): pending, running
- * (its lease may expire) and waiting (its timer may fall due). Parked and terminal runs have
+ * (its lease may expire), waiting and blocked (a timer may fall due). Parked and terminal runs have
  * no claimableAt. What "stuck" filters (claimableBefore) look at.
  */
 export const CLAIMABLE_STATUSES: readonly RunStatus[] = Object.freeze([
   'pending',
   'running',
   'waiting',
+  'blocked',
 ])

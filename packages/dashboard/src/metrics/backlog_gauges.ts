@@ -1,6 +1,6 @@
 /**
  * Backlog gauges, read at scrape time through a CachedReader (cached, single flight): runs
- * pending and waiting, timers due and not yet picked up, and how long the oldest pending run
+ * pending, waiting and blocked, timers due and not yet picked up, and how long the oldest pending run
  * has been claimable. A failed read leaves every gauge at its last value and increments the
  * error counter; the scrape still answers.
  */
@@ -19,6 +19,11 @@ export interface BacklogGaugeOptions {
 const GAUGES: ReadonlyArray<[string, string, (r: BacklogReading) => number]> = [
   ['runs_pending', 'Runs pending: created or requeued, not yet claimed.', (r) => r.value.pending],
   ['runs_waiting', 'Runs waiting on a timer, signal, child or event.', (r) => r.value.waiting],
+  [
+    'runs_blocked',
+    'Runs blocked: a remote step no live worker can serve (not counted as waiting).',
+    (r) => r.value.blocked,
+  ],
   [
     'timers_due',
     'Waiting runs whose wake time has passed, not yet claimed.',

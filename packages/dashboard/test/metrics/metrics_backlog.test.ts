@@ -33,6 +33,7 @@ async function scrape(metrics: { render(): Promise<string> }) {
   return {
     pending: valueOf(parsed, 'cairn_runs_pending'),
     waiting: valueOf(parsed, 'cairn_runs_waiting'),
+    blocked: valueOf(parsed, 'cairn_runs_blocked'),
     due: valueOf(parsed, 'cairn_timers_due'),
     age: valueOf(parsed, 'cairn_oldest_pending_age_seconds'),
     errors: valueOf(parsed, 'cairn_backlog_read_errors_total'),
@@ -50,17 +51,17 @@ eachStore('metrics backlog', (test) => {
     await sleeper.drain(1_000) // the two runs stay waiting: no engine drives them now
     const idle = await env.engine({ drive: false })
     const metrics = createMetrics(idle, { backlogCacheMs: 0 })
-    const empty = { pending: 0, waiting: 2, due: 0, age: 0, errors: 0 }
+    const empty = { pending: 0, waiting: 2, blocked: 0, due: 0, age: 0, errors: 0 }
     assert.deepEqual(await scrape(metrics), empty)
     idle.register('later', 1, async () => 'done')
     await idle.start('later', null)
     await env.clock.advance(1_500)
     await idle.start('later', null)
     await env.clock.advance(500)
-    const young = { pending: 2, waiting: 2, due: 0, age: 2, errors: 0 }
+    const young = { pending: 2, waiting: 2, blocked: 0, due: 0, age: 2, errors: 0 }
     assert.deepEqual(await scrape(metrics), young, 'the oldest pending run was created 2 s ago')
     await env.clock.advance(600_000)
-    const late = { pending: 2, waiting: 2, due: 2, age: 602, errors: 0 }
+    const late = { pending: 2, waiting: 2, blocked: 0, due: 2, age: 602, errors: 0 }
     assert.deepEqual(await scrape(metrics), late, 'both sleeps are over')
     metrics.close()
   })
@@ -87,7 +88,11 @@ eachStore('metrics backlog', (test) => {
     const metrics = createMetrics(engine, { backlogCacheMs: 0, backlogTimeoutMs: 50 })
     // Only pending and the error count move here; the rest stays 0 throughout.
     const expect = async (pending: number, errors: number, what: string) =>
-      assert.deepEqual(await scrape(metrics), { pending, waiting: 0, due: 0, age: 0, errors }, what)
+      assert.deepEqual(
+        await scrape(metrics),
+        { pending, waiting: 0, blocked: 0, due: 0, age: 0, errors },
+        what,
+      )
     await expect(1, 0, 'a healthy read')
     await engine.start('later', null)
     control.mode = 'fail'

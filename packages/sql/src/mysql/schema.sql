@@ -77,6 +77,7 @@ CREATE TABLE `cairn_runs` (
   `origin_from_seq` bigint(20) DEFAULT NULL,
   `wake_on` text DEFAULT NULL,
   `wake_epoch` bigint(20) DEFAULT NULL,
+  `blocked_epoch` bigint(20) DEFAULT NULL,
   PRIMARY KEY (`key`),
   UNIQUE KEY `cairn_runs_id` (`id`),
   KEY `cairn_runs_claimable` (`available_at`,`workflow`,`version`),

@@ -75,7 +75,8 @@ CREATE TABLE cairn_runs (
   origin_run_id text COLLATE "C",
   origin_from_seq bigint,
   wake_on text,
-  wake_epoch bigint
+  wake_epoch bigint,
+  blocked_epoch bigint
 );
 
 CREATE TABLE cairn_schema (

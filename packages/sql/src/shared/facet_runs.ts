@@ -9,6 +9,7 @@ import type { RunFacetQuery, RunFacets, RunStatus } from '@cairn/core/contracts'
 import type { SqlContext } from './context.ts'
 import { toSafeInteger } from './integers.ts'
 import { runFilterSql } from './list_runs.ts'
+import { splitBlockedCount } from './blocked_status.ts'
 import { Params } from './params.ts'
 
 export async function facetRuns(ctx: SqlContext, query: RunFacetQuery): Promise<RunFacets> {
@@ -30,7 +31,17 @@ async function countByStatus(
   const counts: RunFacets['byStatus'] = {}
   for (const [status, count] of rows as unknown[][])
     counts[status as RunStatus] = toSafeInteger(count, 'count')
-  return counts
+  // Blocked runs are stored `waiting` (blocked_status.ts): counted apart, among those only.
+  if (counts.waiting === undefined) return counts
+  return splitBlockedCount(counts, await countRuns(ctx, { ...query, status: 'blocked' }))
+}
+
+async function countRuns(ctx: SqlContext, query: RunFacetQuery): Promise<number> {
+  const p = new Params(ctx.dialect)
+  const where = runFilterSql(ctx, p, query) ?? []
+  const text = `SELECT COUNT(*) FROM ${ctx.tables.runs} r ${whereSql(where)}`
+  const { rows } = await ctx.pool.query(p.statement(text))
+  return toSafeInteger((rows as unknown[][])[0]?.[0] ?? 0, 'count')
 }
 
 async function countByWorkflow(

@@ -17,6 +17,12 @@ import type { SqlContext } from './context.ts'
 import { idContainsSql, likeContainsPattern } from './id_contains.ts'
 import { Params } from './params.ts'
 import { runColumns, toRunRecord } from './row_mapping.ts'
+import {
+  statusFilterShape,
+  statusFilterSql,
+  storedStatusFilter,
+  type StoredStatusFilter,
+} from './blocked_status.ts'
 import { searchTermSql } from './search_terms.ts'
 
 const DEFAULT_LIMIT = 50
@@ -84,7 +90,8 @@ export function runFilterSql(
     query.workflow === undefined ? null : `r.workflow = ${p.add(query.workflow)}`,
     // A run's children: one range of the parent index (cairn_runs_parent_created).
     query.parentRunId === undefined ? null : `r.parent_run_id = ${p.add(query.parentRunId)}`,
-    statuses === null ? null : ctx.dialect.inList(p, 'r.status', statuses, 'text'),
+    // Blocked runs are stored `waiting` (blocked_status.ts): that pair splits on the mark.
+    statuses === null ? null : statusCondition(ctx, p, storedStatusFilter(statuses)),
     // Each attribute condition: the run keys of one range of an attribute index.
     ...terms.map((term) =>
       searchTermSql(
@@ -98,6 +105,12 @@ export function runFilterSql(
     ...windowSql(p, window),
   ].filter((term) => term !== null)
   return where
+}
+
+function statusCondition(ctx: SqlContext, p: Params, filter: StoredStatusFilter): string {
+  return statusFilterSql('r', statusFilterShape(filter), () =>
+    ctx.dialect.inList(p, 'r.status', filter.plain, 'text'),
+  )
 }
 
 /** The version, creation and claimable windows and id substring conditions (run_filters.ts). */

@@ -111,6 +111,8 @@ export const SOURCE_COLUMNS: Readonly<Record<OpKind, Columns>> = {
     // A suspend's wakeOn and its epoch (wake_on.ts); the other lease writes keep the stored values.
     ['wake_on', 'text'],
     ['wake_epoch', 'bigint'],
+    // A blocked suspend's epoch (migration 10: the run reads `blocked` while waiting at it).
+    ['blocked_epoch', 'bigint'],
     ['continued_to', 'text'],
   ],
   cancel: [
@@ -210,7 +212,7 @@ type LeaseOp = Exclude<
 
 /**
  * status, available_at, waiting_on, output, error, park_reason, finished_at, inbox_seen,
- * wake_on, wake_epoch, continued_to of a lease write.
+ * wake_on, wake_epoch, blocked_epoch, continued_to of a lease write.
  */
 function leaseTarget(op: LeaseOp, now: number): unknown[] {
   switch (op.type) {
@@ -226,10 +228,11 @@ function leaseTarget(op: LeaseOp, now: number): unknown[] {
         op.inboxSeen,
         wakeOnText(op.wakeOn),
         op.fence.epoch,
+        op.blocked === true ? op.fence.epoch : null,
         null,
       ]
     case 'releaseRun':
-      return ['pending', op.availableAt, null, null, null, null, null, null, null, null, null]
+      return ['pending', op.availableAt, null, null, null, null, null, null, null, null, null, null]
     case 'finishRun':
       return [
         op.status,
@@ -239,6 +242,7 @@ function leaseTarget(op: LeaseOp, now: number): unknown[] {
         op.error,
         null,
         now,
+        null,
         null,
         null,
         null,
@@ -257,9 +261,23 @@ function leaseTarget(op: LeaseOp, now: number): unknown[] {
         null,
         null,
         null,
+        null,
       ]
     case 'renewLease':
-      return ['running', now + op.leaseMs, null, null, null, null, null, null, null, null, null]
+      return [
+        'running',
+        now + op.leaseMs,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+      ]
   }
 }
 
@@ -268,6 +286,7 @@ const ASSIGNED_BY: ReadonlyArray<readonly [column: string, opType: StoreOp['type
   ['waiting_on', 'suspendRun'],
   ['wake_on', 'suspendRun'],
   ['wake_epoch', 'suspendRun'],
+  ['blocked_epoch', 'suspendRun'],
   ['output', 'finishRun'],
   ['error', 'finishRun'],
   ['finished_at', 'finishRun'],

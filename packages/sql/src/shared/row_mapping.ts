@@ -11,10 +11,10 @@ import type {
   MessageKind,
   ParkReason,
   RunRecord,
-  RunStatus,
 } from '@cairn/core/contracts'
 import type { SqlType } from './dialect.ts'
 import { toSafeInteger, toSafeIntegerOrNull } from './integers.ts'
+import { readStatus } from './blocked_status.ts'
 import { toOrigin, toTags } from './lineage_columns.ts'
 
 /** Run columns, in the order toRunRecord reads them, with their types. */
@@ -44,6 +44,8 @@ export const RUN_COLUMNS: ReadonlyArray<readonly [name: string, type: SqlType]> 
   ['origin_kind', 'text'],
   ['origin_run_id', 'text'],
   ['origin_from_seq', 'bigint'],
+  // Read into `status` (blocked_status.ts), not a field of its own.
+  ['blocked_epoch', 'bigint'],
 ]
 
 /**
@@ -112,7 +114,7 @@ export function toRunRecord(row: readonly unknown[], at = 0): RunRecord {
     id: text(0),
     workflow: text(1),
     version: text(2),
-    status: text(3) as RunStatus,
+    status: readStatus(text(3), int(14), row[at + 25]),
     input: text(4),
     output: nullableText(5),
     error: nullableText(6),

@@ -7,6 +7,7 @@
  */
 import { MAX_WORKFLOW_FACETS } from '@cairn/core/store-kit'
 import type { RunFacetQuery, RunFacets, RunStatus } from '@cairn/core/contracts'
+import { splitBlockedCount } from '../shared/blocked_status.ts'
 import { filterConditions, runFilter, shapeKey, type RunFilter } from './list_runs.ts'
 import type { StatementCache } from './statement_cache.ts'
 
@@ -14,17 +15,32 @@ export function facetRuns(cache: StatementCache, query: RunFacetQuery): RunFacet
   const statusFilter = runFilter({ ...query, status: undefined })
   const workflowFilter = runFilter({ ...query, workflow: undefined })
   return {
-    byStatus: statusFilter === null ? {} : countByStatus(cache, statusFilter),
+    byStatus: statusFilter === null ? {} : countByStatus(cache, statusFilter, query),
     byWorkflow: workflowFilter === null ? [] : countByWorkflow(cache, workflowFilter),
   }
 }
 
-function countByStatus(cache: StatementCache, filter: RunFilter): RunFacets['byStatus'] {
+function countByStatus(
+  cache: StatementCache,
+  filter: RunFilter,
+  query: RunFacetQuery,
+): RunFacets['byStatus'] {
   const sql = () => `SELECT status, COUNT(*) FROM cairn_runs ${whereSql(filter)} GROUP BY status`
   const rows = cache
     .get(`facet-status:${shapeKey(filter.shape)}`, sql, true)
     .all(...filter.params) as unknown as [RunStatus, number][]
-  return Object.fromEntries(rows)
+  const counts: RunFacets['byStatus'] = Object.fromEntries(rows)
+  // Blocked runs are stored `waiting` (blocked_status.ts): counted apart, among those only.
+  if (counts.waiting === undefined) return counts
+  const blocked = runFilter({ ...query, status: 'blocked' })
+  return blocked === null ? counts : splitBlockedCount(counts, countRuns(cache, blocked))
+}
+
+function countRuns(cache: StatementCache, filter: RunFilter): number {
+  const sql = () => `SELECT COUNT(*) FROM cairn_runs ${whereSql(filter)}`
+  const row = cache.get(`count:${shapeKey(filter.shape)}`, sql, true).get(...filter.params) as
+    [number] | undefined
+  return row?.[0] ?? 0
 }
 
 function countByWorkflow(cache: StatementCache, filter: RunFilter): RunFacets['byWorkflow'] {

@@ -9,6 +9,12 @@ import type { ListRunsQuery, RunFacetQuery, RunPage, RunStatus } from '@cairn/co
 import type { SQLInputValue } from 'node:sqlite'
 import { encodeCursor, listStart, parseSearchFilter, type SearchTerm } from '@cairn/core/store-kit'
 import { searchTermShape, searchTermSql } from '../shared/search_terms.ts'
+import {
+  statusFilterShape,
+  statusFilterSql,
+  storedStatusFilter,
+  type StatusFilterShape,
+} from '../shared/blocked_status.ts'
 import { RUN_COLUMNS, toRunRecord, type RunRow } from './row_mapping.ts'
 import type { StatementCache } from './statement_cache.ts'
 
@@ -19,7 +25,8 @@ const MAX_LIMIT = 1000
 interface Shape {
   workflow: boolean
   parent: boolean
-  statusCount: number | null
+  /** Blocked runs are stored `waiting` (blocked_status.ts): the pair splits on the mark. */
+  status: StatusFilterShape | null
   terms: readonly SearchTerm[]
   version: boolean
   createdFrom: boolean
@@ -63,10 +70,11 @@ export function runFilter(query: RunFacetQuery): RunFilter | null {
   const { version, createdFrom, createdBefore, claimableBefore, idContains } =
     checkRunFilters(query)
   if (statuses?.length === 0) return null
+  const stored = statuses === null ? null : storedStatusFilter(statuses)
   const shape = {
     workflow: query.workflow !== undefined,
     parent: query.parentRunId !== undefined,
-    statusCount: statuses?.length ?? null,
+    status: stored === null ? null : statusFilterShape(stored),
     terms,
     version: version !== undefined,
     createdFrom: createdFrom !== undefined,
@@ -81,7 +89,7 @@ export function runFilter(query: RunFacetQuery): RunFilter | null {
     ...(query.originRunId !== undefined ? [query.originRunId] : []),
     ...(query.workflow !== undefined ? [query.workflow] : []),
     ...(query.parentRunId !== undefined ? [query.parentRunId] : []),
-    ...(statuses ?? []),
+    ...(stored?.plain ?? []),
     ...terms.flatMap(termValues),
     ...[version, createdFrom, createdBefore, claimableBefore, idContains].filter(
       (value) => value !== undefined,
@@ -113,7 +121,7 @@ export function shapeKey(shape: Shape): string {
     shape.claimableBefore,
     shape.idContains,
   ]
-  return `${shape.workflow ? 'w' : '-'}:${shape.parent ? 'p' : '-'}:${shape.statusCount ?? '-'}:${window.map((given) => (given ? 1 : 0)).join('')}:${shape.terms.map(searchTermShape).join(',')}:${shape.tag ? 't' : '-'}${shape.origin ? 'o' : '-'}`
+  return `${shape.workflow ? 'w' : '-'}:${shape.parent ? 'p' : '-'}:${statusShapeKey(shape.status)}:${window.map((given) => (given ? 1 : 0)).join('')}:${shape.terms.map(searchTermShape).join(',')}:${shape.tag ? 't' : '-'}${shape.origin ? 'o' : '-'}`
 }
 
 /** A term's bound values, in the order searchTermSql places them. */
@@ -138,9 +146,7 @@ export function filterConditions(shape: Shape, tagJoined = false): string[] {
     shape.workflow ? 'workflow = ?' : null,
     // Served by the partial index cairn_runs_parent_created (a run's children are one range).
     shape.parent ? 'parent_run_id = ?' : null,
-    shape.statusCount === null
-      ? null
-      : `status IN (${Array(shape.statusCount).fill('?').join(', ')})`,
+    shape.status === null ? null : statusCondition(shape.status),
     // Each term: the keys of one range of an attribute index (search_terms.ts).
     ...shape.terms.map((term) => searchTermSql(term, 'key', 'cairn_search_attributes', () => '?')),
     shape.version ? 'version = ?' : null,
@@ -151,6 +157,16 @@ export function filterConditions(shape: Shape, tagJoined = false): string[] {
     // instr, not LIKE: SQLite's LIKE ignores ASCII case and would need its wildcards escaped.
     shape.idContains ? 'instr(id, ?) > 0' : null,
   ].filter((term) => term !== null)
+}
+
+function statusCondition(status: StatusFilterShape): string {
+  const marks = Array<string>(status.plainCount).fill('?').join(', ')
+  return statusFilterSql('cairn_runs', status, () => `cairn_runs.status IN (${marks})`)
+}
+
+function statusShapeKey(status: StatusFilterShape | null): string {
+  if (status === null) return '-'
+  return `${status.plainCount}${status.waitingOnly ? 'w' : ''}${status.blockedOnly ? 'b' : ''}`
 }
 
 function listSql(shape: Shape, cursor: boolean, descending: boolean): string {

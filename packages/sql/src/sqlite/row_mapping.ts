@@ -12,8 +12,8 @@ import type {
   MessageKind,
   ParkReason,
   RunRecord,
-  RunStatus,
 } from '@cairn/core/contracts'
+import { readStatus } from '../shared/blocked_status.ts'
 import { toOrigin, toTags } from '../shared/lineage_columns.ts'
 import { CHECKPOINT_COLUMNS as SHARED_CHECKPOINT_COLUMNS } from '../shared/row_mapping.ts'
 
@@ -22,7 +22,7 @@ export const RUN_COLUMNS =
   'id, workflow, version, status, input, output, error, park_reason, waiting_on, created_at, ' +
   'updated_at, finished_at, available_at, lease_owner, lease_epoch, turns, inbox_seq, ' +
   'parent_run_id, parent_seq, continued_from, continued_to, tags, origin_kind, origin_run_id, ' +
-  'origin_from_seq'
+  'origin_from_seq, blocked_epoch'
 
 const CHECKPOINT_NAMES = SHARED_CHECKPOINT_COLUMNS.map(([name]) => name)
 
@@ -68,6 +68,7 @@ export type RunRow = [
   originKind: string | null,
   originRunId: string | null,
   originFromSeq: number | null,
+  blockedEpoch: number | null,
 ]
 
 /** A message as read: `m` joined to its run `r` for the run's id, in MessageRow order. */
@@ -104,12 +105,12 @@ export function toRunRecord(row: RunRow): RunRecord {
   const [createdAt, updatedAt, finishedAt, availableAt, leaseOwner, leaseEpoch, turns, ...inbox] =
     rest
   const [inboxSeq, parentRunId, parentSeq, continuedFrom, continuedTo, ...lineage] = inbox
-  const [tags, originKind, originRunId, originFromSeq] = lineage
+  const [tags, originKind, originRunId, originFromSeq, blockedEpoch] = lineage
   return {
     id,
     workflow,
     version,
-    status: status as RunStatus,
+    status: readStatus(status, leaseEpoch, blockedEpoch),
     input,
     output,
     error,

@@ -49,11 +49,12 @@ const SQL = {
   // runId, fromSeq, limit: one range of the (run_key, seq) primary key.
   loadCheckpointPage: `SELECT ${CHECKPOINT_SELECT} FROM cairn_runs r JOIN cairn_checkpoints c ON c.run_key = r.key
     WHERE r.id = ? AND c.seq >= ? ORDER BY c.seq LIMIT ?`,
-  // inboxSeen, now, wakeAt, … A message accepted after the turn read the inbox leaves the run
+  // inboxSeen, now, wakeAt, waitingOn, wakeOn, blocked (1/0), now, … A message accepted after the turn read the inbox leaves the run
   // claimable now: decided in the write itself, on the row the message counter lives on.
   suspendRun: `UPDATE cairn_runs SET status = 'waiting',
     available_at = CASE WHEN inbox_seq > ? THEN ? ELSE ? END, waiting_on = ?, wake_on = ?,
-    wake_epoch = lease_epoch, updated_at = ? ${FENCED} RETURNING available_at`,
+    wake_epoch = lease_epoch, blocked_epoch = CASE WHEN ? THEN lease_epoch END, updated_at = ?
+    ${FENCED} RETURNING available_at`,
   releaseRun: `UPDATE cairn_runs SET status = 'pending', available_at = ?, updated_at = ? ${FENCED}`,
   finishRun: `UPDATE cairn_runs SET status = ?, output = ?, error = ?, continued_to = ?,
     available_at = NULL, finished_at = ?, updated_at = ? ${FENCED}`,

@@ -31,7 +31,7 @@ export function suspendRun(store: StoreState, op: SuspendRunOp, now: number): Op
     store,
     op.fence,
     (run) => ({
-      status: 'waiting',
+      status: op.blocked === true ? 'blocked' : 'waiting',
       // A message accepted after the turn read the inbox: claimable at once (no lost wake-up).
       availableAt: run.inboxSeq > op.inboxSeen ? now : op.wakeAt,
       waitingOn: op.waitingOn,

@@ -27,10 +27,10 @@ function deliver(store: StoreState, message: MessageToDeliver, now: number): OpR
   const seq = run.inboxSeq + 1
   state.inbox.push({ runId, seq, kind, name, dedupeId, payload, acceptedAt: now })
   if (dedupeId !== null) state.dedupeIds.set(dedupeId, seq)
-  // Only a waiting run is woken here, and only by a message one of its waits can take; a
-  // running one sees the message when it suspends.
+  // Only a waiting (or blocked) run is woken here, and only by a message one of its waits can
+  // take; a running one sees the message when it suspends.
   const wake =
-    run.status === 'waiting' &&
+    (run.status === 'waiting' || run.status === 'blocked') &&
     (state.wakeOn === null || state.wakeEpoch !== run.leaseEpoch || state.wakeOn.has(name)) &&
     (run.availableAt === null || run.availableAt > now)
   store.change(state, wake ? { inboxSeq: seq, availableAt: now } : { inboxSeq: seq }, now)

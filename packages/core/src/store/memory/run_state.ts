@@ -38,7 +38,8 @@ export function isTerminal(status: RunStatus): boolean {
 /** When a claim may take the run, or null when nothing makes it claimable by itself. */
 export function claimableAt(run: RunRecord): number | null {
   const status = run.status
-  if (status === 'pending' || status === 'waiting' || status === 'running') return run.availableAt
+  if (status === 'pending' || status === 'waiting' || status === 'blocked' || status === 'running')
+    return run.availableAt
   return null
 }
 

@@ -8,6 +8,7 @@ import { searchAttributes } from './006_search_attributes.ts'
 import { lineage } from './007_lineage.ts'
 import { checkpointInput } from './008_checkpoint_input.ts'
 import { wakeOn } from './009_wake_on.ts'
+import { blocked } from './010_blocked.ts'
 
 /** Every Postgres migration, in revision order. Append only. */
 export const migrations: readonly Migration[] = [
@@ -20,6 +21,7 @@ export const migrations: readonly Migration[] = [
   lineage,
   checkpointInput,
   wakeOn,
+  blocked,
 ]
 
 export const latestRevision = migrations.length

@@ -7,6 +7,7 @@ import { searchAttributes } from './006_search_attributes.ts'
 import { lineage } from './007_lineage.ts'
 import { checkpointInput } from './008_checkpoint_input.ts'
 import { wakeOn } from './009_wake_on.ts'
+import { blocked } from './010_blocked.ts'
 import type { Migration } from './migration.ts'
 
 export type { Migration } from './migration.ts'
@@ -22,6 +23,7 @@ export const migrations: readonly Migration[] = [
   lineage,
   checkpointInput,
   wakeOn,
+  blocked,
 ]
 
 export const latestRevision = migrations.length

@@ -22,6 +22,7 @@ export function suspendRun(s: Statements, op: SuspendRunOp, now: number): OpResu
     op.wakeAt,
     op.waitingOn,
     wakeOnText(op.wakeOn),
+    op.blocked === true ? 1 : 0,
     now,
     fence.runId,
     fence.epoch,
