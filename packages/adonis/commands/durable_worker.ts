@@ -28,7 +28,7 @@ export default class DurableWorkerCommand extends DurableCommand {
   static override options: CommandOptions = { startApp: false, staysAlive: true }
 
   declare transport?: string
-  declare concurrency?: number
+  declare concurrency?: string
   declare capabilities?: string
   declare workerId?: string
   declare drainTimeout?: number
@@ -40,8 +40,9 @@ export default class DurableWorkerCommand extends DurableCommand {
       description: 'The transport to serve (default: config transport, or the only one)',
     })
     this.defineFlag('concurrency', {
-      type: 'number',
-      description: 'Most steps running at once (default 10)',
+      type: 'string',
+      description:
+        'Most steps running at once: a number (default 10), "adaptive", or "adaptive:MIN-MAX" (moved by event-loop, CPU and memory load)',
     })
     this.defineFlag('capabilities', {
       type: 'string',

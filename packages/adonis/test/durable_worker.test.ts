@@ -88,8 +88,11 @@ void test(
     assert.equal(concurrency.code, 1)
     assert.match(
       concurrency.stderr,
-      /E_INVALID_ARGUMENT: --concurrency must be an integer from 1 to 10000, got 0/,
+      /E_INVALID_ARGUMENT: --concurrency must be an integer from 1 to 10000, "adaptive" or "adaptive:MIN-MAX", got "0"/,
     )
+    const bounds = await runAce(['durable:worker', '--concurrency=adaptive:8-2'], db, env)
+    assert.equal(bounds.code, 1)
+    assert.match(bounds.stderr, /--concurrency must be .*got "adaptive:8-2"/)
     const capabilities = await runAce(['durable:worker', '--capabilities=gpu,has space'], db, env)
     assert.equal(capabilities.code, 1)
     assert.match(

@@ -97,7 +97,10 @@ void test('cairn worker: bad usage is exit 2 (a transport URL password masked), 
     '0',
   ])
   assert.equal(concurrency.code, 2)
-  assert.match(concurrency.stderr, /--concurrency 0: expected an integer from 1 to 10000/)
+  assert.match(
+    concurrency.stderr,
+    /--concurrency must be an integer from 1 to 10000, "adaptive" or "adaptive:MIN-MAX", got "0"/,
+  )
   const empty = await cairn([
     'worker',
     '--steps',

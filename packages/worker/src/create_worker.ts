@@ -11,8 +11,15 @@ import { hostname } from 'node:os'
 import { createCodec } from '@cairn/core/codec'
 import type { Codec, Logger, ReceivedTask, WorkerTransport } from '@cairn/core/contracts'
 import { InvalidArgumentError } from '@cairn/core/errors'
-import { checkCapabilities, PROTOCOL_VERSIONS, type AnnounceMessage } from '@cairn/core/wire'
+import {
+  checkCapabilities,
+  PROTOCOL_VERSIONS,
+  type AnnounceMessage,
+  type WorkerConcurrency,
+} from '@cairn/core/wire'
 import { stepTable, type StepTable, type WorkerOptions } from './options.ts'
+import { AdaptiveLimit, adaptiveSettings } from './adaptive_limit.ts'
+import { LoadSampler } from './load_sampler.ts'
 import { runTask } from './task_runner.ts'
 import { defaultWorkerId } from './worker_id.ts'
 
@@ -20,6 +27,8 @@ export interface Worker {
   readonly id: string
   /** Attempts running now. */
   readonly inFlight: number
+  /** How many attempts it takes at once now (moves with adaptive concurrency). */
+  readonly limit: number
   /** Opens the transport, announces the worker and starts taking tasks. */
   start(): Promise<void>
   /**
@@ -46,7 +55,13 @@ class StepWorker implements Worker {
   readonly #transport: WorkerTransport
   readonly #steps: StepTable
   readonly #capabilities: readonly string[]
-  readonly #concurrency: number
+  /** The fixed limit, or null with adaptive concurrency. */
+  readonly #fixed: number | null
+  readonly #adaptive: AdaptiveLimit | null
+  readonly #sampler = new LoadSampler()
+  /** Most attempts running at once since the last adjustment (adaptive: was it saturated?). */
+  #peak = 0
+  #adjuster: NodeJS.Timeout | null = null
   readonly #holdMs: number
   readonly #announceEveryMs: number
   readonly #codec: Codec
@@ -67,7 +82,14 @@ class StepWorker implements Worker {
       options.capabilities === undefined
         ? []
         : checkCapabilities(options.capabilities, 'createWorker: capabilities')
-    this.#concurrency = positive(options.concurrency, 10, 'concurrency')
+    const concurrency = options.concurrency
+    if (concurrency === 'adaptive' || (typeof concurrency === 'object' && concurrency !== null)) {
+      this.#fixed = null
+      this.#adaptive = new AdaptiveLimit(adaptiveSettings(concurrency))
+    } else {
+      this.#fixed = positive(concurrency, 10, 'concurrency')
+      this.#adaptive = null
+    }
     this.#holdMs = positive(options.holdMs, 30_000, 'holdMs')
     this.#announceEveryMs = positive(options.announceEveryMs, 10_000, 'announceEveryMs')
     this.#codec = options.codec ?? createCodec()
@@ -77,6 +99,10 @@ class StepWorker implements Worker {
 
   get inFlight(): number {
     return this.#running.size
+  }
+
+  get limit(): number {
+    return this.#fixed ?? (this.#adaptive as AdaptiveLimit).limit
   }
 
   async start(): Promise<void> {
@@ -89,6 +115,7 @@ class StepWorker implements Worker {
       )
     }, this.#announceEveryMs)
     this.#announcer.unref()
+    this.#startAdjusting()
     this.#loop = this.#receiveLoop()
   }
 
@@ -100,6 +127,8 @@ class StepWorker implements Worker {
   async #close(drainMs: number): Promise<void> {
     this.#receiving.abort()
     if (this.#announcer !== null) clearInterval(this.#announcer)
+    if (this.#adjuster !== null) clearInterval(this.#adjuster)
+    this.#sampler.stop()
     await this.#loop
     const drained = await settleWithin([...this.#running], drainMs)
     if (!drained) {
@@ -115,8 +144,8 @@ class StepWorker implements Worker {
   async #receiveLoop(): Promise<void> {
     const signal = this.#receiving.signal
     while (!signal.aborted) {
-      const free = this.#concurrency - this.#running.size
-      if (free === 0) {
+      const free = this.limit - this.#running.size
+      if (free <= 0) {
         await new Promise<void>((resolve) => (this.#slotFreed = resolve))
         continue
       }
@@ -147,11 +176,34 @@ class StepWorker implements Worker {
       stopping: this.#stopping.signal,
     }).finally(() => {
       this.#running.delete(running)
-      const freed = this.#slotFreed
-      this.#slotFreed = null
-      freed?.()
+      this.#wakeReceiver()
     })
     this.#running.add(running)
+    this.#peak = Math.max(this.#peak, this.#running.size)
+  }
+
+  /** Adaptive concurrency: sample and move the limit every period (adaptive_limit.ts). */
+  #startAdjusting(): void {
+    const adaptive = this.#adaptive
+    if (adaptive === null) return
+    this.#sampler.start()
+    this.#adjuster = setInterval(() => {
+      const before = adaptive.limit
+      const sample = this.#sampler.sample(adaptive.settings.sampleEveryMs)
+      const after = adaptive.adjust(sample, this.#peak)
+      this.#peak = this.#running.size
+      if (after === before) return
+      this.#logger.debug({ from: before, to: after }, 'adaptive concurrency: limit moved')
+      if (after > before) this.#wakeReceiver()
+    }, adaptive.settings.sampleEveryMs)
+    this.#adjuster.unref()
+  }
+
+  /** A slot opened (a task ended, or the limit rose): the receive loop may take more. */
+  #wakeReceiver(): void {
+    const freed = this.#slotFreed
+    this.#slotFreed = null
+    freed?.()
   }
 
   #announce(leaving: boolean): Promise<void> {
@@ -165,13 +217,20 @@ class StepWorker implements Worker {
       runtime: `node ${process.versions.node}`,
       steps: [...this.#steps.keys()],
       capabilities: [...this.#capabilities],
-      concurrency: { mode: 'fixed', limit: this.#concurrency },
+      concurrency: this.#concurrencyReport(),
       inFlight: this.#running.size,
       startedAt: this.#startedAt,
       at: Date.now(),
     }
     if (leaving) message.leaving = true
     return this.#transport.announce(message)
+  }
+
+  #concurrencyReport(): WorkerConcurrency {
+    const adaptive = this.#adaptive
+    if (adaptive === null) return { mode: 'fixed', limit: this.#fixed as number }
+    const { min, max } = adaptive.settings
+    return { mode: 'adaptive', limit: adaptive.limit, min, max }
   }
 }
 

@@ -5,4 +5,6 @@
  */
 export { createWorker, type Worker } from './create_worker.ts'
 export type { WorkerOptions } from './options.ts'
+export type { AdaptiveConcurrency } from './adaptive_limit.ts'
+export { concurrencyFromText } from './concurrency_text.ts'
 export type { RemoteStepContext } from './task_runner.ts'

@@ -2,6 +2,7 @@
 import type { StepHandler, StepReference } from '@cairn/core'
 import type { Codec, Logger, WorkerTransport } from '@cairn/core/contracts'
 import { InvalidArgumentError } from '@cairn/core/errors'
+import type { AdaptiveConcurrency } from './adaptive_limit.ts'
 
 export interface WorkerOptions {
   /** The worker's half of a transport (memory, db, bullmq, …). */
@@ -11,8 +12,12 @@ export interface WorkerOptions {
     readonly StepReference<never, unknown>[] | Readonly<Record<string, StepHandler<never, unknown>>>
   /** What this worker offers; a task is taken only if its `requires` are all here. Default none. */
   capabilities?: readonly string[]
-  /** Most tasks running at once. Default 10. */
-  concurrency?: number
+  /**
+   * Most tasks running at once: a number (default 10), or `'adaptive'` / `{ mode: 'adaptive',
+   * min, max, … }` to move that limit between bounds by event-loop delay, CPU and memory
+   * (adaptive_limit.ts).
+   */
+  concurrency?: number | 'adaptive' | AdaptiveConcurrency
   /** This worker's id in announcements and results. Default `<host>-<pid>-<random>`. */
   workerId?: string
   /** Must match the engines' codec (same transform): payloads are decoded and encoded with it. */

@@ -260,3 +260,64 @@ void test('bad options are refused at creation with E_INVALID_ARGUMENT', () => {
   const a = defineStep('a', () => 1)
   assert.throws(() => createWorker({ transport, steps: [a, a] }), { code: 'E_INVALID_ARGUMENT' })
 })
+
+void test('adaptive concurrency grows while tasks wait and the process is calm, and announces it', async (t) => {
+  const r = await rig(t, {
+    concurrency: { mode: 'adaptive', min: 1, max: 8, sampleEveryMs: 50 },
+    steps: { nap: () => new Promise((resolve) => setTimeout(resolve, 40, null)) },
+  })
+  assert.equal(r.worker.limit, 1, 'starts at min')
+  const tasks = Array.from({ length: 200 }, () => taskFor('nap', null))
+  await r.engine.publish(tasks.map((message) => ({ message, delayMs: 0 })))
+  await until(
+    () => r.worker.limit === 8,
+    () => `limit ${r.worker.limit}`,
+  )
+  const [seen] = await r.engine.workers(0)
+  assert.equal(seen?.concurrency.mode, 'adaptive')
+  assert.deepEqual([seen?.concurrency.min, seen?.concurrency.max], [1, 8])
+  await until(
+    async () => ((await r.engine.workers(0))[0]?.concurrency.limit ?? 0) > 1,
+    () => 'an announcement with the grown limit',
+  )
+})
+
+void test('adaptive concurrency backs off when handlers starve the event loop', async (t) => {
+  let busy = false
+  const r = await rig(t, {
+    concurrency: { mode: 'adaptive', min: 1, max: 16, sampleEveryMs: 100, maxEventLoopDelayMs: 50 },
+    steps: {
+      work: async () => {
+        if (!busy) return new Promise((resolve) => setTimeout(resolve, 20, null))
+        const until = Date.now() + 120 // synchronous: the loop waits
+        while (Date.now() < until);
+        // Then some I/O, as real handlers do: the loop turns, and timers fire.
+        return new Promise((resolve) => setImmediate(resolve, null))
+      },
+    },
+  })
+  const tasks = Array.from({ length: 400 }, () => taskFor('work', null))
+  await r.engine.publish(tasks.map((message) => ({ message, delayMs: 0 })))
+  await until(
+    () => r.worker.limit >= 8,
+    () => `limit ${r.worker.limit} never grew`,
+  )
+  busy = true
+  await until(
+    () => r.worker.limit <= 2,
+    () => `limit ${r.worker.limit} did not fall`,
+    20_000,
+  )
+})
+
+async function until(
+  done: () => boolean | Promise<boolean>,
+  what: () => string,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await done())) {
+    if (Date.now() > deadline) assert.fail(`timed out: ${what()}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}

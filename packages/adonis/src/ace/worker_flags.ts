@@ -5,10 +5,12 @@
 import { InvalidArgumentError } from '@cairn/core'
 import { checkInteger, NUMBER_RANGES } from '@cairn/core/store-kit'
 import { CAPABILITY_NAME, checkCapabilities } from '@cairn/core/wire'
+import { concurrencyFromText, type WorkerOptions } from '@cairn/worker'
 
 export interface WorkerFlags {
   transport?: string
-  concurrency?: number
+  /** `8`, `adaptive` or `adaptive:MIN-MAX` (concurrencyFromText). */
+  concurrency?: string
   capabilities?: string
   workerId?: string
   drainTimeout?: number
@@ -17,7 +19,7 @@ export interface WorkerFlags {
 
 export interface WorkerOverrides {
   transport?: string
-  concurrency?: number
+  concurrency?: WorkerOptions['concurrency']
   capabilities?: string[]
   workerId?: string
   drainTimeoutMs?: number
@@ -28,7 +30,7 @@ export function workerOverrides(flags: WorkerFlags): WorkerOverrides {
   const out: WorkerOverrides = {}
   if (flags.transport !== undefined) out.transport = flags.transport
   if (flags.concurrency !== undefined)
-    out.concurrency = flagInteger('concurrency', flags.concurrency, { min: 1, max: 10_000 })
+    out.concurrency = concurrencyFromText(String(flags.concurrency))
   if (flags.capabilities !== undefined) {
     const list = flags.capabilities
       .split(',')

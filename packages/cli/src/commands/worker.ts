@@ -30,7 +30,8 @@ Options:
                           sqlite:<path> or a path   the db transport on SQLite
   --schema <name>         Postgres: the db transport's schema (default public)
   --prefix <p>            BullMQ: the key prefix (default cairn)
-  --concurrency <n>       most steps running at once (default 10)
+  --concurrency <n>       most steps running at once (default 10); "adaptive" or
+                          "adaptive:MIN-MAX" moves it by event-loop, CPU and memory load
   --capabilities <a,b>    what this worker offers (steps that require them come here)
   --worker-id <id>        its id (default host-pid-random)
   --heartbeat-timeout <ms>  how long a task stays held without a heartbeat (default 30000)
@@ -50,13 +51,14 @@ Options:
   positionals: [],
   async run(args, io) {
     const settings = settingsOf(args, io)
+    const { createWorker, concurrencyFromText } = await import('@cairn/worker')
+    const concurrency = asUsage(() => concurrencyFromText(settings.concurrency))
     const steps = await loadSteps(settings.steps)
     const transport = await transportFromUrl(settings.transport, settings)
-    const { createWorker } = await import('@cairn/worker')
     const worker = createWorker({
       transport: transport.worker(),
       steps,
-      concurrency: settings.concurrency,
+      concurrency,
       holdMs: settings.holdMs,
       ...(settings.capabilities === undefined ? {} : { capabilities: settings.capabilities }),
       ...(settings.workerId === undefined ? {} : { workerId: settings.workerId }),
@@ -79,7 +81,8 @@ interface WorkerSettings {
   transport: string
   schema: string | undefined
   prefix: string | undefined
-  concurrency: number
+  /** As given (concurrencyFromText reads it, with @cairn/worker loaded). */
+  concurrency: string
   capabilities: string[] | undefined
   workerId: string | undefined
   holdMs: number
@@ -100,11 +103,7 @@ function settingsOf(args: ParsedArgs, io: Io): WorkerSettings {
     transport,
     schema: text('schema'),
     prefix: text('prefix'),
-    concurrency: integerOf('concurrency', text('concurrency'), {
-      min: 1,
-      max: 10_000,
-      fallback: 10,
-    }),
+    concurrency: text('concurrency') ?? '10',
     capabilities:
       capabilities === undefined
         ? undefined
@@ -146,4 +145,14 @@ async function loadSteps(path: string): Promise<StepReference<never, unknown>[]>
       `--steps ${path}: exports no defineStep reference (export each step, or a default array of them)`,
     )
   return found
+}
+
+/** A refused flag value is a usage error (exit 2), like the other flags'. */
+function asUsage<T>(read: () => T): T {
+  try {
+    return read()
+  } catch (error) {
+    if (InvalidArgumentError.is(error)) throw new UsageError(error.message)
+    throw error
+  }
 }
