@@ -96,6 +96,7 @@ eachStore('remote steps', (test) => {
       close: () => real.close(),
       consume: (handler) => real.consume(handler),
       workers: (since) => real.workers(since),
+      withdraw: (task) => real.withdraw(task),
       publish: (tasks) => real.publish(tasks),
     }
     const engine = await env.engine({ transports: { memory: flaky } }) // startDriving resolved
@@ -398,6 +399,7 @@ eachStore('remote steps', (test) => {
       close: () => real.close(),
       consume: (handler) => real.consume(handler),
       workers: (since) => real.workers(since),
+      withdraw: (task) => real.withdraw(task),
       publish: async (tasks: readonly TaskToPublish[]) => {
         if (dropped < 2) {
           dropped += 1
@@ -448,7 +450,7 @@ eachStore('remote steps', (test) => {
     engine.register('timeout', 1, async (ctx) => ctx.step('unserved', null))
     const { runId } = await engine.start('timeout', null)
     await env.skip(5_500) // timeoutMs (1 s) + grace (5 s) not passed yet
-    assert.equal((await engine.getRun(runId))?.status, 'waiting')
+    assert.equal((await engine.getRun(runId))?.status, 'blocked') // no worker at all
     await env.skip(1_000)
     const outcome = await engine.waitForRun(runId, { timeoutMs: 10_000 })
     assert.equal(outcome.status, 'failed')

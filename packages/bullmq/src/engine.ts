@@ -5,9 +5,14 @@
  * and delays them for redelivery when it rejects.
  */
 import { randomUUID } from 'node:crypto'
-import type { EngineTransport, TaskToPublish, WorkerReport } from '@cairn/core/contracts'
+import type {
+  EngineTransport,
+  TaskToPublish,
+  WithdrawOutcome,
+  WorkerReport,
+} from '@cairn/core/contracts'
 import { InvalidArgumentError } from '@cairn/core/errors'
-import { parseWireMessage, type AnnounceMessage } from '@cairn/core/wire'
+import { parseWireMessage, type AnnounceMessage, type TaskMessage } from '@cairn/core/wire'
 import { Queue, Worker, type Job } from 'bullmq'
 import type { Redis } from 'ioredis'
 import {
@@ -148,6 +153,21 @@ export class BullmqEngineTransport implements EngineTransport {
     }
     if (forget.length > 0) await client.hdel(key, ...forget)
     return live.sort((a, b) => (a.workerId < b.workerId ? -1 : a.workerId > b.workerId ? 1 : 0))
+  }
+
+  /**
+   * A job whose `attemptsStarted` is still 0 was never moved to active: it is removed (BullMQ
+   * refuses to remove a locked job, so a worker taking it meanwhile wins). BullMQ has no single
+   * "remove unless ever started": a worker that takes, runs and completes the task between the
+   * read and the removal leaves nothing to remove, which reads as withdrawn — the attempt then
+   * fails E_PICKUP_TIMEOUT and is retried although it ran, within at-least-once.
+   */
+  async withdraw(task: TaskMessage): Promise<WithdrawOutcome> {
+    const queue = this.#queue(taskQueueName(task.step, task.requires))
+    const job = (await queue.getJob(task.taskId)) as Job | undefined | null
+    if (job === undefined || job === null) return 'unknown'
+    if (job.attemptsStarted > 0 || job.processedOn !== undefined) return 'taken'
+    return (await queue.remove(task.taskId)) === 1 ? 'withdrawn' : 'taken'
   }
 
   async #consume(consumer: Worker, handler: Handler): Promise<void> {

@@ -145,7 +145,7 @@ void test("ctx.step: the seed's call options (queue, priority, fairnessKey …) 
   const engine = await testEngine(t)
   let handled = 0
   engine.registerStep('ship', () => ++handled)
-  const seedKeys = ['queue', 'priority', 'fairnessKey', 'pickupTimeoutMs']
+  const seedKeys = ['queue', 'priority', 'fairnessKey']
   engine.register('caught', 1, async (ctx) => {
     const seen: string[] = []
     for (const key of seedKeys)
@@ -195,7 +195,7 @@ void test("ctx.step: the seed's call options (queue, priority, fairnessKey …) 
 void test('defineStep and engine.registerStep: input/output schemas, compensate are refused, and the step is not registered', async (t) => {
   const engine = await testEngine(t)
   const handler = async () => 'ok'
-  for (const option of ['input', 'output', 'pickupTimeoutMs']) {
+  for (const option of ['input', 'output']) {
     assert.throws(
       () => defineStep('charge', handler, { [option]: {} } as never),
       refusal(

@@ -55,7 +55,7 @@ function engineCalls(engine: Engine): void {
   // @ts-expect-error -- a page is fromSeq and limit
   void engine.getStepsPage('r', { fromSeq: 0, limit: 5, from: 1 })
   // @ts-expect-error -- registerStep's options are a step definition's
-  engine.registerStep('charge', body, { pickupTimeoutMs: 1_000 })
+  engine.registerStep('charge', body, { pickupTimeout: 1_000 })
   // @ts-expect-error -- a misspelt engine option
   void new Engine({ store: new MemoryStore(), concurency: 5 })
   // @ts-expect-error -- a misspelt transform would leave payloads in clear text

@@ -12,6 +12,7 @@ import { transportDefiner, type TransportFactory } from './harness.ts'
 import { holdTests } from './holds.ts'
 import { poisonTests } from './poison.ts'
 import { reportTests } from './reports.ts'
+import { withdrawalTests } from './withdrawal.ts'
 
 export type { TransportFactory, TransportUnderTest } from './harness.ts'
 
@@ -22,4 +23,5 @@ export function transportConformance(test: TestFn, factory: TransportFactory): v
   fanOutTests(transportDefiner(test, factory, 'fan-out'))
   poisonTests(transportDefiner(test, factory, 'poison'))
   announcementTests(transportDefiner(test, factory, 'announcements'))
+  withdrawalTests(transportDefiner(test, factory, 'withdrawal'))
 }

@@ -95,7 +95,22 @@ export interface EngineTransport {
    * engine heard it; workers whose newest announcement says `leaving` are left out.
    */
   workers(since: number): Promise<AnnounceMessage[]>
+
+  /**
+   * Takes a published task back if no worker ever received it, so none ever will (a remote
+   * step's `pickupTimeoutMs`). Atomic against receive: exactly one of the two wins.
+   * - `withdrawn`: it was pending (due or delayed) and never delivered; it is gone;
+   * - `taken`: a worker holds it, or held it once (a hold that lapsed or was handed back
+   *   counts: the task was picked up), and it is not completed yet;
+   * - `unknown`: the transport has no such task — never published, completed (its result is
+   *   on its way), dropped as poison, or lost by a broker that restarted empty.
+   * The whole message is given so a transport can find the queue it went to.
+   */
+  withdraw(task: TaskMessage): Promise<WithdrawOutcome>
 }
+
+/** What `EngineTransport.withdraw` found. */
+export type WithdrawOutcome = 'withdrawn' | 'taken' | 'unknown'
 
 /** What a worker asks for. */
 export interface ReceiveOptions {

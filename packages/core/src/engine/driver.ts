@@ -105,6 +105,7 @@ export class Driver {
       findStep: (name) => deps.steps.find(name),
       hasTransport: (name) => deps.remote.has(name),
       publishTask: (transport, task) => deps.remote.publish(transport, task),
+      withdrawTask: (transport, task) => deps.remote.withdraw(transport, task),
       blockedReason: (transport, step, requires) =>
         deps.remote.blockedReason(transport, step, requires),
       liveTasks: deps.remote.live,

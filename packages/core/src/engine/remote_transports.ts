@@ -10,12 +10,17 @@
  */
 import type { Clock, TimerHandle } from '../contracts/clock.ts'
 import type { Logger } from '../contracts/logger.ts'
-import type { EngineTransport, TaskToPublish, WorkerReport } from '../contracts/transport.ts'
+import type {
+  EngineTransport,
+  TaskToPublish,
+  WithdrawOutcome,
+  WorkerReport,
+} from '../contracts/transport.ts'
 import { InvalidArgumentError, RunNotFoundError, RunTerminalError } from '../errors/index.ts'
 import { LiveTasks } from '../execution/live_tasks.ts'
 import { taskResultDedupeId, taskResultName } from '../execution/remote_task.ts'
 import { assertIdentifier } from '../util/validate.ts'
-import type { ResultMessage } from '../wire/index.ts'
+import type { ResultMessage, TaskMessage } from '../wire/index.ts'
 import { deliverSignal, type SignalSenderDeps } from './signal_sender.ts'
 import { workerInfo, type WorkerInfo } from './worker_views.ts'
 import { PublishBatcher } from './publish_batcher.ts'
@@ -94,6 +99,14 @@ export class RemoteTransports {
    */
   blockedReason(transport: string, step: string, requires: readonly string[]): string | null {
     return this.byName.has(transport) ? this.fleet.blockedReason(transport, step, requires) : null
+  }
+
+  /** EngineTransport.withdraw on transport `name` ('unknown' for a name it does not have). */
+  async withdraw(name: string, task: TaskMessage): Promise<WithdrawOutcome> {
+    const transport = this.byName.get(name)
+    if (transport === undefined) return 'unknown'
+    await this.open(transport)
+    return transport.withdraw(task)
   }
 
   private async workersOn(name: string, since: number): Promise<WorkerInfo[]> {

@@ -8,6 +8,7 @@ import { resolveRetryPolicy } from '../execution/retry_policy.ts'
 import { checkStepTimeout } from '../execution/step_timeout.ts'
 import type { StepHandler, StepOptions } from '../execution/types.ts'
 import { checkOptionKeys } from '../util/known_keys.ts'
+import { checkInteger, MAX_TIME_MS } from '../util/numbers.ts'
 import { assertIdentifier } from '../util/validate.ts'
 import { checkCapabilities } from '../wire/capabilities.ts'
 
@@ -43,6 +44,7 @@ export class StepRegistry {
       checkStepTimeout(options.timeoutMs)
       checkPlacement(options.transport, this.hasTransport)
       checkRequires(options.requires, options.transport)
+      checkPickupTimeout(options.pickupTimeoutMs, options.transport)
     } catch (error) {
       throw new InvalidArgumentError(`step "${name}": ${(error as Error).message}`, {
         details: { step: name },
@@ -63,6 +65,16 @@ export function checkRequires(requires: unknown, transport: unknown): void {
   if (transport === undefined)
     throw new InvalidArgumentError(
       'requires needs a transport: capabilities are offered by workers (give transport too)',
+    )
+}
+
+/** `pickupTimeoutMs` is a duration in the step-timeout range, and only with a transport. */
+export function checkPickupTimeout(pickupTimeoutMs: unknown, transport: unknown): void {
+  if (pickupTimeoutMs === undefined) return
+  checkInteger(pickupTimeoutMs, 'pickupTimeoutMs', { min: 1, max: MAX_TIME_MS })
+  if (transport === undefined)
+    throw new InvalidArgumentError(
+      'pickupTimeoutMs needs a transport: it bounds how long a worker takes to pick a task up (give transport too)',
     )
 }
 

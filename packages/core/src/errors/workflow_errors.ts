@@ -59,6 +59,23 @@ export class StepTimeoutError extends CairnError {
   }
 }
 
+/**
+ * No worker picked a remote step's attempt up within its `pickupTimeoutMs`: the task was taken
+ * back from the transport (no worker will start it) and the attempt failed; the step's retry
+ * policy decides what comes next.
+ */
+export class PickupTimeoutError extends CairnError {
+  static readonly code = ErrorCodes.PICKUP_TIMEOUT
+  static is = guardFor<PickupTimeoutError>(ErrorCodes.PICKUP_TIMEOUT)
+  constructor(step: string, transport: string, pickupTimeoutMs: number) {
+    super(
+      ErrorCodes.PICKUP_TIMEOUT,
+      `step "${step}" was not picked up by a worker on "${transport}" within ${pickupTimeoutMs} ms`,
+      { details: { step, transport, pickupTimeoutMs } },
+    )
+  }
+}
+
 /** The run was cancelled; what a cancelled run's `error` holds and what aborts its steps. */
 export class CancelledError extends CairnError {
   static readonly code = ErrorCodes.RUN_CANCELLED

@@ -75,6 +75,7 @@ export const STEP_CALL_OPTIONS: OptionsSpec = {
     compensate: true,
     transport: true,
     requires: true,
+    pickupTimeoutMs: true,
   }),
   foreign: FOREIGN_STEP_CALL_OPTIONS,
 }
@@ -88,6 +89,7 @@ export const STEP_DEFINITION_OPTIONS: OptionsSpec = {
     timeoutMs: true,
     transport: true,
     requires: true,
+    pickupTimeoutMs: true,
   }),
   foreign: FOREIGN_STEP_DEFINITION_OPTIONS,
 }

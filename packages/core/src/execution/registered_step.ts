@@ -14,7 +14,12 @@
  * A recorded outcome replays without the handler, so a run past that step is unaffected.
  */
 import { ErrorCodes, InvalidArgumentError } from '../errors/index.ts'
-import { checkPlacement, checkRequires, type RegisteredStep } from '../engine/step_registry.ts'
+import {
+  checkPickupTimeout,
+  checkPlacement,
+  checkRequires,
+  type RegisteredStep,
+} from '../engine/step_registry.ts'
 import { checkCapabilities } from '../wire/capabilities.ts'
 import {
   checkCompensate,
@@ -74,6 +79,7 @@ function mergeOptions(
   try {
     checkStepTimeout(merged.timeoutMs)
     checkRequires(merged.requires, merged.transport)
+    checkPickupTimeout(merged.pickupTimeoutMs, merged.transport)
   } catch (error) {
     throw new InvalidArgumentError(`step "${name}": ${(error as Error).message}`)
   }
@@ -118,6 +124,7 @@ function remotePlan(
   try {
     checkPlacement(transport, (candidate) => rt.hasTransport(candidate))
     checkRequires(options.requires, transport)
+    checkPickupTimeout(options.pickupTimeoutMs, transport)
     requires = options.requires === undefined ? [] : checkCapabilities(options.requires, 'requires')
   } catch (error) {
     throw new InvalidArgumentError(`step "${name}": ${(error as Error).message}`, {
@@ -131,6 +138,7 @@ function remotePlan(
     input,
     policy: resolveRetryPolicy(options, rt.retryDefaults),
     timeoutMs: options.timeoutMs,
+    pickupTimeoutMs: options.pickupTimeoutMs,
   }
 }
 

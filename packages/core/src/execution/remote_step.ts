@@ -12,9 +12,10 @@
  * 40 s, … after the dispatch (every MAX_CHECK_MS at most), so a task lost between the save and
  * the publish, or by a broker that restarted empty, is sent again.
  */
-import { StepTimeoutError } from '../errors/index.ts'
+import { PickupTimeoutError, StepTimeoutError } from '../errors/index.ts'
+import { timeText } from '../util/time_text.ts'
 import type { CheckpointRecord } from '../contracts/records.ts'
-import { parseWireMessage, type ResultMessage } from '../wire/index.ts'
+import { parseWireMessage, type ResultMessage, type TaskMessage } from '../wire/index.ts'
 import { encodeError, encodeValue } from './outcome.ts'
 import { decideRetry, type RetryPolicy } from './retry_policy.ts'
 import { errorFromWire, taskMessage, taskResultName } from './remote_task.ts'
@@ -38,8 +39,6 @@ export const FIRST_CHECK_MS = 10_000
 export const MAX_CHECK_MS = 600_000
 /** A worker aborts at `timeoutMs`; its result may still be on the way: the engine waits this much longer. */
 export const TIMEOUT_GRACE_MS = 5_000
-/** A blocked run's wait is evaluated again at least this often (docs/remote-steps.md). */
-export const BLOCKED_RECHECK_MS = 30_000
 /** How often a worker heartbeats a running attempt. */
 export const HEARTBEAT_INTERVAL_MS = 5_000
 
@@ -51,6 +50,8 @@ export interface RemotePlan {
   input: unknown
   policy: RetryPolicy
   timeoutMs: number | undefined
+  /** How long a task may wait to be picked up (StepPlacement.pickupTimeoutMs), if limited. */
+  pickupTimeoutMs: number | undefined
 }
 
 export function remoteStep<O>(rt: TurnRuntime, plan: RemotePlan): Promise<O> {
@@ -78,6 +79,13 @@ class RemoteWait {
   private settled = false
   /** Ends this turn's in-memory hold for the current attempt's result (holdForResult). */
   private releaseHold: (() => void) | null = null
+  /**
+   * The current attempt's task is known to be picked up (or the transport could not tell):
+   * its pickup deadline needs no more checking in this turn. A later turn asks again once.
+   */
+  private pickedUp = false
+  /** A withdrawal is in flight: evaluations wait for its answer. */
+  private withdrawing = false
 
   constructor(
     rt: TurnRuntime,
@@ -118,6 +126,7 @@ class RemoteWait {
   private dispatch(attempt: number): void {
     const now = this.rt.clock.now()
     this.attempt = attempt
+    this.pickedUp = false
     this.startedAt = now
     this.checkAt = now + FIRST_CHECK_MS
     this.saveAndPublish(true)
@@ -138,8 +147,9 @@ class RemoteWait {
     })
   }
 
-  private publish(hold: boolean): void {
-    const task = taskMessage({
+  /** The current attempt's task: the same message every time (publish, republish, withdraw). */
+  private task(): TaskMessage {
+    return taskMessage({
       runId: this.rt.runId,
       seq: this.seq,
       attempt: this.attempt,
@@ -150,6 +160,10 @@ class RemoteWait {
       heartbeatIntervalMs: HEARTBEAT_INTERVAL_MS,
       dispatchedAt: this.startedAt,
     })
+  }
+
+  private publish(hold: boolean): void {
+    const task = this.task()
     this.rt.publishTask(this.plan.transport, { message: task, delayMs: 0 })
     emitDispatched(this.rt, this.ref(), {
       transport: this.plan.transport,
@@ -177,7 +191,7 @@ class RemoteWait {
 
   /** Now, and again whenever a message for this position arrives or a check or deadline comes. */
   private evaluate = (): void => {
-    if (!this.rt.live || this.settled) return
+    if (!this.rt.live || this.settled || this.withdrawing) return
     for (let message = this.rt.takeMessage(this.resultName); message !== null;) {
       const result = this.resultOf(message.payload)
       if (result !== null && result.attempt === this.attempt)
@@ -190,14 +204,14 @@ class RemoteWait {
       const timedOut = new StepTimeoutError(this.plan.name, this.plan.timeoutMs as number)
       return this.failed(timedOut, { durationMs: now - this.startedAt })
     }
+    const pickupAt = this.pickupAt()
+    if (pickupAt !== null && now >= pickupAt) return this.checkPickup()
     if (now >= this.checkAt) return this.check(now)
-    const blocked = this.rt.blockedReason(this.plan.transport, this.plan.name, this.plan.requires)
     let wakeAt = deadline === null ? this.checkAt : Math.min(this.checkAt, deadline)
-    // A blocked run looks again soon, so it reads `waiting` shortly after a worker appears
-    // (the worker takes the published task meanwhile: its result wakes the run in any case).
-    if (blocked !== null) wakeAt = Math.min(wakeAt, now + BLOCKED_RECHECK_MS)
+    if (pickupAt !== null) wakeAt = Math.min(wakeAt, pickupAt)
     this.rt.waitDurably(this.seq, wakeAt, this.label(), null, this.resultName, this.evaluate)
-    if (blocked !== null) this.rt.markBlocked(this.seq, blocked)
+    const { transport, name, requires } = this.plan
+    this.rt.probeBlocked(this.seq, () => this.rt.blockedReason(transport, name, requires))
   }
 
   /**
@@ -284,6 +298,36 @@ class RemoteWait {
     this.rt.waitUntil(this.seq, retryAt, this.label(), null, next)
   }
 
+  /** When the current attempt's task must have been picked up, while that is still unknown. */
+  private pickupAt(): number | null {
+    if (this.plan.pickupTimeoutMs === undefined || this.pickedUp) return null
+    return this.startedAt + this.plan.pickupTimeoutMs
+  }
+
+  /**
+   * The pickup deadline passed without a result: take the task back if no worker received it
+   * (then the attempt fails E_PICKUP_TIMEOUT, and no worker will ever start it); otherwise it
+   * was picked up — or the transport cannot tell (completed, lost, unreachable) — and the wait
+   * goes on as any other, its checks republishing what a broker lost.
+   */
+  private checkPickup(): void {
+    this.withdrawing = true
+    this.rt.beginWork()
+    const done = (outcome: 'withdrawn' | 'taken' | 'unknown'): void => {
+      this.rt.endWork()
+      this.withdrawing = false
+      if (!this.rt.live || this.settled) return
+      if (outcome === 'withdrawn') {
+        const { name, transport, pickupTimeoutMs } = this.plan
+        const error = new PickupTimeoutError(name, transport, pickupTimeoutMs as number)
+        return this.failed(error, { durationMs: this.rt.clock.now() - this.startedAt })
+      }
+      this.pickedUp = true
+      this.evaluate()
+    }
+    this.rt.withdrawTask(this.plan.transport, this.task()).then(done, () => done('unknown'))
+  }
+
   /** When the attempt has timed out for the engine: its `timeoutMs` plus the grace. */
   private deadline(): number | null {
     if (this.plan.timeoutMs === undefined) return null
@@ -318,6 +362,8 @@ class RemoteWait {
   }
 
   private label(): string {
-    return `step "${this.plan.name}" on ${this.plan.transport} (attempt ${this.attempt})`
+    const base = `step "${this.plan.name}" on ${this.plan.transport} (attempt ${this.attempt})`
+    const pickupAt = this.pickupAt()
+    return pickupAt === null ? base : `${base} to be picked up by ${timeText(pickupAt)}`
   }
 }

@@ -13,7 +13,8 @@ import type {
 } from '../contracts/records.ts'
 import type { EventWaitToRegister } from '../contracts/state_store.ts'
 import type { LiveResultHandler } from './live_tasks.ts'
-import type { TaskToPublish } from '../contracts/transport.ts'
+import type { TaskToPublish, WithdrawOutcome } from '../contracts/transport.ts'
+import type { TaskMessage } from '../wire/index.ts'
 import type { ChildRequest, ChildStart } from '../engine/child_starter.ts'
 import type { EventHub } from '../engine/events.ts'
 import type { RegisteredStep } from '../engine/step_registry.ts'
@@ -125,10 +126,11 @@ export interface TurnRuntime {
    */
   blockedReason(transport: string, step: string, requires: readonly string[]): string | null
   /**
-   * Mark the durable wait at `seq` (just registered by waitDurably) as blocked on `missing`:
-   * a suspend with it leaves the run `blocked`, naming what is missing.
+   * Give the durable wait at `seq` (just registered by waitDurably) a blocked probe: asked when
+   * the run suspends, it names what no live worker offers (then the run suspends `blocked`,
+   * looked at again within BLOCKED_RECHECK_MS) or returns null.
    */
-  markBlocked(seq: number, missing: string): void
+  probeBlocked(seq: number, probe: () => string | null): void
   /**
    * Keep the run in memory for a remote step's result (up to the engine's `holdTimersUpToMs`,
    * as a short sleep is kept) and let the engine hand `handler` that result directly
@@ -136,6 +138,11 @@ export interface TurnRuntime {
    * recorded). Time up or the turn ending ends it by itself; the result then takes the inbox.
    */
   holdForResult(taskId: string, handler: LiveResultHandler): () => void
+  /**
+   * Take a published task back from transport `transport` if no worker ever received it
+   * (EngineTransport.withdraw; `pickupTimeoutMs`). Rejects when the transport cannot answer.
+   */
+  withdrawTask(transport: string, task: TaskMessage): Promise<WithdrawOutcome>
   /** Forget the durable wait at `seq` (its result was recorded another way). */
   clearWait(seq: number): void
   /**

@@ -14,7 +14,8 @@ import type {
   ParkReason,
 } from '../contracts/records.ts'
 import type { Logger } from '../contracts/logger.ts'
-import type { TaskToPublish } from '../contracts/transport.ts'
+import type { TaskToPublish, WithdrawOutcome } from '../contracts/transport.ts'
+import type { TaskMessage } from '../wire/index.ts'
 import type { SearchAttributeUpsert } from '../contracts/search_attributes.ts'
 import type { StandardSchemaV1 } from '../contracts/standard_schema.ts'
 import type {
@@ -79,6 +80,8 @@ export interface TurnDeps {
   /** The transports this engine publishes remote steps' tasks on (by name). */
   hasTransport(name: string): boolean
   publishTask(transport: string, task: TaskToPublish): void
+  /** Takes a task back if no worker received it (RemoteTransports.withdraw). */
+  withdrawTask(transport: string, task: TaskMessage): Promise<WithdrawOutcome>
   /** What no live worker offers for a remote step (RemoteTransports.blockedReason). */
   blockedReason(transport: string, step: string, requires: readonly string[]): string | null
   /** Remote-step attempts whose results this engine hands to their live turn. */
@@ -138,8 +141,8 @@ interface DurableWait {
   recheck?: () => void
   /** An event wait's registration, written with the suspend. */
   event?: EventWaitToRegister
-  /** What no live worker offers (a remote step's wait): the run suspends `blocked`. */
-  blocked?: string
+  /** A remote step's wait: what no live worker offers, asked at the suspend (probeBlocked). */
+  blockedProbe?: () => string | null
 }
 
 const NEVER = new Promise<never>(() => {})
@@ -443,9 +446,13 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     return this.deps.blockedReason(transport, step, requires)
   }
 
-  markBlocked(seq: number, missing: string): void {
+  withdrawTask(transport: string, task: TaskMessage): Promise<WithdrawOutcome> {
+    return this.deps.withdrawTask(transport, task)
+  }
+
+  probeBlocked(seq: number, probe: () => string | null): void {
     const wait = this.waits.get(seq)
-    if (wait !== undefined) wait.blocked = missing
+    if (wait !== undefined) wait.blockedProbe = probe
   }
 
   holdForResult(taskId: string, handler: LiveResultHandler): () => void {

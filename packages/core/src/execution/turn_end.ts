@@ -16,7 +16,7 @@ import type {
 } from '../contracts/state_store.ts'
 import { CancelledError, ErrorCodes, WorkflowTimeoutError } from '../errors/index.ts'
 import { failpoint } from '../util/failpoints.ts'
-import { MAX_TIME_MS } from '../util/numbers.ts'
+import { timeText } from '../util/time_text.ts'
 import { childOutcomeMessage } from './child_outcome.ts'
 import { successorRunId } from './continue_as_new.ts'
 import { catchUpEvents } from './event_catch_up.ts'
@@ -39,9 +39,21 @@ interface WaitInfo {
   pending: CheckpointRecord | null
   message?: string
   event?: EventWaitToRegister
-  /** What no live worker offers (a remote step's wait): the run suspends `blocked`. */
+  /** A remote step's wait: what no live worker offers now, or null (Turn.probeBlocked). */
+  blockedProbe?: () => string | null
+}
+
+/** A wait as the suspend describes it: `blocked` names what no live worker offers. */
+interface SuspendedWait extends WaitInfo {
   blocked?: string
 }
+
+/**
+ * A blocked run is looked at again at least this often, so it reads `waiting` shortly after a
+ * capable worker appears (which meanwhile takes the published task: its result wakes the run
+ * in any case). docs/remote-steps.md#blocked-runs.
+ */
+export const BLOCKED_RECHECK_MS = 30_000
 
 /** Reads of the event log after a suspend, before giving up (each failure logged). */
 const CATCH_UP_ATTEMPTS = 3
@@ -160,7 +172,9 @@ export class TurnEnding {
 
   async suspend(waits: ReadonlyMap<number, WaitInfo>, deadline: number | null): Promise<void> {
     if (waits.size === 0) return this.park(waitingOnNothing(this.turn.workflow))
-    const list = [...waits.values()] // copied first: ending the turn clears its waits
+    // Copied first: ending the turn clears its waits. Blocked probes are asked now, with the
+    // engine's latest view of the fleet, not when each wait was registered.
+    const list = probed([...waits.values()], this.deps.clock.now())
     if (!this.begin('run suspended')) return
     // An execution deadline wakes the run too, so it is cancelled on time while it waits.
     const wakeAt = minOf(earliest(list), deadline)
@@ -338,6 +352,15 @@ export class TurnEnding {
   }
 }
 
+function probed(waits: WaitInfo[], now: number): SuspendedWait[] {
+  return waits.map((w) => {
+    const blocked = w.blockedProbe?.() ?? null
+    if (blocked === null) return w
+    const recheck = now + BLOCKED_RECHECK_MS
+    return { ...w, blocked, wakeAt: w.wakeAt === null ? recheck : Math.min(w.wakeAt, recheck) }
+  })
+}
+
 function waitingOnNothing(workflow: string): ParkReason {
   return {
     code: ErrorCodes.NOT_A_PRIMITIVE_WAIT,
@@ -358,7 +381,7 @@ function earliest(waits: WaitInfo[]): number | null {
 }
 
 /** The waits for operators, blocked ones first (with what is missing; their timer is a check). */
-function describeWaits(waits: WaitInfo[]): string {
+function describeWaits(waits: SuspendedWait[]): string {
   const ordered = [
     ...waits.filter((w) => w.blocked !== undefined),
     ...waits.filter((w) => w.blocked === undefined),
@@ -368,9 +391,4 @@ function describeWaits(waits: WaitInfo[]): string {
     return w.wakeAt === null ? w.label : `${w.label} until ${timeText(w.wakeAt)}`
   })
   return waits.length > 3 ? `${shown.join('; ')}; and ${waits.length - 3} more` : shown.join('; ')
-}
-
-/** A due time as ISO text, or as milliseconds when no Date can hold it (a record from before). */
-function timeText(ms: number): string {
-  return Math.abs(ms) <= MAX_TIME_MS ? new Date(ms).toISOString() : `${ms} ms`
 }

@@ -75,6 +75,13 @@ export interface StepPlacement {
    * `transport`. Default none.
    */
   requires?: readonly string[]
+  /**
+   * How long an attempt's task may wait for a worker to pick it up (ms). Past it, a task no
+   * worker has received is taken back from the transport and the attempt fails with
+   * E_PICKUP_TIMEOUT (retried by the step's policy, as a new attempt with a new window); a
+   * task a worker has received goes on. Needs a `transport`. Default: no limit.
+   */
+  pickupTimeoutMs?: number
 }
 
 /** The retry, timeout and placement options a registered step declares (`engine.registerStep`). */

@@ -10,6 +10,7 @@ import type {
   ReceiveOptions,
   RefusedMessage,
   TaskToPublish,
+  WithdrawOutcome,
   WorkerReport,
 } from '../contracts/transport.ts'
 import { parseWireMessage, type AnnounceMessage, type TaskMessage } from '../wire/index.ts'
@@ -22,6 +23,8 @@ interface TaskEntry {
   availableAt: number
   order: number
   holder: symbol | null
+  /** Delivered to a worker at least once (withdraw then finds it `taken`). */
+  delivered: boolean
   holdTimer: TimerHandle | null
   /** The current hold: a lapse timer acts only if its hold is still the current one. */
   hold: object | null
@@ -83,6 +86,7 @@ export class MemoryBroker {
         availableAt,
         order: this.#order++,
         holder: null,
+        delivered: false,
         holdTimer: null,
         hold: null,
       })
@@ -102,6 +106,7 @@ export class MemoryBroker {
       availableAt: this.#clock.now(),
       order: this.#order++,
       holder: null,
+      delivered: false,
       holdTimer: null,
       hold: null,
     })
@@ -163,6 +168,15 @@ export class MemoryBroker {
     this.#tasks.delete(taskId)
   }
 
+  /** Removes a task no worker ever received (EngineTransport.withdraw). */
+  withdraw(taskId: string): WithdrawOutcome {
+    const entry = this.#tasks.get(taskId)
+    if (entry === undefined) return 'unknown'
+    if (entry.delivered) return 'taken'
+    this.#tasks.delete(taskId)
+    return 'withdrawn'
+  }
+
   /** Makes a task `holder` holds ready again at once. */
   handBack(taskId: string, holder: symbol): void {
     const entry = this.#tasks.get(taskId)
@@ -222,6 +236,7 @@ export class MemoryBroker {
     entry.holdTimer?.cancel()
     const hold = {}
     entry.holder = holder
+    entry.delivered = true
     entry.hold = hold
     entry.holdTimer = this.#clock.setTimer(holdMs, () => {
       if (entry.hold === hold && this.#tasks.get(entry.taskId) === entry) this.#unhold(entry)

@@ -14,6 +14,7 @@ import type {
   ReceivedTask,
   TaskToPublish,
   TransportOptions,
+  WithdrawOutcome,
   WorkerReport,
   WorkerTransport,
 } from '../contracts/transport.ts'
@@ -25,6 +26,7 @@ import {
   type AnnounceMessage,
   type HeartbeatMessage,
   type ResultMessage,
+  type TaskMessage,
 } from '../wire/index.ts'
 import { MemoryBroker, type Delivered } from './memory_broker.ts'
 
@@ -84,6 +86,10 @@ class MemoryEngineTransport implements EngineTransport {
 
   async workers(since: number): Promise<AnnounceMessage[]> {
     return this.#broker.workers(since)
+  }
+
+  async withdraw(task: TaskMessage): Promise<WithdrawOutcome> {
+    return this.#broker.withdraw(task.taskId)
   }
 }
 

@@ -81,7 +81,6 @@ export const FOREIGN_STEP_CALL_OPTIONS: Table = {
   queue: { notYet: 'flow-control queues: concurrency and rate limits shared across runs' },
   priority: { notYet: 'dispatch priority of a step' },
   fairnessKey: { notYet: 'fair admission by key within a queue' },
-  pickupTimeoutMs: { notYet: 'a deadline for a worker to pick a dispatched step up' },
 }
 
 /** `defineStep` / `engine.registerStep` options and a `BaseStep`'s `static step`. */
@@ -89,7 +88,6 @@ export const FOREIGN_STEP_DEFINITION_OPTIONS: Table = {
   ...FLAT_BACKOFF,
   input: { notYet: "a Standard Schema checking the step's input" },
   output: { notYet: "a Standard Schema checking the step's output" },
-  pickupTimeoutMs: { notYet: 'a deadline for a worker to pick a dispatched step up' },
   compensate: {
     instead:
       'Cairn takes compensate on the call: ctx.step(ref, input, { compensate: (output) => … })',

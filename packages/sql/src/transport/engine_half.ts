@@ -4,9 +4,14 @@
  * resolves, due again later when it rejects), workers reads the announcements table.
  */
 import { randomUUID } from 'node:crypto'
-import type { EngineTransport, TaskToPublish, WorkerReport } from '@cairn/core/contracts'
+import type {
+  EngineTransport,
+  TaskToPublish,
+  WithdrawOutcome,
+  WorkerReport,
+} from '@cairn/core/contracts'
 import { InvalidArgumentError } from '@cairn/core/errors'
-import { parseWireMessage, type AnnounceMessage } from '@cairn/core/wire'
+import { parseWireMessage, type AnnounceMessage, type TaskMessage } from '@cairn/core/wire'
 import { keyOf } from './keys.ts'
 import type { ResolvedTuning } from './options.ts'
 import type { TransportTables } from './tables.ts'
@@ -86,6 +91,10 @@ export class DbEngineTransport implements EngineTransport {
       throw error
     }
     this.#loop = this.#consume(db, handler)
+  }
+
+  async withdraw(task: TaskMessage): Promise<WithdrawOutcome> {
+    return this.#connected().withdrawTask(keyOf(task.taskId))
   }
 
   async workers(since: number): Promise<AnnounceMessage[]> {

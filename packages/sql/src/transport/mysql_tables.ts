@@ -159,6 +159,17 @@ export class MysqlTables implements TransportTables {
     )
   }
 
+  async withdrawTask(taskKey: string): Promise<'withdrawn' | 'taken' | 'unknown'> {
+    // The DELETE takes the row lock a claim holds (or waits for it), then reads deliveries.
+    const [result] = await this.#pool.query(
+      `DELETE FROM ${this.#t.tasks} WHERE task_key = ? AND deliveries = 0`,
+      [taskKey],
+    )
+    if ((result as { affectedRows: number }).affectedRows === 1) return 'withdrawn'
+    const rows = await this.#query(`SELECT 1 FROM ${this.#t.tasks} WHERE task_key = ?`, [taskKey])
+    return rows.length > 0 ? 'taken' : 'unknown'
+  }
+
   async deleteTask(taskKey: string): Promise<void> {
     await this.#query(`DELETE FROM ${this.#t.tasks} WHERE task_key = ?`, [taskKey])
   }

@@ -192,6 +192,18 @@ export class PostgresTables implements TransportTables {
     )
   }
 
+  async withdrawTask(taskKey: string): Promise<'withdrawn' | 'taken' | 'unknown'> {
+    // A claim holding the row makes the DELETE wait, then re-check deliveries: it finds 1.
+    // The outer SELECT reads the statement's snapshot: the row as it was before either.
+    const result = await this.#query(
+      `WITH gone AS (DELETE FROM ${this.#t.tasks} WHERE task_key = $1 AND deliveries = 0 RETURNING 1)
+       SELECT (SELECT count(*) FROM gone)::int, (SELECT count(*) FROM ${this.#t.tasks} WHERE task_key = $1)::int`,
+      [taskKey],
+    )
+    const [gone, present] = (result.rows[0] ?? [0, 0]) as [number, number]
+    return gone > 0 ? 'withdrawn' : present > 0 ? 'taken' : 'unknown'
+  }
+
   async deleteTask(taskKey: string): Promise<void> {
     await this.#query(`DELETE FROM ${this.#t.tasks} WHERE task_key = $1`, [taskKey])
   }

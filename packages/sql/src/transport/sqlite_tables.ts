@@ -152,6 +152,17 @@ export class SqliteTables implements TransportTables {
     })
   }
 
+  async withdrawTask(taskKey: string): Promise<'withdrawn' | 'taken' | 'unknown'> {
+    return this.#write('withdraw a task', () => {
+      const gone = this.#db
+        .prepare('DELETE FROM cairn_tasks WHERE task_key = ? AND deliveries = 0')
+        .run(taskKey)
+      if (Number(gone.changes) === 1) return 'withdrawn'
+      const row = this.#db.prepare('SELECT 1 FROM cairn_tasks WHERE task_key = ?').get(taskKey)
+      return row === undefined ? 'unknown' : 'taken'
+    })
+  }
+
   async deleteTask(taskKey: string): Promise<void> {
     await this.#run('delete a task', 'DELETE FROM cairn_tasks WHERE task_key = ?', taskKey)
   }

@@ -77,6 +77,11 @@ export interface TransportTables {
   completeTasks(items: readonly CompletedTask[]): Promise<void>
   /** Makes the tasks these holders hold due again at once. */
   handBack(holders: readonly { taskKey: string; holder: string }[]): Promise<void>
+  /**
+   * Deletes the task if it was never delivered (`deliveries = 0`), atomically against a claim
+   * (EngineTransport.withdraw): `withdrawn`, else `taken` when the row is there, else `unknown`.
+   */
+  withdrawTask(taskKey: string): Promise<'withdrawn' | 'taken' | 'unknown'>
   /** Deletes a task whatever holds it (a poison row). */
   deleteTask(taskKey: string): Promise<void>
   /** Inserts reports in order; wakes listening engines. */
