@@ -97,6 +97,7 @@ eachStore('remote steps', (test) => {
       consume: (handler) => real.consume(handler),
       workers: (since) => real.workers(since),
       withdraw: (task) => real.withdraw(task),
+      depth: (now, steps) => real.depth(now, steps),
       publish: (tasks) => real.publish(tasks),
     }
     const engine = await env.engine({ transports: { memory: flaky } }) // startDriving resolved
@@ -400,6 +401,7 @@ eachStore('remote steps', (test) => {
       consume: (handler) => real.consume(handler),
       workers: (since) => real.workers(since),
       withdraw: (task) => real.withdraw(task),
+      depth: (now, steps) => real.depth(now, steps),
       publish: async (tasks: readonly TaskToPublish[]) => {
         if (dropped < 2) {
           dropped += 1

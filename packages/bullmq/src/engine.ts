@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto'
 import type {
   EngineTransport,
+  TaskDepth,
   TaskToPublish,
   WithdrawOutcome,
   WorkerReport,
@@ -170,6 +171,39 @@ export class BullmqEngineTransport implements EngineTransport {
     return (await queue.remove(task.taskId)) === 1 ? 'withdrawn' : 'taken'
   }
 
+  /**
+   * Per task queue the routes hash lists (one per step and requirement set): BullMQ's job
+   * counts, and the oldest waiting job's due time (added + delay). Summed per step.
+   */
+  async depth(now: number): Promise<TaskDepth[]> {
+    const client = this.#connected()
+    const routes = await client.hgetall(routesKey(this.#options.prefix))
+    const bySteps = new Map<string, TaskDepth>()
+    for (const [name, text] of Object.entries(routes)) {
+      const step = stepOfRoute(text)
+      if (step === null) continue
+      const queue = this.#queue(name)
+      const counts = await queue.getJobCounts('wait', 'paused', 'prioritized', 'delayed', 'active')
+      const [oldest] = (await queue.getJobs(['wait', 'prioritized'], 0, 0, true)) as Job[]
+      const row = bySteps.get(step) ?? {
+        step,
+        ready: 0,
+        delayed: 0,
+        held: 0,
+        oldestReadyAgeMs: null,
+      }
+      row.ready += (counts.wait ?? 0) + (counts.paused ?? 0) + (counts.prioritized ?? 0)
+      row.delayed += counts.delayed ?? 0
+      row.held += counts.active ?? 0
+      if (oldest !== undefined) {
+        const age = Math.max(0, now - (oldest.timestamp + (oldest.delay ?? 0)))
+        row.oldestReadyAgeMs = Math.max(row.oldestReadyAgeMs ?? 0, age)
+      }
+      bySteps.set(step, row)
+    }
+    return [...bySteps.values()].sort((a, b) => (a.step < b.step ? -1 : a.step > b.step ? 1 : 0))
+  }
+
   async #consume(consumer: Worker, handler: Handler): Promise<void> {
     while (!this.#closing) {
       const token = randomUUID()
@@ -269,5 +303,15 @@ export class BullmqEngineTransport implements EngineTransport {
         this.#closing ? 'the bullmq transport is closed' : 'open() the bullmq transport first',
       )
     return this.#client
+  }
+}
+
+/** The step of a routes-hash entry, or null for one that is not a route (left alone). */
+function stepOfRoute(text: string): string | null {
+  try {
+    const route = JSON.parse(text) as { step?: unknown }
+    return typeof route.step === 'string' ? route.step : null
+  } catch {
+    return null
   }
 }

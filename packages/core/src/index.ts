@@ -20,7 +20,7 @@ export {
   type DrainResult,
 } from './engine/engine.ts'
 export type { EngineOptions, ResolvedEngineOptions } from './engine/options.ts'
-export type { WorkerInfo, ListWorkersOptions } from './engine/worker_views.ts'
+export type { WorkerInfo, ListWorkersOptions, TaskQueueDepth } from './engine/worker_views.ts'
 export type { StartOptions, StartedRun } from './engine/run_starter.ts'
 export type { ForkOptions, RetryWithInputOptions } from './engine/run_copier.ts'
 export type { RequeueReceipt } from './engine/requeuer.ts'

@@ -13,6 +13,7 @@ import { holdTests } from './holds.ts'
 import { poisonTests } from './poison.ts'
 import { reportTests } from './reports.ts'
 import { withdrawalTests } from './withdrawal.ts'
+import { depthTests } from './depth.ts'
 
 export type { TransportFactory, TransportUnderTest } from './harness.ts'
 
@@ -24,4 +25,5 @@ export function transportConformance(test: TestFn, factory: TransportFactory): v
   poisonTests(transportDefiner(test, factory, 'poison'))
   announcementTests(transportDefiner(test, factory, 'announcements'))
   withdrawalTests(transportDefiner(test, factory, 'withdrawal'))
+  depthTests(transportDefiner(test, factory, 'depth'))
 }

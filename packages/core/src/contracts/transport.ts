@@ -107,6 +107,28 @@ export interface EngineTransport {
    * The whole message is given so a transport can find the queue it went to.
    */
   withdraw(task: TaskMessage): Promise<WithdrawOutcome>
+
+  /**
+   * What waits on the transport now, per step, over every engine's tasks (for metrics): due
+   * tasks no worker holds, delayed ones, held ones, and how long the oldest due one has waited.
+   * A read of aggregates; `now` is the engine's clock (epoch ms), used only for the age where
+   * the transport keeps times of its own clock. Steps are named as published; a step whose
+   * name the transport keeps only as a hash is reported as `stepNames` resolves it, or `?`.
+   */
+  depth(now: number, stepNames: readonly string[]): Promise<TaskDepth[]>
+}
+
+/** One step's tasks on a transport (EngineTransport.depth). */
+export interface TaskDepth {
+  step: string
+  /** Due, and no worker holds them: waiting for a worker. */
+  ready: number
+  /** Not due yet (published with a delay). */
+  delayed: number
+  /** Held by a worker now. */
+  held: number
+  /** How long the oldest ready task has been due (ms); null when none is ready. */
+  oldestReadyAgeMs: number | null
 }
 
 /** What `EngineTransport.withdraw` found. */

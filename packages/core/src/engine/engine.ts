@@ -12,7 +12,12 @@
  * calls `startDriving`.
  */
 import { RemoteTransports } from './remote_transports.ts'
-import { DEFAULT_SEEN_WITHIN_MS, type ListWorkersOptions, type WorkerInfo } from './worker_views.ts'
+import {
+  DEFAULT_SEEN_WITHIN_MS,
+  type ListWorkersOptions,
+  type TaskQueueDepth,
+  type WorkerInfo,
+} from './worker_views.ts'
 import type {
   CheckpointPage,
   RunFacetQuery,
@@ -437,6 +442,15 @@ export class Engine {
    * made within `seenWithinMs` (default 30 s), by transport then worker id, with the protocol
    * version this engine agrees with it (null: incompatible). Reads the transports, not the store.
    */
+  /**
+   * What waits on the engine's transports now, per transport and step: due tasks no worker
+   * holds, delayed ones, held ones, and the age of the oldest due one (EngineTransport.depth).
+   * Reads the transports, not the store; counts every engine's tasks. For metrics.
+   */
+  async taskDepth(): Promise<TaskQueueDepth[]> {
+    return this.remote.depth(this.options.clock.now(), this.steps.names())
+  }
+
   async listWorkers(options: ListWorkersOptions = {}): Promise<WorkerInfo[]> {
     checkOptionKeys(options, specs.LIST_WORKERS_OPTIONS)
     const seenWithinMs =

@@ -22,7 +22,7 @@ import { taskResultDedupeId, taskResultName } from '../execution/remote_task.ts'
 import { assertIdentifier } from '../util/validate.ts'
 import type { ResultMessage, TaskMessage } from '../wire/index.ts'
 import { deliverSignal, type SignalSenderDeps } from './signal_sender.ts'
-import { workerInfo, type WorkerInfo } from './worker_views.ts'
+import { workerInfo, type TaskQueueDepth, type WorkerInfo } from './worker_views.ts'
 import { PublishBatcher } from './publish_batcher.ts'
 import { FleetView } from './fleet_view.ts'
 
@@ -99,6 +99,20 @@ export class RemoteTransports {
    */
   blockedReason(transport: string, step: string, requires: readonly string[]): string | null {
     return this.byName.has(transport) ? this.fleet.blockedReason(transport, step, requires) : null
+  }
+
+  /**
+   * What waits on every transport, per step (EngineTransport.depth): for metrics. `stepNames`
+   * resolve steps a transport keeps only as hashes.
+   */
+  async depth(now: number, stepNames: readonly string[]): Promise<TaskQueueDepth[]> {
+    const rows: TaskQueueDepth[] = []
+    for (const [name, transport] of this.byName) {
+      await this.open(transport)
+      for (const row of await transport.depth(now, stepNames))
+        rows.push({ transport: name, ...row })
+    }
+    return rows
   }
 
   /** EngineTransport.withdraw on transport `name` ('unknown' for a name it does not have). */

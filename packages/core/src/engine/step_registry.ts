@@ -56,6 +56,11 @@ export class StepRegistry {
   find(name: string): RegisteredStep | undefined {
     return this.byName.get(name)
   }
+
+  /** Every registered step's name. */
+  names(): string[] {
+    return [...this.byName.keys()]
+  }
 }
 
 /** `requires` lists capability names, and only with a transport (a worker offers them). */

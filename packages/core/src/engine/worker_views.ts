@@ -3,6 +3,7 @@
  * announcement per worker, made recently enough, with whether this engine speaks a protocol
  * version the worker speaks (a worker it does not is listed, flagged, never trusted with work).
  */
+import type { TaskDepth } from '../contracts/transport.ts'
 import type { AnnounceMessage, WorkerConcurrency } from '../wire/index.ts'
 import { agreedProtocol } from '../wire/index.ts'
 
@@ -54,4 +55,10 @@ export function workerInfo(transport: string, message: AnnounceMessage): WorkerI
     protocols: [...message.protocols],
     protocol: agreedProtocol(message.protocols),
   }
+}
+
+/** What waits on one of the engine's transports for one step (engine.taskDepth()). */
+export interface TaskQueueDepth extends TaskDepth {
+  /** The engine transport (a key of EngineOptions.transports). */
+  transport: string
 }

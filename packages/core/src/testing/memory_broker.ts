@@ -9,6 +9,7 @@ import type { Clock, TimerHandle } from '../contracts/clock.ts'
 import type {
   ReceiveOptions,
   RefusedMessage,
+  TaskDepth,
   TaskToPublish,
   WithdrawOutcome,
   WorkerReport,
@@ -166,6 +167,30 @@ export class MemoryBroker {
     if (entry === undefined || entry.holder !== holder) return
     entry.holdTimer?.cancel()
     this.#tasks.delete(taskId)
+  }
+
+  /** Tasks per step now (EngineTransport.depth). */
+  depth(): TaskDepth[] {
+    const now = this.#clock.now()
+    const bySteps = new Map<string, TaskDepth>()
+    for (const entry of this.#tasks.values()) {
+      const row = bySteps.get(entry.step) ?? {
+        step: entry.step,
+        ready: 0,
+        delayed: 0,
+        held: 0,
+        oldestReadyAgeMs: null,
+      }
+      if (entry.holder !== null) row.held += 1
+      else if (entry.availableAt > now) row.delayed += 1
+      else {
+        row.ready += 1
+        const age = now - entry.availableAt
+        row.oldestReadyAgeMs = Math.max(row.oldestReadyAgeMs ?? 0, age)
+      }
+      bySteps.set(entry.step, row)
+    }
+    return [...bySteps.values()].sort((a, b) => (a.step < b.step ? -1 : a.step > b.step ? 1 : 0))
   }
 
   /** Removes a task no worker ever received (EngineTransport.withdraw). */

@@ -12,6 +12,7 @@ import type {
   EngineTransport,
   ReceiveOptions,
   ReceivedTask,
+  TaskDepth,
   TaskToPublish,
   TransportOptions,
   WithdrawOutcome,
@@ -90,6 +91,10 @@ class MemoryEngineTransport implements EngineTransport {
 
   async withdraw(task: TaskMessage): Promise<WithdrawOutcome> {
     return this.#broker.withdraw(task.taskId)
+  }
+
+  async depth(): Promise<TaskDepth[]> {
+    return this.#broker.depth()
   }
 }
 

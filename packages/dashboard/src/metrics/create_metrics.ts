@@ -11,6 +11,7 @@ import { checkInteger, MAX_TIME_MS, NUMBER_RANGES, type IntegerRange } from '@ca
 import { Registry } from 'prom-client'
 import { backlogGauges } from './backlog_gauges.ts'
 import { workerGauges } from './worker_gauges.ts'
+import { taskQueueGauges } from './task_queue_gauges.ts'
 import { taskCounters } from './task_counters.ts'
 import type { MetricsContext } from './context.ts'
 import { LabelValues } from './label_values.ts'
@@ -67,6 +68,7 @@ export function createMetrics(engine: Engine, options: MetricsOptions = {}): Met
   const stops = [runCounters(ctx), stepMetrics(ctx), recoveryCounters(ctx), taskCounters(ctx)]
   backlogGauges(ctx, backlog)
   workerGauges(ctx, backlog)
+  taskQueueGauges(ctx, backlog)
   const ours = registry.getMetricsAsArray().filter((metric) => !before.has(metric.name))
   let closed = false
   return {

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import type {
   EngineTransport,
+  TaskDepth,
   TaskToPublish,
   WithdrawOutcome,
   WorkerReport,
@@ -91,6 +92,29 @@ export class DbEngineTransport implements EngineTransport {
       throw error
     }
     this.#loop = this.#consume(db, handler)
+  }
+
+  /** Rows keep a hash of the step name: the names the engine knows resolve it, others are `?`. */
+  async depth(_now: number, stepNames: readonly string[]): Promise<TaskDepth[]> {
+    const names = new Map(stepNames.map((name) => [keyOf(name), name]))
+    const bySteps = new Map<string, TaskDepth>()
+    for (const row of await this.#connected().depth()) {
+      const step = names.get(row.stepKey) ?? '?'
+      const sum = bySteps.get(step) ?? {
+        step,
+        ready: 0,
+        delayed: 0,
+        held: 0,
+        oldestReadyAgeMs: null,
+      }
+      sum.ready += row.ready
+      sum.delayed += row.delayed
+      sum.held += row.held
+      if (row.oldestReadyAgeMs !== null)
+        sum.oldestReadyAgeMs = Math.max(sum.oldestReadyAgeMs ?? 0, row.oldestReadyAgeMs)
+      bySteps.set(step, sum)
+    }
+    return [...bySteps.values()].sort((a, b) => (a.step < b.step ? -1 : a.step > b.step ? 1 : 0))
   }
 
   async withdraw(task: TaskMessage): Promise<WithdrawOutcome> {

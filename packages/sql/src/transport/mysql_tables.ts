@@ -10,10 +10,12 @@ import type {
   ClaimedReport,
   ClaimedTask,
   ClaimQuery,
+  StepDepthRow,
   CompletedTask,
   TaskRow,
   TransportTables,
 } from './tables.ts'
+import { depthSql, toDepthRows } from './depth_sql.ts'
 
 const NOW = "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)"
 const TABLE_OPTIONS = 'ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin'
@@ -157,6 +159,10 @@ export class MysqlTables implements TransportTables {
        WHERE (task_key, holder) IN (?)`,
       [holds.map((h) => [h.taskKey, h.holder])],
     )
+  }
+
+  async depth(): Promise<StepDepthRow[]> {
+    return toDepthRows(await this.#query(depthSql(this.#t.tasks, NOW)))
   }
 
   async withdrawTask(taskKey: string): Promise<'withdrawn' | 'taken' | 'unknown'> {

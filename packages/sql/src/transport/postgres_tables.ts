@@ -13,10 +13,12 @@ import type {
   ClaimedReport,
   ClaimedTask,
   ClaimQuery,
+  StepDepthRow,
   TaskRow,
   TransportTables,
   WakeChannel,
 } from './tables.ts'
+import { depthSql, toDepthRows } from './depth_sql.ts'
 
 /** Advisory-lock class of the transport's schema creation ('CaiT'). */
 const SCHEMA_LOCK_CLASS = 0x43616954
@@ -190,6 +192,11 @@ export class PostgresTables implements TransportTables {
        SELECT pg_notify($3, ${NOW}::text) FROM (SELECT count(*) AS n FROM back) AS c WHERE c.n > 0`,
       [holds.map((h) => h.taskKey), holds.map((h) => h.holder), this.#channel('tasks')],
     )
+  }
+
+  async depth(): Promise<StepDepthRow[]> {
+    const result = await this.#query(depthSql(this.#t.tasks, NOW), [])
+    return toDepthRows(result.rows as unknown[][])
   }
 
   async withdrawTask(taskKey: string): Promise<'withdrawn' | 'taken' | 'unknown'> {

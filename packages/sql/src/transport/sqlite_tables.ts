@@ -12,10 +12,12 @@ import type {
   ClaimedReport,
   ClaimedTask,
   ClaimQuery,
+  StepDepthRow,
   CompletedTask,
   TaskRow,
   TransportTables,
 } from './tables.ts'
+import { depthSql, toDepthRows } from './depth_sql.ts'
 
 const NOW = "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)"
 const BUSY_SLICE_MS = 50
@@ -150,6 +152,12 @@ export class SqliteTables implements TransportTables {
     await this.#transaction('hand tasks back', () => {
       for (const hold of holds) release.run(hold.taskKey, hold.holder)
     })
+  }
+
+  async depth(): Promise<StepDepthRow[]> {
+    const statement = this.#db.prepare(depthSql('cairn_tasks', NOW))
+    statement.setReturnArrays(true)
+    return toDepthRows(statement.all() as unknown as unknown[][])
   }
 
   async withdrawTask(taskKey: string): Promise<'withdrawn' | 'taken' | 'unknown'> {

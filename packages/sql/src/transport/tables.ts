@@ -47,6 +47,15 @@ export interface ClaimedReport {
   body: string
 }
 
+/** One step key's tasks (TransportTables.depth). */
+export interface StepDepthRow {
+  stepKey: string
+  ready: number
+  delayed: number
+  held: number
+  oldestReadyAgeMs: number | null
+}
+
 /** Which wake-up a listener waits for. */
 export type WakeChannel = 'tasks' | 'reports'
 
@@ -82,6 +91,12 @@ export interface TransportTables {
    * (EngineTransport.withdraw): `withdrawn`, else `taken` when the row is there, else `unknown`.
    */
   withdrawTask(taskKey: string): Promise<'withdrawn' | 'taken' | 'unknown'>
+  /**
+   * Task counts per step key: due and unheld (a lapsed hold counts as unheld), delayed, held;
+   * and how long the oldest due unheld one has been due, by the database's clock. One
+   * statement, a scan of the tasks table (it holds only pending tasks).
+   */
+  depth(): Promise<StepDepthRow[]>
   /** Deletes a task whatever holds it (a poison row). */
   deleteTask(taskKey: string): Promise<void>
   /** Inserts reports in order; wakes listening engines. */
