@@ -31,6 +31,7 @@ export function microOps(runId: (i: number) => string) {
         wakeAt: status === 'completed' ? null : now + 1000,
         startedAt: now,
         updatedAt: now,
+        worker: null,
       },
     }
   }

@@ -90,6 +90,7 @@ function batchOps(shape: Shape, b: number): StoreOp[] {
         wakeAt: null,
         startedAt: now,
         updatedAt: now,
+        worker: null,
       },
     }
   })

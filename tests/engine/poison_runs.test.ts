@@ -122,6 +122,7 @@ eachStore('poison runs', (test) => {
       wakeAt: farAway,
       startedAt: now,
       updatedAt: now,
+      worker: null,
     }
     const fence = { runId: 'old-1', epoch: 1 }
     await store.applyBatch(

@@ -54,6 +54,34 @@ export function checkpointTests(define: Define): void {
     same(await checkpoints(store, 'run-1'), [done], 'after the successful attempt')
   })
 
+  define("a remote step's worker is kept with each row and replaced by the next", async (store) => {
+    const fence = await startRun(store, 'run-1', T0)
+    const step = { kind: 'step' as const, input: '{"n":1}' }
+    const waiting = checkpoint('run-1', 0, {
+      ...step,
+      status: 'waiting',
+      order: null,
+      output: null,
+    })
+    const worker = { id: 'host-1-4711-ab12', startedAt: T0 + 40, finishedAt: T0 + 95 }
+    const retrying = checkpoint('run-1', 0, {
+      ...step,
+      status: 'retrying',
+      order: null,
+      output: null,
+      error: '{"message":"flaky"}',
+      worker,
+    })
+    const other = { id: 'w-2 "quoted" ☃', startedAt: T0 + 200, finishedAt: T0 + 210 }
+    const done = checkpoint('run-1', 0, { ...step, attempts: 2, worker: other })
+    await save(store, fence, waiting, T0 + 1)
+    same(await checkpoints(store, 'run-1'), [waiting], 'a waiting row has no worker')
+    await save(store, fence, retrying, T0 + 100)
+    same(await checkpoints(store, 'run-1'), [retrying], 'the failed attempt with its worker')
+    await save(store, fence, done, T0 + 220)
+    same(await checkpoints(store, 'run-1'), [done], 'the completed attempt with its own')
+  })
+
   define('a waiting sleep row fires: waiting → completed', async (store) => {
     const fence = await startRun(store, 'run-1', T0)
     const sleep = { kind: 'sleep' as const, wakeAt: T0 + 60_000 }

@@ -83,6 +83,7 @@ export function checkpoint(
     wakeAt: null,
     startedAt: T0,
     updatedAt: T0,
+    worker: null,
     ...changes,
   }
 }

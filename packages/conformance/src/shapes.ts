@@ -30,6 +30,14 @@ const text: Check = (value) => typeof value === 'string'
 const textOrNull: Check = (value) => value === null || typeof value === 'string'
 const integer: Check = (value) => Number.isSafeInteger(value)
 const integerOrNull: Check = (value) => value === null || Number.isSafeInteger(value)
+const workerOrNull: Check = (value) => {
+  if (value === null) return true
+  if (typeof value !== 'object') return false
+  const { id, startedAt, finishedAt } = value as Record<string, unknown>
+  return (
+    typeof id === 'string' && Number.isSafeInteger(startedAt) && Number.isSafeInteger(finishedAt)
+  )
+}
 const oneOf =
   (allowed: readonly string[]): Check =>
   (value) =>
@@ -85,6 +93,7 @@ const CHECKPOINT_FIELDS: Record<keyof CheckpointRecord, Check> = {
   wakeAt: integerOrNull,
   startedAt: integer,
   updatedAt: integer,
+  worker: workerOrNull,
 }
 
 export function checkRunShape(run: unknown, where: string): void {

@@ -30,7 +30,7 @@ export type { PublishEventOptions, PublishedEvent } from './engine/event_publish
 export type { GetEventOptions } from './engine/event_reader.ts'
 export { webhookHttpResponse, type WebhookReceipt } from './engine/webhook_receiver.ts'
 export type { UpdateCallOptions, UpdateResult } from './engine/update_sender.ts'
-export type { RunInfo, StepInfo, RunOutcome } from './engine/views.ts'
+export type { RunInfo, StepInfo, StepWorkerInfo, RunOutcome } from './engine/views.ts'
 export type { StepPage } from './engine/step_page.ts'
 export {
   channels,

@@ -40,6 +40,7 @@ function record(seq: number, order: number | null, fields: Partial<CheckpointRec
     wakeAt: null,
     startedAt: 0,
     updatedAt: 0,
+    worker: null,
   }
   return { ...base, ...fields }
 }

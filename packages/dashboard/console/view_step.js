@@ -71,6 +71,15 @@ function stepDetail(run, step, hasNext) {
       ['Started', formatTime(step.startedAt)],
       ['Updated', formatTime(step.updatedAt)],
       ['Duration', formatDuration(step.durationMs)],
+      // A remote step: the worker that ran the recorded attempt, and how long its task waited.
+      ['Worker', step.worker ? step.worker.id : null],
+      ['Queued', step.worker ? formatDuration(step.worker.queuedMs) : null],
+      [
+        'Ran on worker',
+        step.worker
+          ? formatDuration(Date.parse(step.worker.finishedAt) - Date.parse(step.worker.startedAt))
+          : null,
+      ],
       ['Wakes at', step.wakeAt ? formatTime(step.wakeAt) : null],
       ['Delivered as', step.order === null || step.order === undefined ? null : `#${step.order}`],
     ]),

@@ -48,3 +48,33 @@ void test('GET api/workers lists the live workers; an engine without transports 
   t.after(() => bare.close())
   assert.deepEqual((await call(bare.dashboard, '/api/workers')).json, { workers: [] })
 })
+
+void test('GET api/runs/:id/steps shows the worker that ran a remote step and how long it was queued', async (t) => {
+  const transport = createMemoryTransport()
+  const engine = new Engine({
+    store: new MemoryStore(),
+    logger: silentLogger,
+    transports: { queue: transport.engine() },
+  })
+  engine.registerStep('render', () => 'never here', { transport: 'queue' })
+  engine.register('draw', 1, async (ctx) => ctx.step('render', null))
+  await engine.startDriving()
+  t.after(() => engine.close(0))
+  const worker = createWorker({
+    transport: transport.worker(),
+    workerId: 'render-1',
+    steps: { render: () => 'drawn' },
+  })
+  await worker.start()
+  t.after(() => worker.close(100))
+  const { runId } = await engine.start('draw', null)
+  await engine.waitForRun(runId, { timeoutMs: 10_000 })
+  const f = await fixture({}, engine)
+  t.after(() => f.close())
+  const { status, json } = await call(f.dashboard, `/api/runs/${runId}/steps`)
+  assert.equal(status, 200)
+  const [step] = json.steps as { worker: { id: string; queuedMs: number; startedAt: string } }[]
+  assert.equal(step?.worker.id, 'render-1')
+  assert.ok(step.worker.queuedMs >= 0)
+  assert.ok(!Number.isNaN(Date.parse(step.worker.startedAt)))
+})

@@ -100,6 +100,7 @@ for (const [dialect, register] of DIALECTS) {
             wakeAt: 1_500,
             startedAt: 1_100,
             updatedAt: 1_200,
+            worker: null,
           }
           const save = () => store.runTransactionalStep(fence, async () => checkpoint)
           assert.deepEqual(await save(), { status: 'applied' })

@@ -52,6 +52,7 @@ function checkpoint(runId: string, seq: number, changes: Partial<CheckpointRecor
     wakeAt: null,
     startedAt: T0,
     updatedAt: T0,
+    worker: null,
     ...changes,
   }
 }

@@ -41,6 +41,7 @@ void test('ids, names and payloads with astral characters and NUL bytes round-tr
         wakeAt: Number.MAX_SAFE_INTEGER,
         startedAt: NOW,
         updatedAt: NOW,
+        worker: null,
       }
       const results = await store.applyBatch(
         [create, { type: 'saveCheckpoint', fence: { runId: id, epoch: 1 }, checkpoint: cp }],
@@ -93,6 +94,7 @@ void test('a checkpoint under the fence of another run is refused; the batch app
       wakeAt: null,
       startedAt: NOW,
       updatedAt: NOW,
+      worker: null,
     }
     const ops = [
       { type: 'createRun' as const, run: run('c') },

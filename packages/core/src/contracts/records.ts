@@ -199,6 +199,22 @@ export interface CheckpointRecord {
   wakeAt: number | null
   startedAt: number
   updatedAt: number
+  /**
+   * A remote step's attempt as its worker reported it (kind `step` on a transport): which worker
+   * ran the attempt this checkpoint records, and when it picked the task up and finished, by the
+   * worker's clock. Null for everything else, and for rows written before migration 11.
+   */
+  worker: StepWorker | null
+}
+
+/** Who ran a remote step's attempt (CheckpointRecord.worker). */
+export interface StepWorker {
+  /** The worker's id (its announcement's `workerId`). */
+  id: string
+  /** When its handler started (epoch ms, the worker's clock). */
+  startedAt: number
+  /** When its handler finished (epoch ms, the worker's clock). */
+  finishedAt: number
 }
 
 /**

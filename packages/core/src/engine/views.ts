@@ -77,6 +77,21 @@ export interface StepInfo {
   wakeAt: Date | null
   startedAt: Date
   updatedAt: Date
+  /** A remote step's recorded attempt: the worker that ran it (null otherwise). */
+  worker: StepWorkerInfo | null
+}
+
+/** Who ran a remote step's attempt, and how long its task waited (StepInfo.worker). */
+export interface StepWorkerInfo {
+  id: string
+  /** When the worker's handler started and finished (the worker's clock). */
+  startedAt: Date
+  finishedAt: Date
+  /**
+   * From the dispatch (engine clock) to the worker's start (worker clock): the time the task
+   * waited for a worker, give or take the two clocks' skew (0 when the skew makes it negative).
+   */
+  queuedMs: number
 }
 
 export type RunOutcome<O = unknown> =
@@ -132,6 +147,15 @@ export function toStepInfo(record: CheckpointRecord, codec: Codec): StepInfo {
     wakeAt: record.wakeAt === null ? null : new Date(record.wakeAt),
     startedAt: new Date(record.startedAt),
     updatedAt: new Date(record.updatedAt),
+    worker:
+      record.worker === null
+        ? null
+        : {
+            id: record.worker.id,
+            startedAt: new Date(record.worker.startedAt),
+            finishedAt: new Date(record.worker.finishedAt),
+            queuedMs: Math.max(0, record.worker.startedAt - record.startedAt),
+          },
   }
 }
 

@@ -14,7 +14,7 @@
  */
 import { PickupTimeoutError, StepTimeoutError } from '../errors/index.ts'
 import { timeText } from '../util/time_text.ts'
-import type { CheckpointRecord } from '../contracts/records.ts'
+import type { CheckpointRecord, StepWorker } from '../contracts/records.ts'
 import { parseWireMessage, type ResultMessage, type TaskMessage } from '../wire/index.ts'
 import { encodeError, encodeValue } from './outcome.ts'
 import { decideRetry, type RetryPolicy } from './retry_policy.ts'
@@ -32,6 +32,8 @@ interface FailedAttempt {
   permanent?: boolean
   /** The worker's wire `retryAfterMs`. */
   floorMs?: number
+  /** Who ran the attempt (its result's worker), recorded with the outcome. */
+  worker?: StepWorker | null
 }
 
 /** First check after a dispatch; each later one doubles the interval, up to MAX_CHECK_MS. */
@@ -233,10 +235,11 @@ class RemoteWait {
     this.settled = true
     // The worker's own measure of the attempt (its clock): start to finish.
     const durationMs = result.finishedAt - result.startedAt
+    const worker = workerOf(result)
     if (result.outcome.status === 'completed') {
       emitOutcome(this.rt, this.ref(), { kind: 'completed', durationMs })
       this.rt.complete(
-        this.step(this.attempt, null),
+        this.step(this.attempt, null, worker),
         { ok: true, output: result.outcome.output },
         messageSeq,
         undefined,
@@ -250,6 +253,7 @@ class RemoteWait {
       onDurable,
       durationMs,
       permanent: result.outcome.error.retryable === false,
+      worker,
       // A worker in another language asks for its delay on the wire, whatever its error's class.
       floorMs: result.outcome.error.retryAfterMs ?? 0,
     })
@@ -264,7 +268,7 @@ class RemoteWait {
     if (!decision.retry) {
       emitOutcome(this.rt, this.ref(), { kind: 'failed', durationMs: how.durationMs, error })
       this.rt.complete(
-        this.step(this.attempt, null),
+        this.step(this.attempt, null, how.worker),
         { ok: false, error: encoded },
         how.messageSeq,
         undefined,
@@ -282,7 +286,8 @@ class RemoteWait {
     // The failed attempt's message stays unconsumed: the next attempt ignores it (its number).
     const retryAt = this.rt.clock.now() + delayMs
     this.rt.beginWork()
-    void this.rt.saveRetrying(this.step(this.attempt, null), encoded, retryAt).then((saved) => {
+    const retrying = this.step(this.attempt, null, how.worker)
+    void this.rt.saveRetrying(retrying, encoded, retryAt).then((saved) => {
       this.rt.endWork()
       how.onDurable?.(saved)
       if (!saved || !this.rt.live) return
@@ -345,7 +350,11 @@ class RemoteWait {
     }
   }
 
-  private step(attempts: number, wakeAt: number | null): StepRecordInput {
+  private step(
+    attempts: number,
+    wakeAt: number | null,
+    worker?: StepWorker | null,
+  ): StepRecordInput {
     return {
       seq: this.seq,
       name: this.plan.name,
@@ -354,6 +363,7 @@ class RemoteWait {
       startedAt: this.startedAt || this.rt.clock.now(),
       wakeAt,
       input: this.input,
+      worker: worker ?? null,
     }
   }
 
@@ -366,4 +376,9 @@ class RemoteWait {
     const pickupAt = this.pickupAt()
     return pickupAt === null ? base : `${base} to be picked up by ${timeText(pickupAt)}`
   }
+}
+
+/** The worker that ran an attempt, as its result says (CheckpointRecord.worker). */
+function workerOf(result: ResultMessage): StepWorker {
+  return { id: result.workerId, startedAt: result.startedAt, finishedAt: result.finishedAt }
 }

@@ -10,6 +10,7 @@ import type {
   CheckpointRecord,
   InboxMessage,
   ParkReason,
+  StepWorker,
 } from '../contracts/records.ts'
 import type { EventWaitToRegister } from '../contracts/state_store.ts'
 import type { LiveResultHandler } from './live_tasks.ts'
@@ -35,6 +36,8 @@ export interface StepRecordInput {
   wakeAt?: number | null
   /** A registered step's encoded input (CheckpointRecord.input); absent: null. */
   input?: string | null
+  /** A remote attempt's worker, as its result reports it (CheckpointRecord.worker); absent: null. */
+  worker?: StepWorker | null
 }
 
 export interface TurnRuntime {

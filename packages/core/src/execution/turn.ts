@@ -798,6 +798,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
       wakeAt: step.wakeAt ?? null,
       startedAt: step.startedAt,
       updatedAt: now,
+      worker: step.worker ?? null,
     }
   }
 

@@ -30,5 +30,6 @@ export function waitingRecord(wait: WaitingAt): CheckpointRecord {
     wakeAt: wait.wakeAt,
     startedAt: wait.startedAt,
     updatedAt: wait.startedAt,
+    worker: null,
   }
 }

@@ -31,6 +31,8 @@ export interface StepView {
   updatedAt: string
   wakeAt: string | null
   durationMs: number | null
+  /** A remote step's recorded attempt: which worker ran it, when, and how long it was queued. */
+  worker: { id: string; startedAt: string; finishedAt: string; queuedMs: number } | null
   /** A registered step's input (`ctx.step`); null for local steps and other kinds. */
   input: unknown
   output: unknown
@@ -68,6 +70,15 @@ export function stepView(step: StepInfo): StepView {
     updatedAt: step.updatedAt.toISOString(),
     wakeAt: iso(step.wakeAt),
     durationMs: open ? null : step.updatedAt.getTime() - step.startedAt.getTime(),
+    worker:
+      step.worker === null
+        ? null
+        : {
+            id: step.worker.id,
+            startedAt: step.worker.startedAt.toISOString(),
+            finishedAt: step.worker.finishedAt.toISOString(),
+            queuedMs: step.worker.queuedMs,
+          },
     input: toJsonValue(step.input),
     output: toJsonValue(step.output),
     error: toJsonValue(step.error),

@@ -18,6 +18,7 @@ import type {
 } from '@cairn/core/contracts'
 import type { Knex } from 'knex'
 import type { KnexDialect } from './dialect.ts'
+import { toStepWorker, workerText } from '../shared/worker_column.ts'
 
 export interface CheckpointTables {
   runs: string
@@ -87,6 +88,7 @@ interface CheckpointRow {
   wake_at: number | string | null
   started_at: number | string
   updated_at: number | string
+  worker: string | null
 }
 
 function checkpointRow(cp: CheckpointRecord): Omit<CheckpointRow, 'seq'> {
@@ -102,6 +104,7 @@ function checkpointRow(cp: CheckpointRecord): Omit<CheckpointRow, 'seq'> {
     wake_at: cp.wakeAt,
     started_at: cp.startedAt,
     updated_at: cp.updatedAt,
+    worker: workerText(cp.worker),
   }
 }
 
@@ -122,5 +125,6 @@ function checkpointRecord(runId: string, row: CheckpointRow): CheckpointRecord {
     wakeAt: orNull(row.wake_at),
     startedAt: Number(row.started_at),
     updatedAt: Number(row.updated_at),
+    worker: toStepWorker(row.worker),
   }
 }

@@ -12,6 +12,7 @@ CREATE TABLE `cairn_checkpoints` (
   `started_at` bigint(20) NOT NULL,
   `updated_at` bigint(20) NOT NULL,
   `input` longtext DEFAULT NULL,
+  `worker` text DEFAULT NULL,
   PRIMARY KEY (`run_key`,`seq`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 

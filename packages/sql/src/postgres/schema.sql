@@ -11,7 +11,8 @@ CREATE TABLE cairn_checkpoints (
   wake_at bigint,
   started_at bigint NOT NULL,
   updated_at bigint NOT NULL,
-  input text
+  input text,
+  worker text
 );
 
 CREATE TABLE cairn_event_waits (

@@ -15,6 +15,7 @@ import type {
 import type { SqlType } from './dialect.ts'
 import { toSafeInteger, toSafeIntegerOrNull } from './integers.ts'
 import { readStatus } from './blocked_status.ts'
+import { toStepWorker, workerText } from './worker_column.ts'
 import { toOrigin, toTags } from './lineage_columns.ts'
 
 /** Run columns, in the order toRunRecord reads them, with their types. */
@@ -65,6 +66,8 @@ export const CHECKPOINT_COLUMNS: ReadonlyArray<readonly [name: string, type: Sql
   ['wake_at', 'bigint'],
   ['started_at', 'bigint'],
   ['updated_at', 'bigint'],
+  // CheckpointRecord.worker as JSON text (worker_column.ts; migration 11).
+  ['worker', 'text'],
 ]
 
 /** Values of a checkpoint in CHECKPOINT_COLUMNS order (the run is bound apart). */
@@ -82,6 +85,7 @@ export function checkpointValues(cp: CheckpointRecord) {
     cp.wakeAt,
     cp.startedAt,
     cp.updatedAt,
+    workerText(cp.worker),
   ] as const
 }
 
@@ -157,6 +161,7 @@ export function toCheckpointRecord(row: readonly unknown[], at = 0): CheckpointR
     wakeAt: nullableInt(10),
     startedAt: int(11),
     updatedAt: int(12),
+    worker: toStepWorker(row[at + 13]),
   }
 }
 

@@ -14,6 +14,7 @@ import type {
   RunRecord,
 } from '@cairn/core/contracts'
 import { readStatus } from '../shared/blocked_status.ts'
+import { toStepWorker } from '../shared/worker_column.ts'
 import { toOrigin, toTags } from '../shared/lineage_columns.ts'
 import { CHECKPOINT_COLUMNS as SHARED_CHECKPOINT_COLUMNS } from '../shared/row_mapping.ts'
 
@@ -98,6 +99,7 @@ export type CheckpointRow = [
   wakeAt: number | null,
   startedAt: number,
   updatedAt: number,
+  worker: string | null,
 ]
 
 export function toRunRecord(row: RunRow): RunRecord {
@@ -135,7 +137,7 @@ export function toRunRecord(row: RunRow): RunRecord {
 
 export function toCheckpointRecord(row: CheckpointRow): CheckpointRecord {
   const [runId, seq, name, kind, status, attempts, order, input, output, error, ...times] = row
-  const [wakeAt, startedAt, updatedAt] = times
+  const [wakeAt, startedAt, updatedAt, worker] = times
   return {
     runId,
     seq,
@@ -150,6 +152,7 @@ export function toCheckpointRecord(row: CheckpointRow): CheckpointRecord {
     wakeAt,
     startedAt,
     updatedAt,
+    worker: toStepWorker(worker),
   }
 }
 

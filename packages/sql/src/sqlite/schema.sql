@@ -10,7 +10,7 @@ CREATE TABLE cairn_checkpoints (
   error TEXT,
   wake_at INTEGER,
   started_at INTEGER NOT NULL,
-  updated_at INTEGER NOT NULL, input TEXT,
+  updated_at INTEGER NOT NULL, input TEXT, worker TEXT,
   PRIMARY KEY (run_key, seq)
 ) STRICT;
 

@@ -50,6 +50,7 @@ function saveOp(seq: number): StoreOp {
       wakeAt: null,
       startedAt: now,
       updatedAt: now,
+      worker: null,
     },
   }
 }

@@ -35,6 +35,7 @@ export function copyCheckpoint(checkpoint: CheckpointRecord): CheckpointRecord {
     wakeAt: checkpoint.wakeAt,
     startedAt: checkpoint.startedAt,
     updatedAt: checkpoint.updatedAt,
+    worker: checkpoint.worker === null ? null : { ...checkpoint.worker },
   }
 }
 

@@ -9,6 +9,7 @@ import { lineage } from './007_lineage.ts'
 import { checkpointInput } from './008_checkpoint_input.ts'
 import { wakeOn } from './009_wake_on.ts'
 import { blocked } from './010_blocked.ts'
+import { stepWorker } from './011_step_worker.ts'
 
 /** Every MySQL/MariaDB migration, in revision order. Append only; each statement idempotent. */
 export const migrations: readonly Migration[] = [
@@ -22,6 +23,7 @@ export const migrations: readonly Migration[] = [
   checkpointInput,
   wakeOn,
   blocked,
+  stepWorker,
 ]
 
 export const latestRevision = migrations.length
