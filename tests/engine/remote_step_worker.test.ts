@@ -54,3 +54,45 @@ eachStore('remote step workers', (test) => {
     }
   })
 })
+
+eachStore('remote step results through the inbox', (test) => {
+  test('a failed attempt’s result is consumed with its retry: the run leaves no message behind', async (env) => {
+    const transport = createMemoryTransport()
+    const worker = createWorker({
+      transport: transport.worker(),
+      steps: {
+        render: async (_input: null, step) => {
+          // Slower than the test's first clock move, which ends the turn's hold (0 ms on the
+          // fake clock): each result comes through the run's inbox, not to a live turn.
+          await new Promise((resolve) => setTimeout(resolve, 100))
+          if (step.attempt < 3) throw new Error(`blip ${step.attempt}`)
+          return 'drawn'
+        },
+      },
+    })
+    await worker.start()
+    try {
+      const engine = await env.engine({
+        transports: { memory: transport.engine() },
+        holdTimersUpToMs: 0,
+      })
+      engine.registerStep('render', () => 'never here', {
+        transport: 'memory',
+        retries: 2,
+        backoff: { delay: '10ms', jitter: 0 },
+      })
+      engine.register('draw', 1, async (ctx) => ctx.step('render', null))
+      const { runId } = await engine.start('draw', null)
+      for (let i = 0; i < 200 && (await engine.getRun(runId))?.status !== 'completed'; i++) {
+        await env.skip(50)
+        await new Promise((resolve) => setTimeout(resolve, 10))
+      }
+      const outcome = await engine.waitForRun(runId, { timeoutMs: 10_000 })
+      assert.deepEqual(outcome, { runId, status: 'completed', output: 'drawn' })
+      assert.equal((await engine.getSteps(runId))[0]?.attempts, 3)
+      assert.deepEqual(await env.handle.store.loadInbox(runId), [], 'results left unconsumed')
+    } finally {
+      await worker.close(100)
+    }
+  })
+})

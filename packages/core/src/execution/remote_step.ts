@@ -283,11 +283,11 @@ class RemoteWait {
       error,
       delayMs,
     })
-    // The failed attempt's message stays unconsumed: the next attempt ignores it (its number).
+    // The failed attempt's result message (inbox path) is consumed with the retrying save.
     const retryAt = this.rt.clock.now() + delayMs
     this.rt.beginWork()
     const retrying = this.step(this.attempt, null, how.worker)
-    void this.rt.saveRetrying(retrying, encoded, retryAt).then((saved) => {
+    void this.rt.saveRetrying(retrying, encoded, retryAt, how.messageSeq).then((saved) => {
       this.rt.endWork()
       how.onDurable?.(saved)
       if (!saved || !this.rt.live) return

@@ -111,7 +111,13 @@ export interface TurnRuntime {
    */
   recordLate(step: StepRecordInput, outcome: EncodedOutcome): void
   /** Durably record a failed attempt that will be retried at `wakeAt`. Resolves false if the turn was lost. */
-  saveRetrying(step: StepRecordInput, error: string, wakeAt: number): Promise<boolean>
+  saveRetrying(
+    step: StepRecordInput,
+    error: string,
+    wakeAt: number,
+    /** The inbox message the failed attempt's outcome came in (consumed with the save). */
+    consumes?: number,
+  ): Promise<boolean>
   /**
    * Durably record a `waiting` checkpoint at `step.seq` (a remote step's attempt: its input,
    * attempt number and next check at `step.wakeAt`). Resolves true once durable; false if the

@@ -22,6 +22,7 @@ import type {
   EventWaitToRegister,
   Fence,
   OpResult,
+  SaveCheckpointOp,
   StateStore,
   StoreOp,
 } from '../contracts/state_store.ts'
@@ -423,11 +424,16 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     saveLateOutcome(this.deps.committer, record, this.fence.epoch, null)
   }
 
-  async saveRetrying(step: StepRecordInput, error: string, wakeAt: number): Promise<boolean> {
+  async saveRetrying(
+    step: StepRecordInput,
+    error: string,
+    wakeAt: number,
+    consumes?: number,
+  ): Promise<boolean> {
     const record = this.buildRecord(step, 'retrying', null)
     record.error = error
     record.wakeAt = wakeAt
-    return this.saveUnfinished(record)
+    return this.saveUnfinished(record, consumes)
   }
 
   saveWaiting(step: StepRecordInput): Promise<boolean> {
@@ -478,10 +484,12 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   }
 
   /** Save a record that is not an outcome; true once durable, false if lost or already final. */
-  private saveUnfinished(record: CheckpointRecord): Promise<boolean> {
+  private saveUnfinished(record: CheckpointRecord, consumes?: number): Promise<boolean> {
     const { promise, resolve } = Promise.withResolvers<boolean>()
+    const op: SaveCheckpointOp = { type: 'saveCheckpoint', fence: this.fence, checkpoint: record }
+    if (consumes !== undefined) op.consumes = consumes
     this.write(
-      { type: 'saveCheckpoint', fence: this.fence, checkpoint: record },
+      op,
       (result) => {
         if (result.status !== 'conflict' || !isFinal(result.existing)) return resolve(true)
         // The position holds an outcome already: an attempt whose commit was reported lost
