@@ -129,9 +129,16 @@ eachStore('blocked runs', (test) => {
   test('a fleet the engine cannot read never blocks a run', async (env) => {
     const transport = createMemoryTransport()
     const half = transport.engine()
-    const unreadable: EngineTransport = Object.assign(Object.create(half) as EngineTransport, {
+    const unreadable: EngineTransport = {
+      name: half.name,
+      open: () => half.open(),
+      close: () => half.close(),
+      publish: (tasks) => half.publish(tasks),
+      consume: (handler) => half.consume(handler),
+      withdraw: (task) => half.withdraw(task),
+      depth: (now, steps) => half.depth(now, steps),
       workers: () => Promise.reject(new Error('fleet unreadable')),
-    })
+    }
     const engine = await env.engine({ transports: { memory: unreadable } })
     registerRender(engine, ['gpu'])
     const { runId } = await engine.start('draw', null)

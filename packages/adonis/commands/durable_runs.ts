@@ -14,7 +14,7 @@ export default class DurableRuns extends DurableCommand {
   static override description = 'List durable workflow runs, newest first'
   static override help = [
     `Statuses: ${RUN_STATUSES.join(', ')}.`,
-    'A run is stale when it is pending, running or waiting and became claimable (created or handed back, timer due, lease expired) more than --stale-after ms ago without any engine claiming it: no process drives runs, or all of them are at their concurrency limit.',
+    'A run is stale when it is pending, running, waiting or blocked and became claimable (created or handed back, timer due, lease expired) more than --stale-after ms ago without any engine claiming it: no process drives runs, or all of them are at their concurrency limit.',
   ]
   static override options: CommandOptions = { startApp: true }
 

@@ -1,5 +1,5 @@
 /**
- * `cairn runs --stuck <minutes>`: open runs (pending, running, waiting) an engine could have
+ * `cairn runs --stuck <minutes>`: open runs (pending, running, waiting, blocked) an engine could have
  * claimed more than that long ago and none did — a pending run nobody picked up, a due timer
  * nobody fired, a lease its holder stopped renewing — as the dashboard's Stuck filter and
  * `node ace durable:runs --stale` mean it, through the store's `claimableBefore` filter.

@@ -1,7 +1,7 @@
 // The "Stuck" quick filter: open runs an engine could have claimed more than N minutes ago and
 // none did (a pending run nobody picked up, a due timer nobody fired, an expired lease). It
 // writes the API's `stuckFor=N` into the address and nothing else: the server resolves it to
-// pending, running and waiting runs claimable before "now − N minutes" on the engine's clock,
+// pending, running, waiting and blocked runs claimable before "now − N minutes" on the engine's clock,
 // at every load, so a skewed laptop clock changes nothing and a link keeps meaning N minutes.
 import { h, uniqueId } from './dom.js'
 import { filterParams } from './filters.js'

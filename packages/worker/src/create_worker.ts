@@ -91,7 +91,9 @@ class StepWorker implements Worker {
       this.#adaptive = null
     }
     this.#holdMs = positive(options.holdMs, 30_000, 'holdMs')
-    this.#announceEveryMs = positive(options.announceEveryMs, 10_000, 'announceEveryMs')
+    // Engines count a worker live for 30 s after its announcement (fleet_view.ts): a longer
+    // period would make it vanish between announcements, and its runs read blocked.
+    this.#announceEveryMs = positive(options.announceEveryMs, 10_000, 'announceEveryMs', 10_000)
     this.#codec = options.codec ?? createCodec()
     this.#logger = options.logger ?? CONSOLE_LOGGER
     this.id = options.workerId ?? defaultWorkerId()
@@ -126,6 +128,8 @@ class StepWorker implements Worker {
 
   async #close(drainMs: number): Promise<void> {
     this.#receiving.abort()
+    // A full worker's loop waits for a slot: let it see the abort now, not when a task ends.
+    this.#wakeReceiver()
     if (this.#announcer !== null) clearInterval(this.#announcer)
     if (this.#adjuster !== null) clearInterval(this.#adjuster)
     this.#sampler.stop()
@@ -234,11 +238,16 @@ class StepWorker implements Worker {
   }
 }
 
-function positive(value: number | undefined, fallback: number, name: string): number {
+function positive(
+  value: number | undefined,
+  fallback: number,
+  name: string,
+  max = 2_147_483_647,
+): number {
   if (value === undefined) return fallback
-  if (!Number.isInteger(value) || value < 1 || value > 2_147_483_647)
+  if (!Number.isInteger(value) || value < 1 || value > max)
     throw new InvalidArgumentError(
-      `${name} must be an integer from 1 to 2147483647, got ${String(value)}`,
+      `${name} must be an integer from 1 to ${max}, got ${String(value)}`,
     )
   return value
 }

@@ -27,7 +27,10 @@ export interface WorkerOptions {
    * Heartbeats go out at the task's `heartbeatIntervalMs`, well inside it. Default 30 000.
    */
   holdMs?: number
-  /** How often the worker announces itself (ms). Default 10 000. */
+  /**
+   * How often the worker announces itself (ms). Default and most 10 000: engines count a worker
+   * live for 30 s after its last announcement.
+   */
   announceEveryMs?: number
   /** Where failures of the worker itself go (a result that could not be sent). Default: console. */
   logger?: Logger

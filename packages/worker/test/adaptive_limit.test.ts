@@ -4,7 +4,9 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { availableParallelism } from 'node:os'
 import { AdaptiveLimit, adaptiveSettings } from '../src/adaptive_limit.ts'
+import { cpuBudget } from '../src/load_sampler.ts'
 
 const CALM = { eventLoopDelayMs: 5, eventLoopUtilization: 0.3, cpu: 0.1, memory: 0.2 }
 
@@ -93,4 +95,40 @@ void test('settings: defaults, and every bad one refused with E_INVALID_ARGUMENT
       { code: 'E_INVALID_ARGUMENT' },
       JSON.stringify(given),
     )
+})
+
+void test('the CPU budget is the cgroup quota when it is below the core count', () => {
+  const files = (entries: Record<string, string>) => (path: string) => {
+    const body = entries[path]
+    if (body === undefined) throw new Error(`ENOENT ${path}`)
+    return body
+  }
+  const cores = availableParallelism()
+  assert.equal(cpuBudget(files({})), cores, 'no cgroup: the machine')
+  assert.equal(
+    cpuBudget(files({ '/sys/fs/cgroup/cpu.max': 'max 100000\n' })),
+    cores,
+    'v2 without a quota',
+  )
+  assert.equal(
+    cpuBudget(files({ '/sys/fs/cgroup/cpu.max': '50000 100000\n' })),
+    1,
+    'half a CPU counts as one',
+  )
+  assert.equal(
+    cpuBudget(files({ '/sys/fs/cgroup/cpu.max': `${cores * 200000} 100000` })),
+    cores,
+    'a quota above the machine',
+  )
+  assert.equal(
+    cpuBudget(
+      files({
+        '/sys/fs/cgroup/cpu/cpu.cfs_quota_us': '-1',
+        '/sys/fs/cgroup/cpu/cpu.cfs_period_us': '100000',
+      }),
+    ),
+    cores,
+    'v1 without a quota',
+  )
+  assert.equal(cpuBudget(files({ '/sys/fs/cgroup/cpu.max': 'garbage' })), cores, 'unreadable')
 })

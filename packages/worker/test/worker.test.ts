@@ -321,3 +321,32 @@ async function until(
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
 }
+
+void test('close drains on time when every slot is taken by a handler that never ends', async (t) => {
+  const r = await rig(t, {
+    concurrency: 1,
+    steps: { hang: () => new Promise(() => {}) },
+  })
+  const stuck = taskFor('hang', null)
+  await r.engine.publish([{ message: stuck, delayMs: 0 }])
+  await until(
+    () => r.worker.inFlight === 1,
+    () => 'the handler to start',
+  )
+  const closed = r.worker.close(200)
+  const done = await Promise.race([
+    closed.then(() => true),
+    new Promise<false>((resolve) => setTimeout(resolve, 5_000, false)),
+  ])
+  assert.equal(done, true, 'close waited for a slot instead of draining')
+  const result = await r.result(stuck.taskId)
+  assert.equal(result.outcome.status, 'failed', 'the aborted attempt completes as failed')
+})
+
+void test('announceEveryMs above 10 s is refused: engines count a worker live for 30 s', () => {
+  const transport = createMemoryTransport().worker()
+  assert.throws(() => createWorker({ transport, steps: { a: () => 1 }, announceEveryMs: 10_001 }), {
+    code: 'E_INVALID_ARGUMENT',
+    message: /announceEveryMs must be an integer from 1 to 10000/,
+  })
+})

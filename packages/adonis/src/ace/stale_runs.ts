@@ -1,7 +1,7 @@
 /**
  * What `durable:runs --stale` means, in the engine's own terms (RunInfo.claimableAt):
  *
- *   a run is stale when it is open — pending, running or waiting — and became claimable more
+ *   a run is stale when it is open — pending, running, waiting or blocked — and became claimable more
  *   than `staleAfterMs` ago without any engine claiming it.
  *
  * For a pending run that is "created (or handed back) and not picked up"; for a waiting run "its

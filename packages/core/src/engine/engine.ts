@@ -438,11 +438,6 @@ export class Engine {
   }
 
   /**
-   * The remote-step workers heard on this engine's transports: each one's newest announcement
-   * made within `seenWithinMs` (default 30 s), by transport then worker id, with the protocol
-   * version this engine agrees with it (null: incompatible). Reads the transports, not the store.
-   */
-  /**
    * What waits on the engine's transports now, per transport and step: due tasks no worker
    * holds, delayed ones, held ones, and the age of the oldest due one (EngineTransport.depth).
    * Reads the transports, not the store; counts every engine's tasks. For metrics.
@@ -450,6 +445,12 @@ export class Engine {
   async taskDepth(): Promise<TaskQueueDepth[]> {
     return this.remote.depth(this.options.clock.now(), this.steps.names())
   }
+
+  /**
+   * The remote-step workers heard on this engine's transports: each one's newest announcement
+   * made within `seenWithinMs` (default 30 s), by transport then worker id, with the protocol
+   * version this engine agrees with it (null: incompatible). Reads the transports, not the store.
+   */
 
   async listWorkers(options: ListWorkersOptions = {}): Promise<WorkerInfo[]> {
     checkOptionKeys(options, specs.LIST_WORKERS_OPTIONS)

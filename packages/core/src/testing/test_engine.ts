@@ -44,7 +44,7 @@ async function earliestWake(engine: Engine): Promise<number | null> {
   let earliest: number | null = null
   let cursor: string | undefined
   do {
-    const page = await engine.listRuns({ status: 'waiting', limit: 1000, cursor })
+    const page = await engine.listRuns({ status: ['waiting', 'blocked'], limit: 1000, cursor })
     for (const run of page.runs) {
       const at = run.wakeAt?.getTime()
       if (at !== undefined && (earliest === null || at < earliest)) earliest = at

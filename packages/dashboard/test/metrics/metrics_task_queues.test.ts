@@ -33,10 +33,17 @@ void test('task queue gauges: ready, delayed and held per transport and step, th
   const memory = createMemoryTransport()
   const half = memory.engine()
   let failing = false
-  const flaky: EngineTransport = Object.assign(Object.create(half) as EngineTransport, {
-    depth: (now: number, steps: readonly string[]) =>
+  const flaky: EngineTransport = {
+    name: half.name,
+    open: () => half.open(),
+    close: () => half.close(),
+    publish: (tasks) => half.publish(tasks),
+    consume: (handler) => half.consume(handler),
+    workers: (since) => half.workers(since),
+    withdraw: (task) => half.withdraw(task),
+    depth: (now, steps) =>
       failing ? Promise.reject(new Error('broker down')) : half.depth(now, steps),
-  })
+  }
   const engine = new Engine({
     store: new MemoryStore(),
     logger: silentLogger,
