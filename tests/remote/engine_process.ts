@@ -1,8 +1,8 @@
 /**
  * An engine process for the remote-step fault tests: on the store at the given location, over
  * the transport a spec names (transport_spec.ts), it starts `count` runs of `job` (one remote
- * step each), prints `dispatched` once every run waits on its task, and keeps driving until it
- * is killed.
+ * step each), prints `dispatched` once every run waits on its task (`blocked`, when no worker
+ * is up yet), and keeps driving until it is killed.
  * Usage: node engine_process.ts <store location JSON> <transport spec JSON> <count>
  */
 import { Engine, silentLogger } from '@cairn/core'
@@ -28,7 +28,7 @@ const runs = await Promise.all(
 )
 for (;;) {
   const states = await Promise.all(runs.map(({ runId }) => engine.getRun(runId)))
-  if (states.every((run) => run?.status === 'waiting')) break
+  if (states.every((run) => run?.status === 'waiting' || run?.status === 'blocked')) break
   await new Promise((resolve) => setTimeout(resolve, 20))
 }
 process.stdout.write(`dispatched ${runs.map((r) => r.runId).join(',')}\n`)
