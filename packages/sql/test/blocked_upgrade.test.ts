@@ -5,19 +5,10 @@
  * stale `blocked`. Simulated with the old engine's own statement, on each SQL store.
  */
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
-import type { DatabaseSync } from 'node:sqlite'
 import type { StateStore } from '@cairn/core/contracts'
-import { createSqliteStore } from '@cairn/sql/sqlite'
 import { T0 } from '../../conformance/src/fixtures.ts'
 import { applyOne, claim, expectApplied, startRun } from '../../conformance/src/store_calls.ts'
-import { poolOfStore as mysqlPools } from '../src/mysql/debug_access.ts'
-import { poolOfStore as postgresPools } from '../src/postgres/debug_access.ts'
-import type { SqlPool } from '../src/shared/driver.ts'
-import { connectionOfStore } from '../src/sqlite/debug_access.ts'
-import { makeTempDir } from './helpers/temp_dir.ts'
-import { mysqlTest, storeInFreshDatabase } from './helpers/mysql.ts'
-import { pgTest, storeInFreshSchema } from './helpers/postgres.ts'
+import { oldEngineTests } from './helpers/old_suspend.ts'
 
 /** `oldSuspend(runId)`: the previous version's suspend of a running run, without blocked_epoch. */
 async function scenario(store: StateStore, oldSuspend: (runId: string) => Promise<void>) {
@@ -49,53 +40,4 @@ async function scenario(store: StateStore, oldSuspend: (runId: string) => Promis
   assert.deepEqual([backlog.waiting, backlog.blocked], [1, 0])
 }
 
-void test('sqlite: a suspend that writes no blocked_epoch leaves no stale blocked', async () => {
-  const dir = await makeTempDir()
-  const store = createSqliteStore({ path: dir.file('cairn.db') })
-  try {
-    await store.open()
-    const db = connectionOfStore.get(store) as DatabaseSync
-    await scenario(store, async (runId) => {
-      db.prepare(
-        `UPDATE cairn_runs SET status = 'waiting', available_at = NULL, waiting_on = 'old' WHERE id = ?`,
-      ).run(runId)
-    })
-  } finally {
-    await store.close()
-    await dir.remove()
-  }
-})
-
-/** The old engine's suspend on a server store, through the store's own pool. */
-async function onServer(
-  made: { store: StateStore; cleanup(): Promise<void> },
-  pool: (store: StateStore) => SqlPool,
-  table: string,
-  placeholder: string,
-): Promise<void> {
-  const { store, cleanup } = made
-  try {
-    await store.open()
-    await scenario(store, async (runId) => {
-      await pool(store).query({
-        text: `UPDATE ${table} SET status = 'waiting', available_at = NULL, waiting_on = 'old' WHERE id = ${placeholder}`,
-        values: [runId],
-      })
-    })
-  } finally {
-    await store.close()
-    await cleanup()
-  }
-}
-
-pgTest('postgres: a suspend that writes no blocked_epoch leaves no stale blocked', async () => {
-  const made = storeInFreshSchema()
-  const pool = (store: StateStore) => postgresPools.get(store) as SqlPool
-  await onServer(made, pool, `"${made.schema}".cairn_runs`, '$1')
-})
-
-mysqlTest('mysql: a suspend that writes no blocked_epoch leaves no stale blocked', async () => {
-  const made = storeInFreshDatabase()
-  const pool = (store: StateStore) => mysqlPools.get(store) as SqlPool
-  await onServer(made, pool, `\`${made.database}\`.cairn_runs`, '?')
-})
+oldEngineTests('a suspend that writes no blocked_epoch leaves no stale blocked', scenario)
