@@ -91,7 +91,7 @@ function workersTable(workers, now) {
             w.steps.join(', '),
             w.concurrency.mode === 'fixed'
               ? String(w.concurrency.limit)
-              : `${w.concurrency.limit} (${w.concurrency.mode})`,
+              : `${w.concurrency.limit} (adaptive ${w.concurrency.min ?? '?'}–${w.concurrency.max ?? '?'})`,
             String(w.inFlight),
             `${Math.max(0, Math.round((now - w.lastSeenAt) / 1000))} s ago`,
             w.protocol === null ? `incompatible (${w.protocols.join(', ')})` : `v${w.protocol}`,

@@ -24,8 +24,16 @@ void test('the Workers page lists the live fleet and follows it', async (t) => {
     concurrency: 4,
     steps: { render: () => 1 },
   })
+  const adaptive = createWorker({
+    transport: transport.worker(),
+    workerId: 'render-2',
+    concurrency: { mode: 'adaptive', min: 2, max: 16 },
+    steps: { render: () => 1 },
+  })
   await worker.start()
+  await adaptive.start()
   t.after(() => worker.close(100))
+  t.after(() => adaptive.close(100))
 
   await page.goto(consoleUrl(world, '#/runs'))
   await page
@@ -40,9 +48,12 @@ void test('the Workers page lists the live fleet and follows it', async (t) => {
     [cells[0], cells[1], cells[3], cells[4], cells[5], cells[6], cells[8]],
     ['render-1', 'renderers', 'gpu, pdf', 'render', '4', '0', 'v1'],
   )
+  const second = page.getByRole('row').filter({ hasText: 'render-2' })
+  assert.equal((await second.getByRole('cell').allTextContents())[5], '2 (adaptive 2–16)')
   await saveScreenshot(page, 'workers')
 
   await worker.close(100)
+  await adaptive.close(100)
   await page.getByText('No live workers').waitFor({ timeout: 15_000 })
   assertNoProblems(problems)
 })
