@@ -126,6 +126,26 @@ eachStore('cancel and drain', (test) => {
     assert.equal((await engine.store.getRun('r-1'))?.status, 'pending')
   })
 
+  test('a run handed back twice during one drain (a start, then a claim in flight) counts once', async (env) => {
+    const store = new HeldStore(env.handle.reopen())
+    const engine = await env.engine({ instanceId: 'a', store, drive: false })
+    engine.register('job', 1, async (ctx) => ctx.localStep('work', () => 'done'))
+    const claim = store.holdNextClaim('before') // the first poll, in flight through the drain
+    await engine.startDriving()
+    await claim.reached
+    const created = store.holdNextAnswer((ops) => ops.some((op) => op.type === 'createRun'))
+    const start = engine.start('job', null, { runId: 'r-1' })
+    await created.reached
+    const drained = engine.drain(5_000)
+    await settle(10)
+    created.release() // handed back: pending, claimable now…
+    assert.deepEqual(await start, { runId: 'r-1', existing: false })
+    await settle(10)
+    claim.release() // …so the claim in flight takes it, and the drain hands it back again
+    assert.deepEqual(await drained, { finished: false, released: 1 })
+    assert.equal((await engine.store.getRun('r-1'))?.status, 'pending')
+  })
+
   test('close resolves with the drain result, and a second close waits for the first', async (env) => {
     const engine = await env.engine()
     let openGate: () => void = () => {}

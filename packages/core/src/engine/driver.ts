@@ -66,8 +66,12 @@ export class Driver {
   private readonly loading = new Set<string>()
   /** claimRuns calls in flight: what they return is not known here yet. */
   private claiming = 0
-  /** Runs a drain handed back before they started (a claim or a start in flight). */
-  private handedBack = 0
+  /**
+   * Runs a drain handed back before they started (a claim or a start in flight), by id: one
+   * run can be handed back twice (a claim in flight when the drain began takes the run a start
+   * just handed back), and counts once.
+   */
+  private readonly handedBack = new Set<string>()
   // Engine timers never hold the process open; while driving, this one handle does, so a
   // worker process stays up until drain/close (like a server with a listening socket).
   private keepAlive: NodeJS.Timeout | null = null
@@ -286,7 +290,7 @@ export class Driver {
     this.draining = true
     this.polls.stop()
     this.parkSweeper.stop()
-    this.handedBack = 0
+    this.handedBack.clear()
     const deadline = Date.now() + timeoutMs
     // Turns finish or suspend. A claim, a load or a create-with-claim still in flight is not
     // done either: what it took is handed back unstarted (runClaimed, runReserved), and waited
@@ -302,7 +306,7 @@ export class Driver {
     this.driving = false
     if (this.keepAlive !== null) clearInterval(this.keepAlive)
     this.keepAlive = null
-    const released = left.length + this.handedBack
+    const released = new Set([...left.map((turn) => turn.runId), ...this.handedBack]).size
     return { finished: released === 0, released }
   }
 
@@ -317,7 +321,7 @@ export class Driver {
     const committer = this.deps.committer
     const op = { type: 'releaseRun' as const, fence: { runId, epoch }, availableAt: clock.now() }
     try {
-      if ((await committer.enqueue(op)).status === 'applied') this.handedBack += 1
+      if ((await committer.enqueue(op)).status === 'applied') this.handedBack.add(runId)
     } catch (error) {
       logger.warn({ err: error, runId }, 'cairn: could not hand a run back while draining')
     }
