@@ -6,6 +6,7 @@ import { retryCommand } from './retry.ts'
 import { runCommand } from './run.ts'
 import { runsCommand } from './runs.ts'
 import { workerCommand } from './worker.ts'
+import { workersCommand } from './workers.ts'
 
 export const COMMANDS: readonly Command[] = [
   dashboardCommand,
@@ -14,6 +15,7 @@ export const COMMANDS: readonly Command[] = [
   retryCommand,
   cancelCommand,
   workerCommand,
+  workersCommand,
 ]
 
 export function findCommand(name: string): Command | undefined {
@@ -25,12 +27,12 @@ export function mainHelp(): string {
   return `Usage: cairn <command> [options]
 
 Operate Cairn runs in a store: serve the dashboard, list, inspect, retry and cancel runs;
-run remote steps (cairn worker).
+run remote steps (cairn worker) and list their fleet (cairn workers).
 
 Commands:
 ${COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}
 
-Every command but worker takes --store <url> (or $CAIRN_STORE): a SQLite file path, sqlite:<path>,
+Every command but worker and workers takes --store <url> (or $CAIRN_STORE): a SQLite file path, sqlite:<path>,
 file:<url>, postgres://…, postgresql://…, mysql://… or mariadb://…. Passwords are never printed;
 prefer $CAIRN_STORE to keep one out of the process list.
 
