@@ -61,6 +61,7 @@ export class BullmqWorkerTransport implements WorkerTransport {
     this.#options = options
   }
 
+  /** A failed open is forgotten: the next open() tries again. */
   open(): Promise<void> {
     this.#opening ??= (async () => {
       this.#client = await connect(this.#options, 'worker')
@@ -74,7 +75,16 @@ export class BullmqWorkerTransport implements WorkerTransport {
         prefix: this.#options.prefix,
       })
       this.#reports.on('error', this.#options.onError)
-    })()
+    })().catch(async (error: unknown) => {
+      // Forgotten, and nothing left connected: the next open() tries again (a worker started
+      // before Redis was up retries its start rather than failing for ever).
+      this.#opening = null
+      await quit(this.#subscriber)
+      this.#subscriber = null
+      await quit(this.#client)
+      this.#client = null
+      throw error
+    })
     return this.#opening
   }
 

@@ -1,6 +1,6 @@
 /** What the conformance suite does not cover: options, an unreachable Redis, tasks that stall often. */
 import assert from 'node:assert/strict'
-import { createServer, type AddressInfo } from 'node:net'
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
 import { test } from 'node:test'
 import { taskIdOf, type TaskMessage } from '@cairn/core/wire'
 import { Queue } from 'bullmq'
@@ -90,6 +90,43 @@ void test('open() rejects with a clear error when Redis cannot be reached, and l
     await half.close()
   }
 })
+
+void test(
+  'a failed open() is forgotten: once Redis can be reached, the next open() connects (both halves)',
+  { skip: !redisUp && 'Redis is down' },
+  async (t) => {
+    // A loopback port with nothing behind it, then a relay to the real Redis on that port.
+    const probe = createServer()
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
+    const { port } = probe.address() as AddressInfo
+    await new Promise<void>((resolve) => probe.close(() => resolve()))
+    const redis = new URL(REDIS_URL)
+    const transport = bullmqTransport({
+      connection: `redis://127.0.0.1:${port}`,
+      prefix: `reopen${process.pid}`,
+    })
+    const halves = [transport.engine(), transport.worker()]
+    for (const half of halves) await assert.rejects(() => half.open(), /cannot reach Redis/)
+    const sockets = new Set<Socket>()
+    const relay = createServer((client) => {
+      const upstream = connect(Number(redis.port || 6379), redis.hostname)
+      for (const socket of [client, upstream]) {
+        sockets.add(socket)
+        socket.on('error', () => {})
+      }
+      client.pipe(upstream).pipe(client)
+    })
+    await new Promise<void>((resolve) => relay.listen(port, '127.0.0.1', resolve))
+    t.after(async () => {
+      for (const socket of sockets) socket.destroy()
+      await new Promise<void>((resolve) => relay.close(() => resolve()))
+    })
+    for (const half of halves) {
+      await half.open() // a cached rejection would reject again here
+      await half.close()
+    }
+  },
+)
 
 function task(step: string): TaskMessage {
   const runId = `stall-${process.pid}-${Date.now()}`
