@@ -13,7 +13,12 @@ import type {
   WorkerReport,
 } from '@cairn/core/contracts'
 import { InvalidArgumentError } from '@cairn/core/errors'
-import { parseWireMessage, type AnnounceMessage, type TaskMessage } from '@cairn/core/wire'
+import {
+  mergeTaskDepths,
+  parseWireMessage,
+  type AnnounceMessage,
+  type TaskMessage,
+} from '@cairn/core/wire'
 import { Queue, Worker, type Job } from 'bullmq'
 import type { Redis } from 'ioredis'
 import {
@@ -178,30 +183,23 @@ export class BullmqEngineTransport implements EngineTransport {
   async depth(now: number): Promise<TaskDepth[]> {
     const client = this.#connected()
     const routes = await client.hgetall(routesKey(this.#options.prefix))
-    const bySteps = new Map<string, TaskDepth>()
+    const rows: TaskDepth[] = []
     for (const [name, text] of Object.entries(routes)) {
       const step = stepOfRoute(text)
       if (step === null) continue
       const queue = this.#queue(name)
       const counts = await queue.getJobCounts('wait', 'paused', 'prioritized', 'delayed', 'active')
       const [oldest] = (await queue.getJobs(['wait', 'prioritized'], 0, 0, true)) as Job[]
-      const row = bySteps.get(step) ?? {
+      rows.push({
         step,
-        ready: 0,
-        delayed: 0,
-        held: 0,
-        oldestReadyAgeMs: null,
-      }
-      row.ready += (counts.wait ?? 0) + (counts.paused ?? 0) + (counts.prioritized ?? 0)
-      row.delayed += counts.delayed ?? 0
-      row.held += counts.active ?? 0
-      if (oldest !== undefined) {
-        const age = Math.max(0, now - (oldest.timestamp + (oldest.delay ?? 0)))
-        row.oldestReadyAgeMs = Math.max(row.oldestReadyAgeMs ?? 0, age)
-      }
-      bySteps.set(step, row)
+        ready: (counts.wait ?? 0) + (counts.paused ?? 0) + (counts.prioritized ?? 0),
+        delayed: counts.delayed ?? 0,
+        held: counts.active ?? 0,
+        oldestReadyAgeMs:
+          oldest === undefined ? null : Math.max(0, now - (oldest.timestamp + (oldest.delay ?? 0))),
+      })
     }
-    return [...bySteps.values()].sort((a, b) => (a.step < b.step ? -1 : a.step > b.step ? 1 : 0))
+    return mergeTaskDepths(rows)
   }
 
   async #consume(consumer: Worker, handler: Handler): Promise<void> {

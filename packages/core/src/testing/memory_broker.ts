@@ -15,6 +15,7 @@ import type {
   WorkerReport,
 } from '../contracts/transport.ts'
 import { parseWireMessage, type AnnounceMessage, type TaskMessage } from '../wire/index.ts'
+import { mergeTaskDepths } from '../wire/task_depths.ts'
 
 interface TaskEntry {
   text: string
@@ -169,28 +170,22 @@ export class MemoryBroker {
     this.#tasks.delete(taskId)
   }
 
-  /** Tasks per step now (EngineTransport.depth). */
+  /** Tasks per step now (EngineTransport.depth): one row per task, merged. */
   depth(): TaskDepth[] {
     const now = this.#clock.now()
-    const bySteps = new Map<string, TaskDepth>()
-    for (const entry of this.#tasks.values()) {
-      const row = bySteps.get(entry.step) ?? {
-        step: entry.step,
-        ready: 0,
-        delayed: 0,
-        held: 0,
-        oldestReadyAgeMs: null,
-      }
-      if (entry.holder !== null) row.held += 1
-      else if (entry.availableAt > now) row.delayed += 1
-      else {
-        row.ready += 1
-        const age = now - entry.availableAt
-        row.oldestReadyAgeMs = Math.max(row.oldestReadyAgeMs ?? 0, age)
-      }
-      bySteps.set(entry.step, row)
-    }
-    return [...bySteps.values()].sort((a, b) => (a.step < b.step ? -1 : a.step > b.step ? 1 : 0))
+    return mergeTaskDepths(
+      [...this.#tasks.values()].map((entry) => {
+        const held = entry.holder !== null
+        const ready = !held && entry.availableAt <= now
+        return {
+          step: entry.step,
+          ready: ready ? 1 : 0,
+          delayed: !held && !ready ? 1 : 0,
+          held: held ? 1 : 0,
+          oldestReadyAgeMs: ready ? now - entry.availableAt : null,
+        }
+      }),
+    )
   }
 
   /** Removes a task no worker ever received (EngineTransport.withdraw). */

@@ -12,7 +12,12 @@ import type {
   WorkerReport,
 } from '@cairn/core/contracts'
 import { InvalidArgumentError } from '@cairn/core/errors'
-import { parseWireMessage, type AnnounceMessage, type TaskMessage } from '@cairn/core/wire'
+import {
+  mergeTaskDepths,
+  parseWireMessage,
+  type AnnounceMessage,
+  type TaskMessage,
+} from '@cairn/core/wire'
 import { keyOf } from './keys.ts'
 import type { ResolvedTuning } from './options.ts'
 import type { TransportTables } from './tables.ts'
@@ -97,24 +102,10 @@ export class DbEngineTransport implements EngineTransport {
   /** Rows keep a hash of the step name: the names the engine knows resolve it, others are `?`. */
   async depth(_now: number, stepNames: readonly string[]): Promise<TaskDepth[]> {
     const names = new Map(stepNames.map((name) => [keyOf(name), name]))
-    const bySteps = new Map<string, TaskDepth>()
-    for (const row of await this.#connected().depth()) {
-      const step = names.get(row.stepKey) ?? '?'
-      const sum = bySteps.get(step) ?? {
-        step,
-        ready: 0,
-        delayed: 0,
-        held: 0,
-        oldestReadyAgeMs: null,
-      }
-      sum.ready += row.ready
-      sum.delayed += row.delayed
-      sum.held += row.held
-      if (row.oldestReadyAgeMs !== null)
-        sum.oldestReadyAgeMs = Math.max(sum.oldestReadyAgeMs ?? 0, row.oldestReadyAgeMs)
-      bySteps.set(step, sum)
-    }
-    return [...bySteps.values()].sort((a, b) => (a.step < b.step ? -1 : a.step > b.step ? 1 : 0))
+    const rows = await this.#connected().depth()
+    return mergeTaskDepths(
+      rows.map(({ stepKey, ...counts }) => ({ step: names.get(stepKey) ?? '?', ...counts })),
+    )
   }
 
   async withdraw(task: TaskMessage): Promise<WithdrawOutcome> {

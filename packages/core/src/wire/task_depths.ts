@@ -1,0 +1,24 @@
+/**
+ * EngineTransport.depth's answer from rows a transport counted piecewise (a queue per
+ * requirement set, a row per step key, a task at a time): one row per step — counts summed,
+ * the largest oldest-ready age — sorted by step name (code point order). One rule for every
+ * transport.
+ */
+import type { TaskDepth } from '../contracts/transport.ts'
+
+export function mergeTaskDepths(rows: Iterable<TaskDepth>): TaskDepth[] {
+  const bySteps = new Map<string, TaskDepth>()
+  for (const row of rows) {
+    const sum = bySteps.get(row.step)
+    if (sum === undefined) {
+      bySteps.set(row.step, { ...row })
+      continue
+    }
+    sum.ready += row.ready
+    sum.delayed += row.delayed
+    sum.held += row.held
+    if (row.oldestReadyAgeMs !== null)
+      sum.oldestReadyAgeMs = Math.max(sum.oldestReadyAgeMs ?? 0, row.oldestReadyAgeMs)
+  }
+  return [...bySteps.values()].sort((a, b) => (a.step < b.step ? -1 : a.step > b.step ? 1 : 0))
+}
