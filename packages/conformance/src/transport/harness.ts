@@ -17,6 +17,12 @@ import type { TestFn } from '../harness.ts'
 export interface TransportUnderTest {
   engine(): EngineTransport
   worker(): WorkerTransport
+  /**
+   * What `depth` counts: `all` (the default), or `ready` for a transport whose broker counts only
+   * due tasks nobody holds — it must then report delayed, held and the oldest age as null, never
+   * as a number it does not know.
+   */
+  depthCounts?: 'all' | 'ready'
   /** Every message the transport refused so far (its `onRefused`). */
   refused: RefusedMessage[]
   /** Raw text on the task stream for `step`, as a misbehaving producer would send it. */

@@ -41,6 +41,45 @@ export function holdTests(define: DefineTransportTest): void {
     },
   )
 
+  define(
+    "a lapsed holder's hand-back and complete do not touch the new holder's delivery",
+    async (_t, h) => {
+      const engine = await h.engine()
+      const stale = await h.worker()
+      const holder = await h.worker()
+      const third = await h.worker()
+      const sent = task('charge')
+      await engine.publish([{ message: sent, delayMs: 0 }])
+      const [lapsed] = await receive(stale, ['charge'])
+      assert.ok(lapsed)
+      const [current] = await receive(holder, ['charge'], { waitMs: 10_000 })
+      assert.equal(current?.message.taskId, sent.taskId, 'redelivered after the lapse')
+      // The new holder beats through the rest of the test (every worker on one hold).
+      let beating = true
+      const beats = (async () => {
+        while (beating) {
+          assert.equal(await current.heartbeat(beat(sent, 'w-2')), 'held')
+          await sleep(HOLD_MS / 4)
+        }
+      })()
+      try {
+        // The stale worker wakes up: it hands back, then completes, what it no longer holds.
+        await lapsed.handBack()
+        await lapsed.complete(resultFor(sent, '"late"', 'w-stale'))
+        const stolen = await receive(third, ['charge'], { waitMs: HOLD_MS * 2 })
+        assert.deepEqual(
+          stolen.map((r) => r.message.taskId),
+          [],
+          'a stale hand-back or complete released the task another worker holds',
+        )
+      } finally {
+        beating = false
+        await beats
+      }
+      assert.equal(await current.heartbeat(beat(sent, 'w-2')), 'held')
+    },
+  )
+
   define('heartbeats keep the hold and reach the engine', async (_t, h) => {
     const engine = await h.engine()
     const holder = await h.worker()

@@ -123,11 +123,11 @@ export interface TaskDepth {
   step: string
   /** Due, and no worker holds them: waiting for a worker. */
   ready: number
-  /** Not due yet (published with a delay). */
-  delayed: number
-  /** Held by a worker now. */
-  held: number
-  /** How long the oldest ready task has been due (ms); null when none is ready. */
+  /** Not due yet (published with a delay); null when the transport cannot count them. */
+  delayed: number | null
+  /** Held by a worker now; null when the transport cannot count them. */
+  held: number | null
+  /** How long the oldest ready task has been due (ms); null when none is ready or not known. */
   oldestReadyAgeMs: number | null
 }
 

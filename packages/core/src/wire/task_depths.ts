@@ -1,8 +1,8 @@
 /**
  * EngineTransport.depth's answer from rows a transport counted piecewise (a queue per
  * requirement set, a row per step key, a task at a time): one row per step — counts summed,
- * the largest oldest-ready age — sorted by step name (code point order). One rule for every
- * transport.
+ * the largest oldest-ready age — sorted by step name (code point order). A count some row does
+ * not know (null) is not known for the step. One rule for every transport.
  */
 import type { TaskDepth } from '../contracts/transport.ts'
 
@@ -15,10 +15,14 @@ export function mergeTaskDepths(rows: Iterable<TaskDepth>): TaskDepth[] {
       continue
     }
     sum.ready += row.ready
-    sum.delayed += row.delayed
-    sum.held += row.held
+    sum.delayed = plus(sum.delayed, row.delayed)
+    sum.held = plus(sum.held, row.held)
     if (row.oldestReadyAgeMs !== null)
       sum.oldestReadyAgeMs = Math.max(sum.oldestReadyAgeMs ?? 0, row.oldestReadyAgeMs)
   }
   return [...bySteps.values()].sort((a, b) => (a.step < b.step ? -1 : a.step > b.step ? 1 : 0))
+}
+
+function plus(a: number | null, b: number | null): number | null {
+  return a === null || b === null ? null : a + b
 }

@@ -37,10 +37,14 @@ export function taskQueueGauges(ctx: MetricsContext, options: TaskQueueGaugeOpti
         help: 'Remote-step tasks on each transport, per step: ready (due, no worker holds them), delayed, held by a worker.',
         labelNames: ['transport', 'step', 'state'],
         series: (row) =>
-          STATES.map((state) => ({
-            labels: { transport: row.transport, step: steps.of(row.step), state },
-            value: row[state],
-          })),
+          // A count the transport cannot see (null) is left out, never reported as 0.
+          STATES.flatMap((state) => {
+            const value = row[state]
+            if (value === null) return []
+            return [
+              { labels: { transport: row.transport, step: steps.of(row.step), state }, value },
+            ]
+          }),
       },
       {
         name: 'tasks_oldest_ready_age_seconds',

@@ -1,0 +1,143 @@
+/**
+ * What `queueTransport` takes, checked once at creation: a missing adapter, an unknown key or a
+ * bad number is refused there with E_INVALID_ARGUMENT, never found later by a worker polling.
+ */
+import type { TransportOptions } from '@cairn/core/contracts'
+import { InvalidArgumentError } from '@cairn/core/errors'
+import { checkInteger } from '@cairn/core/store-kit'
+import type { QueueAdapterFactory } from './adapter.ts'
+
+/** What `queueTransport` takes (docs/queue-transport.md). */
+export interface QueueTransportOptions extends TransportOptions {
+  /**
+   * Makes an adapter of `@boringnode/queue` (what `@adonisjs/queue`'s drivers resolve to, or
+   * `redis(…)` / `knex(…)` from `@boringnode/queue/drivers/*`). Each half of the transport calls
+   * it once: an adapter carries one worker id, and each half needs its own.
+   */
+  adapter: QueueAdapterFactory
+  /** Every queue name of this transport starts with it. Default `cairn`. */
+  prefix?: string
+  /**
+   * An idle `receive` (and an idle report consumer) looks at its queues at least this often
+   * (ms): the adapter contract has no blocking pop and no wake-up. Default 250.
+   */
+  pollIntervalMs?: number
+  /**
+   * How often a worker puts back tasks whose holder went silent for its `holdMs`, and an engine
+   * report batches whose engine died (ms). Default 5 000.
+   */
+  stalledIntervalMs?: number
+  /** Most reports handed to an engine's handler at once. Default 100. */
+  reportBatchSize?: number
+  /** A report batch the handler rejected is delivered again after this long (ms). Default 1 000. */
+  redeliverAfterMs?: number
+  /** How long an engine holds a report batch without renewing it (ms). Default 30 000. */
+  reportHoldMs?: number
+  /** Announcements older than this are dropped from the fleet record (ms). Default 1 day. */
+  forgetWorkersAfterMs?: number
+  /** Errors of background work (renewals, recoveries). Default: ignored (they are retried). */
+  onError?: (error: unknown) => void
+}
+
+export interface ResolvedOptions {
+  adapter: QueueAdapterFactory
+  prefix: string
+  pollIntervalMs: number
+  stalledIntervalMs: number
+  reportBatchSize: number
+  redeliverAfterMs: number
+  reportHoldMs: number
+  forgetWorkersAfterMs: number
+  onRefused: NonNullable<TransportOptions['onRefused']>
+  onError: (error: unknown) => void
+}
+
+const KNOWN: { readonly [K in keyof Required<QueueTransportOptions>]: true } = {
+  adapter: true,
+  prefix: true,
+  pollIntervalMs: true,
+  stalledIntervalMs: true,
+  reportBatchSize: true,
+  redeliverAfterMs: true,
+  reportHoldMs: true,
+  forgetWorkersAfterMs: true,
+  onRefused: true,
+  onError: true,
+}
+
+const CALL = 'queueTransport'
+const PERIOD = { min: 1, max: 2_147_483_647 }
+const PREFIX = /^[A-Za-z0-9_-]{1,60}$/
+
+export function resolveOptions(options: QueueTransportOptions): ResolvedOptions {
+  checkKeys(options)
+  if (typeof options.adapter !== 'function')
+    throw invalid(
+      'adapter',
+      'adapter is required: a function making a @boringnode/queue adapter (a driver of @adonisjs/queue, or redis(…) / knex(…) from @boringnode/queue)',
+    )
+  const prefix = options.prefix ?? 'cairn'
+  if (typeof prefix !== 'string' || !PREFIX.test(prefix))
+    throw invalid(
+      'prefix',
+      `prefix must be 1 to 60 of A-Z a-z 0-9 _ -, got ${JSON.stringify(prefix)}`,
+    )
+  for (const key of ['onRefused', 'onError'] as const) {
+    const value = options[key]
+    if (value !== undefined && typeof value !== 'function')
+      throw invalid(key, `${key} must be a function`)
+  }
+  return {
+    adapter: options.adapter,
+    prefix,
+    pollIntervalMs: int(options.pollIntervalMs, 'pollIntervalMs', 250, PERIOD),
+    stalledIntervalMs: int(options.stalledIntervalMs, 'stalledIntervalMs', 5_000, PERIOD),
+    reportBatchSize: int(options.reportBatchSize, 'reportBatchSize', 100, { min: 1, max: 10_000 }),
+    redeliverAfterMs: int(options.redeliverAfterMs, 'redeliverAfterMs', 1_000, PERIOD),
+    reportHoldMs: int(options.reportHoldMs, 'reportHoldMs', 30_000, { min: 100, max: PERIOD.max }),
+    forgetWorkersAfterMs: int(
+      options.forgetWorkersAfterMs,
+      'forgetWorkersAfterMs',
+      86_400_000,
+      PERIOD,
+    ),
+    onRefused: options.onRefused ?? (() => {}),
+    onError: options.onError ?? (() => {}),
+  }
+}
+
+function int(
+  value: unknown,
+  name: string,
+  fallback: number,
+  range: { min: number; max: number },
+): number {
+  return value === undefined ? fallback : checkInteger(value, `${CALL}: ${name}`, range)
+}
+
+/** Unknown keys are refused: a misspelt option would otherwise leave the default without a word. */
+function checkKeys(options: unknown): void {
+  if (!isPlainObject(options))
+    throw new InvalidArgumentError(`${CALL}: options must be a plain object`, {
+      details: { call: CALL },
+    })
+  for (const key of Reflect.ownKeys(options)) {
+    if (typeof key === 'string' && Object.hasOwn(KNOWN, key)) continue
+    if (!Object.prototype.propertyIsEnumerable.call(options, key)) continue
+    const option = typeof key === 'string' ? key : key.toString()
+    throw new InvalidArgumentError(
+      `${CALL}: unknown option ${typeof key === 'string' ? JSON.stringify(key) : option} (${CALL} takes ${Object.keys(KNOWN).join(', ')})`,
+      { details: { call: CALL, option, known: Object.keys(KNOWN) } },
+    )
+  }
+}
+
+function invalid(option: string, message: string): InvalidArgumentError {
+  return new InvalidArgumentError(`${CALL}: ${message}`, { details: { call: CALL, option } })
+}
+
+function isPlainObject(value: unknown): value is object {
+  if (typeof value !== 'object' || value === null) return false
+  const proto: unknown = Object.getPrototypeOf(value)
+  return proto === null || Object.getPrototypeOf(proto) === null
+}
