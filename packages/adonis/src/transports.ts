@@ -11,6 +11,7 @@ import { InvalidArgumentError } from '@cairn/core'
 import type { EngineTransport, WorkerTransport } from '@cairn/core/contracts'
 import type { DbTransportTuning } from '@cairn/sql/transport'
 import { lucidConnectionSettings } from './lucid_connection.ts'
+import { queueAdapterFactory } from './queue_adapter.ts'
 
 /** Both halves of a transport: an engine takes `engine()`, `durable:worker` takes `worker()`. */
 export interface TransportPair {
@@ -40,6 +41,17 @@ export interface DbTransportConfig extends DbTransportTuning {
   max?: number
 }
 
+/**
+ * `transports.queue`'s options: which adapter of config/queue.ts, and `queueTransport`'s tuning
+ * (docs/queue-transport.md), checked by it at boot. Typed loosely so an app without
+ * `@cairn/queue` installed still type-checks its config.
+ */
+export interface QueueTransportConfig {
+  /** An adapter name of config/queue.ts (`redis`, `database`, …). Default: its `default`. */
+  adapter?: string
+  [option: string]: unknown
+}
+
 export const transports = {
   /**
    * Redis through BullMQ (`@cairn/bullmq`, installed next to `@cairn/adonis`): options as
@@ -51,6 +63,27 @@ export const transports = {
         bullmqTransport(options: object): TransportPair
       }>('@cairn/bullmq')
       return bullmqTransport(options)
+    })
+  },
+
+  /**
+   * `@adonisjs/queue` (`@cairn/queue`, installed next to `@cairn/adonis`): tasks travel through
+   * an adapter of config/queue.ts — the Redis or database connection the app's jobs use.
+   */
+  queue(options: QueueTransportConfig = {}): TransportProvider {
+    return configProvider.create(async (app: ApplicationService): Promise<TransportPair> => {
+      const { adapter, ...tuning } = options
+      if ('connection' in tuning)
+        throw new InvalidArgumentError(
+          'transports.queue takes adapter (an adapter name of config/queue.ts, which says which connection), not connection',
+        )
+      if (adapter !== undefined && typeof adapter !== 'string')
+        throw new InvalidArgumentError('transports.queue: adapter must be an adapter name')
+      const factory = await queueAdapterFactory(app, adapter)
+      const { queueTransport } = await importOptional<{
+        queueTransport(options: object): TransportPair
+      }>('@cairn/queue')
+      return queueTransport({ ...tuning, adapter: factory })
     })
   },
 

@@ -76,6 +76,53 @@ void test(
 )
 
 void test(
+  'a step on transports.queue (config/queue.ts adapter) runs on durable:worker; SIGTERM drains it',
+  { skip },
+  async (t) => {
+    const dir = await tempDir(t)
+    const db = join(dir, 'durable.sqlite')
+    const prefix = uniquePrefix()
+    t.after(() => dropPrefix(prefix))
+    const client = await clientEngine(t, db)
+    client.register('convert', 1, () => {
+      throw new Error('the test process must not execute runs')
+    })
+    const env = { CAIRN_TEST_QUEUE_PREFIX: prefix }
+    const engine = startAce(['durable:work'], db, { ...env, CAIRN_TEST_RATE_SOURCE: 'engine' })
+    t.after(() => engine.child.kill('SIGKILL'))
+    const worker = startAce(['durable:worker', '--worker-id=q-1'], db, {
+      ...env,
+      CAIRN_TEST_RATE_SOURCE: 'worker',
+    })
+    t.after(() => worker.child.kill('SIGKILL'))
+    assert.match(
+      await worker.waitForOutput(/Taking tasks\./),
+      /Cairn worker "q-1" on transport "queue": 1 step\(s\): convert/,
+    )
+    await engine.waitForOutput(/Driving runs\./)
+    const { runId } = await client.start('convert', { cents: 150, currency: 'EUR' })
+    assert.deepEqual(await client.waitForRun(runId, { timeoutMs: 60_000 }), {
+      runId,
+      status: 'completed',
+      output: { cents: 300, rateSource: 'worker' },
+    })
+    const listed = await runAce(['durable:workers', '--json'], db, env)
+    assert.equal(listed.code, 0, listed.stderr)
+    const { workers } = JSON.parse(listed.stdout) as {
+      workers: { workerId: string; transport: string; steps: string[] }[]
+    }
+    assert.deepEqual(
+      workers.map((w) => [w.workerId, w.transport, w.steps]),
+      [['q-1', 'queue', ['convert']]],
+    )
+    worker.child.kill('SIGTERM')
+    const exit = await worker.exited
+    assert.equal(exit.code, 0, exit.stderr)
+    assert.match(exit.stdout, /SIGTERM received: draining/)
+  },
+)
+
+void test(
   'durable:worker refuses bad flags and a config with nothing to serve (exit 1)',
   { skip },
   async (t) => {

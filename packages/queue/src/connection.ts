@@ -28,6 +28,10 @@ export async function openAdapter(
     throw new Error(
       'queue transport: the adapter factory did not make a @boringnode/queue adapter with popFrom and renewJobs (0.6 or later)',
     )
+  if ((adapter as { constructor?: { name?: string } }).constructor?.name === 'SyncAdapter')
+    throw new Error(
+      'queue transport: the sync adapter runs each job in the process that pushes it, so it cannot carry tasks to workers: use the redis or database adapter',
+    )
   adapter = conflictRetrying(adapter)
   adapter.setWorkerId(workerId)
   try {
