@@ -29,8 +29,11 @@ import { RegistryRecord, withEntry } from './registry.ts'
 /** The adapter fails a job stalled more than this many times; Cairn never gives up on one. */
 export const NEVER_GIVE_UP = 2 ** 31 - 1
 
-/** Routes this engine wrote are read back again after this long (the broker may have lost them). */
-const ROUTES_TRUSTED_MS = 30_000
+/**
+ * Routes this engine wrote are checked again after this long: a broker restarted empty lost
+ * them, and workers learn a requirement set's queue only from the record.
+ */
+const ROUTES_TRUSTED_MS = 5_000
 
 type Handler = (reports: readonly WorkerReport[]) => Promise<void>
 

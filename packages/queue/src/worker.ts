@@ -82,7 +82,7 @@ export class QueueWorkerTransport implements WorkerTransport {
     while (!signal.aborted && !this.#closing) {
       const adapter = this.#connected()
       const routes = await this.#registry(adapter, 'routes').read()
-      const served = servedQueues(routes, options.steps, options.capabilities)
+      const served = this.#served(routes, options)
       await this.#recoverStalled(adapter, served, options.holdMs)
       const got: ReceivedTask[] = []
       // Rotate the first queue, so one busy step does not starve the others.
@@ -188,6 +188,16 @@ export class QueueWorkerTransport implements WorkerTransport {
       payload: JSON.stringify(message),
       attempts: 0,
     })
+  }
+
+  /**
+   * The routes' queues this worker may serve, and always each step's queue without
+   * requirements — its name needs no record, so a record lost with the broker does not hide it.
+   */
+  #served(routes: Entries, options: ReceiveOptions): string[] {
+    const served = new Set(servedQueues(routes, options.steps, options.capabilities))
+    for (const step of options.steps) served.add(this.#names.task(step, []))
+    return [...served].sort()
   }
 
   /** Puts back, at most once per `stalledIntervalMs` per queue, tasks silent for `holdMs`. */
