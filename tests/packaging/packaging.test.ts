@@ -69,8 +69,9 @@ void describe('the published packages', () => {
             '@cairn/conformance',
             '@cairn/worker',
             '@cairn/bullmq',
+            '@cairn/queue',
           ]),
-          ...(await pinned(['pg', 'mysql2', 'knex', '@opentelemetry/api'])),
+          ...(await pinned(['pg', 'mysql2', 'knex', '@opentelemetry/api', '@boringnode/queue'])),
         },
         devDependencies: await pinned(['typescript', '@types/node', '@types/pg']),
       })

@@ -16,6 +16,7 @@ export const PUBLISHED = [
   '@cairn/dashboard',
   '@cairn/worker',
   '@cairn/bullmq',
+  '@cairn/queue',
   '@cairn/cli',
   '@cairn/adonis',
 ] as const

@@ -22,7 +22,7 @@ async function resolveWith(
   return configProvider.resolve(app, transports.queue(options))
 }
 
-test('transports.queue refuses an app without config/queue.ts or without the adapter', async (t) => {
+void test('transports.queue refuses an app without config/queue.ts or without the adapter', async (t) => {
   await assert.rejects(resolveWith(t, undefined), /needs @adonisjs\/queue configured/)
   const factory = () => ({})
   await assert.rejects(
@@ -51,7 +51,7 @@ test('transports.queue refuses an app without config/queue.ts or without the ada
   )
 })
 
-test('transports.queue takes the named adapter, or the default, as its factory', async (t) => {
+void test('transports.queue takes the named adapter, or the default, as its factory', async (t) => {
   const calls: string[] = []
   const made = (name: string) => () => {
     calls.push(name)

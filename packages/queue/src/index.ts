@@ -17,7 +17,13 @@ import { resolveOptions, type QueueTransportOptions } from './options.ts'
 import { QueueWorkerTransport } from './worker.ts'
 
 export type { QueueTransportOptions } from './options.ts'
-export type { QueueAdapter, QueueAdapterFactory } from './adapter.ts'
+export type {
+  DedupOutcome,
+  QueueAdapter,
+  QueueAdapterFactory,
+  QueueJobData,
+  QueueJobRecord,
+} from './adapter.ts'
 
 /** Both halves of the transport; each half made is opened and closed by its user. */
 export interface QueueTransport {

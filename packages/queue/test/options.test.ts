@@ -23,7 +23,7 @@ function refused(options: unknown, pattern: RegExp): void {
   )
 }
 
-test('queueTransport refuses a missing adapter, unknown keys and bad values', () => {
+void test('queueTransport refuses a missing adapter, unknown keys and bad values', () => {
   refused(undefined, /options must be a plain object/)
   refused({}, /adapter is required/)
   refused({ adapter: 'redis' }, /adapter is required/)
@@ -39,14 +39,14 @@ test('queueTransport refuses a missing adapter, unknown keys and bad values', ()
   assert.doesNotThrow(() => queueTransport({ adapter, prefix: 'shop_1-a' }))
 })
 
-test('a factory that throws or makes no adapter fails open() with a clear error', async () => {
+void test('a factory that throws or makes no adapter fails open() with a clear error', async () => {
   const throwing = queueTransport({ adapter }).engine()
   await assert.rejects(throwing.open(), /the adapter factory failed: not made in these tests/)
   const wrong = queueTransport({ adapter: () => ({}) as QueueAdapter }).worker()
   await assert.rejects(wrong.open(), /did not make a @boringnode\/queue adapter/)
 })
 
-test('an unreachable store fails open(), leaves nothing open, and open() can try again', async () => {
+void test('an unreachable store fails open(), leaves nothing open, and open() can try again', async () => {
   let made = 0
   const unreachable = redis({
     host: '127.0.0.1',
@@ -67,7 +67,7 @@ test('an unreachable store fails open(), leaves nothing open, and open() can try
   await half.close()
 })
 
-test('the sync adapter is refused at open: it cannot carry tasks to workers', async () => {
+void test('the sync adapter is refused at open: it cannot carry tasks to workers', async () => {
   const { sync } = await import('@boringnode/queue/drivers/sync_adapter')
   const half = queueTransport({ adapter: sync() as unknown as QueueAdapterFactory }).worker()
   await assert.rejects(half.open(), /the sync adapter .* cannot carry tasks to workers/)
