@@ -65,9 +65,11 @@ export const ROWS: Record<string, Row> = {
     inDefault: false,
   },
   // Remote steps (issue 14), on request:
-  //   npm run bench -- --store postgres,dbos,remote-bullmq,remote-db,raw-bullmq
+  //   npm run bench -- --store postgres,dbos,remote-bullmq,remote-db,remote-queue,raw-bullmq
   'remote-bullmq': remoteRow('bullmq'),
   'remote-db': remoteRow('db'),
+  // The @adonisjs/queue transport over @boringnode/queue's Redis adapter.
+  'remote-queue': remoteRow('queue'),
   'raw-bullmq': {
     kind: 'other',
     service: 'redis',
@@ -83,7 +85,7 @@ export const ROWS: Record<string, Row> = {
 }
 
 /** Postgres store, every step on a worker process over `transport`. */
-function remoteRow(transport: 'bullmq' | 'db'): Row {
+function remoteRow(transport: 'bullmq' | 'db' | 'queue'): Row {
   return {
     kind: 'other',
     service: 'postgres',

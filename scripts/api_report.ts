@@ -16,7 +16,17 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
-const PACKAGES = ['core', 'sql', 'conformance', 'dashboard', 'worker', 'bullmq', 'queue', 'cli', 'adonis']
+const PACKAGES = [
+  'core',
+  'sql',
+  'conformance',
+  'dashboard',
+  'worker',
+  'bullmq',
+  'queue',
+  'cli',
+  'adonis',
+]
 /** Workspace plumbing, not API: inert outside the repository (packages/core/src/util/failpoints.ts). */
 const NOT_API = new Set(['./package.json', './internal/failpoints'])
 

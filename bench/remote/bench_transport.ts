@@ -1,17 +1,30 @@
 /**
- * The transport of a remote bench row, as JSON its worker process is handed: BullMQ under a
- * prefix of its own, or the db transport in the store's Postgres schema. Default options both:
+ * The transport of a remote bench row, as JSON its worker process is handed: BullMQ or the
+ * @adonisjs/queue transport's Redis adapter under a prefix of its own, or the db transport in
+ * the store's Postgres schema. Default options both:
  * the rows measure what a user gets.
  */
 import type { EngineTransport, WorkerTransport } from '@cairn/core/contracts'
 
 export type BenchTransportSpec =
   | { kind: 'bullmq'; url: string; prefix: string }
+  | { kind: 'queue'; url: string; prefix: string }
   | { kind: 'db'; connectionString: string; schema: string }
 
 export async function benchTransport(
   spec: BenchTransportSpec,
 ): Promise<{ engine(): EngineTransport; worker(): WorkerTransport }> {
+  if (spec.kind === 'queue') {
+    const { queueTransport } = await import('@cairn/queue')
+    const { redis } = await import('@boringnode/queue/drivers/redis_adapter')
+    const url = new URL(spec.url)
+    const adapter = redis({
+      host: url.hostname,
+      port: Number(url.port || 6379),
+      keyPrefix: `${spec.prefix}::`,
+    })
+    return queueTransport({ adapter })
+  }
   if (spec.kind === 'bullmq') {
     const { bullmqTransport } = await import('@cairn/bullmq')
     return bullmqTransport({ connection: spec.url, prefix: spec.prefix })

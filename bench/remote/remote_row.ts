@@ -1,6 +1,7 @@
 /**
- * `remote-bullmq` and `remote-db`: the standard workload where every step is a registered step
- * on a transport (BullMQ, or the db transport in the store's own Postgres schema), executed by
+ * `remote-bullmq`, `remote-db` and `remote-queue`: the standard workload where every step is a
+ * registered step on a transport (BullMQ, the db transport in the store's own Postgres schema,
+ * or the @adonisjs/queue transport on @boringnode/queue's Redis adapter), executed by
  * one separate worker process (bench_worker.ts); the store is Postgres. Same measurement as the
  * engine rows (workload.ts), with a shorter warm-up: each warm-up run is ten round trips.
  */
@@ -19,13 +20,13 @@ export const REMOTE_WARM_UP_RUNS = 200
 /** `schema`: the store's Postgres schema (the db transport's tables go beside the store's). */
 export async function measureRemote(
   store: StateStore,
-  kind: 'bullmq' | 'db',
+  kind: 'bullmq' | 'db' | 'queue',
   schema: string,
 ): Promise<WorkloadResult> {
   const spec: BenchTransportSpec =
-    kind === 'bullmq'
-      ? { kind, url: REDIS_URL, prefix: `cairn-bench-${randomBytes(6).toString('hex')}` }
-      : { kind, connectionString: PG_URL, schema }
+    kind === 'db'
+      ? { kind, connectionString: PG_URL, schema }
+      : ({ kind, url: REDIS_URL, prefix: `cairn-bench-${randomBytes(6).toString('hex')}` } as const)
   const transport = await benchTransport(spec)
   const engine = new Engine({
     store,
@@ -49,6 +50,6 @@ export async function measureRemote(
   } finally {
     await stopWorkerProcess(worker)
     await engine.close()
-    if (spec.kind === 'bullmq') await dropPrefix(spec.prefix)
+    if (spec.kind !== 'db') await dropPrefix(spec.prefix)
   }
 }
