@@ -5,7 +5,7 @@
  */
 import type { TransportOptions } from '@cairn/core/contracts'
 import { InvalidArgumentError } from '@cairn/core/errors'
-import { checkInteger } from '@cairn/core/store-kit'
+import { checkInteger } from '@cairn/core/wire'
 import type { Redis, RedisOptions } from 'ioredis'
 
 /** What `bullmqTransport` takes (docs/bullmq.md). */

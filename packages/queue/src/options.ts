@@ -4,7 +4,7 @@
  */
 import type { TransportOptions } from '@cairn/core/contracts'
 import { InvalidArgumentError } from '@cairn/core/errors'
-import { checkInteger } from '@cairn/core/store-kit'
+import { checkInteger } from '@cairn/core/wire'
 import type { QueueAdapterFactory } from './adapter.ts'
 
 /** What `queueTransport` takes (docs/queue-transport.md). */

@@ -17,7 +17,7 @@ registerHooks({
     return resolved
   },
 })
-await import('@cairn/worker')
+await import(process.argv[1])
 process.stdout.write(JSON.stringify(seen))
 `
 
@@ -30,16 +30,27 @@ const FORBIDDEN = [
   /\/node_modules\/(pg|mysql2|knex|better-sqlite3)\//,
 ]
 
-void test('importing @cairn/worker loads no engine, store or database driver module', () => {
-  const output = execFileSync(process.execPath, ['--input-type=module', '-e', PROBE], {
-    encoding: 'utf8',
-    env: { ...process.env, NODE_OPTIONS: '--conditions=cairn-source' },
+/**
+ * The worker and the transports' packages a worker process imports with it (the db transport is
+ * @cairn/sql/transport: its own test, packages/sql/test/transport).
+ */
+const WORKER_SIDE: [string, string][] = [
+  ['@cairn/worker', '/packages/worker/src/create_worker.ts'],
+  ['@cairn/bullmq', '/packages/bullmq/src/worker.ts'],
+  ['@cairn/queue', '/packages/queue/src/worker.ts'],
+]
+
+for (const [entry, marker] of WORKER_SIDE)
+  void test(`importing ${entry} loads no engine, store or database driver module`, () => {
+    const output = execFileSync(process.execPath, ['--input-type=module', '-e', PROBE, entry], {
+      encoding: 'utf8',
+      env: { ...process.env, NODE_OPTIONS: '--conditions=cairn-source' },
+    })
+    const urls = JSON.parse(output) as string[]
+    assert.ok(
+      urls.some((url) => url.endsWith(marker)),
+      `the probe saw no ${marker}: ${urls.join('\n')}`,
+    )
+    const loaded = urls.filter((url) => FORBIDDEN.some((pattern) => pattern.test(url)))
+    assert.deepEqual(loaded, [], 'a worker must not load these')
   })
-  const urls = JSON.parse(output) as string[]
-  assert.ok(
-    urls.some((url) => url.endsWith('/packages/worker/src/create_worker.ts')),
-    `the probe saw no worker module: ${urls.join('\n')}`,
-  )
-  const loaded = urls.filter((url) => FORBIDDEN.some((pattern) => pattern.test(url)))
-  assert.deepEqual(loaded, [], 'a worker must not load these')
-})

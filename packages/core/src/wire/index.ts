@@ -18,3 +18,5 @@ export { checkReceiveOptions } from './receive_options.ts'
 export { mergeTaskDepths } from './task_depths.ts'
 export { MAX_NAME_LENGTH, MAX_DURATION_MS, MAX_LIST_LENGTH } from './fields.ts'
 export { CAPABILITY_NAME, MAX_CAPABILITIES, checkCapabilities } from './capabilities.ts'
+// For transports' options: their worker halves must not import store-kit (it brings the memory store).
+export { checkInteger, type IntegerRange } from '../util/numbers.ts'
