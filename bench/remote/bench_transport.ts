@@ -16,14 +16,8 @@ export async function benchTransport(
 ): Promise<{ engine(): EngineTransport; worker(): WorkerTransport }> {
   if (spec.kind === 'queue') {
     const { queueTransport } = await import('@cairn/queue')
-    const { redis } = await import('@boringnode/queue/drivers/redis_adapter')
-    const url = new URL(spec.url)
-    const adapter = redis({
-      host: url.hostname,
-      port: Number(url.port || 6379),
-      keyPrefix: `${spec.prefix}::`,
-    })
-    return queueTransport({ adapter })
+    const { redisAdapterAt } = await import('../../packages/queue/test/adapters.ts')
+    return queueTransport({ adapter: redisAdapterAt(spec.url, spec.prefix) })
   }
   if (spec.kind === 'bullmq') {
     const { bullmqTransport } = await import('@cairn/bullmq')

@@ -80,14 +80,8 @@ async function queueTransportOf(spec: QueueSpec): Promise<TransportPair> {
   const { queueTransport } = await import('@cairn/queue')
   const tuning = { stalledIntervalMs: 250, pollIntervalMs: 50, redeliverAfterMs: 200 }
   if (spec.adapter === 'redis') {
-    const { redis } = await import('@boringnode/queue/drivers/redis_adapter')
-    const url = new URL(spec.url)
-    const adapter = redis({
-      host: url.hostname,
-      port: Number(url.port || 6379),
-      keyPrefix: `${spec.prefix}::`,
-    })
-    return queueTransport({ adapter, ...tuning })
+    const { redisAdapterAt } = await import('../../packages/queue/test/adapters.ts')
+    return queueTransport({ adapter: redisAdapterAt(spec.url, spec.prefix), ...tuning })
   }
   const { knex } = await import('@boringnode/queue/drivers/knex_adapter')
   const adapter = knex({ client: 'mysql2', connection: mysqlUrl(spec.database) }, spec.table)

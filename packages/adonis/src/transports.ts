@@ -73,10 +73,6 @@ export const transports = {
   queue(options: QueueTransportConfig = {}): TransportProvider {
     return configProvider.create(async (app: ApplicationService): Promise<TransportPair> => {
       const { adapter, ...tuning } = options
-      if ('connection' in tuning)
-        throw new InvalidArgumentError(
-          'transports.queue takes adapter (an adapter name of config/queue.ts, which says which connection), not connection',
-        )
       if (adapter !== undefined && typeof adapter !== 'string')
         throw new InvalidArgumentError('transports.queue: adapter must be an adapter name')
       const factory = await queueAdapterFactory(app, adapter)

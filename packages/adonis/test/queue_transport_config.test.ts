@@ -43,7 +43,7 @@ void test('transports.queue refuses an app without config/queue.ts or without th
   )
   await assert.rejects(
     resolveWith(t, { default: 'redis', adapters: { redis: factory } }, { connection: 'main' }),
-    /takes adapter \(an adapter name of config\/queue.ts, which says which connection\), not connection/,
+    /unknown option "connection": the adapter says which connection: pass adapter/,
   )
   await assert.rejects(
     resolveWith(t, { default: 'redis', adapters: { redis: factory } }, { pollInterval: 5 }),

@@ -4,7 +4,7 @@
  */
 import type { TransportOptions } from '@cairn/core/contracts'
 import { InvalidArgumentError } from '@cairn/core/errors'
-import { checkInteger } from '@cairn/core/wire'
+import { checkInteger, checkOptionKeys, optionNames, type OptionsSpec } from '@cairn/core/wire'
 import type { QueueAdapterFactory } from './adapter.ts'
 
 /** What `queueTransport` takes (docs/queue-transport.md). */
@@ -52,25 +52,37 @@ export interface ResolvedOptions {
   onError: (error: unknown) => void
 }
 
-const KNOWN: { readonly [K in keyof Required<QueueTransportOptions>]: true } = {
-  adapter: true,
-  prefix: true,
-  pollIntervalMs: true,
-  stalledIntervalMs: true,
-  reportBatchSize: true,
-  redeliverAfterMs: true,
-  reportHoldMs: true,
-  forgetWorkersAfterMs: true,
-  onRefused: true,
-  onError: true,
-}
-
 const CALL = 'queueTransport'
+
+const SPEC: OptionsSpec = {
+  call: CALL,
+  known: optionNames<QueueTransportOptions>({
+    adapter: true,
+    prefix: true,
+    pollIntervalMs: true,
+    stalledIntervalMs: true,
+    reportBatchSize: true,
+    redeliverAfterMs: true,
+    reportHoldMs: true,
+    forgetWorkersAfterMs: true,
+    onRefused: true,
+    onError: true,
+  }),
+  // What @adonis-agora/durable's transports.queue took.
+  foreign: {
+    connection: {
+      instead:
+        'the adapter says which connection: pass adapter (in AdonisJS, transports.queue({ adapter }) names one of config/queue.ts)',
+      use: 'adapter',
+    },
+  },
+}
 const PERIOD = { min: 1, max: 2_147_483_647 }
 const PREFIX = /^[A-Za-z0-9_-]{1,60}$/
 
 export function resolveOptions(options: QueueTransportOptions): ResolvedOptions {
-  checkKeys(options)
+  if (options === undefined) throw invalid('adapter', 'options are required (at least adapter)')
+  checkOptionKeys(options, SPEC)
   if (typeof options.adapter !== 'function')
     throw invalid(
       'adapter',
@@ -115,29 +127,6 @@ function int(
   return value === undefined ? fallback : checkInteger(value, `${CALL}: ${name}`, range)
 }
 
-/** Unknown keys are refused: a misspelt option would otherwise leave the default without a word. */
-function checkKeys(options: unknown): void {
-  if (!isPlainObject(options))
-    throw new InvalidArgumentError(`${CALL}: options must be a plain object`, {
-      details: { call: CALL },
-    })
-  for (const key of Reflect.ownKeys(options)) {
-    if (typeof key === 'string' && Object.hasOwn(KNOWN, key)) continue
-    if (!Object.prototype.propertyIsEnumerable.call(options, key)) continue
-    const option = typeof key === 'string' ? key : key.toString()
-    throw new InvalidArgumentError(
-      `${CALL}: unknown option ${typeof key === 'string' ? JSON.stringify(key) : option} (${CALL} takes ${Object.keys(KNOWN).join(', ')})`,
-      { details: { call: CALL, option, known: Object.keys(KNOWN) } },
-    )
-  }
-}
-
 function invalid(option: string, message: string): InvalidArgumentError {
   return new InvalidArgumentError(`${CALL}: ${message}`, { details: { call: CALL, option } })
-}
-
-function isPlainObject(value: unknown): value is object {
-  if (typeof value !== 'object' || value === null) return false
-  const proto: unknown = Object.getPrototypeOf(value)
-  return proto === null || Object.getPrototypeOf(proto) === null
 }

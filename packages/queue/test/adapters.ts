@@ -28,6 +28,19 @@ export interface AdapterUnderTest {
   cleanup(): Promise<void>
 }
 
+/**
+ * @boringnode/queue's Redis adapter on the Redis at `url`, every key under `prefix` (the
+ * adapter makes and owns its connection: a half closes it when it closes).
+ */
+export function redisAdapterAt(url: string, prefix: string): QueueAdapterFactory {
+  const where = new URL(url)
+  return redisAdapter({
+    host: where.hostname,
+    port: Number(where.port || 6379),
+    keyPrefix: `${prefix}::`,
+  })
+}
+
 function unique(): string {
   return `cq_${process.pid}_${randomBytes(5).toString('hex')}`
 }

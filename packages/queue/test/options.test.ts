@@ -24,7 +24,8 @@ function refused(options: unknown, pattern: RegExp): void {
 }
 
 void test('queueTransport refuses a missing adapter, unknown keys and bad values', () => {
-  refused(undefined, /options must be a plain object/)
+  refused(undefined, /options are required/)
+  refused([], /options must be a plain object/)
   refused({}, /adapter is required/)
   refused({ adapter: 'redis' }, /adapter is required/)
   refused({ adapter, pollInterval: 5 }, /unknown option "pollInterval"/)
@@ -35,6 +36,11 @@ void test('queueTransport refuses a missing adapter, unknown keys and bad values
   refused({ adapter, reportBatchSize: 1e9 }, /reportBatchSize/)
   refused({ adapter, reportHoldMs: '30000' }, /reportHoldMs/)
   refused({ adapter, onError: 'log' }, /onError must be a function/)
+  // @adonis-agora/durable's name: refused with what to write instead.
+  refused(
+    { adapter, connection: 'redis' },
+    /unknown option "connection": the adapter says which connection/,
+  )
   refused(JSON.parse('{"__proto__":{"x":1}}'), /adapter is required|unknown option/)
   assert.doesNotThrow(() => queueTransport({ adapter, prefix: 'shop_1-a' }))
 })

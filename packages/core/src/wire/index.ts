@@ -20,3 +20,4 @@ export { MAX_NAME_LENGTH, MAX_DURATION_MS, MAX_LIST_LENGTH } from './fields.ts'
 export { CAPABILITY_NAME, MAX_CAPABILITIES, checkCapabilities } from './capabilities.ts'
 // For transports' options: their worker halves must not import store-kit (it brings the memory store).
 export { checkInteger, type IntegerRange } from '../util/numbers.ts'
+export { checkOptionKeys, optionNames, type OptionsSpec } from '../util/known_keys.ts'
