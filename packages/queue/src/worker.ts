@@ -122,6 +122,11 @@ export class QueueWorkerTransport implements WorkerTransport {
     while (got.length < options.max && !this.#closing) {
       const job = await adapter.popFrom(queue)
       if (job === null) return
+      if (this.#closing) {
+        // Popped while close() handed back what it held: given back too, not kept.
+        await adapter.retryJob(job.id, queue).catch(this.#options.onError)
+        return
+      }
       if (job.payload === WITHDRAWN) {
         // Withdrawn while it waited (pickupTimeoutMs): dropped, never run.
         await adapter.completeJob(job.id, queue, true).catch(this.#options.onError)
