@@ -2,7 +2,8 @@
  * kill -9 a worker mid-step (issue 14's first reliability test): its tasks are delivered again
  * once their holds lapse, to a worker started after the kill, and every run completes. From the
  * ledger the step bodies write: each run's body started at most twice (once in the killed
- * worker, once after) and ended once; the store holds one result per run, from one attempt.
+ * worker, once after) and ended once; the store holds one result per run, from one attempt; the
+ * transport counted the redeliveries (the series /metrics exports).
  * On Postgres and MariaDB over BullMQ and over the db transport, and on SQLite over the db
  * transport; the engine in this process, the workers real processes.
  */
@@ -53,6 +54,17 @@ for (const { store: storeName, transport } of FLEET_CASES) {
       const endedInKilled = lines.filter((l) => l.startsWith('end ') && l.endsWith(` ${first.pid}`))
       assert.equal(endedInKilled.length, 0, 'the killed worker finished a body: the kill came late')
       assert.equal(lines.filter((l) => l.startsWith('start ')).length, RUNS + killedStarts)
+      // What /metrics reads as cairn_tasks_redelivered_total: every body the kill interrupted was
+      // delivered again (and tasks the killed worker had taken but not started yet).
+      const slow = (await f.engine.taskDepth()).find((row) => row.step === 'slow')
+      if (transport === 'queue') assert.equal(slow?.redelivered, null, 'the queue transport counts')
+      else {
+        const redelivered = slow?.redelivered ?? 0
+        assert.ok(
+          redelivered >= killedStarts && redelivered <= RUNS,
+          `${redelivered} redeliveries counted for ${killedStarts} interrupted bodies`,
+        )
+      }
       t.diagnostic(
         `${storeName}/${transport}: the kill interrupted ${killedStarts} bodies; each ran again once`,
       )

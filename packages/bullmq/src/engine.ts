@@ -15,6 +15,7 @@ import type {
 import { InvalidArgumentError } from '@cairn/core/errors'
 import {
   mergeTaskDepths,
+  redeliveryRows,
   parseWireMessage,
   type AnnounceMessage,
   type TaskMessage,
@@ -28,6 +29,7 @@ import {
   REMOVE_ON_COMPLETE,
   REPORTS_QUEUE,
   routeOf,
+  redeliveredKey,
   routesKey,
   taskQueueName,
   wakeChannel,
@@ -178,7 +180,8 @@ export class BullmqEngineTransport implements EngineTransport {
 
   /**
    * Per task queue the routes hash lists (one per step and requirement set): BullMQ's job
-   * counts, and the oldest waiting job's due time (added + delay). Summed per step.
+   * counts, and the oldest waiting job's due time (added + delay). Summed per step, with the
+   * workers' counts of redeliveries (a hash per step name).
    */
   async depth(now: number): Promise<TaskDepth[]> {
     const client = this.#connected()
@@ -197,9 +200,12 @@ export class BullmqEngineTransport implements EngineTransport {
         held: counts.active ?? 0,
         oldestReadyAgeMs:
           oldest === undefined ? null : Math.max(0, now - (oldest.timestamp + (oldest.delay ?? 0))),
+        redelivered: 0,
       })
     }
-    return mergeTaskDepths(rows)
+    const repeats = await client.hgetall(redeliveredKey(this.#options.prefix))
+    const counted = Object.entries(repeats).map(([step, n]) => [step, Number(n)] as const)
+    return mergeTaskDepths([...rows, ...redeliveryRows(counted)])
   }
 
   async #consume(consumer: Worker, handler: Handler): Promise<void> {

@@ -9,6 +9,7 @@
  *   <prefix>:reports:*                 BullMQ report queue
  *   <prefix>:cairn:routes              hash: task queue name → {"step","requires"}
  *   <prefix>:cairn:workers             hash: worker id → its newest announcement (JSON)
+ *   <prefix>:cairn:redelivered         hash: step name → deliveries beyond a task's first
  *   <prefix>:cairn:wake                channel: the name of a queue that got work
  */
 import { Redis } from 'ioredis'
@@ -34,6 +35,7 @@ export function routeOf(step: string, requires: readonly string[]): Route {
 
 export const routesKey = (prefix: string): string => `${prefix}:cairn:routes`
 export const workersKey = (prefix: string): string => `${prefix}:cairn:workers`
+export const redeliveredKey = (prefix: string): string => `${prefix}:cairn:redelivered`
 export const wakeChannel = (prefix: string): string => `${prefix}:cairn:wake`
 
 /** A job option for every task and report: a finished job leaves Redis (its id may come again). */

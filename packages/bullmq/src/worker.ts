@@ -27,6 +27,7 @@ import {
   quit,
   REMOVE_ON_COMPLETE,
   REPORTS_QUEUE,
+  redeliveredKey,
   routesKey,
   servedQueues,
   wakeChannel,
@@ -185,6 +186,11 @@ export class BullmqWorkerTransport implements WorkerTransport {
           .catch(this.#options.onError)
         continue
       }
+      // BullMQ counts moves to active: a second one is a redelivery (a lapsed lock, a hand-back).
+      if (job.attemptsStarted > 1)
+        await this.#connected()
+          .hincrby(redeliveredKey(this.#options.prefix), parsed.message.step, 1)
+          .catch(this.#options.onError) // a metric: never what decides the delivery
       // The lock was taken for the fetcher's lockDuration; a receive with another holdMs sets it.
       if (fetcher.opts.lockDuration !== options.holdMs) await job.extendLock(token, options.holdMs)
       const held: Held = { job, token, queue }

@@ -165,6 +165,8 @@ export class QueueEngineTransport implements EngineTransport {
         delayed: null,
         held: null,
         oldestReadyAgeMs: null,
+        // The adapter keeps a job's stalled count only while the job exists: no lasting count.
+        redelivered: null,
       })
     }
     return mergeTaskDepths(rows)

@@ -1,9 +1,19 @@
 /**
  * Depth (EngineTransport.depth, for metrics): per step, due tasks nobody holds, delayed ones,
- * held ones, and how long the oldest due one has waited — over tasks of every requirement set.
+ * held ones, and how long the oldest due one has waited — over tasks of every requirement set;
+ * and the count of deliveries beyond a task's first, which outlives the tasks.
  */
 import assert from 'node:assert/strict'
-import { receive, sleep, task, type DefineTransportTest } from './harness.ts'
+import type { EngineTransport } from '@cairn/core/contracts'
+import { receive, resultFor, sleep, task, type DefineTransportTest } from './harness.ts'
+
+async function redeliveredPerStep(
+  engine: EngineTransport,
+  steps: string[],
+): Promise<Record<string, number | null>> {
+  const rows = await engine.depth(Date.now(), steps)
+  return Object.fromEntries(rows.map((row) => [row.step, row.redelivered]))
+}
 
 export function depthTests(define: DefineTransportTest): void {
   define(
@@ -44,6 +54,39 @@ export function depthTests(define: DefineTransportTest): void {
         const age = row.oldestReadyAgeMs
         assert.ok(age !== null && age >= 100, `${row.step}: the oldest ready task waited ${age} ms`)
       }
+    },
+  )
+
+  define(
+    "depth counts deliveries beyond a task's first — a lapsed hold, a hand-back — and keeps the count after the task is done",
+    async (t, h) => {
+      const engine = await h.engine()
+      const silent = await h.worker()
+      const other = await h.worker()
+      const charge = task('charge')
+      await engine.publish([
+        { message: charge, delayMs: 0 },
+        { message: task('ship'), delayMs: 0 },
+      ])
+      const [shipped] = await receive(other, ['ship'])
+      assert.ok(shipped, 'ship received once')
+      const [lapsed] = await receive(silent, ['charge'])
+      assert.ok(lapsed, 'charge received')
+      const [again] = await receive(other, ['charge'], { waitMs: 10_000 })
+      assert.equal(again?.message.taskId, charge.taskId, 'charge delivered again after the lapse')
+      await again.handBack()
+      const [third] = await receive(other, ['charge'])
+      assert.equal(third?.message.taskId, charge.taskId, 'charge delivered a third time')
+      const counting = (t.depthCounts ?? 'all') === 'all'
+      assert.deepEqual(
+        await redeliveredPerStep(engine, ['charge', 'ship']),
+        counting ? { charge: 2, ship: 0 } : { charge: null, ship: null },
+      )
+      await third.complete(resultFor(charge, '"ok"'))
+      await shipped.complete(resultFor(shipped.message, '"ok"'))
+      const after = await redeliveredPerStep(engine, ['charge', 'ship'])
+      if (counting) assert.equal(after['charge'], 2, 'the count outlives the task')
+      else assert.ok(Object.values(after).every((n) => n === null))
     },
   )
 }

@@ -19,8 +19,8 @@ export interface TransportUnderTest {
   worker(): WorkerTransport
   /**
    * What `depth` counts: `all` (the default), or `ready` for a transport whose broker counts only
-   * due tasks nobody holds — it must then report delayed, held and the oldest age as null, never
-   * as a number it does not know.
+   * due tasks nobody holds — it must then report delayed, held, the oldest age and the count of
+   * redeliveries as null, never as a number it does not know.
    */
   depthCounts?: 'all' | 'ready'
   /** Every message the transport refused so far (its `onRefused`). */

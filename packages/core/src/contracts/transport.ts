@@ -110,7 +110,9 @@ export interface EngineTransport {
 
   /**
    * What waits on the transport now, per step, over every engine's tasks (for metrics): due
-   * tasks no worker holds, delayed ones, held ones, and how long the oldest due one has waited.
+   * tasks no worker holds, delayed ones, held ones, and how long the oldest due one has waited;
+   * and how many deliveries so far were repeats. A step with nothing pending but a count of
+   * repeats has a row of zeros with that count.
    * A read of aggregates; `now` is the engine's clock (epoch ms), used only for the age where
    * the transport keeps times of its own clock. Steps are named as published; a step whose
    * name the transport keeps only as a hash is reported as `stepNames` resolves it, or `?`.
@@ -129,6 +131,13 @@ export interface TaskDepth {
   held: number | null
   /** How long the oldest ready task has been due (ms); null when none is ready or not known. */
   oldestReadyAgeMs: number | null
+  /**
+   * Deliveries of this step's tasks beyond each task's first (a hold that lapsed — a worker
+   * killed or stalled —, a task handed back), counted by the broker since its data began: a
+   * cumulative count, the same whichever engine reads it, that starts again at 0 when a broker
+   * loses its data. Null when the transport cannot count them.
+   */
+  redelivered: number | null
 }
 
 /** What `EngineTransport.withdraw` found. */

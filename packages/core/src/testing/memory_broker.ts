@@ -15,7 +15,7 @@ import type {
   WorkerReport,
 } from '../contracts/transport.ts'
 import { parseWireMessage, type AnnounceMessage, type TaskMessage } from '../wire/index.ts'
-import { mergeTaskDepths } from '../wire/task_depths.ts'
+import { mergeTaskDepths, redeliveryRows } from '../wire/task_depths.ts'
 
 interface TaskEntry {
   text: string
@@ -60,6 +60,8 @@ export class MemoryBroker {
   readonly #reports: string[] = []
   readonly #consumers: ReportConsumer[] = []
   readonly #announcements = new Map<string, AnnounceMessage>()
+  /** Step → deliveries beyond a task's first (TaskDepth.redelivered). */
+  readonly #redelivered = new Map<string, number>()
   readonly #redeliverAfterMs: number
   readonly #batchSize: number
   readonly #onRefused: (refused: RefusedMessage) => void
@@ -148,6 +150,8 @@ export class MemoryBroker {
         this.#onRefused({ refusal: parsed.refusal, stream: 'tasks' })
         continue
       }
+      if (entry.delivered)
+        this.#redelivered.set(entry.step, (this.#redelivered.get(entry.step) ?? 0) + 1)
       this.#hold(entry, holder, options.holdMs)
       delivered.push({ message: parsed.message, taskId: entry.taskId })
     }
@@ -170,22 +174,22 @@ export class MemoryBroker {
     this.#tasks.delete(taskId)
   }
 
-  /** Tasks per step now (EngineTransport.depth): one row per task, merged. */
+  /** Tasks per step now (EngineTransport.depth): one row per task and per count, merged. */
   depth(): TaskDepth[] {
     const now = this.#clock.now()
-    return mergeTaskDepths(
-      [...this.#tasks.values()].map((entry) => {
-        const held = entry.holder !== null
-        const ready = !held && entry.availableAt <= now
-        return {
-          step: entry.step,
-          ready: ready ? 1 : 0,
-          delayed: !held && !ready ? 1 : 0,
-          held: held ? 1 : 0,
-          oldestReadyAgeMs: ready ? now - entry.availableAt : null,
-        }
-      }),
-    )
+    const tasks = [...this.#tasks.values()].map((entry): TaskDepth => {
+      const held = entry.holder !== null
+      const ready = !held && entry.availableAt <= now
+      return {
+        step: entry.step,
+        ready: ready ? 1 : 0,
+        delayed: !held && !ready ? 1 : 0,
+        held: held ? 1 : 0,
+        oldestReadyAgeMs: ready ? now - entry.availableAt : null,
+        redelivered: 0,
+      }
+    })
+    return mergeTaskDepths([...tasks, ...redeliveryRows(this.#redelivered)])
   }
 
   /** Removes a task no worker ever received (EngineTransport.withdraw). */

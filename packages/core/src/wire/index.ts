@@ -15,7 +15,7 @@ export { taskIdOf, parseTaskId, type TaskAddress } from './task_id.ts'
 export { PROTOCOL_VERSIONS, agreedProtocol, checkAnnouncedProtocols } from './protocol.ts'
 export { ProtocolGate } from './protocol_gate.ts'
 export { checkReceiveOptions } from './receive_options.ts'
-export { mergeTaskDepths } from './task_depths.ts'
+export { mergeTaskDepths, redeliveryRows } from './task_depths.ts'
 export { MAX_NAME_LENGTH, MAX_DURATION_MS, MAX_LIST_LENGTH } from './fields.ts'
 export { CAPABILITY_NAME, MAX_CAPABILITIES, checkCapabilities } from './capabilities.ts'
 // For transports' options: their worker halves must not import store-kit (it brings the memory store).

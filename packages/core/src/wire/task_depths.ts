@@ -17,6 +17,7 @@ export function mergeTaskDepths(rows: Iterable<TaskDepth>): TaskDepth[] {
     sum.ready += row.ready
     sum.delayed = plus(sum.delayed, row.delayed)
     sum.held = plus(sum.held, row.held)
+    sum.redelivered = plus(sum.redelivered, row.redelivered)
     if (row.oldestReadyAgeMs !== null)
       sum.oldestReadyAgeMs = Math.max(sum.oldestReadyAgeMs ?? 0, row.oldestReadyAgeMs)
   }
@@ -25,4 +26,19 @@ export function mergeTaskDepths(rows: Iterable<TaskDepth>): TaskDepth[] {
 
 function plus(a: number | null, b: number | null): number | null {
   return a === null || b === null ? null : a + b
+}
+
+/**
+ * Rows for counts of repeated deliveries kept apart from the tasks (a counter per step): zeros
+ * for what is pending, merged with the task rows by `mergeTaskDepths`.
+ */
+export function redeliveryRows(counts: Iterable<readonly [string, number]>): TaskDepth[] {
+  return [...counts].map(([step, redelivered]) => ({
+    step,
+    ready: 0,
+    delayed: 0,
+    held: 0,
+    oldestReadyAgeMs: null,
+    redelivered,
+  }))
 }

@@ -3,6 +3,8 @@
  * engine.taskDepth()): one CachedReader per list with its error counter, and gauges that map
  * each item to labelled values, combined per label set (summed, or the largest), replaced at
  * each read. A failed read keeps the last values and counts an error; the scrape still answers.
+ * A series may be a counter kept elsewhere (a broker's count read at scrape time): typed
+ * `counter` in the exposition, its value the one read.
  */
 import { Counter, Gauge } from 'prom-client'
 import { CachedReader, type Reading } from './cached_reader.ts'
@@ -30,6 +32,8 @@ export interface ScrapedGaugeSpec<T> {
   series: (item: T) => LabelledValue[]
   /** How values of one label set combine: summed (counts, default) or the largest (ages). */
   combine?: 'sum' | 'max'
+  /** `counter` for a cumulative count read from elsewhere (default `gauge`). */
+  kind?: 'gauge' | 'counter'
 }
 
 export function scrapedListGauges<T>(
@@ -58,18 +62,32 @@ export function scrapedListGauges<T>(
     },
   })
   for (const spec of gauges) {
-    new Gauge({
+    const config = {
       name: `${ctx.prefix}${spec.name}`,
       help: spec.help,
       labelNames: spec.labelNames,
       registers: [ctx.registry],
-      async collect() {
-        const reading: Reading<T[]> | null = await reader.current()
-        if (reading === null) return
-        this.reset()
-        for (const { labels, value } of combined(reading.value, spec)) this.set(labels, value)
-      },
-    })
+    }
+    if (spec.kind === 'counter')
+      new Counter({
+        ...config,
+        async collect() {
+          const reading: Reading<T[]> | null = await reader.current()
+          if (reading === null) return
+          this.reset()
+          for (const { labels, value } of combined(reading.value, spec)) this.inc(labels, value)
+        },
+      })
+    else
+      new Gauge({
+        ...config,
+        async collect() {
+          const reading: Reading<T[]> | null = await reader.current()
+          if (reading === null) return
+          this.reset()
+          for (const { labels, value } of combined(reading.value, spec)) this.set(labels, value)
+        },
+      })
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * Task queue gauges, read at scrape time from engine.taskDepth() (scraped_series.ts): per
  * transport and step, the remote-step tasks waiting for a worker, delayed, and held, and how
- * long the oldest waiting one has been due. Labels are bounded: transports are the engine's
+ * long the oldest waiting one has been due; and the broker's count of redeliveries (a counter
+ * kept by the transport, read at scrape time like the gauges). Labels are bounded: transports are the engine's
  * own; steps are cut at 200 distinct values (LabelValues; the folded ones keep summed counts
  * and the largest age).
  */
@@ -57,6 +58,22 @@ export function taskQueueGauges(ctx: MetricsContext, options: TaskQueueGaugeOpti
             value: (row.oldestReadyAgeMs ?? 0) / 1000,
           },
         ],
+      },
+      {
+        name: 'tasks_redelivered_total',
+        help: 'Deliveries of a remote-step task beyond its first (a worker went silent past its hold, or handed the task back), counted by the transport, per transport and step.',
+        labelNames: ['transport', 'step'],
+        kind: 'counter',
+        // A transport that cannot count them (null) has no series, never a 0.
+        series: (row) =>
+          row.redelivered === null
+            ? []
+            : [
+                {
+                  labels: { transport: row.transport, step: steps.of(row.step) },
+                  value: row.redelivered,
+                },
+              ],
       },
     ],
   )

@@ -16,6 +16,7 @@ import type {
   TransportTables,
 } from './tables.ts'
 import { depthSql, toDepthRows } from './depth_sql.ts'
+import { repeatedPerStep } from './repeat_counts.ts'
 
 const NOW = "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)"
 const TABLE_OPTIONS = 'ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin'
@@ -34,7 +35,7 @@ export class MysqlTables implements TransportTables {
   readonly #pool: Pool
   readonly #owned: boolean
   readonly #database: string | null
-  readonly #t: { tasks: string; reports: string; workers: string }
+  readonly #t: { tasks: string; reports: string; workers: string; counters: string }
 
   constructor(config: MysqlTablesConfig) {
     this.#pool = config.pool
@@ -45,11 +46,12 @@ export class MysqlTables implements TransportTables {
       tasks: `${q}cairn_tasks`,
       reports: `${q}cairn_task_reports`,
       workers: `${q}cairn_workers`,
+      counters: `${q}cairn_task_counters`,
     }
   }
 
   async ensureSchema(): Promise<void> {
-    const { tasks, reports, workers } = this.#t
+    const { tasks, reports, workers, counters } = this.#t
     if (this.#database !== null)
       await this.#query(`CREATE DATABASE IF NOT EXISTS ${ident(this.#database)}`)
     await this.#query(`CREATE TABLE IF NOT EXISTS ${tasks} (
@@ -78,6 +80,10 @@ export class MysqlTables implements TransportTables {
       body LONGTEXT NOT NULL,
       at BIGINT NOT NULL
     ) ${TABLE_OPTIONS}`)
+    await this.#query(`CREATE TABLE IF NOT EXISTS ${counters} (
+      step_key CHAR(64) CHARACTER SET ascii NOT NULL PRIMARY KEY,
+      redelivered BIGINT NOT NULL DEFAULT 0
+    ) ${TABLE_OPTIONS}`)
   }
 
   async insertTasks(rows: readonly TaskRow[]): Promise<void> {
@@ -97,7 +103,7 @@ export class MysqlTables implements TransportTables {
     const { tasks } = this.#t
     return this.#transaction(async (conn) => {
       const [rows] = await conn.query({
-        sql: `SELECT task_key, body FROM ${tasks}
+        sql: `SELECT task_key, body, step_key, deliveries FROM ${tasks}
               WHERE step_key IN (?) AND available_at <= ${NOW}
                 AND (holder IS NULL OR held_until < ${NOW})
                 AND JSON_CONTAINS(?, requires)
@@ -115,6 +121,14 @@ export class MysqlTables implements TransportTables {
           `UPDATE ${tasks} SET holder = ?, held_until = ${NOW} + ?, deliveries = deliveries + 1
            WHERE task_key IN (?)`,
           [query.holder, query.holdMs, taken.map((t) => t.taskKey)],
+        )
+      const repeats = repeatedPerStep((rows as Row[]).map((row) => [row[2], row[3]] as const))
+      if (repeats.length > 0)
+        await conn.query(
+          `INSERT INTO ${this.#t.counters} (step_key, redelivered)
+           VALUES ${repeats.map(() => '(?, ?)').join(', ')}
+           ON DUPLICATE KEY UPDATE redelivered = redelivered + VALUES(redelivered)`,
+          repeats.flat(),
         )
       return taken
     })
@@ -162,7 +176,7 @@ export class MysqlTables implements TransportTables {
   }
 
   async depth(): Promise<StepDepthRow[]> {
-    return toDepthRows(await this.#query(depthSql(this.#t.tasks, NOW)))
+    return toDepthRows(await this.#query(depthSql(this.#t, NOW)))
   }
 
   async withdrawTask(taskKey: string): Promise<'withdrawn' | 'taken' | 'unknown'> {

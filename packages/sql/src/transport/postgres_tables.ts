@@ -39,7 +39,7 @@ export class PostgresTables implements TransportTables {
   readonly #owned: boolean
   readonly #schema: string
   readonly #listenerConfig: ClientConfig
-  readonly #t: { tasks: string; reports: string; workers: string }
+  readonly #t: { tasks: string; reports: string; workers: string; counters: string }
 
   constructor(config: PostgresTablesConfig) {
     this.#pool = config.pool
@@ -51,11 +51,12 @@ export class PostgresTables implements TransportTables {
       tasks: `${s}.cairn_tasks`,
       reports: `${s}.cairn_task_reports`,
       workers: `${s}.cairn_workers`,
+      counters: `${s}.cairn_task_counters`,
     }
   }
 
   async ensureSchema(): Promise<void> {
-    const { tasks, reports, workers } = this.#t
+    const { tasks, reports, workers, counters } = this.#t
     const client = await this.#pool.connect()
     try {
       await client.query('BEGIN')
@@ -94,6 +95,10 @@ export class PostgresTables implements TransportTables {
         body text NOT NULL,
         at bigint NOT NULL
       )`)
+      await client.query(`CREATE TABLE IF NOT EXISTS ${counters} (
+        step_key text PRIMARY KEY,
+        redelivered bigint NOT NULL DEFAULT 0
+      )`)
       await client.query('COMMIT')
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {})
@@ -125,18 +130,25 @@ export class PostgresTables implements TransportTables {
   }
 
   async claimTasks(query: ClaimQuery): Promise<ClaimedTask[]> {
-    const { tasks } = this.#t
+    const { tasks, counters } = this.#t
+    // One statement: the claim, and the count of repeated deliveries among what it took.
     const result = await this.#query(
-      `UPDATE ${tasks} SET holder = $1, held_until = ${NOW} + $2, deliveries = deliveries + 1
-       WHERE task_key IN (
-         SELECT task_key FROM ${tasks}
-         WHERE step_key = ANY($3::text[]) AND available_at <= ${NOW}
-           AND (holder IS NULL OR held_until < ${NOW})
-           AND requires <@ $4::jsonb
-         ORDER BY available_at, id
-         LIMIT $5
-         FOR UPDATE SKIP LOCKED)
-       RETURNING task_key, body, available_at, id`,
+      `WITH claimed AS (
+         UPDATE ${tasks} SET holder = $1, held_until = ${NOW} + $2, deliveries = deliveries + 1
+         WHERE task_key IN (
+           SELECT task_key FROM ${tasks}
+           WHERE step_key = ANY($3::text[]) AND available_at <= ${NOW}
+             AND (holder IS NULL OR held_until < ${NOW})
+             AND requires <@ $4::jsonb
+           ORDER BY available_at, id
+           LIMIT $5
+           FOR UPDATE SKIP LOCKED)
+         RETURNING task_key, body, available_at, id, step_key, deliveries),
+       counted AS (
+         INSERT INTO ${counters} AS c (step_key, redelivered)
+         SELECT step_key, count(*) FROM claimed WHERE deliveries > 1 GROUP BY step_key
+         ON CONFLICT (step_key) DO UPDATE SET redelivered = c.redelivered + excluded.redelivered)
+       SELECT task_key, body, available_at, id FROM claimed`,
       [query.holder, query.holdMs, query.stepKeys, JSON.stringify(query.capabilities), query.max],
     )
     return (result.rows as unknown[][])
@@ -195,7 +207,7 @@ export class PostgresTables implements TransportTables {
   }
 
   async depth(): Promise<StepDepthRow[]> {
-    const result = await this.#query(depthSql(this.#t.tasks, NOW), [])
+    const result = await this.#query(depthSql(this.#t, NOW), [])
     return toDepthRows(result.rows as unknown[][])
   }
 

@@ -18,6 +18,7 @@ import type {
   TransportTables,
 } from './tables.ts'
 import { depthSql, toDepthRows } from './depth_sql.ts'
+import { repeatedPerStep } from './repeat_counts.ts'
 
 const NOW = "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)"
 const BUSY_SLICE_MS = 50
@@ -69,6 +70,10 @@ export class SqliteTables implements TransportTables {
           worker_id TEXT PRIMARY KEY,
           body TEXT NOT NULL,
           at INTEGER NOT NULL
+        );
+        CREATE TABLE IF NOT EXISTS cairn_task_counters (
+          step_key TEXT PRIMARY KEY,
+          redelivered INTEGER NOT NULL DEFAULT 0
         );`)
     })
   }
@@ -89,7 +94,7 @@ export class SqliteTables implements TransportTables {
     return this.#transaction('claim tasks', () => {
       const rows = this.#db
         .prepare(
-          `SELECT task_key, body FROM cairn_tasks
+          `SELECT task_key, body, step_key, deliveries FROM cairn_tasks
            WHERE step_key IN (SELECT value FROM json_each(?)) AND available_at <= ${NOW}
              AND (holder IS NULL OR held_until < ${NOW}) AND ${COVERED}
            ORDER BY available_at, id LIMIT ?`,
@@ -97,12 +102,20 @@ export class SqliteTables implements TransportTables {
         .all(steps, JSON.stringify(query.capabilities), query.max) as {
         task_key: string
         body: string
+        step_key: string
+        deliveries: number
       }[]
       const hold = this.#db.prepare(
         `UPDATE cairn_tasks SET holder = ?, held_until = ${NOW} + ?, deliveries = deliveries + 1
          WHERE task_key = ?`,
       )
       for (const row of rows) hold.run(query.holder, query.holdMs, row.task_key)
+      const count = this.#db.prepare(
+        `INSERT INTO cairn_task_counters (step_key, redelivered) VALUES (?, ?)
+         ON CONFLICT (step_key) DO UPDATE SET redelivered = redelivered + excluded.redelivered`,
+      )
+      const repeats = repeatedPerStep(rows.map((row) => [row.step_key, row.deliveries] as const))
+      for (const [stepKey, n] of repeats) count.run(stepKey, n)
       return rows.map((row) => ({ taskKey: row.task_key, body: row.body }))
     })
   }
@@ -155,7 +168,9 @@ export class SqliteTables implements TransportTables {
   }
 
   async depth(): Promise<StepDepthRow[]> {
-    const statement = this.#db.prepare(depthSql('cairn_tasks', NOW))
+    const statement = this.#db.prepare(
+      depthSql({ tasks: 'cairn_tasks', counters: 'cairn_task_counters' }, NOW),
+    )
     statement.setReturnArrays(true)
     return toDepthRows(statement.all() as unknown as unknown[][])
   }

@@ -2,11 +2,12 @@
  * The seam between the db transport's two halves and a database: the statements each dialect
  * (Postgres, MariaDB/MySQL, SQLite) implements over its own driver. Types only.
  *
- * Three tables in the database the store uses (never the store's own tables):
+ * Four tables in the database the store uses (never the store's own tables):
  * - tasks: one row per pending task (published, not yet completed), keyed by a hash of its task
  *   id; `holder` and `held_until` are its hold, `available_at` its delay;
  * - reports: worker results and heartbeats waiting for an engine, in insertion order;
- * - workers: each worker's newest announcement.
+ * - workers: each worker's newest announcement;
+ * - counters: per step key, how many claims took a task that had been delivered before.
  * Times are the database's clock (Postgres, MariaDB) or the host's (SQLite, one host), so
  * engine and worker clocks need not agree.
  */
@@ -54,6 +55,8 @@ export interface StepDepthRow {
   delayed: number
   held: number
   oldestReadyAgeMs: number | null
+  /** Claims of a task delivered before (a lapsed hold, a hand-back), counted since creation. */
+  redelivered: number
 }
 
 /** Which wake-up a listener waits for. */
@@ -72,7 +75,8 @@ export interface TransportTables {
   /**
    * Holds and returns up to `max` tasks that are due, unheld (or whose hold lapsed), of one of
    * the steps, and whose requirements the capabilities meet; oldest due first. Concurrent claims
-   * never return one task twice (row locks skipped, or the write lock on SQLite).
+   * never return one task twice (row locks skipped, or the write lock on SQLite). A task taken
+   * that had been delivered before adds one to its step key's counter, in the same transaction.
    */
   claimTasks(query: ClaimQuery): Promise<ClaimedTask[]>
   /** Milliseconds until the next of these steps' tasks is due (unheld), or null when none. */
@@ -93,8 +97,9 @@ export interface TransportTables {
   withdrawTask(taskKey: string): Promise<'withdrawn' | 'taken' | 'unknown'>
   /**
    * Task counts per step key: due and unheld (a lapsed hold counts as unheld), delayed, held;
-   * and how long the oldest due unheld one has been due, by the database's clock. One
-   * statement, a scan of the tasks table (it holds only pending tasks).
+   * and how long the oldest due unheld one has been due, by the database's clock; and each step
+   * key's count of repeated deliveries, as rows of their own (zeros for the rest). One
+   * statement, a scan of the tasks table (it holds only pending tasks) and of the counters.
    */
   depth(): Promise<StepDepthRow[]>
   /** Deletes a task whatever holds it (a poison row). */
