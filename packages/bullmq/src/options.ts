@@ -3,13 +3,21 @@
  * refused there with E_INVALID_ARGUMENT, never discovered later on a connection that went to the
  * wrong place (a URL that does not parse never falls back to localhost).
  */
-import type { TransportOptions } from '@cairn/core/contracts'
 import { InvalidArgumentError } from '@cairn/core/errors'
-import { checkInteger } from '@cairn/core/wire'
+import {
+  checkInteger,
+  checkOptionKeys,
+  optionNames,
+  resolveTransportTuning,
+  TRANSPORT_TUNING_KEYS,
+  type OptionsSpec,
+  type TransportTuning,
+  type TransportTuningOptions,
+} from '@cairn/core/wire'
 import type { Redis, RedisOptions } from 'ioredis'
 
 /** What `bullmqTransport` takes (docs/bullmq.md). */
-export interface BullmqTransportOptions extends TransportOptions {
+export interface BullmqTransportOptions extends TransportTuningOptions {
   /**
    * Where Redis is: a `redis://` or `rediss://` URL (`rediss` turns TLS on), ioredis options, or
    * an ioredis instance whose options are used (the transport opens its own connections with
@@ -44,40 +52,42 @@ export interface BullmqTransportOptions extends TransportOptions {
   onError?: (error: unknown) => void
 }
 
-export interface ResolvedOptions {
+export interface ResolvedOptions extends TransportTuning {
   redis: RedisOptions
   /** Where Redis is, for messages (no password). */
   where: string
   prefix: string
   stalledIntervalMs: number
-  pollIntervalMs: number
-  reportBatchSize: number
-  redeliverAfterMs: number
-  reportHoldMs: number
-  forgetWorkersAfterMs: number
-  onRefused: NonNullable<TransportOptions['onRefused']>
-  onError: (error: unknown) => void
-}
-
-const KNOWN: { readonly [K in keyof Required<BullmqTransportOptions>]: true } = {
-  connection: true,
-  prefix: true,
-  stalledIntervalMs: true,
-  pollIntervalMs: true,
-  reportBatchSize: true,
-  redeliverAfterMs: true,
-  reportHoldMs: true,
-  forgetWorkersAfterMs: true,
-  onRefused: true,
-  onError: true,
 }
 
 const CALL = 'bullmqTransport'
 const PERIOD = { min: 1, max: 2_147_483_647 }
 const PREFIX = /^[A-Za-z0-9_.{}-]{1,100}$/
 
+/**
+ * Unknown keys are refused, as every options object of Cairn refuses them: a misspelt
+ * `stalledInterval` would otherwise leave the default in force without a word.
+ */
+const SPEC: OptionsSpec = {
+  call: CALL,
+  known: optionNames<BullmqTransportOptions>({
+    connection: true,
+    prefix: true,
+    stalledIntervalMs: true,
+    ...TRANSPORT_TUNING_KEYS,
+  }),
+}
+
 export function resolveOptions(options: BullmqTransportOptions): ResolvedOptions {
-  checkKeys(options)
+  if (options === undefined)
+    throw new InvalidArgumentError(`${CALL}: options must be a plain object`, {
+      details: { call: CALL },
+    })
+  checkOptionKeys(options, SPEC)
+  if ((options as { connection?: unknown }).connection === undefined)
+    throw new InvalidArgumentError(`${CALL}: connection is required (a redis:// URL or options)`, {
+      details: { call: CALL, option: 'connection' },
+    })
   const { redis, where } = redisOptions(options.connection)
   const prefix = options.prefix ?? 'cairn'
   if (typeof prefix !== 'string' || !PREFIX.test(prefix))
@@ -85,64 +95,17 @@ export function resolveOptions(options: BullmqTransportOptions): ResolvedOptions
       `${CALL}: prefix must be 1 to 100 of A-Z a-z 0-9 _ . - { }, got ${JSON.stringify(prefix)}`,
       { details: { call: CALL, option: 'prefix' } },
     )
-  for (const key of ['onRefused', 'onError'] as const) {
-    const value = options[key]
-    if (value !== undefined && typeof value !== 'function')
-      throw new InvalidArgumentError(`${CALL}: ${key} must be a function`, {
-        details: { call: CALL, option: key },
-      })
-  }
+  const stalledIntervalMs = options.stalledIntervalMs
   return {
     redis,
     where,
     prefix,
-    stalledIntervalMs: int(options.stalledIntervalMs, 'stalledIntervalMs', 5_000, PERIOD),
-    pollIntervalMs: int(options.pollIntervalMs, 'pollIntervalMs', 1_000, PERIOD),
-    reportBatchSize: int(options.reportBatchSize, 'reportBatchSize', 100, { min: 1, max: 10_000 }),
-    redeliverAfterMs: int(options.redeliverAfterMs, 'redeliverAfterMs', 1_000, PERIOD),
-    reportHoldMs: int(options.reportHoldMs, 'reportHoldMs', 30_000, { min: 100, max: PERIOD.max }),
-    forgetWorkersAfterMs: int(
-      options.forgetWorkersAfterMs,
-      'forgetWorkersAfterMs',
-      86_400_000,
-      PERIOD,
-    ),
-    onRefused: options.onRefused ?? (() => {}),
-    onError: options.onError ?? (() => {}),
+    stalledIntervalMs:
+      stalledIntervalMs === undefined
+        ? 5_000
+        : checkInteger(stalledIntervalMs, `${CALL}: stalledIntervalMs`, PERIOD),
+    ...resolveTransportTuning(options, CALL, { pollIntervalMs: 1_000, reportBatchSize: 100 }),
   }
-}
-
-function int(
-  value: unknown,
-  name: string,
-  fallback: number,
-  range: { min: number; max: number },
-): number {
-  return value === undefined ? fallback : checkInteger(value, `${CALL}: ${name}`, range)
-}
-
-/**
- * Unknown keys are refused, as every options object of Cairn refuses them: a misspelt
- * `stalledInterval` would otherwise leave the default in force without a word.
- */
-function checkKeys(options: unknown): void {
-  if (!isPlainObject(options))
-    throw new InvalidArgumentError(`${CALL}: options must be a plain object`, {
-      details: { call: CALL },
-    })
-  for (const key of Reflect.ownKeys(options)) {
-    if (typeof key === 'string' && Object.hasOwn(KNOWN, key)) continue
-    if (!Object.prototype.propertyIsEnumerable.call(options, key)) continue
-    const option = typeof key === 'string' ? key : key.toString()
-    throw new InvalidArgumentError(
-      `${CALL}: unknown option ${typeof key === 'string' ? JSON.stringify(key) : option} (${CALL} takes ${Object.keys(KNOWN).join(', ')})`,
-      { details: { call: CALL, option, known: Object.keys(KNOWN) } },
-    )
-  }
-  if ((options as { connection?: unknown }).connection === undefined)
-    throw new InvalidArgumentError(`${CALL}: connection is required (a redis:// URL or options)`, {
-      details: { call: CALL, option: 'connection' },
-    })
 }
 
 function redisOptions(connection: unknown): { redis: RedisOptions; where: string } {

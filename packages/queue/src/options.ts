@@ -2,13 +2,21 @@
  * What `queueTransport` takes, checked once at creation: a missing adapter, an unknown key or a
  * bad number is refused there with E_INVALID_ARGUMENT, never found later by a worker polling.
  */
-import type { TransportOptions } from '@cairn/core/contracts'
 import { InvalidArgumentError } from '@cairn/core/errors'
-import { checkInteger, checkOptionKeys, optionNames, type OptionsSpec } from '@cairn/core/wire'
+import {
+  checkInteger,
+  checkOptionKeys,
+  optionNames,
+  resolveTransportTuning,
+  TRANSPORT_TUNING_KEYS,
+  type OptionsSpec,
+  type TransportTuning,
+  type TransportTuningOptions,
+} from '@cairn/core/wire'
 import type { QueueAdapterFactory } from './adapter.ts'
 
 /** What `queueTransport` takes (docs/queue-transport.md). */
-export interface QueueTransportOptions extends TransportOptions {
+export interface QueueTransportOptions extends TransportTuningOptions {
   /**
    * Makes an adapter of `@boringnode/queue` (what `@adonisjs/queue`'s drivers resolve to, or
    * `redis(…)` / `knex(…)` from `@boringnode/queue/drivers/*`). Each half of the transport calls
@@ -39,17 +47,10 @@ export interface QueueTransportOptions extends TransportOptions {
   onError?: (error: unknown) => void
 }
 
-export interface ResolvedOptions {
+export interface ResolvedOptions extends TransportTuning {
   adapter: QueueAdapterFactory
   prefix: string
-  pollIntervalMs: number
   stalledIntervalMs: number
-  reportBatchSize: number
-  redeliverAfterMs: number
-  reportHoldMs: number
-  forgetWorkersAfterMs: number
-  onRefused: NonNullable<TransportOptions['onRefused']>
-  onError: (error: unknown) => void
 }
 
 const CALL = 'queueTransport'
@@ -59,14 +60,8 @@ const SPEC: OptionsSpec = {
   known: optionNames<QueueTransportOptions>({
     adapter: true,
     prefix: true,
-    pollIntervalMs: true,
     stalledIntervalMs: true,
-    reportBatchSize: true,
-    redeliverAfterMs: true,
-    reportHoldMs: true,
-    forgetWorkersAfterMs: true,
-    onRefused: true,
-    onError: true,
+    ...TRANSPORT_TUNING_KEYS,
   }),
   // What @adonis-agora/durable's transports.queue took.
   foreign: {
@@ -94,37 +89,16 @@ export function resolveOptions(options: QueueTransportOptions): ResolvedOptions 
       'prefix',
       `prefix must be 1 to 60 of A-Z a-z 0-9 _ -, got ${JSON.stringify(prefix)}`,
     )
-  for (const key of ['onRefused', 'onError'] as const) {
-    const value = options[key]
-    if (value !== undefined && typeof value !== 'function')
-      throw invalid(key, `${key} must be a function`)
-  }
+  const stalledIntervalMs = options.stalledIntervalMs
   return {
     adapter: options.adapter,
     prefix,
-    pollIntervalMs: int(options.pollIntervalMs, 'pollIntervalMs', 250, PERIOD),
-    stalledIntervalMs: int(options.stalledIntervalMs, 'stalledIntervalMs', 5_000, PERIOD),
-    reportBatchSize: int(options.reportBatchSize, 'reportBatchSize', 100, { min: 1, max: 10_000 }),
-    redeliverAfterMs: int(options.redeliverAfterMs, 'redeliverAfterMs', 1_000, PERIOD),
-    reportHoldMs: int(options.reportHoldMs, 'reportHoldMs', 30_000, { min: 100, max: PERIOD.max }),
-    forgetWorkersAfterMs: int(
-      options.forgetWorkersAfterMs,
-      'forgetWorkersAfterMs',
-      86_400_000,
-      PERIOD,
-    ),
-    onRefused: options.onRefused ?? (() => {}),
-    onError: options.onError ?? (() => {}),
+    stalledIntervalMs:
+      stalledIntervalMs === undefined
+        ? 5_000
+        : checkInteger(stalledIntervalMs, `${CALL}: stalledIntervalMs`, PERIOD),
+    ...resolveTransportTuning(options, CALL, { pollIntervalMs: 250, reportBatchSize: 100 }),
   }
-}
-
-function int(
-  value: unknown,
-  name: string,
-  fallback: number,
-  range: { min: number; max: number },
-): number {
-  return value === undefined ? fallback : checkInteger(value, `${CALL}: ${name}`, range)
 }
 
 function invalid(option: string, message: string): InvalidArgumentError {

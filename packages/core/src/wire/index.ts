@@ -21,3 +21,10 @@ export { CAPABILITY_NAME, MAX_CAPABILITIES, checkCapabilities } from './capabili
 // For transports' options: their worker halves must not import store-kit (it brings the memory store).
 export { checkInteger, type IntegerRange } from '../util/numbers.ts'
 export { checkOptionKeys, optionNames, type OptionsSpec } from '../util/known_keys.ts'
+export {
+  TRANSPORT_TUNING_KEYS,
+  resolveTransportTuning,
+  type TransportTuning,
+  type TransportTuningOptions,
+  type TuningDefaults,
+} from './transport_tuning.ts'
