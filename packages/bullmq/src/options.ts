@@ -38,18 +38,6 @@ export interface BullmqTransportOptions extends TransportTuningOptions {
   pollIntervalMs?: number
   /** Most reports handed to an engine's handler at once. Default 100. */
   reportBatchSize?: number
-  /** A report batch the handler rejected is delivered again after this long (ms). Default 1 000. */
-  redeliverAfterMs?: number
-  /**
-   * How long an engine holds a report batch while its handler runs (ms); the hold is extended
-   * while the handler runs, and lapses (the batch goes to another engine) if the engine dies.
-   * Default 30 000.
-   */
-  reportHoldMs?: number
-  /** Announcements older than this are deleted when engines list the fleet (ms). Default 1 day. */
-  forgetWorkersAfterMs?: number
-  /** Errors of the Redis connections and of BullMQ's background checks. Default: ignored (they retry). */
-  onError?: (error: unknown) => void
 }
 
 export interface ResolvedOptions extends TransportTuning {

@@ -37,14 +37,6 @@ export interface QueueTransportOptions extends TransportTuningOptions {
   stalledIntervalMs?: number
   /** Most reports handed to an engine's handler at once. Default 100. */
   reportBatchSize?: number
-  /** A report batch the handler rejected is delivered again after this long (ms). Default 1 000. */
-  redeliverAfterMs?: number
-  /** How long an engine holds a report batch without renewing it (ms). Default 30 000. */
-  reportHoldMs?: number
-  /** Announcements older than this are dropped from the fleet record (ms). Default 1 day. */
-  forgetWorkersAfterMs?: number
-  /** Errors of background work (renewals, recoveries). Default: ignored (they are retried). */
-  onError?: (error: unknown) => void
 }
 
 export interface ResolvedOptions extends TransportTuning {
