@@ -1,8 +1,8 @@
 /**
  * The engine's half over BullMQ: publish adds one job per task (jobId = taskId, so a pending id
- * is not added twice); consume fetches the report queue in batches with a manual BullMQ Worker,
- * holds the batch (the job locks) while the handler runs, completes the jobs when it resolves,
- * and delays them for redelivery when it rejects.
+ * is not added twice); consume reads worker reports from a Redis Stream in batches
+ * (report_stream.ts), holds the batch while the handler runs, acknowledges it when it resolves,
+ * and gives it back for redelivery when it rejects.
  */
 import { randomUUID } from 'node:crypto'
 import type {
@@ -20,14 +20,12 @@ import {
   type AnnounceMessage,
   type TaskMessage,
 } from '@cairn/core/wire'
-import { Queue, Worker, type Job } from 'bullmq'
+import { Queue, type Job } from 'bullmq'
 import type { Redis } from 'ioredis'
 import {
   connect,
-  isNotHeld,
   quit,
   REMOVE_ON_COMPLETE,
-  REPORTS_QUEUE,
   routeOf,
   redeliveredKey,
   routesKey,
@@ -36,6 +34,7 @@ import {
   workersKey,
 } from './layout.ts'
 import type { ResolvedOptions } from './options.ts'
+import { checkStreamSupport, ReportStream, type StreamReport } from './report_stream.ts'
 
 /** BullMQ gives up on a job stalled more than maxStalledCount times; Cairn never does (see README). */
 export const NEVER_GIVE_UP = 2 ** 31 - 1
@@ -49,13 +48,16 @@ export class BullmqEngineTransport implements EngineTransport {
   #opening: Promise<void> | null = null
   readonly #queues = new Map<string, Queue>()
   #handler: Handler | null = null
-  #consumer: Worker | null = null
+  /** The connection a blocking read waits on (it serves nothing else). */
+  #blocking: Redis | null = null
+  readonly #reports: ReportStream
   #loop: Promise<void> | null = null
   #batch: Promise<void> | null = null
   #closing = false
 
   constructor(options: ResolvedOptions) {
     this.#options = options
+    this.#reports = new ReportStream(options.prefix, `engine:${randomUUID()}`)
   }
 
   /** A failed open is forgotten: the next open() tries again (the engine retries it). */
@@ -73,10 +75,12 @@ export class BullmqEngineTransport implements EngineTransport {
     if (this.#closing) return
     this.#closing = true
     await this.#opening?.catch(() => {})
-    // The handler call in flight finishes and its batch is acknowledged; then the fetch stops.
+    // The handler call in flight finishes and its batch is acknowledged; then the reads stop.
     await this.#batch
-    if (this.#consumer !== null) await this.#consumer.close().catch(this.#options.onError)
+    this.#blocking?.disconnect() // ends a read waiting for reports
     await this.#loop
+    await this.#giveBackOwn()
+    this.#blocking = null
     for (const queue of this.#queues.values()) await queue.close().catch(this.#options.onError)
     this.#queues.clear()
     await quit(this.#client)
@@ -119,26 +123,17 @@ export class BullmqEngineTransport implements EngineTransport {
       throw new InvalidArgumentError('this transport already has a consumer')
     const client = this.#connected()
     this.#handler = handler
-    const consumer = new Worker(REPORTS_QUEUE, null, {
-      connection: client,
-      prefix: this.#options.prefix,
-      autorun: false,
-      lockDuration: this.#options.reportHoldMs,
-      stalledInterval: this.#options.stalledIntervalMs,
-      maxStalledCount: NEVER_GIVE_UP,
-      drainDelay: 5,
-    })
-    consumer.on('error', this.#options.onError)
     try {
-      await consumer.startStalledCheckTimer()
+      await checkStreamSupport(client)
+      await this.#reports.ensureGroup(client)
+      const blocking = client.duplicate()
+      blocking.on('error', this.#options.onError)
+      this.#blocking = blocking
     } catch (error) {
-      // Not consuming: a later consume() may try again.
-      this.#handler = null
-      await consumer.close().catch(() => {})
+      this.#handler = null // not consuming: a later consume() may try again
       throw error
     }
-    this.#consumer = consumer
-    this.#loop = this.#consume(consumer, handler)
+    this.#loop = this.#consume(client, handler)
   }
 
   async workers(since: number): Promise<AnnounceMessage[]> {
@@ -208,64 +203,69 @@ export class BullmqEngineTransport implements EngineTransport {
     return mergeTaskDepths([...rows, ...redeliveryRows(counted)])
   }
 
-  async #consume(consumer: Worker, handler: Handler): Promise<void> {
+  /**
+   * Reads batches until closed: reports other engines left idle past their hold (or this one
+   * gave back) first, when their time has come, then new ones. One batch at a time.
+   */
+  async #consume(client: Redis, handler: Handler): Promise<void> {
+    let reclaimAt = 0
     while (!this.#closing) {
-      const token = randomUUID()
-      let jobs: Job[]
+      let batch: StreamReport[]
       try {
-        jobs = await this.#fetchBatch(consumer, token)
+        const now = Date.now()
+        batch = []
+        if (now >= reclaimAt) {
+          batch = await this.#reports.reclaim(
+            client,
+            this.#options.reportHoldMs,
+            this.#options.reportBatchSize,
+          )
+          // Again at once while there is a backlog to take over; else after the stalled check.
+          reclaimAt = batch.length > 0 ? now : now + this.#options.stalledIntervalMs
+        }
+        if (batch.length === 0)
+          batch = await this.#reports.read(
+            this.#blockingConnection(),
+            this.#options.reportBatchSize,
+            Math.max(1, Math.min(this.#options.pollIntervalMs, reclaimAt - now)),
+          )
       } catch (error) {
         if (this.#closing) break
         this.#options.onError(error)
         await new Promise((resolve) => setTimeout(resolve, 1_000))
         continue
       }
-      if (jobs.length === 0) continue
-      if (this.#closing) {
-        // Fetched as the consumer closed: give them back for another engine.
-        await Promise.all(jobs.map((job) => job.moveToWait(token).catch(() => {})))
-        break
-      }
-      this.#batch = this.#deliver(jobs, token, handler)
+      if (batch.length === 0) continue
+      if (this.#closing) break // read as the consumer closed: given back by close()
+      this.#batch = this.#deliver(client, batch, handler).then((rejected) => {
+        // A rejected batch is due again after redeliverAfterMs: look for it then.
+        if (rejected) reclaimAt = Math.min(reclaimAt, Date.now() + this.#options.redeliverAfterMs)
+      })
       await this.#batch
       this.#batch = null
     }
   }
 
-  async #fetchBatch(consumer: Worker, token: string): Promise<Job[]> {
-    const first = (await consumer.getNextJob(token, { block: true })) as Job | undefined
-    if (first === undefined) return []
-    const jobs = [first]
-    while (jobs.length < this.#options.reportBatchSize) {
-      const next = (await consumer.getNextJob(token, { block: false })) as Job | undefined
-      if (next === undefined) break
-      jobs.push(next)
-    }
-    return jobs
-  }
-
-  async #deliver(jobs: Job[], token: string, handler: Handler): Promise<void> {
+  /** Hands one batch to the handler; true when it rejected (the batch is given back). */
+  async #deliver(client: Redis, batch: StreamReport[], handler: Handler): Promise<boolean> {
     const reports: WorkerReport[] = []
-    const good: Job[] = []
-    for (const job of jobs) {
-      const parsed = parseWireMessage(job.data, { expect: ['result', 'heartbeat'] })
+    const good: string[] = []
+    const poison: string[] = []
+    for (const entry of batch) {
+      const parsed = parseWireMessage(entry.text, { expect: ['result', 'heartbeat'] })
       if (parsed.ok) {
         reports.push(parsed.message)
-        good.push(job)
+        good.push(entry.id)
         continue
       }
       this.#options.onRefused({ refusal: parsed.refusal, stream: 'reports' })
-      // Acknowledged, kept in the failed set for inspection, never delivered again.
-      await job
-        .moveToFailed(new Error(`refused: ${parsed.refusal.reason}`), token, false)
-        .catch(this.#options.onError)
+      poison.push(entry.id) // acknowledged and deleted: never delivered again
     }
-    if (good.length === 0) return
+    await this.#reports.acknowledge(client, poison).catch(this.#options.onError)
+    if (good.length === 0) return false
     const holdMs = this.#options.reportHoldMs
-    const extend = setInterval(
-      () => {
-        for (const job of good) job.extendLock(token, holdMs).catch(this.#options.onError)
-      },
+    const keep = setInterval(
+      () => void this.#reports.keep(client, good).catch(this.#options.onError),
       Math.floor(holdMs / 3),
     )
     let acknowledged: boolean
@@ -275,20 +275,33 @@ export class BullmqEngineTransport implements EngineTransport {
     } catch {
       acknowledged = false
     } finally {
-      clearInterval(extend)
+      clearInterval(keep)
     }
-    const again = Date.now() + this.#options.redeliverAfterMs
-    await Promise.all(
-      good.map((job) =>
-        (acknowledged
-          ? job.moveToCompleted('', token, false)
-          : job.moveToDelayed(again, token)
-        ).catch((error: unknown) => {
-          // Held too long (the batch went to another engine): its settle is idempotent.
-          if (!isNotHeld(error)) this.#options.onError(error)
-        }),
-      ),
-    )
+    // Held too long, a batch went to another engine too: settling it twice is idempotent.
+    if (acknowledged) await this.#reports.acknowledge(client, good).catch(this.#options.onError)
+    else
+      await this.#reports
+        .release(client, good, Math.max(0, holdMs - this.#options.redeliverAfterMs))
+        .catch(this.#options.onError)
+    return !acknowledged
+  }
+
+  /** At close: what this engine read and did not settle is made due for other engines at once. */
+  async #giveBackOwn(): Promise<void> {
+    const client = this.#client
+    if (client === null || this.#handler === null || client.status !== 'ready') return
+    try {
+      const own = await this.#reports.ownPending(client, 10_000)
+      await this.#reports.release(client, own, this.#options.reportHoldMs)
+      if (own.length === 0) await this.#reports.leave(client)
+    } catch (error) {
+      this.#options.onError(error) // left idle: taken over after the hold
+    }
+  }
+
+  #blockingConnection(): Redis {
+    if (this.#blocking === null) throw new InvalidArgumentError('the bullmq transport is closed')
+    return this.#blocking
   }
 
   #queue(name: string): Queue {

@@ -1,12 +1,12 @@
 /**
  * Where things live in Redis. Tasks go to one BullMQ queue per (step, requirement set), so a
  * worker fetches only from queues it may serve and never has to skip a task; the routes hash
- * lists those queues for workers. Reports (results and heartbeats) share one queue consumed by
- * every engine. Announcements are one hash field per worker. A pub/sub channel wakes idle
- * workers when a queue gets work.
+ * lists those queues for workers. Reports (results and heartbeats) share one Redis Stream read
+ * by a consumer group of every engine (report_stream.ts). Announcements are one hash field per
+ * worker. A pub/sub channel wakes idle workers when a queue gets work.
  *
  *   <prefix>:t.<step>[.<requires>]:*   BullMQ task queue (names base64url: ':' is not allowed)
- *   <prefix>:reports:*                 BullMQ report queue
+ *   <prefix>:cairn:reports             stream of reports, consumer group `engines`
  *   <prefix>:cairn:routes              hash: task queue name → {"step","requires"}
  *   <prefix>:cairn:workers             hash: worker id → its newest announcement (JSON)
  *   <prefix>:cairn:redelivered         hash: step name → deliveries beyond a task's first
@@ -14,8 +14,6 @@
  */
 import { Redis } from 'ioredis'
 import type { ResolvedOptions } from './options.ts'
-
-export const REPORTS_QUEUE = 'reports'
 
 export interface Route {
   step: string

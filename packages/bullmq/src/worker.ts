@@ -25,8 +25,6 @@ import {
   connect,
   isNotHeld,
   quit,
-  REMOVE_ON_COMPLETE,
-  REPORTS_QUEUE,
   redeliveredKey,
   routesKey,
   servedQueues,
@@ -34,6 +32,7 @@ import {
   workersKey,
 } from './layout.ts'
 import type { ResolvedOptions } from './options.ts'
+import { addReport } from './report_stream.ts'
 
 interface Held {
   job: Job
@@ -51,7 +50,6 @@ export class BullmqWorkerTransport implements WorkerTransport {
   #subscriber: Redis | null = null
   #opening: Promise<void> | null = null
   #closing = false
-  #reports: Queue | null = null
   /** One manual BullMQ Worker per task queue this worker has taken from. */
   readonly #fetchers = new Map<string, Worker>()
   /** Tasks held now, by delivery token: handed back on close. */
@@ -71,11 +69,6 @@ export class BullmqWorkerTransport implements WorkerTransport {
         for (const wake of [...this.#wakers]) wake(queue)
       })
       await this.#subscriber.subscribe(wakeChannel(this.#options.prefix))
-      this.#reports = new Queue(REPORTS_QUEUE, {
-        connection: this.#client,
-        prefix: this.#options.prefix,
-      })
-      this.#reports.on('error', this.#options.onError)
     })().catch(async (error: unknown) => {
       // Forgotten, and nothing left connected: the next open() tries again (a worker started
       // before Redis was up retries its start rather than failing for ever).
@@ -102,7 +95,6 @@ export class BullmqWorkerTransport implements WorkerTransport {
     for (const reader of this.#delayedQueues.values())
       await reader.close().catch(this.#options.onError)
     this.#delayedQueues.clear()
-    await this.#reports?.close().catch(this.#options.onError)
     await quit(this.#subscriber)
     await quit(this.#client)
     this.#client = null
@@ -240,9 +232,10 @@ export class BullmqWorkerTransport implements WorkerTransport {
   }
 
   async #report(message: ResultMessage | HeartbeatMessage): Promise<void> {
-    const reports = this.#reports
-    if (reports === null) throw new InvalidArgumentError('open() the bullmq transport first')
-    await reports.add(message.type, JSON.stringify(message), REMOVE_ON_COMPLETE)
+    // Not #connected(): a result still goes out while close() hands back the rest.
+    const client = this.#client
+    if (client === null) throw new InvalidArgumentError('open() the bullmq transport first')
+    await addReport(client, this.#options.prefix, JSON.stringify(message))
   }
 
   async #fetcher(queue: string, holdMs: number): Promise<Worker> {

@@ -10,7 +10,8 @@ import { Queue } from 'bullmq'
 import { Redis } from 'ioredis'
 import { REDIS_URL, serviceAvailable } from '../../../tests/helpers/services.ts'
 import { bullmqTransport, type BullmqTransportOptions } from '../src/index.ts'
-import { REPORTS_QUEUE, routeOf, routesKey, taskQueueName } from '../src/layout.ts'
+import { routeOf, routesKey, taskQueueName } from '../src/layout.ts'
+import { addReport } from '../src/report_stream.ts'
 
 export { REDIS_URL }
 
@@ -68,7 +69,7 @@ export function createUnderTest(options: Options = {}): TransportUnderTest & { p
       await queue(name).add(step, text, { jobId: taskId })
     },
     sendRawReport: async (text) => {
-      await queue(REPORTS_QUEUE).add('report', text)
+      await addReport(raw, prefix, text)
     },
     cleanup: async () => {
       for (const made of queues) await made.close()
