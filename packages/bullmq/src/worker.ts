@@ -31,6 +31,7 @@ import {
   wakeChannel,
   workersKey,
 } from './layout.ts'
+import { LookCache } from './look_cache.ts'
 import type { ResolvedOptions } from './options.ts'
 import { addReport } from './report_stream.ts'
 
@@ -55,9 +56,11 @@ export class BullmqWorkerTransport implements WorkerTransport {
   /** Tasks held now, by delivery token: handed back on close. */
   readonly #held = new Map<string, Held>()
   readonly #wakers = new Set<(queue: string) => void>()
+  readonly #look: LookCache
 
   constructor(options: ResolvedOptions) {
     this.#options = options
+    this.#look = new LookCache(options.pollIntervalMs)
   }
 
   /** A failed open is forgotten: the next open() tries again. */
@@ -66,6 +69,7 @@ export class BullmqWorkerTransport implements WorkerTransport {
       this.#client = await connect(this.#options, 'worker')
       this.#subscriber = await connect(this.#options, 'worker-wake')
       this.#subscriber.on('message', (_channel: string, queue: string) => {
+        this.#look.woke(queue)
         for (const wake of [...this.#wakers]) wake(queue)
       })
       await this.#subscriber.subscribe(wakeChannel(this.#options.prefix))
@@ -120,21 +124,26 @@ export class BullmqWorkerTransport implements WorkerTransport {
       }
       this.#wakers.add(waker)
       try {
-        const routes = await client.hgetall(routesKey(this.#options.prefix))
+        const routes = await this.#routes(client)
         this.#routesKnown = new Set(Object.keys(routes))
         served = servedQueues(routes, options.steps, options.capabilities)
         const got: ReceivedTask[] = []
         // Rotate the first queue, so one busy step does not starve the others.
         for (let i = 0; i < served.length && got.length < options.max; i++) {
           const queue = served[(start + i) % served.length] as string
-          await this.#take(queue, options, got)
+          if (this.#look.isEmpty(queue)) continue // drained, and no wake since
+          const generation = this.#look.generation
+          if (await this.#take(queue, options, got)) this.#look.markEmpty(queue, generation)
         }
         start += 1
         if (got.length > 0) return got
         if (woken || signal.aborted || this.#closing) continue
         const waitMs = Math.min(this.#options.pollIntervalMs, await this.#nextDueIn(served))
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(done, waitMs)
+          const timer = setTimeout(() => {
+            this.#look.expire() // the poll's safety net, or a delayed task's time
+            done()
+          }, waitMs)
           function done(): void {
             clearTimeout(timer)
             signal.removeEventListener('abort', done)
@@ -153,6 +162,16 @@ export class BullmqWorkerTransport implements WorkerTransport {
 
   #routesKnown = new Set<string>()
 
+  /** The routes hash, read again when older than the poll interval or a wake names a new queue. */
+  async #routes(client: Redis): Promise<Record<string, string>> {
+    const now = Date.now()
+    const cached = this.#look.routes(now)
+    if (cached !== null) return cached
+    const routes = await client.hgetall(routesKey(this.#options.prefix))
+    this.#look.setRoutes(routes, now)
+    return routes
+  }
+
   async announce(message: AnnounceMessage): Promise<void> {
     this.#gate.check(message)
     await this.#connected().hset(
@@ -162,13 +181,13 @@ export class BullmqWorkerTransport implements WorkerTransport {
     )
   }
 
-  /** Takes up to what `options.max` leaves from one queue into `got`. */
-  async #take(queue: string, options: ReceiveOptions, got: ReceivedTask[]): Promise<void> {
+  /** Takes up to what `options.max` leaves from one queue into `got`; true when it drained it. */
+  async #take(queue: string, options: ReceiveOptions, got: ReceivedTask[]): Promise<boolean> {
     const fetcher = await this.#fetcher(queue, options.holdMs)
     while (got.length < options.max && !this.#closing) {
       const token = `${this.#id}:${++this.#deliveries}`
       const job = (await fetcher.getNextJob(token, { block: false })) as Job | undefined
-      if (job === undefined) return
+      if (job === undefined) return true
       const parsed = parseWireMessage(job.data, { expect: ['task'] })
       if (!parsed.ok) {
         this.#options.onRefused({ refusal: parsed.refusal, stream: 'tasks' })
@@ -189,6 +208,7 @@ export class BullmqWorkerTransport implements WorkerTransport {
       this.#held.set(token, held)
       got.push(this.#received(held, parsed.message, options.holdMs))
     }
+    return false
   }
 
   #received(held: Held, message: TaskMessage, holdMs: number): ReceivedTask {
@@ -262,12 +282,17 @@ export class BullmqWorkerTransport implements WorkerTransport {
 
   /** Milliseconds until the earliest delayed task of these queues is due (Infinity: none). */
   async #nextDueIn(queues: readonly string[]): Promise<number> {
-    let next = Number.POSITIVE_INFINITY
-    for (const queue of queues) {
-      const fetcher = this.#fetchers.get(queue)
-      if (fetcher === undefined) continue
-      const [job] = await this.#delayedOf(queue)
-      if (job !== undefined) next = Math.min(next, job.timestamp + job.delay)
+    let next = this.#look.nextDue()
+    if (next === null) {
+      const generation = this.#look.generation
+      next = Number.POSITIVE_INFINITY
+      for (const queue of queues) {
+        const fetcher = this.#fetchers.get(queue)
+        if (fetcher === undefined) continue
+        const [job] = await this.#delayedOf(queue)
+        if (job !== undefined) next = Math.min(next, job.timestamp + job.delay)
+      }
+      this.#look.setNextDue(next, generation)
     }
     return Math.max(1, next - Date.now() + 1)
   }
