@@ -68,24 +68,31 @@ export function scrapedListGauges<T>(
       labelNames: spec.labelNames,
       registers: [ctx.registry],
     }
+    /** Replaces the series with the newest reading (none yet: left as they are). */
+    const refill = async (reset: () => void, put: (value: LabelledValue) => void) => {
+      const reading: Reading<T[]> | null = await reader.current()
+      if (reading === null) return
+      reset()
+      for (const value of combined(reading.value, spec)) put(value)
+    }
     if (spec.kind === 'counter')
       new Counter({
         ...config,
         async collect() {
-          const reading: Reading<T[]> | null = await reader.current()
-          if (reading === null) return
-          this.reset()
-          for (const { labels, value } of combined(reading.value, spec)) this.inc(labels, value)
+          await refill(
+            () => this.reset(),
+            ({ labels, value }) => this.inc(labels, value),
+          )
         },
       })
     else
       new Gauge({
         ...config,
         async collect() {
-          const reading: Reading<T[]> | null = await reader.current()
-          if (reading === null) return
-          this.reset()
-          for (const { labels, value } of combined(reading.value, spec)) this.set(labels, value)
+          await refill(
+            () => this.reset(),
+            ({ labels, value }) => this.set(labels, value),
+          )
         },
       })
   }
