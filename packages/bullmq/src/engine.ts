@@ -41,6 +41,9 @@ export const NEVER_GIVE_UP = 2 ** 31 - 1
 
 type Handler = (reports: readonly WorkerReport[]) => Promise<void>
 
+/** How often an engine forgets the report-group names of engines gone silent (ms). */
+const FORGET_EVERY_MS = 60_000
+
 export class BullmqEngineTransport implements EngineTransport {
   readonly name = 'bullmq'
   readonly #options: ResolvedOptions
@@ -209,6 +212,7 @@ export class BullmqEngineTransport implements EngineTransport {
    */
   async #consume(client: Redis, handler: Handler): Promise<void> {
     let reclaimAt = 0
+    let forgetAt = 0
     while (!this.#closing) {
       let batch: StreamReport[]
       try {
@@ -222,6 +226,10 @@ export class BullmqEngineTransport implements EngineTransport {
           )
           // Again at once while there is a backlog to take over; else after the stalled check.
           reclaimAt = batch.length > 0 ? now : now + this.#options.stalledIntervalMs
+          if (now >= forgetAt) {
+            forgetAt = now + FORGET_EVERY_MS
+            await this.#reports.forgetSilent(client, this.#options.forgetWorkersAfterMs)
+          }
         }
         if (batch.length === 0)
           batch = await this.#reports.read(

@@ -133,6 +133,29 @@ export class ReportStream {
       .exec()
   }
 
+  /**
+   * Forgets the names of engines gone silent for `idleMs` that hold nothing (a killed engine's,
+   * once its batch was taken over). A live engine's reads keep its idle time near zero, and a
+   * name holding entries is never dropped (DELCONSUMER would drop them from the group).
+   */
+  async forgetSilent(client: Redis, idleMs: number): Promise<number> {
+    const rows = (await client.xinfo('CONSUMERS', this.#key, GROUP)) as unknown[][]
+    let forgotten = 0
+    for (const row of rows) {
+      const fields = new Map<string, unknown>()
+      for (let i = 0; i + 1 < row.length; i += 2) fields.set(String(row[i]), row[i + 1])
+      const name = String(fields.get('name'))
+      if (name === this.#consumer) continue
+      if (Number(fields.get('pending')) !== 0 || Number(fields.get('idle')) < idleMs) continue
+      // Only if still holding nothing: a name that took entries since is kept.
+      const [pending] = (await client.xpending(this.#key, GROUP, '-', '+', 1, name)) as unknown[]
+      if (pending !== undefined) continue
+      await client.xgroup('DELCONSUMER', this.#key, GROUP, name)
+      forgotten += 1
+    }
+    return forgotten
+  }
+
   /** Forgets this engine's name in the group (at close, once it holds nothing). */
   async leave(client: Redis): Promise<void> {
     await client.xgroup('DELCONSUMER', this.#key, GROUP, this.#consumer).catch(() => {})

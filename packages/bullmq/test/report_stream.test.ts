@@ -82,3 +82,29 @@ void test('a Redis without XAUTOCLAIM (before 6.2) is refused by version', async
   await checkStreamSupport(answering('6.2.0'))
   await checkStreamSupport(answering('7.0.15'))
 })
+
+void test(
+  'the names of engines gone silent are forgotten, never one that holds reports',
+  { skip },
+  async (t) => {
+    const { prefix, client } = await fixture(t)
+    const gone = new ReportStream(prefix, 'engine:gone')
+    const holding = new ReportStream(prefix, 'engine:holding')
+    const live = new ReportStream(prefix, 'engine:live')
+    await gone.ensureGroup(client)
+    await addReport(client, prefix, 'settled')
+    const [settled] = await gone.read(client, 1, 100)
+    assert.ok(settled)
+    await gone.acknowledge(client, [settled.id]) // gone holds nothing
+    await addReport(client, prefix, 'held')
+    assert.equal((await holding.read(client, 1, 100)).length, 1) // holding keeps one pending
+    await new Promise((resolve) => setTimeout(resolve, 150))
+    assert.equal(await live.forgetSilent(client, 100), 1)
+    const names = (
+      (await client.xinfo('CONSUMERS', reportStreamKey(prefix), 'engines')) as unknown[][]
+    )
+      .map((row) => String(row[1]))
+      .sort()
+    assert.deepEqual(names, ['engine:holding'])
+  },
+)
