@@ -81,3 +81,32 @@ void test('a line written after the cont by a body that began before the stop is
   // Begun after the cont (by its own clock): a start after the pause, failed as such.
   assert.throws(() => checkNoDoubleStarts('began after', timelineOf(ledgerText(7000.4))), /1 steps/)
 })
+
+/**
+ * The shape CI met: pid 1 begins step 0, is paused past its lease, continued; pid 2, which
+ * claimed the run once the lease lapsed, begins step 0 just after the cont while pid 1's body
+ * (begun before the pause) is still running.
+ */
+function takeoverAfterCont(paused: boolean): Timeline {
+  return {
+    execs: [exec(0, 1, 1, 9, 0.1), exec(0, 2, 6, 8, 0.1)],
+    pauses: paused ? [{ pid: 1, from: 2, to: 5, contAt: null }] : [],
+    deaths: new Map(),
+  }
+}
+
+void test('a takeover begun after the cont while the resumed body runs is the documented window', () => {
+  const counts = checkNoDoubleStarts('takeover after cont', takeoverAfterCont(true))
+  assert.deepEqual(counts, { late: 0, concurrent: 0, resumed: 1, stalled: 0 })
+})
+
+void test('a start while another process runs the step, with no pause between, fails', () => {
+  assert.throws(
+    () => checkNoDoubleStarts('no pause', takeoverAfterCont(false)),
+    /1 steps started while another process ran the same step/,
+  )
+  // A pause of pid 1 that began after pid 2's start lapses nothing pid 2 could have claimed.
+  const late = takeoverAfterCont(true)
+  late.pauses = [{ pid: 1, from: 7, to: 8.5, contAt: null }]
+  assert.throws(() => checkNoDoubleStarts('pause after', late), /1 steps started while/)
+})

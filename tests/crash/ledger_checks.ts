@@ -9,10 +9,12 @@
  *   running in another process — running meaning started, not yet returned, its process
  *   neither paused nor killed at that moment. Never allowed: an engine starts user code only
  *   on a lease it holds.
- * - resumedOverlaps: an execution that was in flight when its process was paused, resumed
- *   while another process's execution of that step (a takeover during the pause) was still
- *   running. Not counted above on purpose: that is the documented window of at-least-once
- *   (a body in flight at a pause finishes when the process continues; its result is fenced).
+ * - resumedOverlaps: an execution that was in flight when its process was paused, and ran on
+ *   after the pause while another process's execution of that step (a takeover begun during
+ *   the pause, or after it but before the resumed body returned) was running. Not counted
+ *   above on purpose: the pause tests pause past the lease, so from the pause on the body runs
+ *   on a lapsed lease another engine may claim — the documented window of at-least-once (a
+ *   body in flight at a pause finishes when the process continues; its result is fenced).
  *   Reported, so it is seen.
  * - stalledStarts (pause tests only): a late or concurrent start whose body began long after
  *   its engine's lease check (`stallMs` ≥ STALL_MS): the process was stopped between the check
@@ -55,7 +57,8 @@ export function concurrentStarts(timeline: Timeline): Exec[] {
           x.pid !== y.pid &&
           x.line < y.line &&
           y.line < endOf(x, timeline) &&
-          !pausedAt(x.pid, y.line, timeline.pauses),
+          !pausedAt(x.pid, y.line, timeline.pauses) &&
+          !lapsedInPause(x, y.line, timeline),
       )
       if (clash) found.push(y)
     }
@@ -72,7 +75,13 @@ export function resumedOverlaps(timeline: Timeline): Exec[] {
         (p) => p.pid === x.pid && x.line < p.from && p.from < endOf(x, timeline),
       )
       const overlaps = resumed.some((p) =>
-        list.some((y) => y.pid !== x.pid && y.line < p.to && endOf(y, timeline) > p.to),
+        list.some(
+          (y) =>
+            y.pid !== x.pid &&
+            p.from < y.line &&
+            y.line < endOf(x, timeline) &&
+            endOf(y, timeline) > p.to,
+        ),
       )
       if (overlaps) found.push(x)
     }
@@ -83,6 +92,13 @@ export function resumedOverlaps(timeline: Timeline): Exec[] {
 /** Where an execution stopped running: its `done`, its process's death, or never. */
 function endOf(e: Exec, timeline: Timeline): number {
   return e.end ?? timeline.deaths.get(e.pid) ?? Number.POSITIVE_INFINITY
+}
+
+/** `x` was in flight when its process was paused, before `line`: its lease lapsed there. */
+function lapsedInPause(x: Exec, line: number, timeline: Timeline): boolean {
+  return timeline.pauses.some(
+    (p) => p.pid === x.pid && x.line < p.from && p.from < line && p.from < endOf(x, timeline),
+  )
 }
 
 function pausedAt(pid: number, line: number, pauses: readonly Pause[]): boolean {
