@@ -61,6 +61,7 @@ export function createdRecord(
     continuedTo: null,
     tags: run.tags ?? [],
     origin: run.origin ?? null,
+    admission: null,
   }
 }
 

@@ -27,6 +27,7 @@ import { listFilterTests } from './list_filters.ts'
 import { leaseRecoveryTests } from './lease_recovery.ts'
 import { listRunsTests } from './list_runs.ts'
 import { listOrderTests } from './list_order.ts'
+import { admissionTests } from './admission.ts'
 import { parkTests } from './park_unpark.ts'
 import { payloadTests } from './payloads.ts'
 import { requeueTests } from './requeue.ts'
@@ -61,6 +62,7 @@ export function storeConformance(test: TestFn, factory: StoreFactory): void {
   continuationTests(definer(test, factory, 'continueAsNew'))
   eventTests(definer(test, factory, 'broadcast events'))
   parkTests(definer(test, factory, 'parkUnrunnable and unpark'))
+  admissionTests(definer(test, factory, 'singleton admission'))
   listRunsTests(definer(test, factory, 'listRuns'))
   listFilterTests(definer(test, factory, 'listRuns filters'))
   listOrderTests(definer(test, factory, 'listRuns order'))

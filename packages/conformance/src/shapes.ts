@@ -77,6 +77,11 @@ const RUN_FIELDS: Record<keyof RunRecord, Check> = {
       oneOf(['retry', 'fork'])((value as Record<string, unknown>).kind) &&
       text((value as Record<string, unknown>).runId) &&
       integerOrNull((value as Record<string, unknown>).fromSeq)),
+  admission: (value) =>
+    value === null ||
+    (typeof value === 'object' &&
+      text((value as Record<string, unknown>).scope) &&
+      text((value as Record<string, unknown>).key)),
 }
 
 const CHECKPOINT_FIELDS: Record<keyof CheckpointRecord, Check> = {

@@ -31,6 +31,15 @@ export {
   RUN_STATUSES,
   isRunStatus,
   isTerminalStatus,
+  checkAdmission,
+  checkAdmissionKey,
+  queuedWaitingOn,
+  MAX_ADMISSION_KEY_LENGTH,
+  MAX_ADMISSION_COUNT,
+  decideAdmission,
+  ADMITTED_STATUSES,
+  type AdmissionCounts,
+  type AdmissionOutcome,
 } from './store/index.ts'
 export * from './search/index.ts'
 export {

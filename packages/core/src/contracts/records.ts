@@ -16,6 +16,8 @@
  *              remote step no live worker can serve (SuspendRunOp.blocked); in every other
  *              respect (timers, messages, claims, fences) exactly a waiting run
  *   parked   → pending (unpark) | cancelled
+ *   queued   → pending (promoted into a freed admission slot) | cancelled — created over its
+ *              singleton key's limit (CreateRunOp.admission); not claimable
  *   completed | failed | cancelled | continued: terminal, absorbing (I5). `continued`: the run
  *   ended with `ctx.continueAsNew` and its successor (`continuedTo`) carries on.
  */
@@ -29,6 +31,7 @@ export type RunStatus =
   | 'cancelled'
   | 'continued'
   | 'parked'
+  | 'queued'
 
 export type TerminalStatus = 'completed' | 'failed' | 'cancelled' | 'continued'
 
@@ -111,6 +114,11 @@ export interface RunRecord {
   tags: readonly string[]
   /** The run this one was made from by an operator (retry with edited input, fork), or null. */
   origin: RunOrigin | null
+  /**
+   * The singleton key the run was admitted (or queued, status `queued`) under, or null. Kept
+   * after the run ends; only a non-terminal, non-queued run holds a slot.
+   */
+  admission: { scope: string; key: string } | null
 }
 
 /** How an operator made a run from another one (`engine.retryWithInput`, `engine.fork`). */

@@ -101,6 +101,44 @@ export interface CreateRunOp {
    * E_INVALID_ARGUMENT (the batch applies nothing). At most 10000.
    */
   seed?: readonly CheckpointRecord[]
+  /**
+   * Singleton admission (docs/flow-control.md): the run takes one of its key's `limit` slots,
+   * or waits for one, or is refused — decided in the same transaction as the create, under a
+   * lock on the key, only when the create applies (an `exists` result never takes a slot). A
+   * key's admitted runs are its runs of status pending, running, waiting, blocked or parked,
+   * counted from the runs themselves, never from a counter (so a slot is freed by the very
+   * write that ends its run, whoever makes it). Outcomes:
+   * - fewer than `limit` admitted: the run is created as without admission (`applied`);
+   * - else `onFull: 'queue'` with fewer than `maxQueueDepth` queued (null: no bound): the run
+   *   is created `queued` (not claimable, `availableAt` null, no claim: `applied` with
+   *   `queued: true`, epoch 0), behind the key's earlier queued runs;
+   * - else nothing is written for this op: `full`, with the counts found.
+   * A queued run is promoted (→ `pending`, claimable at `now`) in start order, while the key
+   * has fewer admitted runs than its limit: by a finish or cancel carrying the key
+   * (FinishRunOp.admission, CancelRunOp.admission), and by any later admission on the key.
+   * The newest writer's `limit` is the key's: a raised limit promotes at the next of those
+   * writes, a lowered one admits nobody until the count is under it (it never evicts).
+   */
+  admission?: Admission
+}
+
+/** The singleton key a run is admitted under (CreateRunOp.admission). */
+export interface Admission {
+  /** Slots are counted per (scope, key); the engine's scope is the workflow's name. 1..256 chars. */
+  scope: string
+  /** 1..256 characters. */
+  key: string
+  /** Runs of the key admitted at once: an integer >= 1. */
+  limit: number
+  onFull: 'reject' | 'queue'
+  /** `queue` only: at most this many queued runs per key (an integer >= 0), or null. */
+  maxQueueDepth: number | null
+  /**
+   * The run takes over the slot of this run (`ctx.continueAsNew`: the predecessor is finished
+   * `continued` by a later op of the same batch): admitted without counting when that run is
+   * not terminal and holds this key (queued or admitted); otherwise admitted like any create.
+   */
+  inheritFrom?: string
 }
 
 /**
@@ -245,6 +283,13 @@ export interface FinishRunOp {
    * applies (the run ended while an event wait was still open). Absent: nothing more written.
    */
   clearEventWaits?: boolean
+  /**
+   * The run's admission key as its record says (RunRecord.admission): when this op applies,
+   * the key's queued runs are promoted into the slot it frees, in the same transaction. Absent:
+   * the slot is still freed (admission counts runs), but waiters are promoted only by the
+   * key's next write. Ignored for status `continued` (the successor took the slot).
+   */
+  admission?: { scope: string; key: string }
 }
 
 /** Park a running run with a reason: status `parked`, `availableAt` null, lease released. Fenced. */
@@ -262,15 +307,23 @@ export interface RenewLeaseOp {
 }
 
 /**
- * Cancel a run that is not terminal (parked included): status `cancelled`, `error` recorded,
- * `availableAt` null, `finishedAt = now`, and the epoch incremented so the current lease
- * holder's later writes are fenced.
+ * Cancel a run that is not terminal (parked and queued included): status `cancelled`, `error`
+ * recorded, `availableAt` null, `finishedAt = now`, and the epoch incremented so the current
+ * lease holder's later writes are fenced. A run holding an admission slot frees it (see
+ * `admission` below for the promotion of its key's waiters).
  * Results: `applied`, `terminal` (already terminal; nothing changes), `not_found`.
  */
 export interface CancelRunOp {
   type: 'cancelRun'
   runId: string
   error: string
+  /**
+   * The run's admission key as the caller read it (RunRecord.admission): when this op applies,
+   * the key's queued runs are promoted into the slot it frees (or simply move up, for a queued
+   * run), in the same transaction. Absent: the slot is still freed and waiters are promoted by
+   * the key's next write; a store that finds the key itself may promote anyway.
+   */
+  admission?: { scope: string; key: string }
   /** A message to deliver in the same transaction iff this op applies (a child telling its parent). */
   notify?: MessageToDeliver
 }
@@ -293,7 +346,8 @@ export interface FenceState {
 }
 
 export type OpResult =
-  | { status: 'applied'; epoch?: number; availableAt?: number | null }
+  | { status: 'applied'; epoch?: number; availableAt?: number | null; queued?: boolean }
+  | { status: 'full'; key: string; admitted: number; queued: number }
   | { status: 'fenced'; current: FenceState | null }
   | { status: 'conflict'; existing: CheckpointRecord }
   | { status: 'exists'; run: RunRecord }
@@ -328,7 +382,16 @@ export interface RequeueRequest {
  * - `not_found`: no run has this id.
  */
 export type RequeueResult =
-  | { status: 'applied'; epoch: number; positionsReset: number }
+  | {
+      status: 'applied'
+      epoch: number
+      positionsReset: number
+      /**
+       * The run holds a singleton key whose slots are taken (or with runs queued before it): it
+       * is `queued` at the back of the key's queue, not `pending`. Absent: pending.
+       */
+      queued?: boolean
+    }
   | { status: 'refused'; current: FenceState }
   | { status: 'not_found' }
 

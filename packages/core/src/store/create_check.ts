@@ -5,6 +5,7 @@
  */
 import type { CheckpointRecord, CreateRunOp, RunOrigin, StoreOp } from '../contracts/index.ts'
 import { InvalidArgumentError } from '../errors/index.ts'
+import { checkAdmission } from './admission_check.ts'
 
 export const MAX_TAGS = 20
 export const MAX_TAG_LENGTH = 64
@@ -20,6 +21,7 @@ export function checkCreateOp(op: StoreOp): void {
   if (run.tags !== undefined) checkTags(run.tags, 'createRun')
   if (run.origin !== undefined) checkOrigin(run.origin)
   if (op.seed !== undefined) checkSeed(op)
+  if (op.admission !== undefined) checkAdmission(op.admission, run.id)
 }
 
 /**

@@ -14,3 +14,16 @@ export { checkCheckpointPage, MAX_CHECKPOINT_PAGE } from './checkpoint_page.ts'
 export { checkBacklogTime } from './backlog_check.ts'
 export { claimResult } from './claim_result.ts'
 export { CLAIMABLE_STATUSES, RUN_STATUSES, isRunStatus, isTerminalStatus } from './run_statuses.ts'
+export {
+  checkAdmission,
+  checkAdmissionKey,
+  queuedWaitingOn,
+  MAX_ADMISSION_KEY_LENGTH,
+  MAX_ADMISSION_COUNT,
+} from './admission_check.ts'
+export {
+  decideAdmission,
+  ADMITTED_STATUSES,
+  type AdmissionCounts,
+  type AdmissionOutcome,
+} from './admission_decision.ts'

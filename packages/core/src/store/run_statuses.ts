@@ -7,15 +7,16 @@ import type { RunStatus, TerminalStatus } from '../contracts/records.ts'
 
 // A record keyed by the type: the compiler refuses it if a status is missing or unknown.
 const ORDER: Record<RunStatus, number> = {
-  pending: 0,
-  running: 1,
-  waiting: 2,
-  blocked: 3,
-  parked: 4,
-  completed: 5,
-  failed: 6,
-  cancelled: 7,
-  continued: 8,
+  queued: 0,
+  pending: 1,
+  running: 2,
+  waiting: 3,
+  blocked: 4,
+  parked: 5,
+  completed: 6,
+  failed: 7,
+  cancelled: 8,
+  continued: 9,
 }
 
 export const RUN_STATUSES: readonly RunStatus[] = Object.freeze(

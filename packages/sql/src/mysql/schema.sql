@@ -1,3 +1,11 @@
+CREATE TABLE `cairn_admission_keys` (
+  `scope` varbinary(1020) NOT NULL,
+  `admission_key` varbinary(1024) NOT NULL,
+  `lim` bigint(20) NOT NULL,
+  `next_seq` bigint(20) NOT NULL,
+  PRIMARY KEY (`scope`,`admission_key`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
 CREATE TABLE `cairn_checkpoints` (
   `run_key` bigint(20) NOT NULL,
   `seq` bigint(20) NOT NULL,
@@ -79,6 +87,9 @@ CREATE TABLE `cairn_runs` (
   `wake_on` text DEFAULT NULL,
   `wake_epoch` bigint(20) DEFAULT NULL,
   `blocked_epoch` bigint(20) DEFAULT NULL,
+  `admission_scope` varbinary(1020) DEFAULT NULL,
+  `admission_key` varbinary(1024) DEFAULT NULL,
+  `admission_seq` bigint(20) DEFAULT NULL,
   PRIMARY KEY (`key`),
   UNIQUE KEY `cairn_runs_id` (`id`),
   KEY `cairn_runs_claimable` (`available_at`,`workflow`,`version`),
@@ -87,6 +98,7 @@ CREATE TABLE `cairn_runs` (
   KEY `cairn_runs_status_created` (`status`,`created_at` DESC,`id` DESC),
   KEY `cairn_runs_parent_created` (`parent_run_id`,`created_at` DESC,`id` DESC),
   KEY `cairn_runs_origin_created` (`origin_run_id`,`created_at` DESC,`id` DESC),
+  KEY `cairn_runs_admission` (`admission_scope`,`admission_key`,`status`,`admission_seq`),
   CONSTRAINT `cairn_runs_claimable_status` CHECK (`available_at` is null or `status` in ('pending','running','waiting')),
   CONSTRAINT `cairn_runs_running_leased` CHECK (`status` <> 'running' or `available_at` is not null)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;

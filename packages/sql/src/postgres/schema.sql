@@ -1,3 +1,10 @@
+CREATE TABLE cairn_admission_keys (
+  scope text NOT NULL,
+  admission_key text NOT NULL,
+  lim bigint NOT NULL,
+  next_seq bigint NOT NULL
+);
+
 CREATE TABLE cairn_checkpoints (
   run_key bigint NOT NULL,
   seq bigint NOT NULL,
@@ -77,7 +84,10 @@ CREATE TABLE cairn_runs (
   origin_from_seq bigint,
   wake_on text,
   wake_epoch bigint,
-  blocked_epoch bigint
+  blocked_epoch bigint,
+  admission_scope text,
+  admission_key text,
+  admission_seq bigint
 );
 
 CREATE TABLE cairn_schema (
@@ -92,6 +102,8 @@ CREATE TABLE cairn_search_attributes (
   text_value text COLLATE "C",
   number_value double precision
 );
+
+ALTER TABLE cairn_admission_keys ADD CONSTRAINT cairn_admission_keys_pkey PRIMARY KEY (scope, admission_key);
 
 ALTER TABLE cairn_checkpoints ADD CONSTRAINT cairn_checkpoints_pkey PRIMARY KEY (run_key, seq);
 
@@ -124,6 +136,8 @@ CREATE INDEX cairn_events_name_published ON cairn_events USING btree (name, publ
 CREATE INDEX cairn_events_published ON cairn_events USING btree (published_at);
 
 CREATE UNIQUE INDEX cairn_messages_dedupe ON cairn_messages USING btree (run_key, dedupe_id);
+
+CREATE INDEX cairn_runs_admission ON cairn_runs USING btree (admission_scope, admission_key, status, admission_seq) WHERE (admission_scope IS NOT NULL);
 
 CREATE INDEX cairn_runs_claimable ON cairn_runs USING btree (available_at, workflow, version) WHERE (available_at IS NOT NULL);
 

@@ -12,7 +12,8 @@
 import { StoreFailureError } from '@cairn/core'
 import type { CheckpointRecord, OpResult, RunRecord, StoreOp } from '@cairn/core/contracts'
 import type { SqlContext } from './context.ts'
-import type { SqlSession } from './driver.ts'
+import type { SqlSession, SqlStatement } from './driver.ts'
+import { AdmissionPass, carriesAdmission } from './admission_writes.ts'
 import { carriesAttributes, writeAttributes } from './attribute_writes.ts'
 import { touchesEventWaits, writeEventWaits } from './event_wait_writes.ts'
 import { carriesLineage, writeLineage } from './lineage_writes.ts'
@@ -25,6 +26,8 @@ import type { Observation, WaveWriter } from './wave_writer.ts'
 
 export interface BatchContext extends SqlContext {
   readonly writer: WaveWriter
+  /** Sent in the transaction when it made runs claimable outside the waves (promotions). */
+  readonly wakeStatement?: (at: number) => SqlStatement
 }
 
 export function applyBatch(
@@ -39,9 +42,14 @@ export function applyBatch(
   // transaction holds them.
   const attributes = ops.some(carriesAttributes)
   const lineage = ops.some(carriesLineage)
+  const admission = ops.some(carriesAdmission)
   const write = async (session: SqlSession) => {
-    const results = await writeWaves(ctx, session, waves, ops.length, now)
+    // Keys are locked before any run row is written (admission_writes.ts).
+    const pass = admission ? await AdmissionPass.lock(ctx, session, ops) : null
+    const results = await writeWaves(ctx, session, waves, ops.length, now, pass)
     if (attributes) await writeAttributes(ctx, session, ops, results)
+    if (pass?.promotedAny === true && ctx.wakeStatement !== undefined)
+      await session.query(ctx.wakeStatement(now))
     return results
   }
   const single =
@@ -49,6 +57,7 @@ export function applyBatch(
     ctx.writer.selfContained &&
     !attributes &&
     !lineage &&
+    !admission &&
     !ops.some(touchesEventWaits)
   if (single) return write(ctx.pool)
   return ctx.pool.transaction(write)
@@ -60,6 +69,7 @@ async function writeWaves(
   waves: readonly Wave[],
   count: number,
   now: number,
+  pass: AdmissionPass | null,
 ): Promise<OpResult[]> {
   const results = new Array<OpResult>(count)
   let earliest: number | null = null
@@ -68,6 +78,8 @@ async function writeWaves(
     const seen = await ctx.writer.write(session, wave, now, last ? { earliest } : null)
     const built = await explain(ctx, session, wave, seen)
     const waveOps = wave.map(({ op }) => op)
+    // Creates decided (kept, queued, or deleted: `full`) before their lineage is written.
+    if (pass !== null) await pass.afterWave(ctx, session, waveOps, built, now)
     await writeEventWaits(ctx, session, waveOps, built)
     // Right after its wave: a create of the same id in a later wave reports `exists` with the
     // run as stored, tags and origin included.

@@ -10,6 +10,7 @@ import type { SqlContext } from './context.ts'
 import type { SqlSession, SqlStatement } from './driver.ts'
 import { toSafeInteger } from './integers.ts'
 import { Params } from './params.ts'
+import { lockKeyOf, reenterKey } from './admission_writes.ts'
 
 export interface RequeueContext extends SqlContext {
   /** Sent in the transaction once the run is claimable: a wake-up for other engines. */
@@ -21,15 +22,24 @@ export async function requeueRun(
   request: RequeueRequest,
 ): Promise<RequeueResult> {
   checkRequeueRequest(request) // refused before anything is written
-  return ctx.pool.transaction(async (session) => {
+  return ctx.pool.transaction(async (session): Promise<RequeueResult> => {
+    // The singleton key first, then the run: the order every admission write locks in.
+    const held = await lockKeyOf(ctx, session, request.runId)
     const run = await lockRun(ctx, session, request.runId)
     if (run === null) return { status: 'not_found' }
     if (run.status !== 'failed' || run.epoch !== request.epoch)
       return { status: 'refused', current: { status: run.status, epoch: run.epoch } }
     await markPending(ctx, session, request.runId, request.now)
     const positionsReset = await resetPositions(ctx, session, run.key, request.resetSeqs)
+    const queued =
+      held !== null && (await reenterKey(ctx, session, request.runId, held, request.now))
     if (ctx.wakeStatement !== undefined) await session.query(ctx.wakeStatement(request.now))
-    return { status: 'applied', epoch: run.epoch + 1, positionsReset }
+    return {
+      status: 'applied',
+      epoch: run.epoch + 1,
+      positionsReset,
+      ...(queued ? { queued: true } : {}),
+    }
   })
 }
 

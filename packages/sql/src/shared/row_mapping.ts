@@ -17,6 +17,7 @@ import { toSafeInteger, toSafeIntegerOrNull } from './integers.ts'
 import { readStatus } from './blocked_status.ts'
 import { toStepWorker, workerText } from './worker_column.ts'
 import { toOrigin, toTags } from './lineage_columns.ts'
+import { toAdmission } from './admission_columns.ts'
 
 /** Run columns, in the order toRunRecord reads them, with their types. */
 export const RUN_COLUMNS: ReadonlyArray<readonly [name: string, type: SqlType]> = [
@@ -47,6 +48,9 @@ export const RUN_COLUMNS: ReadonlyArray<readonly [name: string, type: SqlType]> 
   ['origin_from_seq', 'bigint'],
   // Read into `status` (blocked_status.ts), not a field of its own.
   ['blocked_epoch', 'bigint'],
+  // RunRecord.admission (migration 12).
+  ['admission_scope', 'text'],
+  ['admission_key', 'text'],
 ]
 
 /**
@@ -138,6 +142,7 @@ export function toRunRecord(row: readonly unknown[], at = 0): RunRecord {
     continuedTo: nullableText(20),
     tags: toTags(row[at + 21]),
     origin: toOrigin(row[at + 22], row[at + 23], nullableInt(24)),
+    admission: toAdmission(row[at + 26], row[at + 27]),
   }
 }
 

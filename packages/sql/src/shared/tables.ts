@@ -19,6 +19,8 @@ export interface Tables {
   searchAttributes: string
   /** Run tags: one row per (tag, run), keyed for listRuns({ tag }) (migration 7). */
   runTags: string
+  /** Singleton keys: each key's limit and next queue number (migration 12). */
+  admissionKeys: string
   /** The one-row schema revision marker. */
   marker: string
 }
@@ -34,6 +36,7 @@ export function qualifiedTables(dialect: SqlDialect, schema: string): Tables {
     eventWaits: qualify('cairn_event_waits'),
     searchAttributes: qualify('cairn_search_attributes'),
     runTags: qualify('cairn_run_tags'),
+    admissionKeys: qualify('cairn_admission_keys'),
     marker: qualify('cairn_schema'),
   }
 }

@@ -6,6 +6,7 @@
 import type { RequeueRequest, RequeueResult, RunStatus } from '@cairn/core/contracts'
 import type { StatementCache } from './statement_cache.ts'
 import type { Statements } from './statements.ts'
+import { reenterAdmission } from './ops/admission.ts'
 
 const REQUEUE_RUN = `UPDATE cairn_runs SET status = 'pending', error = NULL, finished_at = NULL,
     available_at = ?, waiting_on = NULL, park_reason = NULL, lease_epoch = lease_epoch + 1, updated_at = ?
@@ -30,7 +31,13 @@ export function requeueRun(
           cache.get('requeue:reset', () => RESET_POSITIONS).run(row.key, JSON.stringify(resetSeqs))
             .changes,
         )
-  return { status: 'applied', epoch: Number(row.lease_epoch), positionsReset }
+  const queued = reenterAdmission(s, runId, now)
+  return {
+    status: 'applied',
+    epoch: Number(row.lease_epoch),
+    positionsReset,
+    ...(queued ? { queued: true } : {}),
+  }
 }
 
 function notRequeued(s: Statements, runId: string): RequeueResult {

@@ -16,6 +16,7 @@ import type {
 import { readStatus } from '../shared/blocked_status.ts'
 import { toStepWorker } from '../shared/worker_column.ts'
 import { toOrigin, toTags } from '../shared/lineage_columns.ts'
+import { toAdmission } from '../shared/admission_columns.ts'
 import { CHECKPOINT_COLUMNS as SHARED_CHECKPOINT_COLUMNS } from '../shared/row_mapping.ts'
 
 /** Run columns, in RunRow order. */
@@ -23,7 +24,7 @@ export const RUN_COLUMNS =
   'id, workflow, version, status, input, output, error, park_reason, waiting_on, created_at, ' +
   'updated_at, finished_at, available_at, lease_owner, lease_epoch, turns, inbox_seq, ' +
   'parent_run_id, parent_seq, continued_from, continued_to, tags, origin_kind, origin_run_id, ' +
-  'origin_from_seq, blocked_epoch'
+  'origin_from_seq, blocked_epoch, admission_scope, admission_key'
 
 const CHECKPOINT_NAMES = SHARED_CHECKPOINT_COLUMNS.map(([name]) => name)
 
@@ -70,6 +71,8 @@ export type RunRow = [
   originRunId: string | null,
   originFromSeq: number | null,
   blockedEpoch: number | null,
+  admissionScope: string | null,
+  admissionKey: string | null,
 ]
 
 /** A message as read: `m` joined to its run `r` for the run's id, in MessageRow order. */
@@ -107,7 +110,8 @@ export function toRunRecord(row: RunRow): RunRecord {
   const [createdAt, updatedAt, finishedAt, availableAt, leaseOwner, leaseEpoch, turns, ...inbox] =
     rest
   const [inboxSeq, parentRunId, parentSeq, continuedFrom, continuedTo, ...lineage] = inbox
-  const [tags, originKind, originRunId, originFromSeq, blockedEpoch] = lineage
+  const [tags, originKind, originRunId, originFromSeq, blockedEpoch, admissionScope, admissionKey] =
+    lineage
   return {
     id,
     workflow,
@@ -132,6 +136,7 @@ export function toRunRecord(row: RunRow): RunRecord {
     continuedTo,
     tags: toTags(tags),
     origin: toOrigin(originKind, originRunId, originFromSeq),
+    admission: toAdmission(admissionScope, admissionKey),
   }
 }
 

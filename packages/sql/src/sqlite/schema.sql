@@ -1,3 +1,11 @@
+CREATE TABLE cairn_admission_keys (
+  scope TEXT NOT NULL,
+  admission_key TEXT NOT NULL,
+  lim INTEGER NOT NULL,
+  next_seq INTEGER NOT NULL,
+  PRIMARY KEY (scope, admission_key)
+) WITHOUT ROWID;
+
 CREATE TABLE cairn_checkpoints (
   run_key INTEGER NOT NULL REFERENCES cairn_runs (key) ON DELETE CASCADE,
   seq INTEGER NOT NULL,
@@ -67,7 +75,7 @@ CREATE TABLE cairn_runs (
   available_at INTEGER,
   lease_owner TEXT,
   lease_epoch INTEGER NOT NULL,
-  turns INTEGER NOT NULL, inbox_seq INTEGER NOT NULL DEFAULT 0, parent_run_id TEXT, parent_seq INTEGER, continued_from TEXT, continued_to TEXT, tags TEXT, origin_kind TEXT, origin_run_id TEXT, origin_from_seq INTEGER, wake_on TEXT, wake_epoch INTEGER, blocked_epoch INTEGER,
+  turns INTEGER NOT NULL, inbox_seq INTEGER NOT NULL DEFAULT 0, parent_run_id TEXT, parent_seq INTEGER, continued_from TEXT, continued_to TEXT, tags TEXT, origin_kind TEXT, origin_run_id TEXT, origin_from_seq INTEGER, wake_on TEXT, wake_epoch INTEGER, blocked_epoch INTEGER, admission_scope TEXT, admission_key TEXT, admission_seq INTEGER,
   CHECK (available_at IS NULL OR status IN ('pending', 'running', 'waiting')),
   CHECK (status <> 'running' OR available_at IS NOT NULL)
 ) STRICT;
@@ -95,6 +103,9 @@ CREATE INDEX cairn_events_published ON cairn_events (published_at);
 CREATE UNIQUE INDEX cairn_messages_dedupe ON cairn_messages (run_key, dedupe_id);
 
 CREATE INDEX cairn_run_tags_run ON cairn_run_tags (run_key);
+
+CREATE INDEX cairn_runs_admission ON cairn_runs (admission_scope, admission_key, status, admission_seq)
+  WHERE admission_scope IS NOT NULL;
 
 CREATE INDEX cairn_runs_claimable ON cairn_runs (available_at, workflow, version)
   WHERE available_at IS NOT NULL;

@@ -13,6 +13,7 @@ import {
   RUN_COLUMNS,
 } from './row_mapping.ts'
 import type { TransactionStatements } from './transaction.ts'
+import { ADMISSION_SQL } from './admission_statements.ts'
 
 /** Appended to a run UPDATE: the write applies only under the current lease. */
 const FENCED = `WHERE id = ? AND lease_epoch = ? AND status = 'running'`
@@ -23,8 +24,8 @@ const CHECKPOINT_WRITABLE = "('running', 'cancelled')"
 const SQL = {
   insertRun: `INSERT INTO cairn_runs (id, workflow, version, status, input, created_at, updated_at,
     available_at, lease_owner, lease_epoch, turns, parent_run_id, parent_seq, continued_from,
-    tags, origin_kind, origin_run_id, origin_from_seq)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+    tags, origin_kind, origin_run_id, origin_from_seq, admission_scope, admission_key)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
   // A new run's tag (the tag, then its run id): keyed by tag for listRuns({ tag }).
   insertRunTag: `INSERT INTO cairn_run_tags (tag, run_created_at, run_id, run_key)
     SELECT ?, created_at, id, key FROM cairn_runs WHERE id = ?`,
@@ -63,7 +64,8 @@ const SQL = {
   // The epoch moves so the lease holder's later writes are fenced.
   cancelRun: `UPDATE cairn_runs SET status = 'cancelled', error = ?, available_at = NULL, waiting_on = NULL,
     park_reason = NULL, lease_epoch = lease_epoch + 1, finished_at = ?, updated_at = ?
-    WHERE id = ? AND status NOT IN ('completed', 'failed', 'cancelled', 'continued') RETURNING lease_epoch`,
+    WHERE id = ? AND status NOT IN ('completed', 'failed', 'cancelled', 'continued')
+    RETURNING lease_epoch, admission_scope, admission_key`,
   claimRun: `UPDATE cairn_runs SET status = 'running', lease_owner = ?, lease_epoch = lease_epoch + 1,
     turns = turns + 1, available_at = ?, waiting_on = NULL, updated_at = ? WHERE id = ? RETURNING ${RUN_COLUMNS}`,
   // The run a delivery goes to, and the seq its dedupe id was accepted under (NULL: new).
@@ -113,6 +115,7 @@ const SQL = {
   // Found through the status index (running runs only), not a table scan.
   reclaimOwned: `UPDATE cairn_runs SET available_at = ?, updated_at = ?
     WHERE available_at IS NOT NULL AND status = 'running' AND lease_owner = ?`,
+  ...ADMISSION_SQL,
 } as const
 
 export type Statements = { readonly [K in keyof typeof SQL]: SqliteStatement } & {

@@ -12,7 +12,12 @@ import type {
 } from '../../contracts/index.ts'
 
 export function copyRun(run: RunRecord): RunRecord {
-  return { ...run, tags: [...run.tags], origin: run.origin === null ? null : { ...run.origin } }
+  return {
+    ...run,
+    tags: [...run.tags],
+    origin: run.origin === null ? null : { ...run.origin },
+    admission: run.admission === null ? null : { ...run.admission },
+  }
 }
 
 export function copyMessage(message: InboxMessage): InboxMessage {

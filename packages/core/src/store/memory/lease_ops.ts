@@ -12,6 +12,7 @@ import type {
 import { freezeReason } from './copies.ts'
 import { APPLIED, fencedResult, holdsLease } from './fence.ts'
 import { notify } from './message_ops.ts'
+import { promoteQueued } from './run_ops.ts'
 import type { StoreState } from './store_state.ts'
 
 function fencedChange(
@@ -74,6 +75,8 @@ export function finishRun(store: StoreState, op: FinishRunOp, now: number): OpRe
   if (result.status === 'applied' && op.notify !== undefined) notify(store, op.notify, now)
   if (result.status === 'applied' && op.clearEventWaits === true)
     store.events.removeRun(op.fence.runId)
+  if (result.status === 'applied' && op.admission !== undefined && op.status !== 'continued')
+    promoteQueued(store, op.admission.scope, op.admission.key, now)
   return result
 }
 

@@ -1,6 +1,8 @@
 /** Requeueing a failed run: one synchronous change, so atomic like every memory store call. */
 import type { RequeueRequest, RequeueResult } from '../../contracts/index.ts'
 import { checkRequeueRequest } from '../requeue_check.ts'
+import { promoteQueued } from './run_ops.ts'
+import { queuedWaitingOn } from '../admission_check.ts'
 import type { StoreState } from './store_state.ts'
 
 export function requeueRun(store: StoreState, request: RequeueRequest): RequeueResult {
@@ -17,18 +19,21 @@ export function requeueRun(store: StoreState, request: RequeueRequest): RequeueR
     state.checkpoints.delete(seq)
     positionsReset += 1
   }
+  const admission = run.admission
+  if (admission !== null) promoteQueued(store, admission.scope, admission.key, request.now)
+  const queued = admission !== null && store.admissions.reenter(state)
   store.change(
     state,
     {
-      status: 'pending',
+      status: queued ? 'queued' : 'pending',
       error: null,
       finishedAt: null,
-      availableAt: request.now,
-      waitingOn: null,
+      availableAt: queued ? null : request.now,
+      waitingOn: queued ? queuedWaitingOn(admission.key) : null,
       parkReason: null,
       leaseEpoch: epoch,
     },
     request.now,
   )
-  return { status: 'applied', epoch, positionsReset }
+  return { status: 'applied', epoch, positionsReset, ...(queued ? { queued: true } : {}) }
 }

@@ -1,4 +1,5 @@
 import type { RunRecord } from '../../contracts/index.ts'
+import { AdmissionIndex } from './admissions.ts'
 import { ClaimIndex } from './claim_index.ts'
 import { EventState } from './event_state.ts'
 import { RunListing } from './run_listing.ts'
@@ -13,6 +14,8 @@ export class StoreState {
   readonly listing = new RunListing()
   /** The event log and the registered event waits (broadcast events). */
   readonly events = new EventState()
+  /** Singleton keys and their live runs (admissions.ts). */
+  readonly admissions = new AdmissionIndex()
 
   addRun(run: RunRecord): RunState {
     const state = newRunState(run)
@@ -29,5 +32,6 @@ export class StoreState {
     this.claims.update(state)
     if (state.run.status === 'parked') this.parked.add(state)
     else this.parked.delete(state)
+    this.admissions.changed(state)
   }
 }

@@ -10,6 +10,7 @@ import { checkpointInput } from './008_checkpoint_input.ts'
 import { wakeOn } from './009_wake_on.ts'
 import { blocked } from './010_blocked.ts'
 import { stepWorker } from './011_step_worker.ts'
+import { admission } from './012_admission.ts'
 
 /** Every Postgres migration, in revision order. Append only. */
 export const migrations: readonly Migration[] = [
@@ -24,6 +25,7 @@ export const migrations: readonly Migration[] = [
   wakeOn,
   blocked,
   stepWorker,
+  admission,
 ]
 
 export const latestRevision = migrations.length

@@ -1,6 +1,8 @@
 import type { CancelRunOp, OpResult, RunStatus } from '@cairn/core/contracts'
 import type { Statements } from '../statements.ts'
 import { notify } from './deliver_message.ts'
+import { toAdmission } from '../../shared/admission_columns.ts'
+import { promoteFreed } from './admission.ts'
 
 /**
  * Cancel unless terminal; RETURNING gives the new epoch without a second statement. A
@@ -8,9 +10,11 @@ import { notify } from './deliver_message.ts'
  */
 export function cancelRun(s: Statements, op: CancelRunOp, now: number): OpResult {
   const updated = s.cancelRun.get(op.error, now, now, op.runId) as
-    { lease_epoch: number } | undefined
+    | { lease_epoch: number; admission_scope: string | null; admission_key: string | null }
+    | undefined
   if (updated !== undefined) {
     notify(s, op.notify, now)
+    promoteFreed(s, toAdmission(updated.admission_scope, updated.admission_key), now)
     return { status: 'applied', epoch: updated.lease_epoch }
   }
   const row = s.selectFence.get(op.runId) as { status: string; lease_epoch: number } | undefined

@@ -8,6 +8,7 @@ import type {
   SuspendRunOp,
 } from '@cairn/core/contracts'
 import type { Statements } from '../statements.ts'
+import { promoteFreed } from './admission.ts'
 import { wakeOnText } from '../../shared/wake_on.ts'
 import { notify } from './deliver_message.ts'
 import { clearEventWaits, registerEventWaits } from './event_ops.ts'
@@ -55,6 +56,7 @@ export function finishRun(s: Statements, op: FinishRunOp, now: number): OpResult
   if (result.status === 'applied') {
     notify(s, op.notify, now)
     clearEventWaits(s, op)
+    if (op.status !== 'continued') promoteFreed(s, op.admission, now)
   }
   return result
 }
