@@ -61,10 +61,17 @@ export function watchStepStarts(engine: Engine): StartedAt {
   }
 }
 
+/** The singleton key of a crash run when runs are admitted per key (`singletonKeys` keys). */
+export function crashKey(id: number, keys: number): string {
+  return `k${id % keys}`
+}
+
 export function registerCrashWorkflow(
   engine: Engine,
   ledger: string,
   startedAt: StartedAt = () => undefined,
+  /** Admit one run per key at a time, over this many keys (crashKey). Absent: no admission. */
+  singletonKeys?: number,
 ): void {
   const step = (ctx: WorkflowContext, i: number, stepMs: number) =>
     ctx.localStep(`step-${i}`, async ({ attempt }) => {
@@ -85,17 +92,24 @@ export function registerCrashWorkflow(
     for (let i = 0; i < CHILD_STEPS; i++) await step(ctx, i, child.stepMs)
     return childResult(child.k)
   })
-  engine.register('crash', 1, async (ctx, input: CrashInput) => {
-    let total = 0
-    for (let i = 0; i < STEPS; i++) {
-      const value = await step(ctx, i, input.stepMs)
-      total += value.i
-      if (input.sleepAfter.includes(i)) await ctx.sleep(input.sleepMs)
-      if (i === SIGNALS_AFTER) await receiveSignals(ctx, input.signals ?? 0)
-      if (i === CHILDREN_AFTER) await joinChildren(ctx, input)
-    }
-    return total
-  })
+  engine.register(
+    'crash',
+    1,
+    async (ctx, input: CrashInput) => {
+      let total = 0
+      for (let i = 0; i < STEPS; i++) {
+        const value = await step(ctx, i, input.stepMs)
+        total += value.i
+        if (input.sleepAfter.includes(i)) await ctx.sleep(input.sleepMs)
+        if (i === SIGNALS_AFTER) await receiveSignals(ctx, input.signals ?? 0)
+        if (i === CHILDREN_AFTER) await joinChildren(ctx, input)
+      }
+      return total
+    },
+    singletonKeys === undefined
+      ? {}
+      : { singleton: { key: (input: CrashInput) => crashKey(input.id, singletonKeys) } },
+  )
 }
 
 async function joinChildren(ctx: WorkflowContext, input: CrashInput): Promise<void> {

@@ -4,7 +4,8 @@
  * CRASH_INSTANCE (default `crash-engine`), and the store — CRASH_DB (a SQLite file) or
  * CRASH_PG_URL + CRASH_PG_SCHEMA (Postgres) or CRASH_MYSQL_URL + CRASH_MYSQL_DB (MySQL/MariaDB);
  * CRASH_LOG (a file for warnings), CRASH_TRACE (a file for lifecycle events), CRASH_LEASE_MS
- * (default 2 s); failpoints by
+ * (default 2 s), CRASH_SINGLETON_KEYS (admit one `crash` run per key over that many keys);
+ * failpoints by
  * CAIRN_FAILPOINTS.
  */
 import { Engine } from '@cairn/core'
@@ -21,7 +22,13 @@ const engine = new Engine({
   holdTimersUpToMs: 100,
   pollIntervalMs: 50,
 })
-registerCrashWorkflow(engine, process.env.CRASH_LEDGER as string, watchStepStarts(engine))
+const singletonKeys = process.env.CRASH_SINGLETON_KEYS
+registerCrashWorkflow(
+  engine,
+  process.env.CRASH_LEDGER as string,
+  watchStepStarts(engine),
+  singletonKeys === undefined ? undefined : Number(singletonKeys),
+)
 traceEvents(engine, process.env.CRASH_TRACE)
 await engine.startDriving()
 process.stdout.write('ready\n')

@@ -24,7 +24,10 @@ export async function openRuns(client: Engine): Promise<number> {
 export async function waitUntilAllFinished(client: Engine, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
-    const open = await client.listRuns({ status: ['pending', 'running', 'waiting'], limit: 1 })
+    const open = await client.listRuns({
+      status: ['queued', 'pending', 'running', 'waiting'],
+      limit: 1,
+    })
     if (open.runs.length === 0) return
     if (Date.now() > deadline)
       throw new Error(`runs still open after ${timeoutMs} ms, e.g. ${JSON.stringify(open.runs[0])}`)

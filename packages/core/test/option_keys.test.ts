@@ -43,11 +43,10 @@ async function outcomeOf(fn: () => unknown): Promise<string> {
   }
 }
 
-void test('engine.register: a seed option (singleton, onEvent, requires …) is refused as not yet in Cairn, and nothing is registered', async (t) => {
+void test('engine.register: a seed option (onEvent, requires …) is refused as not yet in Cairn, and nothing is registered', async (t) => {
   const engine = await testEngine(t)
   const body = async () => 'done'
   const notYet = [
-    'singleton',
     'onEvent',
     'eventBatch',
     'inputSchema',
@@ -82,7 +81,7 @@ void test('engine.register: a seed option (singleton, onEvent, requires …) is 
     ),
   )
   assert.throws(
-    () => engine.register('order', 1, body, JSON.parse('{"__proto__": {"singleton": 1}}')),
+    () => engine.register('order', 1, body, JSON.parse('{"__proto__": {"onEvent": 1}}')),
     refusal('__proto__'),
   )
   assert.deepEqual(engine.registeredWorkflows(), [])

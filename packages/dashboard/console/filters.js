@@ -2,6 +2,7 @@
 // filter a person sees, the link they share and the request the console sends are one thing.
 
 export const STATUSES = [
+  'queued',
   'pending',
   'running',
   'waiting',
@@ -12,7 +13,7 @@ export const STATUSES = [
   'continued',
   'parked',
 ]
-export const OPEN_STATUSES = ['pending', 'running', 'waiting', 'blocked', 'parked']
+export const OPEN_STATUSES = ['queued', 'pending', 'running', 'waiting', 'blocked', 'parked']
 export const ATTRIBUTE_OPS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte']
 const SINGLE_KEYS = [
   'workflow',

@@ -30,6 +30,7 @@ export function detail(run: RunInfo, now: number): string {
       return claimable === null
         ? `lease ${run.leaseOwner ?? '?'}`
         : `lease ${run.leaseOwner ?? '?'}, ${claimable > now ? 'expires' : 'expired'} ${relative(claimable, now)}`
+    case 'queued':
     case 'waiting':
     case 'blocked':
       return run.waitingOn ?? (claimable === null ? '' : `wakes ${relative(claimable, now)}`)

@@ -20,7 +20,7 @@ export interface CancellationDeps {
   onCancelled(runId: string): Promise<void>
 }
 
-const OPEN = ['pending', 'running', 'waiting', 'blocked', 'parked'] as const
+const OPEN = ['queued', 'pending', 'running', 'waiting', 'blocked', 'parked'] as const
 const PAGE = 100
 
 /** Cancel one run (failing fast on a store outage); null when it does not exist. */
@@ -34,6 +34,8 @@ export async function cancelOne(
   if (run === null) return null
   const error = encodeError(new CancelledError(reason), codec)
   const op: CancelRunOp = { type: 'cancelRun', runId, error }
+  // Naming the key it frees promotes the key's next waiter in the same write.
+  if (run.admission !== null) op.admission = run.admission
   if (run.parentRunId !== null && run.parentSeq !== null)
     op.notify = parentNotice(run, { runId: run.parentRunId, seq: run.parentSeq }, error, codec)
   const result = await deps.committer.enqueue(op, true)

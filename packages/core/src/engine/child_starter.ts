@@ -13,6 +13,8 @@ import type { Committer } from './committer.ts'
 import type { EventHub } from './events.ts'
 import type { ResolvedEngineOptions } from './options.ts'
 import type { WorkflowRegistry } from './registry.ts'
+import type { Admission } from '../contracts/state_store.ts'
+import { admissionOf, singletonFull } from './admission_of.ts'
 
 export interface ChildRequest {
   parent: { runId: string; seq: number }
@@ -38,6 +40,7 @@ export async function startChildRun(
   request: ChildRequest,
 ): Promise<ChildStart> {
   let run: NewRun & { parent: { runId: string; seq: number } }
+  let admission: Admission | undefined
   try {
     assertCallerRunId(request.childRunId, 'childId')
     const workflow = deps.registry.resolve(request.workflow, request.version)
@@ -49,11 +52,15 @@ export async function startChildRun(
       createdAt: deps.options.clock.now(),
       parent: request.parent,
     }
+    admission = admissionOf(workflow, run.input, deps.options.codec, run.id)
   } catch (error) {
     return { ok: false, error }
   }
   // An engine write (retried through a store outage), not a caller's: the parent's turn waits.
-  const result = await deps.committer.enqueue({ type: 'createRun', run })
+  const result = await deps.committer.enqueue({ type: 'createRun', run, admission })
+  // Refused by its singleton key: the child call fails, recorded like any child failure.
+  if (result.status === 'full')
+    return { ok: false, error: singletonFull(run.workflow, admission as Admission, result) }
   if (result.status === 'applied') {
     // A child is a run started like any other (metrics count starts against endings); a
     // replayed parent finds it `exists` and says nothing. (A create whose acknowledgement was

@@ -15,6 +15,7 @@ import { Turn, type TurnDeps, type TurnRun } from '../execution/turn.ts'
 import type { TurnEnd } from '../execution/turn_end.ts'
 import { failpoint } from '../util/failpoints.ts'
 import { startChildRun } from './child_starter.ts'
+import type { SingletonOptions } from '../execution/types.ts'
 import type { Committer } from './committer.ts'
 import type { EventHub } from './events.ts'
 import type { ResolvedEngineOptions } from './options.ts'
@@ -114,6 +115,8 @@ export class Driver {
         deps.remote.blockedReason(transport, step, requires),
       liveTasks: deps.remote.live,
       newestVersion: (workflow) => deps.registry.resolve(workflow).version,
+      singletonOf: (workflow) =>
+        deps.registry.resolve(workflow).options.singleton as SingletonOptions<unknown> | undefined,
       loadInbox: (runId) => o.store.loadInbox(runId),
       inboxPollMs: o.pollIntervalMs,
       onEnded: (turn, end) => this.onTurnEnded(turn, end),
@@ -438,6 +441,9 @@ export class Driver {
         )
         .finally(() => (this.cascading -= 1))
     }
+    // Its singleton slot freed, the ending promoted the key's next waiter: claimable now.
+    if (turn.admission !== null && isTerminal(end) && end.kind !== 'continued')
+      this.wake(this.deps.options.clock.now())
     // A child's outcome went to its parent's inbox with this ending: the parent may run here
     // (waiting: claim it now; busy: it reads its inbox).
     if (turn.parent !== null && isTerminal(end)) {

@@ -18,6 +18,7 @@ import { isStandardSchema } from '../search/schema_check.ts'
 import { checkOptionKeys } from '../util/known_keys.ts'
 import { checkInteger, MAX_TIME_MS } from '../util/numbers.ts'
 import { assertIdentifier } from '../util/validate.ts'
+import { checkSingletonOptions } from './singleton_check.ts'
 
 export interface RegisteredWorkflow {
   name: string
@@ -46,6 +47,7 @@ export class WorkflowRegistry {
     if (versions.has(v))
       throw new DuplicateWorkflowError(`workflow "${name}" version "${v}" is already registered`)
     checkExecutionTimeout(name, options.executionTimeoutMs)
+    checkSingletonOptions(name, options.singleton)
     if (options.searchAttributes !== undefined && !isStandardSchema(options.searchAttributes)) {
       throw new InvalidArgumentError(
         `workflow "${name}": searchAttributes must be a Standard Schema (an object with ~standard.validate)`,

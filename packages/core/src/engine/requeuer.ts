@@ -15,6 +15,11 @@ export interface RequeueReceipt {
   runId: string
   /** How many failed steps were reset: they run again, with a fresh retry budget. */
   positionsReset: number
+  /**
+   * True when the run holds a singleton key whose slots are taken: it is `queued` at the back
+   * of the key's queue, and starts when a slot frees. Absent otherwise.
+   */
+  queued?: boolean
 }
 
 export interface RequeuerDeps {
@@ -47,7 +52,8 @@ export async function requeueRun(deps: RequeuerDeps, runId: string): Promise<Req
     if (result.status === 'applied') {
       deps.wake(now)
       emitRequeued(deps.events, run, result.positionsReset)
-      return { runId, positionsReset: result.positionsReset }
+      const queued = result.queued === true ? { queued: true } : {}
+      return { runId, positionsReset: result.positionsReset, ...queued }
     }
     if (result.status === 'not_found') throw notFound(runId)
     if (result.current.status !== 'failed' || round === MAX_ROUNDS)

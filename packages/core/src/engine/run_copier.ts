@@ -25,7 +25,9 @@
  * the source's tags, and records where it came from (`origin`).
  */
 import type { CheckpointRecord, RunOrigin, RunRecord } from '../contracts/records.ts'
-import type { CreateRunOp, NewRun } from '../contracts/state_store.ts'
+import type { Admission, CreateRunOp, NewRun } from '../contracts/state_store.ts'
+import { admissionOf, singletonFull } from './admission_of.ts'
+import type { WorkflowRegistry } from './registry.ts'
 import { InvalidArgumentError, RunIdConflictError, RunNotFoundError } from '../errors/index.ts'
 import { assertCallerRunId } from '../execution/continue_as_new.ts'
 import { newRunId } from '../util/run_id.ts'
@@ -40,6 +42,8 @@ export interface CopierDeps {
   committer: Committer
   driver: Driver
   events: EventHub
+  /** The copy's workflow version, when registered here: its singleton admission applies. */
+  registry: WorkflowRegistry
 }
 
 export interface RetryWithInputOptions {
@@ -152,12 +156,24 @@ async function createCopy(
     ...(source.tags.length > 0 ? { tags: source.tags } : {}),
   }
   const seed = outcomes.map((record) => ({ ...record, runId: id }))
-  const op: CreateRunOp = { type: 'createRun', run, ...(seed.length > 0 ? { seed } : {}) }
+  // A copy is a new run of its workflow: it takes a slot of its key like a start.
+  const registered = deps.registry.find(source.workflow, source.version)
+  const admission =
+    registered === undefined ? undefined : admissionOf(registered, input, deps.options.codec, id)
+  const op: CreateRunOp = {
+    type: 'createRun',
+    run,
+    ...(seed.length > 0 ? { seed } : {}),
+    ...(admission === undefined ? {} : { admission }),
+  }
   const result = await deps.committer.enqueue(op, true)
   if (result.status === 'exists') return sameCopyOrConflict(result.run, run, origin)
+  if (result.status === 'full') throw singletonFull(run.workflow, admission as Admission, result)
   if (deps.events.wants('run:started')) {
     deps.events.emit('run:started', { runId: id, workflow: run.workflow, version: run.version })
   }
+  if (result.status === 'applied' && result.queued === true)
+    return { runId: id, existing: false, queued: true }
   // Unclaimed: whichever engine has this workflow version takes it (this one, now, if so).
   deps.driver.wake(createdAt)
   return { runId: id, existing: false }

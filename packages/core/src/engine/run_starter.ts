@@ -5,6 +5,8 @@
  * and starts executing here with no second write and no poll.
  */
 import type { RunRecord } from '../contracts/records.ts'
+import type { Admission } from '../contracts/state_store.ts'
+import { admissionOf, singletonFull } from './admission_of.ts'
 import { InvalidArgumentError, RunIdConflictError } from '../errors/index.ts'
 import { checkTags } from '../store/create_check.ts'
 import { checkOptionKeys } from '../util/known_keys.ts'
@@ -33,6 +35,11 @@ export interface StartedRun {
   runId: string
   /** True when the run already existed (an idempotent retry). */
   existing: boolean
+  /**
+   * True when the new run waits for a slot of its singleton key (status `queued`): it starts
+   * when one frees, in start order. Absent otherwise.
+   */
+  queued?: boolean
 }
 
 export interface StarterDeps {
@@ -64,6 +71,7 @@ export async function startRun(
     createdAt,
     ...(tags !== undefined && tags.length > 0 ? { tags } : {}),
   }
+  const admission = admissionOf(workflow, encoded, deps.options.codec, runId)
   const claimed = deps.driver.tryReserve(runId)
   const claim = claimed
     ? { owner: deps.options.instanceId, leaseMs: deps.options.leaseMs }
@@ -72,7 +80,7 @@ export async function startRun(
   const sentAt = deps.options.monotonic()
   let result
   try {
-    result = await deps.committer.enqueue({ type: 'createRun', run, claim }, true)
+    result = await deps.committer.enqueue({ type: 'createRun', run, claim, admission }, true)
   } catch (error) {
     if (claimed) deps.driver.unreserve(runId)
     throw error
@@ -83,10 +91,28 @@ export async function startRun(
     deps.driver.adoptOrphan(result.run)
     return existing
   }
+  if (result.status === 'full') {
+    if (claimed) deps.driver.unreserve(runId)
+    throw singletonFull(workflow.name, admission as Admission, result)
+  }
   if (deps.events.wants('run:started')) {
     deps.events.emit('run:started', { runId, workflow: workflow.name, version: workflow.version })
   }
-  if (claimed) deps.driver.runReserved({ ...run, epoch: 1, inboxSeq: 0, leaseGrantedAt: sentAt })
+  // A queued run took no lease: it waits for a slot, promoted by the write that frees one.
+  const queued = result.status === 'applied' && result.queued === true
+  if (queued) {
+    if (claimed) deps.driver.unreserve(runId)
+    return { runId, existing: false, queued: true }
+  }
+  const held = admission === undefined ? null : { scope: admission.scope, key: admission.key }
+  if (claimed)
+    deps.driver.runReserved({
+      ...run,
+      epoch: 1,
+      inboxSeq: 0,
+      leaseGrantedAt: sentAt,
+      admission: held,
+    })
   else deps.driver.wake(createdAt)
   return { runId, existing: false }
 }

@@ -15,7 +15,7 @@ import { CancelledError } from '../errors/index.ts'
 import { adoptInbox } from './inbox_adoption.ts'
 import { cancelUnstarted, type UnstartedCancelDeps } from './unstarted_cancel.ts'
 
-const LIVE = new Set(['pending', 'running', 'waiting', 'blocked', 'parked'])
+const LIVE = new Set(['queued', 'pending', 'running', 'waiting', 'blocked', 'parked'])
 
 /** `onCancelled`: an orphaned successor ended cancelled. */
 export type SuccessorCheckDeps = UnstartedCancelDeps

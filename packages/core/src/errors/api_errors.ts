@@ -46,6 +46,11 @@ export class NotAtBreakpointError extends defineError(ErrorCodes.NOT_AT_BREAKPOI
 export class WebhookNotFoundError extends defineError(ErrorCodes.WEBHOOK_NOT_FOUND) {}
 /** A run with this id exists with a different workflow or input. */
 export class RunIdConflictError extends defineError(ErrorCodes.RUN_ID_CONFLICT) {}
+/**
+ * A start over its singleton key's limit, with `onFull: 'reject'` or a full queue: nothing was
+ * created. `details`: `{ workflow, key, limit, admitted, queued }`.
+ */
+export class SingletonFullError extends defineError(ErrorCodes.SINGLETON_FULL) {}
 /** `waitForRun` gave up before the run reached a terminal status (the run goes on). */
 export class WaitTimeoutError extends defineError(ErrorCodes.WAIT_TIMEOUT) {}
 /** The engine is stopped or draining and takes no new work. */

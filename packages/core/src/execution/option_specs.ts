@@ -19,6 +19,7 @@ import type {
   LocalStepOptions,
   RetryOptions,
   SignalWaitOptions,
+  SingletonOptions,
   StepOptions,
   StepCallOptions,
   UpdateOptions,
@@ -31,8 +32,20 @@ export const WORKFLOW_OPTIONS: OptionsSpec = {
     retry: true,
     executionTimeoutMs: true,
     searchAttributes: true,
+    singleton: true,
   }),
   foreign: FOREIGN_WORKFLOW_OPTIONS,
+}
+
+/** A workflow's singleton admission (`register(…, { singleton })`). */
+export const SINGLETON_OPTIONS: OptionsSpec = {
+  call: 'engine.register singleton',
+  known: optionNames<SingletonOptions>({
+    key: true,
+    limit: true,
+    onFull: true,
+    maxQueueDepth: true,
+  }),
 }
 
 /** A workflow's default retry policy (`register(…, { retry })`). */

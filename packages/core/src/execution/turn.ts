@@ -46,7 +46,7 @@ import { commitTransactional, type TransactionalHost } from './transactional_com
 import { decodeOutcome } from './outcome.ts'
 import type { EncodedOutcome, StepRecordInput, TurnRuntime } from './runtime.ts'
 import { resolveRetryPolicy, type RetryPolicy } from './retry_policy.ts'
-import type { RetryOptions } from './types.ts'
+import type { RetryOptions, SingletonOptions } from './types.ts'
 import { TurnEnding, type TurnEnd } from './turn_end.ts'
 import { TurnLease } from './turn_lease.ts'
 import type { RegisteredStep } from '../engine/step_registry.ts'
@@ -70,6 +70,8 @@ export interface TurnDeps {
   monotonic: () => number
   /** The version `start` would pick for `workflow` (a successor runs the newest code). */
   newestVersion(workflow: string): string
+  /** The singleton options of the workflow's newest version (a successor's admission). */
+  singletonOf(workflow: string): SingletonOptions<unknown> | undefined
   /** Reads the run's unconsumed messages (a busy turn looking for new ones). */
   loadInbox(runId: string): Promise<InboxMessage[]>
   /** How often a busy turn with message waits reads its inbox (the engine's poll interval). */
@@ -103,6 +105,8 @@ export interface TurnRun {
   /** For a child run: the parent position its outcome goes to. */
   parentRunId?: string | null
   parentSeq?: number | null
+  /** The singleton key the run holds a slot of (RunRecord.admission), or null/absent. */
+  admission?: { scope: string; key: string } | null
 }
 
 /** A workflow's execution timeout, anchored at the run's creation. */
@@ -199,6 +203,8 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   hasEventWaits = false
   /** Where this run's outcome goes when it is a child; null for a top-level run. */
   readonly parent: { runId: string; seq: number } | null
+  /** The singleton key whose slot this run holds, as the store gave it; null for none. */
+  readonly admission: { scope: string; key: string } | null
 
   constructor(
     deps: TurnDeps,
@@ -219,6 +225,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
       run.parentRunId == null || run.parentSeq == null
         ? null
         : { runId: run.parentRunId, seq: run.parentSeq }
+    this.admission = run.admission ?? null
     this.runId = run.id
     this.workflow = run.workflow
     this.version = run.version

@@ -85,6 +85,7 @@ export class TurnEnding {
       status,
       output: encoded.ok ? encoded.output : null,
       error: encoded.ok ? null : encoded.error,
+      ...this.releasing(),
     }
     this.notifyParent(op)
     this.clearEventWaits(op)
@@ -113,6 +114,7 @@ export class TurnEnding {
         continuedFrom: runId,
         ...(this.turn.parent === null ? {} : { parent: this.turn.parent }),
       },
+      ...this.inherited(),
     }
     const finish: FinishRunOp = {
       type: 'finishRun',
@@ -139,6 +141,32 @@ export class TurnEnding {
     this.end({ kind: 'continued', continuedTo: successor })
   }
 
+  /** A finish frees the run's singleton slot: naming the key promotes its next waiter at once. */
+  private releasing(): Pick<FinishRunOp, 'admission'> {
+    const held = this.turn.admission
+    return held === null ? {} : { admission: held }
+  }
+
+  /**
+   * A successor keeps its predecessor's singleton slot (one logical run): the same key, the
+   * limit and queue settings of the newest version, taking the slot over in the batch.
+   */
+  private inherited(): Pick<CreateRunOp, 'admission'> {
+    const held = this.turn.admission
+    if (held === null) return {}
+    const singleton = this.deps.singletonOf(this.turn.workflow)
+    const onFull = singleton?.onFull ?? 'queue'
+    return {
+      admission: {
+        ...held,
+        limit: singleton?.limit ?? 1,
+        onFull,
+        maxQueueDepth: onFull === 'queue' ? (singleton?.maxQueueDepth ?? null) : null,
+        inheritFrom: this.turn.runId,
+      },
+    }
+  }
+
   /** A compensating cancel has undone what it could: the run ends cancelled (fenced). */
   cancelWith(reason: string): Promise<void> {
     return this.endCancelled('run cancelled', () => new CancelledError(reason))
@@ -160,6 +188,7 @@ export class TurnEnding {
       status: 'cancelled',
       output: null,
       error,
+      ...this.releasing(),
     }
     this.notifyParent(op)
     // A run timed out as it woke has not re-registered its waits in this turn: clear anyway

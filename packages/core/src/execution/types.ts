@@ -298,4 +298,28 @@ export interface WorkflowOptions {
    * with `details.issues` ({ message, path }[]). May validate asynchronously.
    */
   searchAttributes?: StandardSchemaV1
+  /**
+   * Singleton admission (docs/flow-control.md): at most `limit` runs of one key at once, the
+   * key computed from the run's input at start. Decided by the store in the write that
+   * creates the run, exact across engines.
+   */
+  singleton?: SingletonOptions
+}
+
+/** `register(…, { singleton })`: see WorkflowOptions.singleton. */
+export interface SingletonOptions<I = never> {
+  /**
+   * The key of a run, from its input as the workflow receives it (decoded by the codec): a
+   * string of 1..256 characters. Runs of one workflow (any version) with one key share slots.
+   */
+  key: (input: I) => string
+  /** Runs of a key admitted at once. Default 1. */
+  limit?: number
+  /**
+   * A start over the limit: `queue` (default) creates the run `queued`, started when a slot
+   * frees, in start order; `reject` refuses it with E_SINGLETON_FULL, creating nothing.
+   */
+  onFull?: 'reject' | 'queue'
+  /** `queue` only: at most this many queued runs per key; a start beyond is E_SINGLETON_FULL. */
+  maxQueueDepth?: number
 }

@@ -32,7 +32,7 @@ interface BulkAction {
 const ACTIONS: Readonly<Record<string, BulkAction>> = {
   retry: { statuses: ['failed'], apply: (engine, runId) => engine.requeue(runId) },
   cancel: {
-    statuses: ['pending', 'running', 'waiting', 'blocked', 'parked'],
+    statuses: ['queued', 'pending', 'running', 'waiting', 'blocked', 'parked'],
     apply: (engine, runId, body) =>
       engine.cancel(runId, { reason: optionalString(body, 'reason') }),
   },

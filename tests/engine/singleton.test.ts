@@ -1,0 +1,265 @@
+/**
+ * Singleton admission through the engine (issue 15): `register(…, { singleton })` bounds the
+ * runs of a key; a start over the limit queues (started when a slot frees, in start order) or
+ * is refused with E_SINGLETON_FULL creating nothing; every way a run ends frees its slot; a
+ * resubmitted start takes no second slot; continueAsNew keeps the slot; a child over its
+ * key's limit fails the parent's call. On every store.
+ */
+import assert from 'node:assert/strict'
+import { SingletonFullError, type Engine } from '@cairn/core'
+import { eachStore } from '../helpers/harness.ts'
+
+interface Order {
+  cart: string
+  n: number
+}
+
+/** A checkout that waits for a `go` signal, so tests decide when each run ends. */
+function registerCheckout(
+  engine: Engine,
+  singleton: { limit?: number; onFull?: 'reject' | 'queue'; maxQueueDepth?: number } = {},
+): void {
+  engine.register(
+    'checkout',
+    1,
+    async (ctx, order: Order) => {
+      await ctx.waitForSignal('go')
+      return `paid ${order.n}`
+    },
+    { singleton: { key: (order: Order) => order.cart, ...singleton } },
+  )
+}
+
+async function statuses(engine: Engine, ids: readonly string[]): Promise<string[]> {
+  return Promise.all(ids.map(async (id) => (await engine.getRun(id))?.status ?? 'missing'))
+}
+
+eachStore('singleton admission', (test) => {
+  test('one run per cart: the next queues and starts when the first completes', async (env) => {
+    const engine = await env.engine()
+    registerCheckout(engine)
+    const first = await engine.start('checkout', { cart: 'c1', n: 1 })
+    const second = await engine.start('checkout', { cart: 'c1', n: 2 })
+    const other = await engine.start('checkout', { cart: 'c2', n: 3 })
+    assert.equal(first.queued, undefined)
+    assert.equal(second.queued, true, 'the second start on c1 is queued')
+    assert.equal(other.queued, undefined, 'another cart has a slot of its own')
+    await env.settle()
+    assert.deepEqual(await statuses(engine, [first.runId, second.runId, other.runId]), [
+      'waiting',
+      'queued',
+      'waiting',
+    ])
+    const queued = await engine.getRun(second.runId)
+    assert.match(queued?.waitingOn ?? '', /c1/)
+    assert.deepEqual(
+      (await engine.listRuns({ status: 'queued' })).runs.map((r) => r.id),
+      [second.runId],
+    )
+    await engine.signal({ runId: first.runId, name: 'go' }, null)
+    assert.equal((await engine.waitForRun(first.runId)).status, 'completed')
+    await env.settle()
+    assert.deepEqual(await statuses(engine, [second.runId]), ['waiting'], 'promoted and started')
+    await engine.signal({ runId: second.runId, name: 'go' }, null)
+    assert.deepEqual(await engine.waitForRun(second.runId), {
+      runId: second.runId,
+      status: 'completed',
+      output: 'paid 2',
+    })
+  })
+
+  test('onFull reject: E_SINGLETON_FULL with the key and counts, nothing created', async (env) => {
+    const engine = await env.engine()
+    registerCheckout(engine, { limit: 2, onFull: 'reject' })
+    await engine.start('checkout', { cart: 'c1', n: 1 })
+    await engine.start('checkout', { cart: 'c1', n: 2 })
+    const refused = await engine.start('checkout', { cart: 'c1', n: 3 }, { runId: 'third' }).then(
+      () => null,
+      (error: unknown) => error,
+    )
+    assert.ok(refused instanceof SingletonFullError, `got ${String(refused)}`)
+    assert.equal(refused.code, 'E_SINGLETON_FULL')
+    assert.deepEqual(refused.details, {
+      workflow: 'checkout',
+      key: 'c1',
+      limit: 2,
+      admitted: 2,
+      queued: 0,
+    })
+    assert.equal(await engine.getRun('third'), null, 'a refused start creates no run')
+  })
+
+  test('maxQueueDepth: a start beyond the queue is refused', async (env) => {
+    const engine = await env.engine()
+    registerCheckout(engine, { maxQueueDepth: 1 })
+    await engine.start('checkout', { cart: 'c1', n: 1 })
+    assert.equal((await engine.start('checkout', { cart: 'c1', n: 2 })).queued, true)
+    await assert.rejects(engine.start('checkout', { cart: 'c1', n: 3 }), {
+      code: 'E_SINGLETON_FULL',
+      details: { workflow: 'checkout', key: 'c1', limit: 1, admitted: 1, queued: 1 },
+    })
+  })
+
+  test('a resubmitted start returns the same run and takes no second slot', async (env) => {
+    const engine = await env.engine()
+    registerCheckout(engine, { limit: 2, onFull: 'reject' })
+    const input = { cart: 'c1', n: 1 }
+    await engine.start('checkout', input, { runId: 'once' })
+    for (let i = 0; i < 3; i++) {
+      const again = await engine.start('checkout', input, { runId: 'once' })
+      assert.equal(again.existing, true)
+    }
+    const second = await engine.start('checkout', { cart: 'c1', n: 2 })
+    assert.equal(second.existing, false, 'the second slot is still free')
+  })
+
+  test('a failed, a cancelled and a timed-out holder each free the slot', async (env) => {
+    const engine = await env.engine()
+    engine.register(
+      'job',
+      1,
+      async (ctx, input: { key: string; how: string }) => {
+        if (input.how === 'fail') {
+          await ctx.waitForSignal('go')
+          throw new Error('no')
+        }
+        if (input.how === 'sleep') await ctx.sleep('1h')
+        return 'ok'
+      },
+      { singleton: { key: (input: { key: string }) => input.key }, executionTimeoutMs: 60_000 },
+    )
+    const failing = await engine.start('job', { key: 'k', how: 'fail' })
+    const waiter = await engine.start('job', { key: 'k', how: 'sleep' })
+    assert.equal(waiter.queued, true)
+    await engine.signal({ runId: failing.runId, name: 'go' }, null)
+    assert.equal((await engine.waitForRun(failing.runId)).status, 'failed')
+    await env.settle()
+    assert.deepEqual(
+      await statuses(engine, [waiter.runId]),
+      ['waiting'],
+      'promoted after a failure',
+    )
+    const third = await engine.start('job', { key: 'k', how: 'sleep' })
+    assert.equal(third.queued, true)
+    await engine.cancel(waiter.runId)
+    await env.settle()
+    assert.deepEqual(await statuses(engine, [third.runId]), ['waiting'], 'promoted after a cancel')
+    // The execution timeout counts from creation, queue time included: the next one is
+    // started late enough to outlive the holder.
+    await env.skip(50_000)
+    const fourth = await engine.start('job', { key: 'k', how: 'done' })
+    assert.equal(fourth.queued, true)
+    await env.skip(11_000) // the sleeping holder outlives its execution timeout
+    assert.equal((await engine.waitForRun(third.runId)).status, 'cancelled')
+    const last = await engine.waitForRun(fourth.runId)
+    assert.equal(last.status, 'completed', 'promoted after a timeout')
+  })
+
+  test('cancelling a queued run leaves the queue; the holder keeps its slot', async (env) => {
+    const engine = await env.engine()
+    registerCheckout(engine)
+    const holder = await engine.start('checkout', { cart: 'c1', n: 1 })
+    const a = await engine.start('checkout', { cart: 'c1', n: 2 })
+    const b = await engine.start('checkout', { cart: 'c1', n: 3 })
+    await engine.cancel(a.runId)
+    await env.settle()
+    assert.deepEqual(await statuses(engine, [holder.runId, a.runId, b.runId]), [
+      'waiting',
+      'cancelled',
+      'queued',
+    ])
+    await engine.signal({ runId: holder.runId, name: 'go' }, null)
+    await engine.waitForRun(holder.runId)
+    await env.settle()
+    assert.deepEqual(await statuses(engine, [b.runId]), ['waiting'])
+  })
+
+  test('continueAsNew keeps the slot: the waiter starts only when the last successor ends', async (env) => {
+    const engine = await env.engine()
+    engine.register(
+      'loop',
+      1,
+      async (ctx, input: { key: string; round: number }) => {
+        if (input.round < 3) return ctx.continueAsNew({ ...input, round: input.round + 1 })
+        await ctx.waitForSignal('go')
+        return `round ${input.round}`
+      },
+      { singleton: { key: (input: { key: string }) => input.key } },
+    )
+    const looping = await engine.start('loop', { key: 'k', round: 1 })
+    await env.settle()
+    const waiter = await engine.start('loop', { key: 'k', round: 3 })
+    assert.equal(waiter.queued, true, 'the chain holds the slot')
+    const last = (await engine.listRuns({ status: 'waiting' })).runs
+    assert.equal(last.length, 1, 'one run of the chain waits')
+    assert.deepEqual(await statuses(engine, [looping.runId, waiter.runId]), ['continued', 'queued'])
+    await engine.signal({ runId: last[0]?.id as string, name: 'go' }, null)
+    await engine.waitForRun(last[0]?.id as string)
+    await env.settle()
+    assert.deepEqual(await statuses(engine, [waiter.runId]), ['waiting'])
+  })
+
+  test('a child over its key limit with onFull reject: the parent call fails, caused by E_SINGLETON_FULL', async (env) => {
+    const engine = await env.engine()
+    registerCheckout(engine, { onFull: 'reject' })
+    engine.register('parent', 1, async (ctx) => {
+      try {
+        await ctx.child('checkout', { cart: 'c1', n: 9 })
+        return 'started'
+      } catch (error) {
+        const e = error as { code?: string; cause?: { code?: string } }
+        return `${e.code} ${e.cause?.code}`
+      }
+    })
+    await engine.start('checkout', { cart: 'c1', n: 1 })
+    const parent = await engine.start('parent', null)
+    assert.deepEqual(
+      await engine.waitForRun(parent.runId),
+      { runId: parent.runId, status: 'completed', output: 'E_CHILD_FAILED E_SINGLETON_FULL' },
+      'the child never started',
+    )
+  })
+
+  test('a retry with edited input and a fork take a slot of their key like a start', async (env) => {
+    const engine = await env.engine()
+    registerCheckout(engine)
+    const holder = await engine.start('checkout', { cart: 'c1', n: 1 })
+    await env.settle()
+    const retried = await engine.retryWithInput(holder.runId, { cart: 'c1', n: 2 })
+    assert.equal(retried.queued, true, 'same cart: waits for the holder')
+    const forked = await engine.fork(holder.runId, { fromSeq: 0 })
+    assert.equal(forked.queued, true, 'a fork of the same input: waits too')
+    const elsewhere = await engine.retryWithInput(holder.runId, { cart: 'c2', n: 3 })
+    assert.equal(elsewhere.queued, undefined, 'another cart: admitted')
+    assert.deepEqual(await statuses(engine, [retried.runId, forked.runId]), ['queued', 'queued'])
+  })
+
+  test('bad singleton options fail at register; a bad key fails the start, creating nothing', async (env) => {
+    const engine = await env.engine()
+    const body = async () => 'x'
+    for (const singleton of [
+      {},
+      { key: 'cart' },
+      { key: () => 'k', limit: 0 },
+      { key: () => 'k', limit: Number.NaN },
+      { key: () => 'k', onFull: 'drop' },
+      { key: () => 'k', onFull: 'reject', maxQueueDepth: 3 },
+      { key: () => 'k', perKey: true },
+    ])
+      assert.throws(
+        () => engine.register('bad', 1, body, { singleton } as never),
+        { code: 'E_INVALID_ARGUMENT' },
+        JSON.stringify(singleton),
+      )
+    engine.register('keyed', 1, body, {
+      singleton: { key: (input: { k: unknown }) => input.k as string },
+    })
+    for (const k of [undefined, 7, '', 'x'.repeat(257), '\u0000'])
+      await assert.rejects(
+        engine.start('keyed', { k }, { runId: `bad-${String(k).length}` }),
+        { code: 'E_INVALID_ARGUMENT' },
+        String(k),
+      )
+    assert.deepEqual((await engine.listRuns({})).runs, [], 'no run was created')
+  })
+})
