@@ -130,6 +130,7 @@ export interface Admission {
   key: string
   /** Runs of the key admitted at once: an integer >= 1. */
   limit: number
+  /** Over the limit: create the run `queued`, or write nothing (`full`). */
   onFull: 'reject' | 'queue'
   /** `queue` only: at most this many queued runs per key (an integer >= 0), or null. */
   maxQueueDepth: number | null

@@ -25,8 +25,7 @@ import type { SqlSession } from './driver.ts'
 import { toSafeInteger } from './integers.ts'
 import { Params } from './params.ts'
 
-/** Statuses of a run holding a slot, as stored (a blocked run is stored `waiting`). */
-const ADMITTED = "('pending', 'running', 'waiting', 'parked')"
+/** Statuses of a run of a key that is not over: queued, or holding a slot (blocked is stored `waiting`). */
 const LIVE = "('queued', 'pending', 'running', 'waiting', 'parked')"
 
 interface Key {
