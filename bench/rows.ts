@@ -76,6 +76,25 @@ export const ROWS: Record<string, Row> = {
     inDefault: false,
     measure: async () => (await import('./remote/raw_bullmq_row.ts')).measureRawBullmq(),
   },
+  // Singleton admission's cost (issue 15), on request, beside its plain row in one run:
+  //   npm run bench -- --store sqlite-normal,admission-sqlite-normal,postgres,admission-postgres
+  'admission-sqlite-normal': {
+    kind: 'other',
+    inDefault: false,
+    measure: async (dir) =>
+      (await import('./engine_row.ts')).measureEngine(await sqliteStore(dir, 'normal'), true),
+  },
+  'admission-postgres': {
+    kind: 'other',
+    service: 'postgres',
+    inDefault: false,
+    measure: () =>
+      withScratchSchema('cairn_bench_adm', async (schema) => {
+        const { PostgresStore } = await import('@cairn/sql/postgres')
+        const { measureEngine } = await import('./engine_row.ts')
+        return measureEngine(new PostgresStore({ connectionString: PG_URL, schema }), true)
+      }),
+  },
   dbos: {
     kind: 'other',
     service: 'postgres',

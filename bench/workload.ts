@@ -16,15 +16,29 @@ export const WARM_UP_RUNS = 2000
 /** Starts one workflow of `steps` steps and resolves once it has completed. */
 export type RunOne = (id: number, steps: number) => Promise<void>
 
-export function registerWorkload(engine: Engine): void {
-  engine.register('bench-steps', 1, async (ctx, input: { id: number; steps: number }) => {
-    let acc = 0
-    for (let i = 0; i < input.steps; i++) {
-      const r = await ctx.localStep(`step-${i}`, () => ({ i, ok: true, v: acc + i }))
-      acc = r.v
-    }
-    return acc
-  })
+/**
+ * Singleton admission on every run, with a limit nothing reaches: 100 keys (`id % 100`), 1,000
+ * slots each — the bench measures what admission costs, not queueing (issue 15's overhead row).
+ */
+export const ADMISSION_OVERHEAD = {
+  key: (input: { id: number }) => `k${Math.abs(input.id) % 100}`,
+  limit: 1000,
+}
+
+export function registerWorkload(engine: Engine, admission = false): void {
+  engine.register(
+    'bench-steps',
+    1,
+    async (ctx, input: { id: number; steps: number }) => {
+      let acc = 0
+      for (let i = 0; i < input.steps; i++) {
+        const r = await ctx.localStep(`step-${i}`, () => ({ i, ok: true, v: acc + i }))
+        acc = r.v
+      }
+      return acc
+    },
+    admission ? { singleton: ADMISSION_OVERHEAD } : {},
+  )
 }
 
 export interface WorkloadResult {

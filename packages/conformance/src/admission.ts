@@ -74,6 +74,13 @@ function finishOp(
   }
 }
 
+/** An applied end that says whether its freed slot promoted queued runs (OpResult.promoted). */
+function expectPromoted(result: OpResult, promoted: boolean, what: string): void {
+  expectApplied(result, what)
+  const said = result.status === 'applied' && result.promoted === true
+  assert.equal(said, promoted, `${what}: promoted ${JSON.stringify(result)}`)
+}
+
 export function admissionTests(define: Define): void {
   define(
     'a key admits up to its limit; over it, reject writes nothing and says why',
@@ -157,7 +164,7 @@ export function admissionTests(define: Define): void {
       await admit(store, 'r3', a, T0 + 1) // ids out of order: start order decides, not the id
       await admit(store, 'r2', a, T0 + 2)
       const fence = await claimOne(store, 'r1', T0 + 5)
-      expectApplied(await applyOne(store, finishOp(fence, 'k'), T0 + 6), 'finish r1')
+      expectPromoted(await applyOne(store, finishOp(fence, 'k'), T0 + 6), true, 'finish r1')
       same(
         await statuses(store, ['r1', 'r3', 'r2']),
         { r1: 'completed', r3: 'pending', r2: 'queued' },
@@ -167,8 +174,10 @@ export function admissionTests(define: Define): void {
       assert.equal(promoted.availableAt, T0 + 6, 'promoted runs are claimable at once')
       assert.equal(promoted.waitingOn, null)
       const f3 = await claimOne(store, 'r3', T0 + 7)
-      expectApplied(await applyOne(store, finishOp(f3, 'k', 'failed'), T0 + 8), 'fail r3')
+      expectPromoted(await applyOne(store, finishOp(f3, 'k', 'failed'), T0 + 8), true, 'fail r3')
       same(await statuses(store, ['r2']), { r2: 'pending' }, 'a failed run frees its slot too')
+      const f2 = await claimOne(store, 'r2', T0 + 9)
+      expectPromoted(await applyOne(store, finishOp(f2, 'k'), T0 + 10), false, 'nobody waits')
     },
   )
 
@@ -200,7 +209,11 @@ export function admissionTests(define: Define): void {
       await admit(store, 'r1', a, T0)
       await admit(store, 'r2', a, T0 + 1)
       const fence = await claimOne(store, 'r1', T0 + 5)
-      expectApplied(await applyOne(store, finishOp(fence, null), T0 + 6), 'finish without the key')
+      expectPromoted(
+        await applyOne(store, finishOp(fence, null), T0 + 6),
+        false,
+        'finish without the key',
+      )
       same(await statuses(store, ['r2']), { r2: 'queued' }, 'no promotion without the key')
       // The next write on the key: r2 goes first, the newcomer queues behind nobody but r2.
       same(await admit(store, 'r3', a, T0 + 7), { status: 'applied', epoch: 0, queued: true }, 'r3')
@@ -218,12 +231,13 @@ export function admissionTests(define: Define): void {
     async (store) => {
       const a = admission('k')
       for (const [i, id] of ['r1', 'r2', 'r3', 'r4'].entries()) await admit(store, id, a, T0 + i)
-      expectApplied(
+      expectPromoted(
         await applyOne(
           store,
           { type: 'cancelRun', runId: 'r3', error: '{"message":"x"}', admission: KEY_K },
           T0 + 10,
         ),
+        false,
         'cancel queued r3',
       )
       same(
@@ -231,12 +245,13 @@ export function admissionTests(define: Define): void {
         { r1: 'pending', r2: 'queued', r3: 'cancelled', r4: 'queued' },
         'after r3',
       )
-      expectApplied(
+      expectPromoted(
         await applyOne(
           store,
           { type: 'cancelRun', runId: 'r1', error: '{"message":"x"}', admission: KEY_K },
           T0 + 11,
         ),
+        true,
         'cancel r1',
       )
       same(await statuses(store, ['r2', 'r4']), { r2: 'pending', r4: 'queued' }, 'after r1')

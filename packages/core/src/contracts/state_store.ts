@@ -347,7 +347,18 @@ export interface FenceState {
 }
 
 export type OpResult =
-  | { status: 'applied'; epoch?: number; availableAt?: number | null; queued?: boolean }
+  | {
+      status: 'applied'
+      epoch?: number
+      availableAt?: number | null
+      /** createRun: the run was created `queued` (CreateRunOp.admission). */
+      queued?: boolean
+      /**
+       * finishRun / cancelRun naming an admission key: the slot it freed promoted queued runs,
+       * claimable now (the caller may look for work at once). Absent: nothing was promoted.
+       */
+      promoted?: boolean
+    }
   | { status: 'full'; key: string; admitted: number; queued: number }
   | { status: 'fenced'; current: FenceState | null }
   | { status: 'conflict'; existing: CheckpointRecord }

@@ -441,8 +441,11 @@ export class Driver {
         )
         .finally(() => (this.cascading -= 1))
     }
-    // Its singleton slot freed, the ending promoted the key's next waiter: claimable now.
-    if (turn.admission !== null && isTerminal(end) && end.kind !== 'continued')
+    // The ending's freed singleton slot promoted queued runs: claimable now.
+    if (
+      (end.kind === 'completed' || end.kind === 'failed' || end.kind === 'cancelled') &&
+      end.promoted === true
+    )
       this.wake(this.deps.options.clock.now())
     // A child's outcome went to its parent's inbox with this ending: the parent may run here
     // (waiting: claim it now; busy: it reads its inbox).

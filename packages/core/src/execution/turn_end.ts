@@ -24,13 +24,22 @@ import { encodeError, encodeValue } from './outcome.ts'
 import { wakeOnOf } from './wake_names.ts'
 import type { Turn, TurnDeps } from './turn.ts'
 
+/**
+ * `promoted`: the ending freed a singleton slot and the store promoted queued runs into it
+ * (claimable now: the driver looks for work at once).
+ */
 export type TurnEnd =
-  | { kind: 'completed' | 'failed'; output: string | null; error: string | null }
+  | {
+      kind: 'completed' | 'failed'
+      output: string | null
+      error: string | null
+      promoted?: boolean
+    }
   | { kind: 'continued'; continuedTo: string }
   | { kind: 'suspended'; wakeAt: number | null }
   | { kind: 'parked'; reason: ParkReason }
   | { kind: 'released' }
-  | { kind: 'cancelled'; error?: string }
+  | { kind: 'cancelled'; error?: string; promoted?: boolean }
   | { kind: 'lost'; reason: string }
 
 interface WaitInfo {
@@ -89,9 +98,10 @@ export class TurnEnding {
     }
     this.notifyParent(op)
     this.clearEventWaits(op)
-    if ((await this.commit([op])) === null) return
+    const results = await this.commit([op])
+    if (results === null) return
     this.emitTerminal(status, op.error)
-    this.end({ kind: status, output: op.output, error: op.error })
+    this.end({ kind: status, output: op.output, error: op.error, ...promotedBy(results) })
   }
 
   /**
@@ -194,9 +204,10 @@ export class TurnEnding {
     // A run timed out as it woke has not re-registered its waits in this turn: clear anyway
     // (rare endings; the clearing costs a statement).
     op.clearEventWaits = true
-    if ((await this.commit([op])) === null) return
+    const results = await this.commit([op])
+    if (results === null) return
     this.deps.events.emit('run:cancelled', this.ref())
-    this.end({ kind: 'cancelled', error })
+    this.end({ kind: 'cancelled', error, ...promotedBy(results) })
   }
 
   async suspend(waits: ReadonlyMap<number, WaitInfo>, deadline: number | null): Promise<void> {
@@ -420,4 +431,10 @@ function describeWaits(waits: SuspendedWait[]): string {
     return w.wakeAt === null ? w.label : `${w.label} until ${timeText(w.wakeAt)}`
   })
   return waits.length > 3 ? `${shown.join('; ')}; and ${waits.length - 3} more` : shown.join('; ')
+}
+
+/** `{ promoted: true }` when the ending's write promoted queued runs (OpResult.promoted). */
+function promotedBy(results: readonly OpResult[]): { promoted?: true } {
+  const first = results[0]
+  return first?.status === 'applied' && first.promoted === true ? { promoted: true } : {}
 }

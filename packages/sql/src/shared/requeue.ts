@@ -10,7 +10,7 @@ import type { SqlContext } from './context.ts'
 import type { SqlSession, SqlStatement } from './driver.ts'
 import { toSafeInteger } from './integers.ts'
 import { Params } from './params.ts'
-import { lockKeyOf, reenterKey } from './admission_writes.ts'
+import { lockKeyOf, reenterKey } from './admission_requeue.ts'
 
 export interface RequeueContext extends SqlContext {
   /** Sent in the transaction once the run is claimable: a wake-up for other engines. */

@@ -11,9 +11,10 @@ const ADMITTED = "('pending', 'running', 'waiting', 'parked')"
 const OF_KEY = 'admission_scope = ? AND admission_key = ?'
 
 export const ADMISSION_SQL = {
-  // scope, key, limit: insert the key or give it this writer's limit.
+  // scope, key, limit: insert the key or give it this writer's limit (no write when unchanged).
   upsertAdmissionKey: `INSERT INTO cairn_admission_keys (scope, admission_key, lim, next_seq)
-    VALUES (?, ?, ?, 0) ON CONFLICT (scope, admission_key) DO UPDATE SET lim = excluded.lim`,
+    VALUES (?, ?, ?, 0) ON CONFLICT (scope, admission_key) DO UPDATE SET lim = excluded.lim
+    WHERE lim <> excluded.lim`,
   // scope, key, the new run's id (not counted): admitted, then queued.
   countAdmission: `SELECT coalesce(sum(status <> 'queued'), 0) AS admitted,
     coalesce(sum(status = 'queued'), 0) AS queued

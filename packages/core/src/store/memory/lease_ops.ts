@@ -75,9 +75,12 @@ export function finishRun(store: StoreState, op: FinishRunOp, now: number): OpRe
   if (result.status === 'applied' && op.notify !== undefined) notify(store, op.notify, now)
   if (result.status === 'applied' && op.clearEventWaits === true)
     store.events.removeRun(op.fence.runId)
-  if (result.status === 'applied' && op.admission !== undefined && op.status !== 'continued')
-    promoteQueued(store, op.admission.scope, op.admission.key, now)
-  return result
+  const promoted =
+    result.status === 'applied' &&
+    op.admission !== undefined &&
+    op.status !== 'continued' &&
+    promoteQueued(store, op.admission.scope, op.admission.key, now) > 0
+  return promoted ? { ...result, promoted: true } : result
 }
 
 export function parkRun(store: StoreState, op: ParkRunOp, now: number): OpResult {

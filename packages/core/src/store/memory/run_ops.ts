@@ -62,12 +62,15 @@ function queuedFields(op: CreateRunOp): Partial<RunRecord> {
   }
 }
 
-/** Move the key's oldest queued runs into its free slots: pending, claimable at `now`. */
-export function promoteQueued(store: StoreState, scope: string, key: string, now: number): void {
+/** Move the key's oldest queued runs into its free slots: pending, claimable at `now`. How many. */
+export function promoteQueued(store: StoreState, scope: string, key: string, now: number): number {
+  let promoted = 0
   for (const state of store.admissions.promotable(scope, key)) {
     store.admissions.dequeued(state)
     store.change(state, { status: 'pending', availableAt: now, waitingOn: null }, now)
+    promoted++
   }
+  return promoted
 }
 
 function newRunRecord(op: CreateRunOp, now: number): RunRecord {
@@ -125,6 +128,7 @@ export function cancelRun(store: StoreState, op: CancelRunOp, now: number): OpRe
   )
   if (op.notify !== undefined) notify(store, op.notify, now)
   // The slot (or queue place) went with the change; its waiters move up at once.
-  if (run.admission !== null) promoteQueued(store, run.admission.scope, run.admission.key, now)
-  return APPLIED
+  const promoted =
+    run.admission !== null && promoteQueued(store, run.admission.scope, run.admission.key, now) > 0
+  return promoted ? { status: 'applied', promoted: true } : APPLIED
 }

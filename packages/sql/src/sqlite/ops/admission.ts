@@ -25,8 +25,12 @@ export function admitCreated(
     inheritFrom !== undefined && s.holdsAdmission.get(inheritFrom, scope, key, id) !== undefined
   if (inherits) return applied
   // Waiters first (a raised limit, a finish that did not name the key): start order holds.
-  promoteAdmission(s, scope, key, now, id)
-  const outcome = decideAdmission(op.admission, countAdmission(s, scope, key, id), false)
+  let counts = countAdmission(s, scope, key, id)
+  if (counts.queued > 0 && counts.admitted < limit) {
+    promoteAdmission(s, scope, key, now, id)
+    counts = countAdmission(s, scope, key, id)
+  }
+  const outcome = decideAdmission(op.admission, counts, false)
   if (outcome.kind === 'admitted') return applied
   if (outcome.kind === 'full') {
     s.deleteNewRun.run(id)
@@ -68,15 +72,24 @@ export function promoteAdmission(
   key: string,
   now: number,
   except = '',
-): void {
-  s.promoteAdmission.run(now, now, scope, key, scope, key, scope, key, except)
+): number {
+  return Number(
+    s.promoteAdmission.run(now, now, scope, key, scope, key, scope, key, except).changes,
+  )
 }
 
-/** Promote into the slot a run freed, when it held one (a cancel, a finish naming its key). */
+/**
+ * Promote into the slot a run freed, when it held one (a cancel, a finish naming its key): the
+ * op's result, marked `promoted` when runs were.
+ */
 export function promoteFreed(
   s: Statements,
   admission: { scope: string; key: string } | null | undefined,
   now: number,
-): void {
-  if (admission != null) promoteAdmission(s, admission.scope, admission.key, now)
+  result: OpResult,
+): OpResult {
+  if (admission == null || result.status !== 'applied') return result
+  return promoteAdmission(s, admission.scope, admission.key, now) > 0
+    ? { ...result, promoted: true }
+    : result
 }

@@ -14,8 +14,13 @@ export function cancelRun(s: Statements, op: CancelRunOp, now: number): OpResult
     | undefined
   if (updated !== undefined) {
     notify(s, op.notify, now)
-    promoteFreed(s, toAdmission(updated.admission_scope, updated.admission_key), now)
-    return { status: 'applied', epoch: updated.lease_epoch }
+    const applied: OpResult = { status: 'applied', epoch: updated.lease_epoch }
+    return promoteFreed(
+      s,
+      toAdmission(updated.admission_scope, updated.admission_key),
+      now,
+      applied,
+    )
   }
   const row = s.selectFence.get(op.runId) as { status: string; lease_epoch: number } | undefined
   if (row === undefined) return { status: 'not_found' }

@@ -53,12 +53,10 @@ export function finishRun(s: Statements, op: FinishRunOp, now: number): OpResult
     fence.epoch,
   )
   const result = fencedWrite(s, fence.runId, changes)
-  if (result.status === 'applied') {
-    notify(s, op.notify, now)
-    clearEventWaits(s, op)
-    if (op.status !== 'continued') promoteFreed(s, op.admission, now)
-  }
-  return result
+  if (result.status !== 'applied') return result
+  notify(s, op.notify, now)
+  clearEventWaits(s, op)
+  return op.status === 'continued' ? result : promoteFreed(s, op.admission, now, result)
 }
 
 export function parkRun(s: Statements, op: ParkRunOp, now: number): OpResult {

@@ -1,0 +1,251 @@
+/**
+ * The statements of singleton admission on Postgres and MySQL (admission_writes.ts), each for
+ * every key or run of a wave at once: what a batch pays for admission is a few statements,
+ * not a few per run. Placeholders are bound in text order (MySQL's are positional).
+ */
+import type { Admission } from '@cairn/core/contracts'
+import { queuedWaitingOn, type AdmissionCounts } from '@cairn/core/store-kit'
+import type { SqlContext } from './context.ts'
+import type { SqlSession } from './driver.ts'
+import { toSafeInteger } from './integers.ts'
+import { Params } from './params.ts'
+
+/** Statuses of a run of a key that is not over: queued, or holding a slot (blocked is stored `waiting`). */
+const LIVE = "('queued', 'pending', 'running', 'waiting', 'parked')"
+
+export interface Key {
+  scope: string
+  key: string
+}
+
+/** A key as one string: neither part holds a NUL (admission_check.ts), and it sorts by scope first. */
+export function idOf(key: Key): string {
+  return `${key.scope}\u0000${key.key}`
+}
+
+/** A key row's lock state: its limit and next queue number, as read FOR UPDATE. */
+export interface KeyRow {
+  limit: number
+  nextSeq: number
+}
+
+/** `(scope, admission_key) IN ((…), …)` over `keys`. */
+function keyIn(p: Params, keys: readonly Key[], prefix = ''): string {
+  const rows = keys.map((k) => `(${p.add(k.scope)}, ${p.add(k.key)})`)
+  return `(${prefix}scope, ${prefix}admission_key) IN (${rows.join(', ')})`
+}
+
+/** `(admission_scope, admission_key) IN (…)` of runs over `keys`. */
+function runKeyIn(p: Params, keys: readonly Key[]): string {
+  const rows = keys.map((k) => `(${p.add(k.scope)}, ${p.add(k.key)})`)
+  return `(admission_scope, admission_key) IN (${rows.join(', ')})`
+}
+
+/** Inserts the creates' keys not there yet, sorted, with their limits; sets the limit of the others. */
+export async function upsertKeys(
+  ctx: SqlContext,
+  session: SqlSession,
+  admissions: readonly Admission[],
+): Promise<void> {
+  const p = new Params(ctx.dialect)
+  const rows = admissions.map((a) => `(${p.add(a.scope)}, ${p.add(a.key)}, ${p.add(a.limit)}, 0)`)
+  const text = `INSERT INTO ${ctx.tables.admissionKeys} (scope, admission_key, lim, next_seq)
+    VALUES ${rows.join(', ')} ${ctx.dialect.upsert(['scope', 'admission_key'], ['lim'])}`
+  await session.query(p.statement(text, true))
+}
+
+/** Locks the rows of `keys` in key order; what each holds (a key without a row is absent). */
+export async function lockKeys(
+  ctx: SqlContext,
+  session: SqlSession,
+  keys: readonly Key[],
+): Promise<Map<string, KeyRow>> {
+  const p = new Params(ctx.dialect)
+  const text = `SELECT scope, admission_key, lim, next_seq FROM ${ctx.tables.admissionKeys}
+    WHERE ${keyIn(p, keys)} ORDER BY scope, admission_key ${ctx.dialect.lockRows}`
+  const found = new Map<string, KeyRow>()
+  for (const row of (await session.query(p.statement(text))).rows)
+    found.set(idOf({ scope: row[0] as string, key: row[1] as string }), {
+      limit: toSafeInteger(row[2], 'lim'),
+      nextSeq: toSafeInteger(row[3], 'next_seq'),
+    })
+  return found
+}
+
+/** Admitted and queued runs of each of `keys`, as stored, leaving out the runs `except`. */
+export async function countKeys(
+  ctx: SqlContext,
+  session: SqlSession,
+  keys: readonly Key[],
+  except: ReadonlySet<string>,
+): Promise<Map<string, AdmissionCounts>> {
+  const p = new Params(ctx.dialect)
+  const where = `${runKeyIn(p, keys)} AND status IN ${LIVE}`
+  const skip =
+    except.size === 0 ? '' : `AND NOT ${ctx.dialect.inList(p, 'id', [...except], 'text')}`
+  const text = `SELECT admission_scope, admission_key,
+      SUM(CASE WHEN status = 'queued' THEN 0 ELSE 1 END),
+      SUM(CASE WHEN status = 'queued' THEN 1 ELSE 0 END)
+    FROM ${ctx.tables.runs} WHERE ${where} ${skip} GROUP BY admission_scope, admission_key`
+  const counts = new Map<string, AdmissionCounts>(keys.map((k) => [idOf(k), zero()]))
+  for (const row of (await session.query(p.statement(text))).rows)
+    counts.set(idOf({ scope: row[0] as string, key: row[1] as string }), {
+      admitted: toSafeInteger(row[2], 'admitted'),
+      queued: toSafeInteger(row[3], 'queued'),
+    })
+  return counts
+}
+
+function zero(): AdmissionCounts {
+  return { admitted: 0, queued: 0 }
+}
+
+/** Writes each new run's key (its create wrote the run without it). */
+export async function writeKeyColumns(
+  ctx: SqlContext,
+  session: SqlSession,
+  runs: ReadonlyArray<{ id: string; key: Key }>,
+): Promise<void> {
+  const p = new Params(ctx.dialect)
+  const columns = [
+    ['id', 'text'],
+    ['scope', 'text'],
+    ['admission_key', 'text'],
+  ] as const
+  const rows = runs.map(({ id, key }) => [id, key.scope, key.key])
+  const source = ctx.dialect.rowSource(p, 'v', columns, rows)
+  const assign = (set: string) =>
+    `${set}admission_scope = v.scope, ${set}admission_key = v.admission_key`
+  await session.query(
+    p.statement(ctx.dialect.updateFrom(ctx.tables.runs, 'r', source, 'r.id = v.id', assign), true),
+  )
+}
+
+/**
+ * `runId` holds the key for `successor` to inherit: it is not terminal, or it already ended
+ * `continued` to the successor (its finish may land in the same wave as the create).
+ */
+export async function holdsKey(
+  ctx: SqlContext,
+  session: SqlSession,
+  runId: string,
+  key: Key,
+  successor: string,
+): Promise<boolean> {
+  const p = new Params(ctx.dialect)
+  const text = `SELECT 1 FROM ${ctx.tables.runs}
+    WHERE id = ${p.add(runId)} AND admission_scope = ${p.add(key.scope)}
+    AND admission_key = ${p.add(key.key)}
+    AND (status IN ${LIVE} OR (status = 'continued' AND continued_to = ${p.add(successor)}))`
+  return (await session.query(p.statement(text))).rows.length > 0
+}
+
+/** Deletes runs a create inserted and admission refused (before their lineage is written). */
+export async function deleteRuns(
+  ctx: SqlContext,
+  session: SqlSession,
+  ids: readonly string[],
+): Promise<void> {
+  const p = new Params(ctx.dialect)
+  const text = `DELETE FROM ${ctx.tables.runs} WHERE ${ctx.dialect.inList(p, 'id', ids, 'text')}`
+  await session.query(p.statement(text, true))
+}
+
+/** A run to put in its key's queue at `seq`; `unclaim`: it was created with a claim. */
+export interface QueuedRun {
+  id: string
+  key: Key
+  seq: number
+  unclaim: boolean
+}
+
+/** The runs wait in their keys' queues: not claimable, no lease. */
+export async function queueRuns(
+  ctx: SqlContext,
+  session: SqlSession,
+  runs: readonly QueuedRun[],
+): Promise<void> {
+  const p = new Params(ctx.dialect)
+  const columns = [
+    ['id', 'text'],
+    ['waiting_on', 'text'],
+    ['seq', 'bigint'],
+    ['unclaim', 'bigint'],
+  ] as const
+  const rows = runs.map((r) => [r.id, queuedWaitingOn(r.key.key), r.seq, r.unclaim ? 1 : 0])
+  const source = ctx.dialect.rowSource(p, 'v', columns, rows)
+  // A claimed create was made running at epoch 1: a queued run holds no lease.
+  const unclaimed = (column: string, value: string) =>
+    `CASE WHEN v.unclaim = 1 THEN ${value} ELSE r.${column} END`
+  const assign = (set: string) =>
+    [
+      `${set}status = 'queued'`,
+      `${set}available_at = NULL`,
+      `${set}waiting_on = v.waiting_on`,
+      `${set}admission_seq = v.seq`,
+      `${set}lease_owner = ${unclaimed('lease_owner', 'NULL')}`,
+      `${set}lease_epoch = ${unclaimed('lease_epoch', '0')}`,
+      `${set}turns = ${unclaimed('turns', '0')}`,
+    ].join(', ')
+  await session.query(
+    p.statement(ctx.dialect.updateFrom(ctx.tables.runs, 'r', source, 'r.id = v.id', assign), true),
+  )
+}
+
+/** Stores each key's next queue number. */
+export async function storeNextSeqs(
+  ctx: SqlContext,
+  session: SqlSession,
+  keys: ReadonlyArray<{ key: Key; nextSeq: number }>,
+): Promise<void> {
+  for (const { key, nextSeq } of keys) {
+    const p = new Params(ctx.dialect)
+    const text = `UPDATE ${ctx.tables.admissionKeys} SET next_seq = ${p.add(nextSeq)}
+      WHERE scope = ${p.add(key.scope)} AND admission_key = ${p.add(key.key)}`
+    await session.query(p.statement(text, true))
+  }
+}
+
+/** The `count` oldest queued runs of `key`. */
+export async function oldestQueued(
+  ctx: SqlContext,
+  session: SqlSession,
+  key: Key,
+  count: number,
+): Promise<string[]> {
+  const p = new Params(ctx.dialect)
+  const text = `SELECT id FROM ${ctx.tables.runs} WHERE admission_scope = ${p.add(key.scope)}
+    AND admission_key = ${p.add(key.key)} AND status = 'queued'
+    ORDER BY admission_seq LIMIT ${p.add(count)}`
+  return (await session.query(p.statement(text))).rows.map((row) => row[0] as string)
+}
+
+/** Promoted: pending, claimable at `now`. */
+export async function markPromoted(
+  ctx: SqlContext,
+  session: SqlSession,
+  ids: readonly string[],
+  now: number,
+): Promise<void> {
+  const p = new Params(ctx.dialect)
+  const text = `UPDATE ${ctx.tables.runs} SET status = 'pending', available_at = ${p.add(now)},
+    waiting_on = NULL, admission_seq = NULL, updated_at = ${p.add(now)}
+    WHERE ${ctx.dialect.inList(p, 'id', ids, 'text')} AND status = 'queued'`
+  await session.query(p.statement(text, true))
+}
+
+/** The key each of `runIds` was admitted under (runs without one are absent). */
+export async function readKeys(
+  ctx: SqlContext,
+  session: SqlSession,
+  runIds: readonly string[],
+): Promise<Map<string, Key>> {
+  const keys = new Map<string, Key>()
+  if (runIds.length === 0) return keys
+  const p = new Params(ctx.dialect)
+  const text = `SELECT id, admission_scope, admission_key FROM ${ctx.tables.runs}
+    WHERE ${ctx.dialect.inList(p, 'id', runIds, 'text')} AND admission_scope IS NOT NULL`
+  for (const row of (await session.query(p.statement(text))).rows)
+    keys.set(row[0] as string, { scope: row[1] as string, key: row[2] as string })
+  return keys
+}
