@@ -84,6 +84,32 @@ void test('an order above the threshold waits for approval; approved, it complet
   assert.ok(['E_ALREADY_DECIDED', 'E_ORDER_CLOSED'].includes(again.body.errors[0].code))
 })
 
+void test('one checkout per cart: a second order of a busy cart is refused, creating nothing; once it ends, the cart takes orders again', async (t) => {
+  const shop = await startShop(t, { SQLITE_FILE: await tempDatabase(t) })
+  const order = (sku: string, cartId: string) =>
+    post(`${shop.url}/orders`, { sku, quantity: 1, card: VISA, cartId })
+  const first = await order('espresso', 'cart-7')
+  assert.equal(first.status, 202)
+  await orderWhen(shop.url, first.body.orderId, awaitingApproval) // holds cart-7's slot
+  const busy = await order('mug', 'cart-7')
+  assert.equal(busy.status, 409)
+  assert.deepEqual(busy.body.errors, [
+    {
+      code: 'E_CART_BUSY',
+      message: 'Cart cart-7 has a checkout in progress: place the order again once it has finished',
+    },
+  ])
+  const runs = await get(`${shop.url}/durable/api/runs?workflow=checkout`)
+  assert.equal(runs.body.runs.length, 1, 'the refused order started no run')
+  const other = await order('mug', 'cart-9')
+  assert.equal(other.status, 202, 'another cart is not held up')
+  await post(`${shop.url}/orders/${first.body.orderId}/approve`, { by: 'grace' })
+  await orderWhen(shop.url, first.body.orderId, finished)
+  const again = await order('mug', 'cart-7')
+  assert.equal(again.status, 202, JSON.stringify(again.body))
+  assert.equal((await orderWhen(shop.url, again.body.orderId, finished)).status, 'completed')
+})
+
 void test('a rejected order is undone: refunded, stock released', async (t) => {
   const shop = await startShop(t, { SQLITE_FILE: await tempDatabase(t) })
   const stockBefore = await stockOf(shop.url, 'espresso')

@@ -37,6 +37,12 @@ export default class HomeController {
           curl: order('{"sku":"espresso","quantity":1,"card":"4242424242424242"}'),
         },
         {
+          what: "one checkout per cart: while a cart's order waits for approval, another order of that cart is refused (409 E_CART_BUSY)",
+          curl: order(
+            '{"sku":"espresso","quantity":1,"card":"4242424242424242","cartId":"cart-7"}',
+          ),
+        },
+        {
           what: 'approve it (it ships) or reject it (refund, stock released)',
           curl: `curl -X POST ${url}/orders/<orderId>/approve   # or /reject`,
         },

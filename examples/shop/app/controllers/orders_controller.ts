@@ -2,7 +2,8 @@ import { inject } from '@adonisjs/core'
 import type { HttpContext } from '@adonisjs/core/http'
 import durable from '@cairn/adonis/services/main'
 import shopConfig from '#config/shop'
-import { E_ORDER_NOT_FOUND } from '#exceptions/shop_errors'
+import { SingletonFullError } from '@cairn/core'
+import { E_CART_BUSY, E_ORDER_NOT_FOUND } from '#exceptions/shop_errors'
 import { presentOrder } from '#presenters/order'
 import { presentTimeline } from '#presenters/timeline'
 import OrderRecordsReader from '#services/order_records'
@@ -27,11 +28,13 @@ export default class OrdersController {
    * the order as `placing`.
    */
   async store({ request, response }: HttpContext) {
-    const { sku, quantity, card } = await request.validateUsing(placeOrderValidator)
+    const { sku, quantity, card, cartId } = await request.validateUsing(placeOrderValidator)
     const order = await this.#orders.draft({ sku, quantity, card })
+    const cart = cartId ?? order.id
     const { runId } = await CheckoutWorkflow.dispatch(
       {
         orderId: order.id,
+        cartId: cart,
         sku,
         quantity,
         amountCents: order.amountCents,
@@ -41,7 +44,10 @@ export default class OrdersController {
         approval: order.needsApproval ? { timeoutMs: shopConfig.approvalTimeoutMs } : null,
       },
       { runId: order.runId },
-    )
+    ).catch((error: unknown) => {
+      // Nothing was created: the order was only drafted.
+      throw SingletonFullError.is(error) ? new E_CART_BUSY([cart]) : error
+    })
     return response.accepted({
       orderId: order.id,
       runId,

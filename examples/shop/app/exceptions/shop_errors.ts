@@ -21,6 +21,12 @@ export const E_ALREADY_DECIDED = createError<[string]>(
   409,
 )
 
+export const E_CART_BUSY = createError<[string]>(
+  'Cart %s has a checkout in progress: place the order again once it has finished',
+  'E_CART_BUSY',
+  409,
+)
+
 export const E_ORDER_WITHOUT_RUN = createError<[string]>(
   'Order %s has no checkout run: it was recorded but its run never started',
   'E_ORDER_WITHOUT_RUN',

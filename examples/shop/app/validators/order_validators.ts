@@ -12,6 +12,11 @@ export const placeOrderValidator = vine.compile(
       .string()
       .regex(/^[0-9]{12,19}$/)
       .creditCard(),
+    // One checkout per cart at a time (the workflow's singleton key); default: the order's own.
+    cartId: vine
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/)
+      .optional(),
   }),
 )
 

@@ -33,6 +33,8 @@ export interface ApprovalDecision {
 
 export interface CheckoutInput {
   orderId: string
+  /** One checkout per cart at a time: the workflow's singleton key. */
+  cartId: string
   sku: string
   quantity: number
   amountCents: number
@@ -51,7 +53,13 @@ export interface CheckoutResult {
 
 @inject()
 export default class CheckoutWorkflow extends BaseWorkflow<CheckoutInput, CheckoutResult> {
-  static workflow = { name: 'checkout', version: 1 }
+  // A second checkout of a cart while one runs is refused (E_SINGLETON_FULL → 409 E_CART_BUSY):
+  // the store decides it in the write that would create the run, exact across processes.
+  static workflow = {
+    name: 'checkout',
+    version: 1,
+    singleton: { key: (input: CheckoutInput) => input.cartId, onFull: 'reject' as const },
+  }
 
   #inventory: Inventory
   #payments: PaymentGateway
