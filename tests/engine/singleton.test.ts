@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict'
 import { SingletonFullError, type Engine } from '@cairn/core'
+import { createMetrics } from '@cairn/dashboard/metrics'
 import { eachStore } from '../helpers/harness.ts'
 
 interface Order {
@@ -56,6 +57,11 @@ eachStore('singleton admission', (test) => {
       (await engine.listRuns({ status: 'queued' })).runs.map((r) => r.id),
       [second.runId],
     )
+    assert.equal((await engine.facetRuns()).byStatus.queued, 1)
+    assert.equal((await engine.backlog()).queued, 1)
+    const metrics = createMetrics(engine, { backlogCacheMs: 0 })
+    assert.match(await metrics.render(), /^cairn_runs_queued 1$/m)
+    metrics.close()
     await engine.signal({ runId: first.runId, name: 'go' }, null)
     assert.equal((await engine.waitForRun(first.runId)).status, 'completed')
     await env.settle()

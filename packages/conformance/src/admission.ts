@@ -133,6 +133,8 @@ export function admissionTests(define: Define): void {
       assert.match(queued.waitingOn ?? '', /cart-1/, 'waitingOn names the key')
       const { claimed } = await claim(store, { now: T0 + 10 * LEASE_MS })
       assert.ok(!claimed.some((r) => r.id === 'r2'), 'claimRuns never takes a queued run')
+      const backlog = await store.backlog(T0 + 10)
+      same([backlog.queued, backlog.pending], [1, 0], 'backlog: queued apart from pending')
       const listed = await store.listRuns({ status: 'queued', limit: 10 })
       same(
         listed.runs.map((r) => r.id),

@@ -13,7 +13,7 @@ export function backlogTests(define: Define): void {
   define('an empty store has no backlog', async (store) => {
     same(
       await store.backlog(T0),
-      { pending: 0, waiting: 0, blocked: 0, dueTimers: 0, oldestPendingAt: null },
+      { pending: 0, waiting: 0, blocked: 0, queued: 0, dueTimers: 0, oldestPendingAt: null },
       'backlog of an empty store',
     )
   })
@@ -23,7 +23,7 @@ export function backlogTests(define: Define): void {
     const now = T0 + 100
     same(
       await store.backlog(now),
-      { pending: 3, waiting: 3, blocked: 0, dueTimers: 1, oldestPendingAt: T0 + 20 },
+      { pending: 3, waiting: 3, blocked: 0, queued: 0, dueTimers: 1, oldestPendingAt: T0 + 20 },
       'backlog at T0 + 100',
     )
     // A timer due exactly at `now` is due; one ms earlier it is not.

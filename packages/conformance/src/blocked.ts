@@ -121,7 +121,7 @@ export function blockedTests(define: Define): void {
     same((await store.facetRuns({ tag: 't' })).byStatus, { pending: 1 }, 'byStatus of a tag')
     same(
       await store.backlog(T0 + 550),
-      { pending: 1, waiting: 1, blocked: 2, dueTimers: 1, oldestPendingAt: T0 + 6 },
+      { pending: 1, waiting: 1, blocked: 2, queued: 0, dueTimers: 1, oldestPendingAt: T0 + 6 },
       'backlog: the blocked timer due at T0 + 500 is a due timer',
     )
   })

@@ -527,6 +527,8 @@ export interface RunBacklog {
   waiting: number
   /** Runs with status `blocked` (a remote step no live worker can serve); not in `waiting`. */
   blocked: number
+  /** Runs with status `queued` (waiting for a slot of their singleton key; not claimable). */
+  queued: number
   /** Waiting and blocked runs whose `availableAt <= now`: timers due and not yet picked up. */
   dueTimers: number
   /** The smallest `availableAt` over pending runs (the longest wait for a first claim), or null. */

@@ -1,6 +1,6 @@
 /**
  * Backlog gauges, read at scrape time through a CachedReader (cached, single flight): runs
- * pending, waiting and blocked, timers due and not yet picked up, and how long the oldest pending run
+ * pending, waiting, blocked and queued, timers due and not yet picked up, and how long the oldest pending run
  * has been claimable. A failed read leaves every gauge at its last value and increments the
  * error counter; the scrape still answers.
  */
@@ -23,6 +23,11 @@ const GAUGES: ReadonlyArray<[string, string, (r: BacklogReading) => number]> = [
     'runs_blocked',
     'Runs blocked: a remote step no live worker can serve (not counted as waiting).',
     (r) => r.value.blocked,
+  ],
+  [
+    'runs_queued',
+    'Runs queued: waiting for a slot of their singleton key (not claimable until promoted).',
+    (r) => r.value.queued,
   ],
   [
     'timers_due',

@@ -1,7 +1,8 @@
 /**
- * backlog: five aggregates in ONE statement (one snapshot on every dialect), each answered
+ * backlog: six aggregates in ONE statement (one snapshot on every dialect), each answered
  * from an index without reading a run row's payload:
- * - pending / waiting: COUNT over the status range of `cairn_runs_status_created` (covering).
+ * - pending / waiting / queued: COUNT over the status range of `cairn_runs_status_created`
+ *   (covering).
  * - blocked: the stored `waiting` rows that read `blocked` (blocked_status.ts): the same
  *   status range, each row's mark and epoch read (not covering, but only waiting rows).
  * - due timers: COUNT over `available_at <= now` of the claimable index, status checked per
@@ -23,6 +24,7 @@ export function backlogSql(runs: string, placeholder: string): string {
     (SELECT COUNT(*) FROM ${runs} WHERE status = 'pending') AS pending,
     (SELECT COUNT(*) FROM ${runs} WHERE status = 'waiting') AS waiting,
     (SELECT COUNT(*) FROM ${runs} r WHERE ${blockedSql('r')}) AS blocked,
+    (SELECT COUNT(*) FROM ${runs} WHERE status = 'queued') AS queued,
     (SELECT COUNT(*) FROM ${runs} WHERE available_at <= ${placeholder} AND status = 'waiting') AS due_timers,
     (SELECT available_at FROM ${runs} WHERE available_at IS NOT NULL AND status = 'pending'
       ORDER BY available_at LIMIT 1) AS oldest_pending_at`
@@ -30,13 +32,14 @@ export function backlogSql(runs: string, placeholder: string): string {
 
 /** The statement's one row, its columns in the order above. */
 export function toRunBacklog(row: readonly unknown[] | undefined): RunBacklog {
-  const [pending, waiting, blocked, dueTimers, oldest] = row ?? [0, 0, 0, 0, null]
+  const [pending, waiting, blocked, queued, dueTimers, oldest] = row ?? [0, 0, 0, 0, 0, null]
   const blockedCount = toSafeInteger(blocked, 'blocked')
   return {
     pending: toSafeInteger(pending, 'pending'),
     // Stored `waiting` holds the blocked runs too.
     waiting: toSafeInteger(waiting, 'waiting') - blockedCount,
     blocked: blockedCount,
+    queued: toSafeInteger(queued, 'queued'),
     dueTimers: toSafeInteger(dueTimers, 'due_timers'),
     oldestPendingAt: toSafeIntegerOrNull(oldest ?? null, 'oldest_pending_at'),
   }

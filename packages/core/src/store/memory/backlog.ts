@@ -13,6 +13,7 @@ export function backlog(store: StoreState, now: number): RunBacklog {
     pending: 0,
     waiting: 0,
     blocked: 0,
+    queued: 0,
     dueTimers: 0,
     oldestPendingAt: null,
   }
@@ -22,6 +23,8 @@ export function backlog(store: StoreState, now: number): RunBacklog {
       const at = run.availableAt
       if (at !== null && (counts.oldestPendingAt === null || at < counts.oldestPendingAt))
         counts.oldestPendingAt = at
+    } else if (run.status === 'queued') {
+      counts.queued += 1
     } else if (run.status === 'waiting' || run.status === 'blocked') {
       counts[run.status] += 1
       if (run.availableAt !== null && run.availableAt <= now) counts.dueTimers += 1
