@@ -46,8 +46,9 @@ function runFacts(run) {
     ['Created', formatTime(run.createdAt)],
     ['Updated', formatTime(run.updatedAt)],
     ['Finished', run.finishedAt ? formatTime(run.finishedAt) : null],
-    // A blocked run's waitingOn names what no live worker offers first (engine turn_end.ts).
-    [run.status === 'blocked' ? 'Blocked on' : 'Waiting on', run.waitingOn],
+    // A blocked run's waitingOn names what no live worker offers first (engine turn_end.ts);
+    // a queued one's, the singleton key it waits for a slot of.
+    [waitLabel(run.status), run.waitingOn],
     ['Claimable at', run.claimableAt ? formatTime(run.claimableAt) : null],
     ['Turns', String(run.turns ?? 0)],
     ['Lease owner', run.leaseOwner],
@@ -168,4 +169,9 @@ function describeWait(wait) {
     default:
       return `${wait.kind} “${wait.name ?? ''}” at ${at}`
   }
+}
+
+function waitLabel(status) {
+  if (status === 'blocked') return 'Blocked on'
+  return status === 'queued' ? 'Queued for' : 'Waiting on'
 }
