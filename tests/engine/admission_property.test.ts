@@ -166,16 +166,16 @@ class World {
     }
   }
 
+  /** Every run claimable now (pending, or running with a lapsed lease), leased. */
+  async claimAll(): Promise<RunRecord[]> {
+    const request = { owner: OWNER, now: this.now, leaseMs: LEASE_MS, limit: 1000 }
+    return (await this.store.claimRuns({ ...request, runnable: RUNNABLE })).claimed
+  }
+
   /** Claims `run` (pending, or running with a lapsed lease) or uses its claim; its epoch. */
   async lease(run: RunRecord): Promise<number | null> {
     if (run.status === 'running' && (run.availableAt ?? 0) > this.now) return run.leaseEpoch
-    const { claimed } = await this.store.claimRuns({
-      owner: OWNER,
-      now: this.now,
-      leaseMs: LEASE_MS,
-      limit: 1000,
-      runnable: RUNNABLE,
-    })
+    const claimed = await this.claimAll()
     // Claims are leases, not ends: everything claimed stays running (held) until finished.
     return claimed.find((r) => r.id === run.id)?.leaseEpoch ?? null
   }
@@ -217,13 +217,7 @@ class World {
   async drain(): Promise<void> {
     for (let round = 0; round < 200; round++) {
       this.now += LEASE_MS + 1
-      const { claimed } = await this.store.claimRuns({
-        owner: OWNER,
-        now: this.now,
-        leaseMs: LEASE_MS,
-        limit: 1000,
-        runnable: RUNNABLE,
-      })
+      const claimed = await this.claimAll()
       if (claimed.length === 0) break
       await this.store.applyBatch(
         claimed.map((r) => ({
