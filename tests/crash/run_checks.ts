@@ -17,7 +17,10 @@ import { byStep, type Exec } from './ledger.ts'
 import { pause } from './supervisor.ts'
 
 export async function openRuns(client: Engine): Promise<number> {
-  const page = await client.listRuns({ status: ['pending', 'running', 'waiting'], limit: 1 })
+  const page = await client.listRuns({
+    status: ['queued', 'pending', 'running', 'waiting'],
+    limit: 1,
+  })
   return page.runs.length
 }
 

@@ -240,6 +240,33 @@ eachStore('singleton admission', (test) => {
     assert.deepEqual(await statuses(engine, [retried.runId, forked.runId]), ['queued', 'queued'])
   })
 
+  test('a resubmit of a queued run says queued; a compensating cancel of one dequeues it at once', async (env) => {
+    const engine = await env.engine()
+    registerCheckout(engine)
+    await engine.start('checkout', { cart: 'c1', n: 1 })
+    const input = { cart: 'c1', n: 2 }
+    const first = await engine.start('checkout', input, { runId: 'waiter' })
+    const again = await engine.start('checkout', input, { runId: 'waiter' })
+    assert.deepEqual(
+      [first.queued, again],
+      [true, { runId: 'waiter', existing: true, queued: true }],
+    )
+    // Never started: nothing to compensate, and it must not keep its place until promoted.
+    await engine.cancel('waiter', { compensate: true })
+    assert.deepEqual(await statuses(engine, ['waiter']), ['cancelled'])
+  })
+
+  test('an engine that does not register the workflow cannot copy a keyed run', async (env) => {
+    const engine = await env.engine()
+    registerCheckout(engine)
+    const holder = await engine.start('checkout', { cart: 'c1', n: 1 })
+    const dashboardOnly = await env.engine({ drive: false })
+    await assert.rejects(dashboardOnly.retryWithInput(holder.runId, { cart: 'c1', n: 2 }), {
+      code: 'E_INVALID_ARGUMENT',
+      message: /singleton key "c1" of workflow "checkout", which this engine does not register/,
+    })
+  })
+
   test('bad singleton options fail at register; a bad key fails the start, creating nothing', async (env) => {
     const engine = await env.engine()
     const body = async () => 'x'

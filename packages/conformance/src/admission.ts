@@ -367,6 +367,80 @@ export function admissionTests(define: Define): void {
   })
 
   define(
+    "a stale holder's successor beside the live run: the live run's continued finish promotes",
+    async (store) => {
+      // Limit 2: P is leased to A, A's lease lapses and B takes P over. A, not knowing, ends
+      // P with continueAsNew: the successor S inherits (P is live), A's finish is fenced.
+      const a = admission('k', { limit: 2 })
+      await applyOne(store, create('P', a, T0, true), T0)
+      const byB = await store.claimRuns({
+        owner: 'engine-b',
+        now: T0 + LEASE_MS + 1,
+        leaseMs: LEASE_MS,
+        limit: 10,
+        runnable: [{ workflow: newRun('x').workflow, version: newRun('x').version }],
+      })
+      const epochB = byB.claimed.find((r) => r.id === 'P')?.leaseEpoch
+      assert.equal(epochB, 2, 'B took P over')
+      const continued = (epoch: number): StoreOp[] => [
+        create('S', { ...a, inheritFrom: 'P' }, T0 + LEASE_MS + 2),
+        {
+          type: 'finishRun',
+          fence: { runId: 'P', epoch },
+          status: 'continued',
+          output: null,
+          error: null,
+          continuedTo: 'S',
+          admission: KEY_K,
+        },
+      ]
+      const stale = await apply(store, continued(1), T0 + LEASE_MS + 2)
+      same(stale[0], { status: 'applied', epoch: 0 }, 'S inherits from the live P')
+      assert.equal(stale[1]?.status, 'fenced', "A's finish is fenced")
+      // P and S both count now: a start waits.
+      same(
+        await admit(store, 'N', a, T0 + LEASE_MS + 3),
+        { status: 'applied', epoch: 0, queued: true },
+        'N',
+      )
+      // B reaches the same continueAsNew: S exists; P ends, and its slot goes to N.
+      const current = await apply(store, continued(2), T0 + LEASE_MS + 4)
+      assert.equal(current[0]?.status, 'exists')
+      expectPromoted(current[1] as OpResult, true, "B's continued finish")
+      same(
+        await statuses(store, ['P', 'S', 'N']),
+        { P: 'continued', S: 'pending', N: 'pending' },
+        'after',
+      )
+    },
+  )
+
+  define('an end naming a key without a row promotes nobody and applies', async (store) => {
+    await applyOne(store, create('r1', admission('k'), T0, true), T0)
+    const ghost = { scope: SCOPE, key: 'never-admitted' }
+    const fence = { runId: 'r1', epoch: 1 }
+    expectPromoted(
+      await applyOne(
+        store,
+        { ...(finishOp(fence, null) as object), admission: ghost } as StoreOp,
+        T0 + 1,
+      ),
+      false,
+      'finish naming an unknown key',
+    )
+    await applyOne(store, create('r2', admission('k'), T0 + 2), T0 + 2)
+    expectPromoted(
+      await applyOne(
+        store,
+        { type: 'cancelRun', runId: 'r2', error: '{}', admission: ghost },
+        T0 + 3,
+      ),
+      false,
+      'cancel naming an unknown key',
+    )
+  })
+
+  define(
     'requeue of a failed holder re-enters its key: queued when the slot is taken',
     async (store) => {
       const a = admission('k')
@@ -464,6 +538,24 @@ export function admissionTests(define: Define): void {
         `admission ${i}`,
       )
       assert.equal(await store.getRun(`ok-${i}`), null, `batch ${i} applied nothing`)
+    }
+    // A finish or a cancel naming a key names it as { scope, key }.
+    for (const [i, named] of [
+      { scope: SCOPE },
+      { scope: SCOPE, key: '' },
+      'k',
+      { scope: SCOPE, key: 'k', limit: 1 },
+    ].entries()) {
+      const ops: StoreOp[] = [
+        { type: 'createRun', run: newRun(`okc-${i}`) },
+        { type: 'cancelRun', runId: 'nobody', error: '{}', admission: named as never },
+      ]
+      await expectRejection(() => store.applyBatch(ops, T0), 'E_INVALID_ARGUMENT', `named key ${i}`)
+      assert.equal(
+        await store.getRun(`okc-${i}`),
+        null,
+        `batch with named key ${i} applied nothing`,
+      )
     }
   })
 }

@@ -288,7 +288,9 @@ export interface FinishRunOp {
    * The run's admission key as its record says (RunRecord.admission): when this op applies,
    * the key's queued runs are promoted into the slot it frees, in the same transaction. Absent:
    * the slot is still freed (admission counts runs), but waiters are promoted only by the
-   * key's next write. Ignored for status `continued` (the successor took the slot).
+   * key's next write. For status `continued` the successor took the slot over (its create
+   * inherits it), so this usually promotes nobody; it does when both were counted (a
+   * successor created by a stale holder while the run was still live).
    */
   admission?: { scope: string; key: string }
 }

@@ -134,6 +134,8 @@ export class Driver {
     })
     this.parkSweeper = new ParkSweeper(o, deps.registry)
     const onCancelledUnstarted = (run: RunRecord) => {
+      // A freed singleton slot may have promoted a waiter (rare ending: look at once).
+      if (run.admission !== null) this.wake(o.clock.now())
       const ref = { runId: run.id, workflow: run.workflow, version: run.version }
       if (deps.events.wants('run:cancelled')) deps.events.emit('run:cancelled', ref)
       deps.waiters.notify(run.id)
@@ -442,11 +444,7 @@ export class Driver {
         .finally(() => (this.cascading -= 1))
     }
     // The ending's freed singleton slot promoted queued runs: claimable now.
-    if (
-      (end.kind === 'completed' || end.kind === 'failed' || end.kind === 'cancelled') &&
-      end.promoted === true
-    )
-      this.wake(this.deps.options.clock.now())
+    if (promotedWaiters(end)) this.wake(this.deps.options.clock.now())
     // A child's outcome went to its parent's inbox with this ending: the parent may run here
     // (waiting: claim it now; busy: it reads its inbox).
     if (turn.parent !== null && isTerminal(end)) {
@@ -483,4 +481,9 @@ function outcomeOf(end: TurnEnd): TerminalOutcome | null {
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)))
+}
+
+/** The ending freed a singleton slot and the store promoted queued runs into it. */
+function promotedWaiters(end: TurnEnd): boolean {
+  return 'promoted' in end && end.promoted === true
 }

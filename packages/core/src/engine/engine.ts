@@ -534,7 +534,9 @@ export class Engine {
     checkOptionKeys(options, specs.CANCEL_OPTIONS)
     await this.open()
     const reason = options.reason ?? 'run cancelled'
-    if (options.compensate === true) return this.cancelCompensating(runId, reason)
+    // A queued run never started: nothing to compensate, and it must leave its key's queue now.
+    if (options.compensate === true && !(await this.isQueued(runId)))
+      return this.cancelCompensating(runId, reason)
     const result = await cancelOne(this.cancellationDeps(), runId, reason)
     if (result === null || result.status === 'not_found')
       throw new RunNotFoundError(`no run with id "${runId}"`, { details: { runId } })
@@ -631,6 +633,10 @@ export class Engine {
    * Ask the run to stop and undo its completed steps: a message its next turn acts on (at
    * once when this engine runs it). It ends `cancelled` once its compensations are recorded.
    */
+  private async isQueued(runId: string): Promise<boolean> {
+    return (await this.options.store.getRun(runId))?.status === 'queued'
+  }
+
   private async cancelCompensating(runId: string, reason: string): Promise<void> {
     const receipt = await deliverSignal(
       this.signalDeps(),

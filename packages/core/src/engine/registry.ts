@@ -61,6 +61,11 @@ export class WorkflowRegistry {
     return entry
   }
 
+  /** The newest registered version of `name`, or undefined. */
+  newest(name: string): RegisteredWorkflow | undefined {
+    return this.latest.get(name)
+  }
+
   /** The exact version, or undefined. */
   find(name: string, version: string): RegisteredWorkflow | undefined {
     return this.byName.get(name)?.get(version)

@@ -156,10 +156,7 @@ async function createCopy(
     ...(source.tags.length > 0 ? { tags: source.tags } : {}),
   }
   const seed = outcomes.map((record) => ({ ...record, runId: id }))
-  // A copy is a new run of its workflow: it takes a slot of its key like a start.
-  const registered = deps.registry.find(source.workflow, source.version)
-  const admission =
-    registered === undefined ? undefined : admissionOf(registered, input, deps.options.codec, id)
+  const admission = copyAdmission(deps, source, input, id)
   const op: CreateRunOp = {
     type: 'createRun',
     run,
@@ -177,6 +174,29 @@ async function createCopy(
   // Unclaimed: whichever engine has this workflow version takes it (this one, now, if so).
   deps.driver.wake(createdAt)
   return { runId: id, existing: false }
+}
+
+/**
+ * A copy is a new run of its workflow: it takes a slot of its key like a start, by the
+ * singleton options of the source's version — or of the newest registered one, when this
+ * engine runs another. A source admitted under a key whose workflow this engine does not
+ * register at all cannot be copied here: its key and limit are unknown (never a copy that
+ * escapes the bound).
+ */
+function copyAdmission(
+  deps: CopierDeps,
+  source: RunRecord,
+  input: string,
+  id: string,
+): Admission | undefined {
+  const registered =
+    deps.registry.find(source.workflow, source.version) ?? deps.registry.newest(source.workflow)
+  if (registered !== undefined) return admissionOf(registered, input, deps.options.codec, id)
+  if (source.admission === null) return undefined
+  throw new InvalidArgumentError(
+    `run "${source.id}" was admitted under singleton key ${JSON.stringify(source.admission.key)} of workflow "${source.workflow}", which this engine does not register: copy it from an engine that does`,
+    { details: { runId: source.id, workflow: source.workflow } },
+  )
 }
 
 /**

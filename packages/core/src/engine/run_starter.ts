@@ -89,7 +89,8 @@ export async function startRun(
     if (claimed) deps.driver.unreserve(runId)
     const existing = sameRunOrConflict(result.run, run)
     deps.driver.adoptOrphan(result.run)
-    return existing
+    // A resubmit of a run still waiting for its key's slot says so, as the first start did.
+    return result.run.status === 'queued' ? { ...existing, queued: true } : existing
   }
   if (result.status === 'full') {
     if (claimed) deps.driver.unreserve(runId)

@@ -2,6 +2,7 @@
  * Ending a claimed run `cancelled` before its first step, under the lease the claim gave
  * (fenced): a successor whose predecessor did not continue to it, a child whose parent was
  * cancelled. It tells no parent (the run's cause already ended the parent's interest in it).
+ * `onCancelled` looks for work at once: the ending may have promoted a singleton waiter.
  */
 import type { RunRecord } from '../contracts/records.ts'
 import type { CancelledError } from '../errors/index.ts'
@@ -27,6 +28,8 @@ export async function cancelUnstarted(
     status: 'cancelled',
     output: null,
     error: encodeError(error, deps.options.codec),
+    // Its singleton slot is freed: naming the key promotes the key's next waiter at once.
+    ...(run.admission === null ? {} : { admission: run.admission }),
   })
   if (result.status === 'applied') deps.onCancelled(run)
 }

@@ -35,7 +35,7 @@ export type TurnEnd =
       error: string | null
       promoted?: boolean
     }
-  | { kind: 'continued'; continuedTo: string }
+  | { kind: 'continued'; continuedTo: string; promoted?: boolean }
   | { kind: 'suspended'; wakeAt: number | null }
   | { kind: 'parked'; reason: ParkReason }
   | { kind: 'released' }
@@ -133,6 +133,9 @@ export class TurnEnding {
       output: null,
       error: null,
       continuedTo: successor,
+      // Promotes when the successor's slot and the predecessor's were both counted (a stale
+      // holder's successor beside the current holder): counts come from the runs.
+      ...this.releasing(),
     }
     this.clearEventWaits(finish)
     const results = await this.write([create, finish])
@@ -148,7 +151,7 @@ export class TurnEnding {
     if (this.endedFenced(results)) return
     if (this.deps.events.wants('run:continued'))
       this.deps.events.emit('run:continued', { ...this.ref(), successorRunId: successor })
-    this.end({ kind: 'continued', continuedTo: successor })
+    this.end({ kind: 'continued', continuedTo: successor, ...promotedBy(results.slice(1)) })
   }
 
   /** A finish frees the run's singleton slot: naming the key promotes its next waiter at once. */
@@ -163,15 +166,16 @@ export class TurnEnding {
    */
   private inherited(): Pick<CreateRunOp, 'admission'> {
     const held = this.turn.admission
-    if (held === null) return {}
     const singleton = this.deps.singletonOf(this.turn.workflow)
-    const onFull = singleton?.onFull ?? 'queue'
+    // A newest version without `singleton`: the successor runs unbounded, the slot is freed.
+    if (held === null || singleton === undefined) return {}
+    const onFull = singleton.onFull ?? 'queue'
     return {
       admission: {
         ...held,
-        limit: singleton?.limit ?? 1,
+        limit: singleton.limit ?? 1,
         onFull,
-        maxQueueDepth: onFull === 'queue' ? (singleton?.maxQueueDepth ?? null) : null,
+        maxQueueDepth: onFull === 'queue' ? (singleton.maxQueueDepth ?? null) : null,
         inheritFrom: this.turn.runId,
       },
     }

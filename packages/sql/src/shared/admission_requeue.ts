@@ -22,14 +22,23 @@ export interface HeldKey {
   row: KeyRow
 }
 
-/** The key `runId` holds, locked (call before locking the run: keys first, then runs). */
-export async function lockKeyOf(
+/**
+ * The key `runId` was admitted under, read OUTSIDE the requeue's transaction (a run's key never
+ * changes once written): a read inside it would fix a REPEATABLE READ snapshot (a borrowed
+ * MySQL pool) before the key's lock is taken, and the count would miss admissions that
+ * committed while the requeue waited for it.
+ */
+export async function keyOf(ctx: SqlContext, runId: string): Promise<Key | null> {
+  return (await readKeys(ctx, ctx.pool, [runId])).get(runId) ?? null
+}
+
+/** Locks `key` (before the run: keys first, then runs, as every admission writer). */
+export async function lockKey(
   ctx: SqlContext,
   session: SqlSession,
-  runId: string,
+  key: Key | null,
 ): Promise<HeldKey | null> {
-  const key = (await readKeys(ctx, session, [runId])).get(runId)
-  if (key === undefined) return null
+  if (key === null) return null
   const row = (await lockKeys(ctx, session, [key])).get(idOf(key))
   return row === undefined ? null : { key, row }
 }

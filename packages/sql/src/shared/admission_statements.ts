@@ -23,6 +23,16 @@ export function idOf(key: Key): string {
   return `${key.scope}\u0000${key.key}`
 }
 
+/**
+ * Keys in the order every writer locks them: scope, then key, by code point — the order of
+ * their UTF-8 bytes, which is how the lock statement sorts them (Postgres `COLLATE "C"`,
+ * MySQL's VARBINARY), so two transactions never take two keys in opposite orders.
+ */
+export function lockOrder<K extends Key>(keys: Iterable<K>): K[] {
+  const bytes = (k: Key) => Buffer.from(idOf(k), 'utf8')
+  return [...keys].sort((a, b) => Buffer.compare(bytes(a), bytes(b)))
+}
+
 /** A key row's lock state: its limit and next queue number, as read FOR UPDATE. */
 export interface KeyRow {
   limit: number
@@ -41,28 +51,44 @@ function runKeyIn(p: Params, keys: readonly Key[]): string {
   return `(admission_scope, admission_key) IN (${rows.join(', ')})`
 }
 
-/** Inserts the creates' keys not there yet, sorted, with their limits; sets the limit of the others. */
-export async function upsertKeys(
+/** Inserts rows for keys that have none (in lock order), a key another writer just added left as it is. */
+export async function insertKeys(
   ctx: SqlContext,
   session: SqlSession,
   admissions: readonly Admission[],
 ): Promise<void> {
   const p = new Params(ctx.dialect)
-  const rows = admissions.map((a) => `(${p.add(a.scope)}, ${p.add(a.key)}, ${p.add(a.limit)}, 0)`)
+  const rows = lockOrder(admissions).map(
+    (a) => `(${p.add(a.scope)}, ${p.add(a.key)}, ${p.add(a.limit)}, 0)`,
+  )
   const text = `INSERT INTO ${ctx.tables.admissionKeys} (scope, admission_key, lim, next_seq)
-    VALUES ${rows.join(', ')} ${ctx.dialect.upsert(['scope', 'admission_key'], ['lim'])}`
+    VALUES ${rows.join(', ')} ${ctx.dialect.ignoreDuplicate('scope')}`
   await session.query(p.statement(text, true))
 }
 
-/** Locks the rows of `keys` in key order; what each holds (a key without a row is absent). */
+/** A key's limit, as the newest create that applied gave it. */
+export async function storeLimit(
+  ctx: SqlContext,
+  session: SqlSession,
+  key: Key,
+  limit: number,
+): Promise<void> {
+  const p = new Params(ctx.dialect)
+  const text = `UPDATE ${ctx.tables.admissionKeys} SET lim = ${p.add(limit)}
+    WHERE scope = ${p.add(key.scope)} AND admission_key = ${p.add(key.key)}`
+  await session.query(p.statement(text, true))
+}
+
+/** Locks the rows of `keys` in lock order; what each holds (a key without a row is absent). */
 export async function lockKeys(
   ctx: SqlContext,
   session: SqlSession,
   keys: readonly Key[],
 ): Promise<Map<string, KeyRow>> {
   const p = new Params(ctx.dialect)
+  const order = `${ctx.dialect.byCodePoint('scope')}, ${ctx.dialect.byCodePoint('admission_key')}`
   const text = `SELECT scope, admission_key, lim, next_seq FROM ${ctx.tables.admissionKeys}
-    WHERE ${keyIn(p, keys)} ORDER BY scope, admission_key ${ctx.dialect.lockRows}`
+    WHERE ${keyIn(p, keys)} ORDER BY ${order} ${ctx.dialect.lockRows}`
   const found = new Map<string, KeyRow>()
   for (const row of (await session.query(p.statement(text))).rows)
     found.set(idOf({ scope: row[0] as string, key: row[1] as string }), {
@@ -220,18 +246,21 @@ export async function oldestQueued(
   return (await session.query(p.statement(text))).rows.map((row) => row[0] as string)
 }
 
-/** Promoted: pending, claimable at `now`. */
+/**
+ * Promoted: pending, claimable at `now`. How many were (a waiter cancelled meanwhile by a
+ * cancel that did not name its key is skipped).
+ */
 export async function markPromoted(
   ctx: SqlContext,
   session: SqlSession,
   ids: readonly string[],
   now: number,
-): Promise<void> {
+): Promise<number> {
   const p = new Params(ctx.dialect)
   const text = `UPDATE ${ctx.tables.runs} SET status = 'pending', available_at = ${p.add(now)},
     waiting_on = NULL, admission_seq = NULL, updated_at = ${p.add(now)}
     WHERE ${ctx.dialect.inList(p, 'id', ids, 'text')} AND status = 'queued'`
-  await session.query(p.statement(text, true))
+  return (await session.query(p.statement(text, true))).affected
 }
 
 /** The key each of `runIds` was admitted under (runs without one are absent). */

@@ -29,12 +29,14 @@ import {
   deleteRuns,
   holdsKey,
   idOf,
+  insertKeys,
   lockKeys,
+  lockOrder,
   markPromoted,
   oldestQueued,
   queueRuns,
+  storeLimit,
   storeNextSeqs,
-  upsertKeys,
   writeKeyColumns,
   type Key,
   type KeyRow,
@@ -46,10 +48,9 @@ export function carriesAdmission(op: StoreOp): boolean {
   return releasedKey(op) !== null || (op.type === 'createRun' && op.admission !== undefined)
 }
 
-/** The key a finish or a cancel frees a slot of and names (a `continued` run passes it on). */
+/** The key a finish or a cancel names (its waiters are promoted into any free slot). */
 function releasedKey(op: StoreOp): Key | null {
-  if (op.type === 'cancelRun') return op.admission ?? null
-  if (op.type === 'finishRun' && op.status !== 'continued') return op.admission ?? null
+  if (op.type === 'cancelRun' || op.type === 'finishRun') return op.admission ?? null
   return null
 }
 
@@ -81,8 +82,16 @@ export class AdmissionPass {
       } else if (released !== null) keys.set(idOf(released), released)
     }
     const pass = new AdmissionPass()
-    if (creates.size > 0) await upsertKeys(ctx, session, sorted(creates))
-    for (const [id, row] of await lockKeys(ctx, session, sorted(keys))) pass.#rows.set(id, row)
+    for (const [id, row] of await lockKeys(ctx, session, lockOrder(keys.values())))
+      pass.#rows.set(id, row)
+    // A key's first create adds its row (after the locks on existing keys: two batches adding
+    // new keys may deadlock, then one is retried whole, having applied nothing).
+    const missing = [...creates.entries()].filter(([id]) => !pass.#rows.has(id)).map(([, a]) => a)
+    if (missing.length > 0) {
+      await insertKeys(ctx, session, missing)
+      for (const [id, row] of await lockKeys(ctx, session, lockOrder(missing)))
+        pass.#rows.set(id, row)
+    }
     return pass
   }
 
@@ -112,6 +121,7 @@ export class AdmissionPass {
       if (released !== null && applied(i)) touched.set(idOf(released), released)
     })
     if (touched.size === 0) return
+    await this.#storeLimits(ctx, session, creates)
     if (creates.length > 0)
       await writeKeyColumns(
         ctx,
@@ -135,6 +145,22 @@ export class AdmissionPass {
         results[i] = { ...result, promoted: true }
     })
     await this.#decide(ctx, session, creates, inheriting, counts, results)
+  }
+
+  /** The newest applied create's limit becomes its key's (an `exists` changes nothing). */
+  async #storeLimits(
+    ctx: SqlContext,
+    session: SqlSession,
+    creates: ReadonlyArray<{ op: AdmittedCreate }>,
+  ): Promise<void> {
+    const newest = new Map<string, Admission>()
+    for (const { op } of creates) newest.set(idOf(op.admission), op.admission)
+    for (const [id, admission] of newest) {
+      const row = this.#row(id)
+      if (row.limit === admission.limit) continue
+      await storeLimit(ctx, session, admission, admission.limit)
+      row.limit = admission.limit
+    }
   }
 
   /** Creates that take over their predecessor's slot (continueAsNew), by run id. */
@@ -207,8 +233,9 @@ export class AdmissionPass {
     if (free <= 0) return false
     const ids = await oldestQueued(ctx, session, key, free)
     if (ids.length === 0) return false
-    await markPromoted(ctx, session, ids, now)
-    counts.set(id, { admitted: count.admitted + ids.length, queued: count.queued - ids.length })
+    const promoted = await markPromoted(ctx, session, ids, now)
+    counts.set(id, { admitted: count.admitted + promoted, queued: count.queued - ids.length })
+    if (promoted === 0) return false
     this.#promoted = true
     return true
   }
@@ -219,8 +246,4 @@ export class AdmissionPass {
     if (row === undefined) throw new Error(`admission: key ${JSON.stringify(id)} was not locked`)
     return row
   }
-}
-
-function sorted<K extends Key>(keys: ReadonlyMap<string, K>): K[] {
-  return [...keys.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, k]) => k)
 }

@@ -10,7 +10,7 @@ import type { SqlContext } from './context.ts'
 import type { SqlSession, SqlStatement } from './driver.ts'
 import { toSafeInteger } from './integers.ts'
 import { Params } from './params.ts'
-import { lockKeyOf, reenterKey } from './admission_requeue.ts'
+import { keyOf, lockKey, reenterKey } from './admission_requeue.ts'
 
 export interface RequeueContext extends SqlContext {
   /** Sent in the transaction once the run is claimable: a wake-up for other engines. */
@@ -22,9 +22,10 @@ export async function requeueRun(
   request: RequeueRequest,
 ): Promise<RequeueResult> {
   checkRequeueRequest(request) // refused before anything is written
+  const key = await keyOf(ctx, request.runId)
   return ctx.pool.transaction(async (session): Promise<RequeueResult> => {
     // The singleton key first, then the run: the order every admission write locks in.
-    const held = await lockKeyOf(ctx, session, request.runId)
+    const held = await lockKey(ctx, session, key)
     const run = await lockRun(ctx, session, request.runId)
     if (run === null) return { status: 'not_found' }
     if (run.status !== 'failed' || run.epoch !== request.epoch)

@@ -43,7 +43,7 @@ export const ADMISSION_SQL = {
     admission_seq = NULL, updated_at = ?
     WHERE key IN (SELECT key FROM cairn_runs WHERE ${OF_KEY} AND status = 'queued'
       ORDER BY admission_seq LIMIT max(0,
-        (SELECT lim FROM cairn_admission_keys WHERE scope = ? AND admission_key = ?)
+        coalesce((SELECT lim FROM cairn_admission_keys WHERE scope = ? AND admission_key = ?), 0)
         - (SELECT count(*) FROM cairn_runs WHERE ${OF_KEY} AND status IN ${ADMITTED} AND id <> ?)))`,
   // run id: the key a run was admitted under and the key's limit (a requeue re-enters it).
   selectAdmission: `SELECT r.admission_scope, r.admission_key, k.lim FROM cairn_runs r

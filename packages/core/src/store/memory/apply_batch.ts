@@ -53,7 +53,7 @@ function checkOp(op: StoreOp): void {
       })
     }
     if (op.searchAttributes !== undefined) checkUpsert(op.searchAttributes, 'saveCheckpoint')
-  } else if (op.type === 'finishRun') {
+  } else if (op.type === 'finishRun' || op.type === 'cancelRun') {
     checkFinishOp(op)
   } else if (op.type === 'createRun') {
     checkCreateOp(op)

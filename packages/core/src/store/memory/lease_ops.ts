@@ -78,7 +78,6 @@ export function finishRun(store: StoreState, op: FinishRunOp, now: number): OpRe
   const promoted =
     result.status === 'applied' &&
     op.admission !== undefined &&
-    op.status !== 'continued' &&
     promoteQueued(store, op.admission.scope, op.admission.key, now) > 0
   return promoted ? { ...result, promoted: true } : result
 }

@@ -56,7 +56,7 @@ export function finishRun(s: Statements, op: FinishRunOp, now: number): OpResult
   if (result.status !== 'applied') return result
   notify(s, op.notify, now)
   clearEventWaits(s, op)
-  return op.status === 'continued' ? result : promoteFreed(s, op.admission, now, result)
+  return promoteFreed(s, op.admission, now, result)
 }
 
 export function parkRun(s: Statements, op: ParkRunOp, now: number): OpResult {
