@@ -267,6 +267,39 @@ eachStore('singleton admission', (test) => {
     })
   })
 
+  test('a holder ended without naming its key: the maintenance sweep promotes its waiter', async (env) => {
+    const starter = await env.engine({ drive: false })
+    registerCheckout(starter)
+    const holder = await starter.start('checkout', { cart: 'c1', n: 1 })
+    const waiter = await starter.start('checkout', { cart: 'c1', n: 2 })
+    // An engine of an earlier version runs the holder and ends it without naming its key.
+    const store = env.handle.store
+    const now = env.clock.now()
+    const { claimed } = await store.claimRuns({
+      owner: 'old-engine',
+      now,
+      leaseMs: 60_000,
+      limit: 10,
+      runnable: [{ workflow: 'checkout', version: '1' }],
+    })
+    assert.deepEqual(
+      claimed.map((r) => r.id),
+      [holder.runId],
+    )
+    const fence = { runId: holder.runId, epoch: claimed[0]?.leaseEpoch ?? 0 }
+    const [finished] = await store.applyBatch(
+      [{ type: 'finishRun', fence, status: 'completed', output: '"old"', error: null }],
+      now,
+    )
+    assert.equal(finished?.status, 'applied')
+    assert.deepEqual(await statuses(starter, [waiter.runId]), ['queued'], 'stranded for now')
+    // A driving engine's maintenance sweep finds the key's free slot (at its next sweep).
+    const driver = await env.engine()
+    registerCheckout(driver)
+    await env.skip(1_900_000) // half of the harness's parkUnrunnableAfterMs, and a poll
+    assert.deepEqual(await statuses(driver, [waiter.runId]), ['waiting'], 'promoted and started')
+  })
+
   test('bad singleton options fail at register; a bad key fails the start, creating nothing', async (env) => {
     const engine = await env.engine()
     const body = async () => 'x'

@@ -82,6 +82,7 @@ export class FlakyStore implements StateStore {
     this.inner.parkUnrunnable(a, b, c, d)
   unpark: StateStore['unpark'] = (k, c, n) => this.inner.unpark(k, c, n)
   requeueRun: StateStore['requeueRun'] = (r) => this.inner.requeueRun(r)
+  promoteQueued: StateStore['promoteQueued'] = (keys, now) => this.inner.promoteQueued(keys, now)
   getRun: StateStore['getRun'] = (id) => this.inner.getRun(id)
   loadCheckpoints: StateStore['loadCheckpoints'] = async (id) => {
     if (this.loadFailures > 0) {

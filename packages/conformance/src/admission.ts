@@ -415,6 +415,44 @@ export function admissionTests(define: Define): void {
     },
   )
 
+  define('promoteQueued: the safety net for ends that did not name their key', async (store) => {
+    const a = admission('k', { limit: 2 })
+    for (const [i, id] of ['r1', 'r2', 'w1', 'w2', 'w3'].entries())
+      await admit(store, id, a, T0 + i)
+    const { claimed } = await claim(store, { now: T0 + 10 })
+    assert.deepEqual(claimed.map((r) => r.id).sort(), ['r1', 'r2'])
+    for (const run of claimed) {
+      const fence = { runId: run.id, epoch: run.leaseEpoch }
+      expectPromoted(await applyOne(store, finishOp(fence, null), T0 + 11), false, `end ${run.id}`)
+    }
+    same(
+      await statuses(store, ['w1', 'w2', 'w3']),
+      { w1: 'queued', w2: 'queued', w3: 'queued' },
+      'stranded',
+    )
+    const other = { scope: SCOPE, key: 'never-admitted' }
+    assert.equal(await store.promoteQueued([other, KEY_K], T0 + 20), 2, 'two slots were free')
+    same(
+      await statuses(store, ['w1', 'w2', 'w3']),
+      { w1: 'pending', w2: 'pending', w3: 'queued' },
+      'in start order',
+    )
+    assert.equal((await mustGetRun(store, 'w1')).availableAt, T0 + 20)
+    assert.equal(await store.promoteQueued([KEY_K], T0 + 21), 0, 'again: no slot is free')
+    assert.equal(await store.promoteQueued([], T0 + 22), 0)
+    for (const bad of [
+      [{ scope: SCOPE }],
+      [{ scope: SCOPE, key: '' }],
+      'k',
+      Array(101).fill(KEY_K),
+    ])
+      await expectRejection(
+        () => store.promoteQueued(bad as never, T0 + 23),
+        'E_INVALID_ARGUMENT',
+        `promoteQueued(${JSON.stringify(bad).slice(0, 40)})`,
+      )
+  })
+
   define('an end naming a key without a row promotes nobody and applies', async (store) => {
     await applyOne(store, create('r1', admission('k'), T0, true), T0)
     const ghost = { scope: SCOPE, key: 'never-admitted' }

@@ -34,6 +34,8 @@ export {
   checkAdmission,
   checkAdmissionKey,
   queuedWaitingOn,
+  checkPromoteKeys,
+  MAX_PROMOTE_KEYS,
   MAX_ADMISSION_KEY_LENGTH,
   MAX_ADMISSION_COUNT,
   decideAdmission,

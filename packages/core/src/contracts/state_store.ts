@@ -122,6 +122,12 @@ export interface CreateRunOp {
   admission?: Admission
 }
 
+/** A singleton key: the runs admitted under it share its slots. */
+export interface AdmissionKey {
+  scope: string
+  key: string
+}
+
 /** The singleton key a run is admitted under (CreateRunOp.admission). */
 export interface Admission {
   /** Slots are counted per (scope, key); the engine's scope is the workflow's name. 1..256 chars. */
@@ -620,6 +626,16 @@ export interface StateStore {
    * Rejects with E_INVALID_ARGUMENT (nothing applied) for a malformed `resetSeqs`.
    */
   requeueRun(request: RequeueRequest): Promise<RequeueResult>
+
+  /**
+   * For each of `keys` (at most 100; malformed ones are E_INVALID_ARGUMENT, nothing applied),
+   * promote its oldest queued runs into its free slots (→ `pending`, claimable at `now`), under
+   * the key's lock, by the rule an end naming the key applies (CreateRunOp.admission). The
+   * safety net for runs that ended without naming their key (an engine of an earlier version, a
+   * direct store call): their waiters would otherwise wait for the key's next start or end.
+   * Each key is its own transaction. Returns how many runs were promoted.
+   */
+  promoteQueued(keys: readonly AdmissionKey[], now: number): Promise<number>
 
   /** The run, or null if no run has this id. Reads committed state only. */
   getRun(runId: string): Promise<RunRecord | null>

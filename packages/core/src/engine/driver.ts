@@ -132,7 +132,7 @@ export class Driver {
       claimInFlight: () => this.claiming > 0,
       wake: (at) => this.wake(at),
     })
-    this.parkSweeper = new ParkSweeper(o, deps.registry)
+    this.parkSweeper = new ParkSweeper(o, deps.registry, (at) => this.wake(at))
     const onCancelledUnstarted = (run: RunRecord) => {
       // A freed singleton slot may have promoted a waiter (rare ending: look at once).
       if (run.admission !== null) this.wake(o.clock.now())

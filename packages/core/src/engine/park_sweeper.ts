@@ -2,13 +2,15 @@
  * Parks runs that no engine can run: claimable for longer than `parkUnrunnableAfterMs` while
  * their workflow version is registered on no engine that polls. They become visible (status
  * `parked`, reason `E_WORKFLOW_NOT_REGISTERED`) instead of waiting silently, and are never
- * claimed meanwhile; an engine that registers the version unparks them.
+ * claimed meanwhile; an engine that registers the version unparks them. The same sweep
+ * promotes singleton waiters stranded beside a free slot (stranded_waiters.ts).
  */
 import type { TimerHandle } from '../contracts/clock.ts'
 import type { ParkReason } from '../contracts/records.ts'
 import { ErrorCodes } from '../errors/index.ts'
 import type { ResolvedEngineOptions } from './options.ts'
 import type { WorkflowRegistry } from './registry.ts'
+import { promoteStrandedWaiters } from './stranded_waiters.ts'
 
 export class ParkSweeper {
   private timer: TimerHandle | null = null
@@ -16,10 +18,17 @@ export class ParkSweeper {
   busy = false
   private readonly options: ResolvedEngineOptions
   private readonly registry: WorkflowRegistry
+  /** Runs became claimable at `at` (promoted waiters): the driver looks at once. */
+  private readonly wake: (at: number) => void
 
-  constructor(options: ResolvedEngineOptions, registry: WorkflowRegistry) {
+  constructor(
+    options: ResolvedEngineOptions,
+    registry: WorkflowRegistry,
+    wake: (at: number) => void,
+  ) {
     this.options = options
     this.registry = registry
+    this.wake = wake
   }
 
   start(): void {
@@ -43,18 +52,23 @@ export class ParkSweeper {
   private async sweep(): Promise<void> {
     const { store, clock, parkUnrunnableAfterMs, logger } = this.options
     const keys = this.registry.keys()
-    if (keys.length === 0) return
     const now = clock.now()
     this.busy = true
     try {
-      const parked = await store.parkUnrunnable(
-        keys,
-        now - parkUnrunnableAfterMs,
-        this.reason(),
-        now,
-      )
+      const parked =
+        keys.length === 0
+          ? 0
+          : await store.parkUnrunnable(keys, now - parkUnrunnableAfterMs, this.reason(), now)
       if (parked > 0)
         logger.warn({ parked }, 'cairn: parked runs whose workflow version is not registered')
+      const promoted = await promoteStrandedWaiters(this.options)
+      if (promoted > 0) {
+        logger.warn(
+          { promoted },
+          'cairn: promoted singleton waiters whose holders ended without naming their key (an engine of an earlier version?)',
+        )
+        this.wake(clock.now())
+      }
     } catch (error) {
       logger.error({ err: error }, 'cairn: park sweep failed')
     } finally {

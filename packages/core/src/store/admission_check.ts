@@ -53,6 +53,23 @@ export function checkAdmissionKey(value: unknown, what: string, runId: string): 
   return value
 }
 
+/** Keys one `promoteQueued` call takes. */
+export const MAX_PROMOTE_KEYS = 100
+
+/** `promoteQueued`'s keys: an array of at most 100 `{ scope, key }`, each well formed. */
+export function checkPromoteKeys(keys: unknown): readonly { scope: string; key: string }[] {
+  if (!Array.isArray(keys) || keys.length > MAX_PROMOTE_KEYS)
+    throw new InvalidArgumentError(
+      `promoteQueued: keys is an array of at most ${MAX_PROMOTE_KEYS} { scope, key }`,
+    )
+  for (const k of keys as unknown[]) {
+    const { scope, key } = (typeof k === 'object' && k !== null ? k : {}) as Record<string, unknown>
+    checkAdmissionKey(scope, 'promoteQueued: scope', '')
+    checkAdmissionKey(key, 'promoteQueued: key', '')
+  }
+  return keys as { scope: string; key: string }[]
+}
+
 /** What a queued run waits on (RunRecord.waitingOn), the same in every store. */
 export function queuedWaitingOn(key: string): string {
   return `singleton key ${JSON.stringify(key)}`

@@ -18,6 +18,8 @@ export {
   checkAdmission,
   checkAdmissionKey,
   queuedWaitingOn,
+  checkPromoteKeys,
+  MAX_PROMOTE_KEYS,
   MAX_ADMISSION_KEY_LENGTH,
   MAX_ADMISSION_COUNT,
 } from './admission_check.ts'

@@ -75,6 +75,8 @@ export class KnexStore implements StateStore {
     this.#opened('unpark').unpark(keys, reasonCode, now)
   readonly requeueRun: StateStore['requeueRun'] = (request) =>
     this.#opened('requeueRun').requeueRun(request)
+  readonly promoteQueued: StateStore['promoteQueued'] = (keys, now) =>
+    this.#opened('promoteQueued').promoteQueued(keys, now)
   readonly getRun: StateStore['getRun'] = (runId) => this.#opened('getRun').getRun(runId)
   readonly loadCheckpoints: StateStore['loadCheckpoints'] = (runId) =>
     this.#opened('loadCheckpoints').loadCheckpoints(runId)
@@ -150,6 +152,7 @@ function neverOpened(kind: string, operation: string): Required<StateStore> {
     parkUnrunnable: reject,
     unpark: reject,
     requeueRun: reject,
+    promoteQueued: reject,
     getRun: reject,
     loadCheckpoints: reject,
     loadInbox: reject,

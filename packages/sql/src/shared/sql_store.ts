@@ -22,6 +22,7 @@ import type {
   OpResult,
   ParkReason,
   RequeueRequest,
+  AdmissionKey,
   RequeueResult,
   RunBacklog,
   RunPage,
@@ -46,6 +47,7 @@ import type { Migration } from './migration.ts'
 import { facetRuns } from './facet_runs.ts'
 import { getRun, loadCheckpointPage, loadCheckpoints, loadInbox } from './reads.ts'
 import { requeueRun } from './requeue.ts'
+import { promoteQueued } from './admission_sweep.ts'
 import { withRetries } from './retry.ts'
 
 export interface SqlStoreParts extends BatchContext {
@@ -112,6 +114,10 @@ export class SqlStore implements StateStore {
 
   unpark(keys: readonly WorkflowKey[], reasonCode: string, now: number): Promise<number> {
     return this.#call('unpark', true, () => unpark(this.parts, keys, reasonCode, now))
+  }
+
+  promoteQueued(keys: readonly AdmissionKey[], now: number): Promise<number> {
+    return this.#call('promoteQueued', true, () => promoteQueued(this.parts, keys, now))
   }
 
   requeueRun(request: RequeueRequest): Promise<RequeueResult> {

@@ -10,6 +10,7 @@ import {
   checkCreateOp,
   checkBacklogTime,
   checkFinishOp,
+  checkPromoteKeys,
   checkRequeueRequest,
 } from '@cairn/core/store-kit'
 import type {
@@ -26,6 +27,7 @@ import type {
   OpResult,
   ParkReason,
   RequeueRequest,
+  AdmissionKey,
   RequeueResult,
   RunFacetQuery,
   RunFacets,
@@ -56,6 +58,7 @@ import {
   type RunRow,
 } from './row_mapping.ts'
 import { requeueRun } from './requeue.ts'
+import { promoteAdmission } from './ops/admission.ts'
 import { inImmediateTransaction } from './transaction.ts'
 
 export abstract class SqliteStoreBase implements StateStore {
@@ -112,6 +115,17 @@ export abstract class SqliteStoreBase implements StateStore {
 
   unpark(keys: readonly WorkflowKey[], reasonCode: string, now: number): Promise<number> {
     return this.#write('unpark', ({ cache }) => unpark(cache, keys, reasonCode, now))
+  }
+
+  /** One transaction per key, each under SQLite's one writer (ops/admission.ts). */
+  promoteQueued(keys: readonly AdmissionKey[], now: number): Promise<number> {
+    return this.call('promoteQueued', (c) => {
+      checkPromoteKeys(keys)
+      let promoted = 0
+      for (const { scope, key } of keys)
+        promoted += inTransaction(c, () => promoteAdmission(c.s, scope, key, now))
+      return promoted
+    })
   }
 
   requeueRun(request: RequeueRequest): Promise<RequeueResult> {

@@ -26,6 +26,7 @@ import type {
   RunBacklog,
   RunPage,
   RequeueRequest,
+  AdmissionKey,
   RequeueResult,
   RunRecord,
   SearchAttributes,
@@ -48,6 +49,8 @@ import {
   loadSearchAttributes,
 } from './queries.ts'
 import { requeueRun } from './requeue.ts'
+import { promoteQueued } from './run_ops.ts'
+import { checkPromoteKeys } from '../admission_check.ts'
 import { StoreState } from './store_state.ts'
 
 export class MemoryStore implements StateStore {
@@ -85,6 +88,13 @@ export class MemoryStore implements StateStore {
 
   async requeueRun(request: RequeueRequest): Promise<RequeueResult> {
     return requeueRun(this.#state, request)
+  }
+
+  async promoteQueued(keys: readonly AdmissionKey[], now: number): Promise<number> {
+    checkPromoteKeys(keys)
+    let promoted = 0
+    for (const { scope, key } of keys) promoted += promoteQueued(this.#state, scope, key, now)
+    return promoted
   }
 
   async getRun(runId: string): Promise<RunRecord | null> {
