@@ -14,6 +14,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import fc from 'fast-check'
 import { MemoryStore } from '@cairn/core'
+import { ADMITTED_STATUSES } from '@cairn/core/store-kit'
 import type { Admission, RunRecord, StateStore, StoreOp } from '@cairn/core/contracts'
 import { createSqliteStore } from '@cairn/sql/sqlite'
 
@@ -186,7 +187,7 @@ class World {
     for (const key of KEYS) {
       const mine = runs.filter((r) => r.admission?.key === key)
       const admitted = mine.filter((r) =>
-        ['pending', 'running', 'waiting', 'blocked', 'parked'].includes(r.status),
+        (ADMITTED_STATUSES as readonly string[]).includes(r.status),
       )
       const queued = mine.filter((r) => r.status === 'queued')
       const limit = LIMITS[key] as number

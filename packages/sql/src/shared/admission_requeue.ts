@@ -12,7 +12,7 @@ import {
   lockKeys,
   queueRuns,
   readKeys,
-  storeNextSeqs,
+  storeKeyColumn,
   type Key,
   type KeyRow,
 } from './admission_statements.ts'
@@ -59,6 +59,6 @@ export async function reenterKey(
   if (admitted < held.row.limit && queued === 0) return false
   const seq = held.row.nextSeq
   await queueRuns(ctx, session, [{ id: runId, key: held.key, seq, unclaim: false }])
-  await storeNextSeqs(ctx, session, [{ key: held.key, nextSeq: seq + 1 }])
+  await storeKeyColumn(ctx, session, held.key, 'next_seq', seq + 1)
   return true
 }

@@ -66,15 +66,19 @@ export async function insertKeys(
   await session.query(p.statement(text, true))
 }
 
-/** A key's limit, as the newest create that applied gave it. */
-export async function storeLimit(
+/**
+ * Writes one column of a locked key's row: its limit (`lim`, as the newest create that applied
+ * gave it) or its next queue number (`next_seq`).
+ */
+export async function storeKeyColumn(
   ctx: SqlContext,
   session: SqlSession,
   key: Key,
-  limit: number,
+  column: 'lim' | 'next_seq',
+  value: number,
 ): Promise<void> {
   const p = new Params(ctx.dialect)
-  const text = `UPDATE ${ctx.tables.admissionKeys} SET lim = ${p.add(limit)}
+  const text = `UPDATE ${ctx.tables.admissionKeys} SET ${column} = ${p.add(value)}
     WHERE scope = ${p.add(key.scope)} AND admission_key = ${p.add(key.key)}`
   await session.query(p.statement(text, true))
 }
@@ -216,20 +220,6 @@ export async function queueRuns(
   await session.query(
     p.statement(ctx.dialect.updateFrom(ctx.tables.runs, 'r', source, 'r.id = v.id', assign), true),
   )
-}
-
-/** Stores each key's next queue number. */
-export async function storeNextSeqs(
-  ctx: SqlContext,
-  session: SqlSession,
-  keys: ReadonlyArray<{ key: Key; nextSeq: number }>,
-): Promise<void> {
-  for (const { key, nextSeq } of keys) {
-    const p = new Params(ctx.dialect)
-    const text = `UPDATE ${ctx.tables.admissionKeys} SET next_seq = ${p.add(nextSeq)}
-      WHERE scope = ${p.add(key.scope)} AND admission_key = ${p.add(key.key)}`
-    await session.query(p.statement(text, true))
-  }
 }
 
 /** The `count` oldest queued runs of `key`. */

@@ -35,8 +35,7 @@ import {
   markPromoted,
   oldestQueued,
   queueRuns,
-  storeLimit,
-  storeNextSeqs,
+  storeKeyColumn,
   writeKeyColumns,
   type Key,
   type KeyRow,
@@ -158,7 +157,7 @@ export class AdmissionPass {
     for (const [id, admission] of newest) {
       const row = this.#row(id)
       if (row.limit === admission.limit) continue
-      await storeLimit(ctx, session, admission, admission.limit)
+      await storeKeyColumn(ctx, session, admission, 'lim', admission.limit)
       row.limit = admission.limit
     }
   }
@@ -210,11 +209,8 @@ export class AdmissionPass {
     if (queued.length === 0) return
     await queueRuns(ctx, session, queued)
     const keys = new Map(queued.map((r) => [idOf(r.key), r.key]))
-    await storeNextSeqs(
-      ctx,
-      session,
-      [...keys.entries()].map(([id, key]) => ({ key, nextSeq: this.#row(id).nextSeq })),
-    )
+    for (const [id, key] of keys)
+      await storeKeyColumn(ctx, session, key, 'next_seq', this.#row(id).nextSeq)
   }
 
   /** The key's oldest queued runs into its free slots; `counts` kept in step. True if any. */
