@@ -62,6 +62,7 @@ export function createdRecord(
     tags: run.tags ?? [],
     origin: run.origin ?? null,
     admission: null,
+    priority: run.priority ?? 0,
   }
 }
 

@@ -28,6 +28,7 @@ import { leaseRecoveryTests } from './lease_recovery.ts'
 import { listRunsTests } from './list_runs.ts'
 import { listOrderTests } from './list_order.ts'
 import { admissionTests } from './admission.ts'
+import { claimPriorityTests } from './claim_priority.ts'
 import { parkTests } from './park_unpark.ts'
 import { payloadTests } from './payloads.ts'
 import { requeueTests } from './requeue.ts'
@@ -50,6 +51,7 @@ export function storeConformance(test: TestFn, factory: StoreFactory): void {
   checkpointTests(definer(test, factory, 'checkpoints'))
   checkpointInputTests(definer(test, factory, 'checkpoint inputs'))
   claimTests(definer(test, factory, 'claims and leases'))
+  claimPriorityTests(definer(test, factory, 'run priority'))
   claimCounterTests(definer(test, factory, 'claim counters'))
   leaseRecoveryTests(definer(test, factory, 'lease recovery'))
   transitionTests(definer(test, factory, 'suspend, release, finish, park'))

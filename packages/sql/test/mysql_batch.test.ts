@@ -125,10 +125,16 @@ mysqlTest(
       assert.equal(two, 8, 'statements for two waves')
       assert.equal((await store.loadCheckpoints('run-49'))[1]?.status, 'completed')
       before = statements(store)
-      await store.claimRuns({ owner: 'x', now: T0 + 3, leaseMs: 1, limit: 10, runnable: [KEY] })
+      // The five `queued-*` runs are due.
+      await store.claimRuns({ owner: 'x', now: T0 + 3, leaseMs: 1, limit: 2, runnable: [KEY] })
       const claim = statements(store) - before
-      // START, locking read, UPDATE by key, next available_at, COMMIT.
-      assert.equal(claim, 5, 'statements for a claim')
+      // More due than the limit: START, due read, level probe, the level's locking read,
+      // UPDATE by key, next available_at, COMMIT.
+      assert.equal(claim, 7, 'statements for a claim of a backlog')
+      before = statements(store)
+      await store.claimRuns({ owner: 'x', now: T0 + 3, leaseMs: 1, limit: 100, runnable: [KEY] })
+      // Fewer due than the limit: START, due read, locking read by key, UPDATE, next, COMMIT.
+      assert.equal(statements(store) - before, 6, 'statements for a claim taking every due run')
       before = statements(store)
       const [delivered] = await store.applyBatch([deliver('run-49', 'sig-1')], T0 + 4)
       assert.deepEqual(delivered, { status: 'delivered', seq: 1, duplicate: false })

@@ -119,6 +119,11 @@ export interface RunRecord {
    * after the run ends; only a non-terminal, non-queued run holds a slot.
    */
   admission: { scope: string; key: string } | null
+  /**
+   * Claim priority, -1000 to 1000 (0 unless given at creation): among claimable runs a claim
+   * takes higher priority first (ClaimRequest). Fixed at creation.
+   */
+  priority: number
 }
 
 /** How an operator made a run from another one (`engine.retryWithInput`, `engine.fork`). */

@@ -78,6 +78,11 @@ export interface NewRun {
   tags?: readonly string[]
   /** The run this one was made from (retry with edited input, fork). Stored as given. */
   origin?: RunOrigin
+  /**
+   * Claim priority (RunRecord.priority): an integer from -1000 to 1000, higher claimed first;
+   * absent is 0. A store refuses others with E_INVALID_ARGUMENT (the batch applies nothing).
+   */
+  priority?: number
 }
 
 /**
@@ -424,6 +429,14 @@ export interface ClaimRequest {
   limit: number
   /** Only runs of these workflow versions are claimed; others are left untouched. */
   runnable: readonly WorkflowKey[]
+  /**
+   * How many of the `limit` slots go to the claimable runs due longest (least `availableAt`),
+   * whatever their priority; the rest go by priority, highest first, and within a priority
+   * to the run due longest. An integer from 0 to `limit`; absent is 0. The engine asks for
+   * one slot in eight this way, so a run of low priority is never starved by a stream of
+   * higher ones (docs/flow-control.md "Run priority").
+   */
+  oldest?: number
 }
 
 export interface ClaimResult {
@@ -582,7 +595,10 @@ export interface StateStore {
   /**
    * Atomically lease up to `limit` claimable runs to `owner`: runs of a runnable workflow
    * version whose status is pending, waiting or running and whose `availableAt <= now`
-   * (new work, due timers, expired leases), oldest `availableAt` first. Each claimed run gets
+   * (new work, due timers, expired leases): first up to `oldest` of them by least
+   * `availableAt`, then the rest by highest `priority` and, within a priority, least
+   * `availableAt` (each priority level is read by an index lookup, so sleeping runs and live
+   * leases are never walked). Each claimed run gets
    * status `running`, `leaseOwner = owner`, epoch + 1, turns + 1, `availableAt = now +
    * leaseMs`, `waitingOn` null. Two concurrent claims never return the same run. Retry: safe
    * (a run claimed by a call whose outcome was lost is recovered when that lease expires).

@@ -13,6 +13,16 @@ export {
 export { checkCheckpointPage, MAX_CHECKPOINT_PAGE } from './checkpoint_page.ts'
 export { checkBacklogTime } from './backlog_check.ts'
 export { claimResult } from './claim_result.ts'
+export {
+  checkPriority,
+  oldestShare,
+  oldestSlots,
+  inClaimOrder,
+  MIN_PRIORITY,
+  MAX_PRIORITY,
+  DEFAULT_PRIORITY,
+  OLDEST_SHARE,
+} from './run_priority.ts'
 export { CLAIMABLE_STATUSES, RUN_STATUSES, isRunStatus, isTerminalStatus } from './run_statuses.ts'
 export {
   checkAdmission,

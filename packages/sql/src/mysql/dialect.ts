@@ -53,6 +53,7 @@ export const mysqlDialect: SqlDialect = {
   lockRows: 'FOR UPDATE',
   // MariaDB 10.6+, MySQL 8.0.1+.
   lockRowsSkipLocked: 'FOR UPDATE SKIP LOCKED',
+  useIndex: (name) => `FORCE INDEX (${name})`,
   // BINARY: compared byte for byte, whatever the connection's collation.
   jsonField: (column, field) =>
     `CAST(JSON_VALUE(${column}, '$.${field.replaceAll("'", "''")}') AS BINARY)`,

@@ -90,6 +90,7 @@ CREATE TABLE `cairn_runs` (
   `admission_scope` varbinary(1020) DEFAULT NULL,
   `admission_key` varbinary(1024) DEFAULT NULL,
   `admission_seq` bigint(20) DEFAULT NULL,
+  `priority` smallint(6) NOT NULL DEFAULT 0,
   PRIMARY KEY (`key`),
   UNIQUE KEY `cairn_runs_id` (`id`),
   KEY `cairn_runs_claimable` (`available_at`,`workflow`,`version`),
@@ -99,6 +100,7 @@ CREATE TABLE `cairn_runs` (
   KEY `cairn_runs_parent_created` (`parent_run_id`,`created_at` DESC,`id` DESC),
   KEY `cairn_runs_origin_created` (`origin_run_id`,`created_at` DESC,`id` DESC),
   KEY `cairn_runs_admission` (`admission_scope`,`admission_key`,`status`,`admission_seq`),
+  KEY `cairn_runs_priority` (`priority`,`available_at`,`workflow`,`version`),
   CONSTRAINT `cairn_runs_claimable_status` CHECK (`available_at` is null or `status` in ('pending','running','waiting')),
   CONSTRAINT `cairn_runs_running_leased` CHECK (`status` <> 'running' or `available_at` is not null)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;

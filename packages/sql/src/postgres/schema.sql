@@ -87,7 +87,8 @@ CREATE TABLE cairn_runs (
   blocked_epoch bigint,
   admission_scope text,
   admission_key text,
-  admission_seq bigint
+  admission_seq bigint,
+  priority smallint NOT NULL DEFAULT 0
 );
 
 CREATE TABLE cairn_schema (
@@ -146,6 +147,8 @@ CREATE INDEX cairn_runs_created ON cairn_runs USING btree (created_at DESC, id D
 CREATE INDEX cairn_runs_origin_created ON cairn_runs USING btree (origin_run_id, created_at DESC, id DESC) WHERE (origin_run_id IS NOT NULL);
 
 CREATE INDEX cairn_runs_parent_created ON cairn_runs USING btree (parent_run_id, created_at DESC, id DESC) WHERE (parent_run_id IS NOT NULL);
+
+CREATE INDEX cairn_runs_priority ON cairn_runs USING btree (priority, available_at, workflow, version) WHERE (available_at IS NOT NULL);
 
 CREATE INDEX cairn_runs_status_created ON cairn_runs USING btree (status, created_at DESC, id DESC);
 

@@ -5,13 +5,15 @@
  * does not: see ClaimWriter.
  */
 import { InvalidArgumentError } from '@cairn/core'
+import { oldestShare } from '@cairn/core/store-kit'
 import type { ClaimRequest, ClaimResult } from '@cairn/core/contracts'
 import type { SqlContext } from './context.ts'
 
 export interface ClaimWriter {
   /**
-   * Leases up to `limit` due runs of the runnable versions (`runnable` is not empty), oldest
-   * `available_at` first, skipping rows another claim holds, each in one conditional write
+   * Leases up to `limit` due runs of the runnable versions (`runnable` is not empty): the
+   * `oldest` share by least `available_at`, the rest by priority, then least `available_at`
+   * (ClaimRequest), skipping rows another claim holds, each in one conditional write
    * (epoch + 1, turns + 1, owner, lease expiry, waiting_on cleared); returns them as stored,
    * in that order, and the earliest `available_at` of the runnable runs it did not take.
    */
@@ -27,6 +29,7 @@ export function claimRuns(
   if (!Number.isSafeInteger(limit) || limit < 0) {
     throw new InvalidArgumentError(`claimRuns: limit must be an integer >= 0, got ${limit}`)
   }
+  oldestShare(request)
   if (runnable.length === 0) return Promise.resolve({ claimed: [], nextAvailableAt: null })
   return writer.claim(ctx, request)
 }

@@ -69,6 +69,12 @@ export interface SqlDialect {
   readonly lockRows: string
   /** The same, skipping rows another transaction holds (claims): `… SKIP LOCKED`. */
   readonly lockRowsSkipLocked: string
+  /**
+   * After a table in FROM: make the planner read it through index `name` (MySQL `FORCE INDEX
+   * (name)`, whose planner may prefer another index and walk it); '' where the planner picks
+   * the right one on its own (Postgres, checked with EXPLAIN).
+   */
+  useIndex(name: string): string
   /** The text of a top-level string field of the JSON held in a TEXT column. */
   jsonField(column: string, field: string): string
   /** DDL creating the schema (Postgres) or database (MySQL) if it does not exist. */

@@ -41,9 +41,10 @@ import {
   CONSUME_COLUMNS,
   OVERWRITABLE_CHECKPOINTS,
   CONTINUED_COLUMN,
-  LINK_COLUMNS,
+  TRAILING_CREATE_COLUMNS,
   continues,
   createsLink,
+  prioritized,
   SOURCE_COLUMNS,
   TERMINAL_STATUSES,
   cancelAssignments,
@@ -316,22 +317,23 @@ function overwriteCheckpoints(
 
 /**
  * Keys in batch order: a batch's runs sit together in the checkpoint index. The links (parent,
- * predecessor) are written only by a statement creating a run that has one (the columns
- * default to NULL): on MariaDB the two more JSON_TABLE columns, NULL as they are for
- * top-level runs, measured 10–20% of a 20-create INSERT.
+ * predecessor) and the priority are written only by a statement creating a run that has one
+ * (the columns default to NULL and 0): on MariaDB the more JSON_TABLE columns, NULL as they
+ * are for top-level runs, measured 10–20% of a 20-create INSERT.
  */
 function insertRuns(ctx: SqlContext, ops: readonly PlannedOp[], now: number) {
   if (ops.length === 0) return null
   const p = new Params(ctx.dialect)
-  const linked = ops.some(({ op }) => createsLink(op))
-  const columns = linked
+  // The trailing columns (links, priority) only when a create writes one of them.
+  const trailing = ops.some(({ op }) => createsLink(op) || prioritized(op))
+  const columns = trailing
     ? SOURCE_COLUMNS.create
-    : SOURCE_COLUMNS.create.filter(([name]) => !LINK_COLUMNS.includes(name))
+    : SOURCE_COLUMNS.create.filter(([name]) => !TRAILING_CREATE_COLUMNS.includes(name))
   // Rows keep every value: the source reads only its columns' (by position, leading ones).
   const rows = ops.map(({ op, index }) => sourceRow(op, index, now))
   const source = ctx.dialect.rowSource(p, 'v', columns, rows)
   const link = (prefix: string) =>
-    linked ? LINK_COLUMNS.map((name) => `, ${prefix}${name}`).join('') : ''
+    trailing ? TRAILING_CREATE_COLUMNS.map((name) => `, ${prefix}${name}`).join('') : ''
   const text = `INSERT INTO ${ctx.tables.runs} (id, workflow, version, status, input, created_at,
       updated_at, available_at, lease_owner, lease_epoch, turns${link('')})
     SELECT v.id, v.workflow, v.version, v.status, v.input, v.created_at, v.created_at,

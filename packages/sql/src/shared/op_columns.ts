@@ -4,6 +4,7 @@
  * row is computed here, in JavaScript, once for every dialect (the status a create starts in,
  * a lease expiry, a finish time), so the statements only match, fence and assign.
  */
+import { DEFAULT_PRIORITY } from '@cairn/core/store-kit'
 import type { MessageToDeliver, StoreOp } from '@cairn/core/contracts'
 import type { SqlType } from './dialect.ts'
 import { CHECKPOINT_COLUMNS, checkpointValues } from './row_mapping.ts'
@@ -50,16 +51,24 @@ export function runIdOf(op: StoreOp): string {
 type Columns = ReadonlyArray<readonly [name: string, type: SqlType]>
 
 /**
- * The last three columns of a create: a child run's parent link and a successor's
- * predecessor (NULL for most runs), so a statement creating neither can leave them out.
+ * A child run's parent link and a successor's predecessor (NULL for most runs): with the
+ * priority, the trailing columns of a create, which a statement creating none can leave out.
  */
-export const LINK_COLUMNS: readonly string[] = ['parent_run_id', 'parent_seq', 'continued_from']
+const LINK_COLUMNS: readonly string[] = ['parent_run_id', 'parent_seq', 'continued_from']
+
+/** The create columns after the leading ones: the links, then the priority. */
+export const TRAILING_CREATE_COLUMNS: readonly string[] = [...LINK_COLUMNS, 'priority']
 
 /** Whether a create writes a link column (LINK_COLUMNS). */
 export function createsLink(op: StoreOp): boolean {
   return (
     op.type === 'createRun' && (op.run.parent !== undefined || op.run.continuedFrom !== undefined)
   )
+}
+
+/** Whether a create sets a priority other than the column's default (0). */
+export function prioritized(op: StoreOp): boolean {
+  return op.type === 'createRun' && (op.run.priority ?? DEFAULT_PRIORITY) !== DEFAULT_PRIORITY
 }
 
 /** The last column of a lease write: a continued finish's successor (NULL for the others). */
@@ -86,6 +95,8 @@ export const SOURCE_COLUMNS: Readonly<Record<OpKind, Columns>> = {
     ['parent_run_id', 'text'],
     ['parent_seq', 'bigint'],
     ['continued_from', 'text'],
+    // Last: a statement whose creates are all at the default priority can leave it out.
+    ['priority', 'bigint'],
   ],
   save: [
     ['ord', 'int'],
@@ -192,6 +203,7 @@ export function sourceRow(op: StoreOp, ord: number, now: number): unknown[] {
         run.parent?.runId ?? null,
         run.parent?.seq ?? null,
         run.continuedFrom ?? null,
+        run.priority ?? DEFAULT_PRIORITY,
       ]
     }
     case 'saveCheckpoint':

@@ -51,6 +51,8 @@ export const RUN_COLUMNS: ReadonlyArray<readonly [name: string, type: SqlType]> 
   // RunRecord.admission (migration 12).
   ['admission_scope', 'text'],
   ['admission_key', 'text'],
+  // RunRecord.priority (migration 13).
+  ['priority', 'bigint'],
 ]
 
 /**
@@ -143,6 +145,7 @@ export function toRunRecord(row: readonly unknown[], at = 0): RunRecord {
     tags: toTags(row[at + 21]),
     origin: toOrigin(row[at + 22], row[at + 23], nullableInt(24)),
     admission: toAdmission(row[at + 26], row[at + 27]),
+    priority: int(28),
   }
 }
 

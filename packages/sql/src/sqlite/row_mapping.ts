@@ -24,7 +24,7 @@ export const RUN_COLUMNS =
   'id, workflow, version, status, input, output, error, park_reason, waiting_on, created_at, ' +
   'updated_at, finished_at, available_at, lease_owner, lease_epoch, turns, inbox_seq, ' +
   'parent_run_id, parent_seq, continued_from, continued_to, tags, origin_kind, origin_run_id, ' +
-  'origin_from_seq, blocked_epoch, admission_scope, admission_key'
+  'origin_from_seq, blocked_epoch, admission_scope, admission_key, priority'
 
 const CHECKPOINT_NAMES = SHARED_CHECKPOINT_COLUMNS.map(([name]) => name)
 
@@ -73,6 +73,7 @@ export type RunRow = [
   blockedEpoch: number | null,
   admissionScope: string | null,
   admissionKey: string | null,
+  priority: number,
 ]
 
 /** A message as read: `m` joined to its run `r` for the run's id, in MessageRow order. */
@@ -110,8 +111,8 @@ export function toRunRecord(row: RunRow): RunRecord {
   const [createdAt, updatedAt, finishedAt, availableAt, leaseOwner, leaseEpoch, turns, ...inbox] =
     rest
   const [inboxSeq, parentRunId, parentSeq, continuedFrom, continuedTo, ...lineage] = inbox
-  const [tags, originKind, originRunId, originFromSeq, blockedEpoch, admissionScope, admissionKey] =
-    lineage
+  const [tags, originKind, originRunId, originFromSeq, blockedEpoch, ...admission] = lineage
+  const [admissionScope, admissionKey, priority] = admission
   return {
     id,
     workflow,
@@ -137,6 +138,7 @@ export function toRunRecord(row: RunRow): RunRecord {
     tags: toTags(tags),
     origin: toOrigin(originKind, originRunId, originFromSeq),
     admission: toAdmission(admissionScope, admissionKey),
+    priority,
   }
 }
 

@@ -1,5 +1,6 @@
 /**
- * Index of claimable runs: one min-heap per workflow version, ordered by `availableAt`.
+ * Index of claimable runs: one min-heap per workflow version and priority, ordered by
+ * `availableAt` (a run's priority is fixed at creation, so it never changes heaps).
  * Claims and parkUnrunnable read only the heads of the heaps they need, so 100,000 finished
  * runs cost nothing. Entries are never removed in place: a changed run gets a new entry and
  * its old one turns stale (token mismatch) and is dropped when it surfaces or on compaction.
@@ -24,14 +25,16 @@ function isLive(entry: ClaimEntry): boolean {
   return entry.state.indexed && entry.token === entry.state.claimToken
 }
 
-/** Claimable runs of one workflow version, earliest `availableAt` first. */
+/** Claimable runs of one workflow version and priority, earliest `availableAt` first. */
 export class ClaimQueue {
   readonly key: WorkflowKey
+  readonly priority: number
   readonly #heap = new MinHeap<ClaimEntry>(entryBefore)
   #live = 0
 
-  constructor(key: WorkflowKey) {
+  constructor(key: WorkflowKey, priority: number) {
     this.key = key
+    this.priority = priority
   }
 
   add(state: RunState, at: number, order: number): void {
@@ -83,8 +86,8 @@ export class ClaimQueue {
 }
 
 export class ClaimIndex {
-  /** workflow → version → queue. */
-  readonly #queues = new Map<string, Map<string, ClaimQueue>>()
+  /** workflow → version → priority → queue. */
+  readonly #queues = new Map<string, Map<string, Map<number, ClaimQueue>>>()
   #order = 0
 
   /** Re-index a run after its status or `availableAt` changed. */
@@ -96,28 +99,32 @@ export class ClaimIndex {
     if (at !== null) queue.add(state, at, this.#order++)
   }
 
-  /** The queues of these workflow versions that exist, each once. */
+  /** The queues (every priority) of these workflow versions that exist, each once. */
   queuesFor(keys: readonly WorkflowKey[]): ClaimQueue[] {
     const found = new Set<ClaimQueue>()
     for (const key of keys) {
-      const queue = this.#queues.get(key.workflow)?.get(key.version)
-      if (queue !== undefined) found.add(queue)
+      const levels = this.#queues.get(key.workflow)?.get(key.version)
+      for (const queue of levels?.values() ?? []) found.add(queue)
     }
     return [...found]
   }
 
   *queues(): Iterable<ClaimQueue> {
-    for (const versions of this.#queues.values()) yield* versions.values()
+    for (const versions of this.#queues.values()) {
+      for (const levels of versions.values()) yield* levels.values()
+    }
   }
 
-  #queueOf(key: WorkflowKey): ClaimQueue {
-    let versions = this.#queues.get(key.workflow)
-    if (versions === undefined) this.#queues.set(key.workflow, (versions = new Map()))
-    let queue = versions.get(key.version)
+  #queueOf(run: WorkflowKey & { priority: number }): ClaimQueue {
+    let versions = this.#queues.get(run.workflow)
+    if (versions === undefined) this.#queues.set(run.workflow, (versions = new Map()))
+    let levels = versions.get(run.version)
+    if (levels === undefined) versions.set(run.version, (levels = new Map()))
+    let queue = levels.get(run.priority)
     if (queue === undefined) {
-      // Copy the key: `key` may be a run record the queue must not keep alive.
-      queue = new ClaimQueue({ workflow: key.workflow, version: key.version })
-      versions.set(key.version, queue)
+      // Copy the key: `run` is a run record the queue must not keep alive.
+      queue = new ClaimQueue({ workflow: run.workflow, version: run.version }, run.priority)
+      levels.set(run.priority, queue)
     }
     return queue
   }

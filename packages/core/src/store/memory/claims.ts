@@ -1,7 +1,8 @@
 /** Leasing runs to engines: claimRuns and reclaimOwned. */
 import type { ClaimRequest, ClaimResult } from '../../contracts/index.ts'
-import type { ClaimQueue } from './claim_index.ts'
+import type { ClaimEntry, ClaimQueue } from './claim_index.ts'
 import { claimResult } from '../claim_result.ts'
+import { oldestShare } from '../run_priority.ts'
 import { copyRun } from './copies.ts'
 import type { RunState } from './run_state.ts'
 import type { StoreState } from './store_state.ts'
@@ -9,8 +10,15 @@ import type { StoreState } from './store_state.ts'
 export function claimRuns(store: StoreState, request: ClaimRequest): ClaimResult {
   const queues = store.claims.queuesFor(request.runnable)
   const taken: RunState[] = []
-  while (taken.length < request.limit) {
+  // The oldest share first (run_priority.ts), then by priority.
+  const oldest = oldestShare(request)
+  while (taken.length < oldest) {
     const state = earliestQueue(queues)?.takeDueBy(request.now)
+    if (state === undefined) break
+    taken.push(state)
+  }
+  while (taken.length < request.limit) {
+    const state = firstDueQueue(queues, request.now)?.takeDueBy(request.now)
     if (state === undefined) break
     taken.push(state)
   }
@@ -45,6 +53,27 @@ function earliestQueue(queues: readonly ClaimQueue[]): ClaimQueue | undefined {
     }
   }
   return best
+}
+
+/** The queue of highest priority with a due head; among equals, the head due first. */
+function firstDueQueue(queues: readonly ClaimQueue[], now: number): ClaimQueue | undefined {
+  let best: ClaimQueue | undefined
+  let bestHead: ClaimEntry | undefined
+  for (const queue of queues) {
+    const head = queue.peek()
+    if (head === undefined || head.at > now) continue
+    if (best === undefined || queue.priority > best.priority || dueBefore(queue, head)) {
+      best = queue
+      bestHead = head
+    }
+  }
+  return best
+
+  function dueBefore(queue: ClaimQueue, head: ClaimEntry): boolean {
+    const other = bestHead as ClaimEntry
+    const earlier = head.at < other.at || (head.at === other.at && head.order < other.order)
+    return queue.priority === (best as ClaimQueue).priority && earlier
+  }
 }
 
 function lease(store: StoreState, state: RunState, request: ClaimRequest): void {

@@ -12,6 +12,7 @@ import { APPLIED } from './fence.ts'
 import { notify } from './message_ops.ts'
 import { isTerminal } from './run_state.ts'
 import { queuedWaitingOn } from '../admission_check.ts'
+import { DEFAULT_PRIORITY } from '../run_priority.ts'
 import type { StoreState } from './store_state.ts'
 
 export function createRun(store: StoreState, op: CreateRunOp, now: number): OpResult {
@@ -98,6 +99,7 @@ function newRunRecord(op: CreateRunOp, now: number): RunRecord {
     parentSeq: op.run.parent?.seq ?? null,
     continuedFrom: op.run.continuedFrom ?? null,
     continuedTo: null,
+    priority: op.run.priority ?? DEFAULT_PRIORITY,
     tags: [...(op.run.tags ?? [])],
     origin: op.run.origin === undefined ? null : { ...op.run.origin },
     admission:

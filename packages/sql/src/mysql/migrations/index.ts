@@ -11,6 +11,7 @@ import { wakeOn } from './009_wake_on.ts'
 import { blocked } from './010_blocked.ts'
 import { stepWorker } from './011_step_worker.ts'
 import { admission } from './012_admission.ts'
+import { priority } from './013_priority.ts'
 
 /** Every MySQL/MariaDB migration, in revision order. Append only; each statement idempotent. */
 export const migrations: readonly Migration[] = [
@@ -26,6 +27,7 @@ export const migrations: readonly Migration[] = [
   blocked,
   stepWorker,
   admission,
+  priority,
 ]
 
 export const latestRevision = migrations.length

@@ -10,6 +10,7 @@ import { wakeOn } from './009_wake_on.ts'
 import { blocked } from './010_blocked.ts'
 import { stepWorker } from './011_step_worker.ts'
 import { admission } from './012_admission.ts'
+import { priority } from './013_priority.ts'
 import type { Migration } from './migration.ts'
 
 export type { Migration } from './migration.ts'
@@ -28,6 +29,7 @@ export const migrations: readonly Migration[] = [
   blocked,
   stepWorker,
   admission,
+  priority,
 ]
 
 export const latestRevision = migrations.length

@@ -1,3 +1,4 @@
+import { DEFAULT_PRIORITY } from '@cairn/core/store-kit'
 import type { CreateRunOp, OpResult } from '@cairn/core/contracts'
 import { lineageValues } from '../../shared/lineage_columns.ts'
 import { checkpointValues, toRunRecord, type RunRow } from '../row_mapping.ts'
@@ -29,6 +30,7 @@ export function createRun(s: Statements, op: CreateRunOp, now: number): OpResult
     run.continuedFrom ?? null,
     ...lineageValues(run),
     ...admissionValues(op),
+    run.priority ?? DEFAULT_PRIORITY,
   )
   if (Number(changes) > 0) {
     const result: OpResult =
