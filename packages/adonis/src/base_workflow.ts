@@ -111,16 +111,16 @@ export abstract class BaseWorkflow<Input = unknown, Output = unknown> {
 }
 
 /** What dispatch/start take inside a workflow; `tags` is refused there with its own message. */
-const CHILD_START_OPTIONS: ReadonlySet<string> = new Set(['runId', 'version', 'tags'])
+const CHILD_START_OPTIONS: ReadonlySet<string> = new Set(['runId', 'version', 'tags', 'priority'])
 
 /** A child's options from dispatch/start's: the caller's run id becomes the child's id. */
 function childOptions(version: string | number, options: StartOptions): ChildOptions {
-  // Outside a workflow engine.start checks the options; here only these three are read, so
-  // any other key (a misspelling, an @adonis-agora/durable `priority`) is refused, not dropped.
+  // Outside a workflow engine.start checks the options; here only these are read, so any
+  // other key (a misspelling, an @adonis-agora/durable `namespace`) is refused, not dropped.
   const unknown = Object.keys(options).find((key) => !CHILD_START_OPTIONS.has(key))
   if (unknown !== undefined) {
     throw new InvalidArgumentError(
-      `a workflow started inside a workflow is a child run: unknown option ${JSON.stringify(unknown)} (a child run takes runId and version)`,
+      `a workflow started inside a workflow is a child run: unknown option ${JSON.stringify(unknown)} (a child run takes runId, version and priority)`,
       { details: { option: unknown, call: 'child run' } },
     )
   }
@@ -131,6 +131,7 @@ function childOptions(version: string | number, options: StartOptions): ChildOpt
   return {
     version: options.version ?? version,
     ...(options.runId === undefined ? {} : { childId: options.runId }),
+    ...(options.priority === undefined ? {} : { priority: options.priority }),
   }
 }
 

@@ -37,6 +37,8 @@ function run(fields: Partial<RunInfo>): RunInfo {
     searchAttributes: {},
     tags: [],
     origin: null,
+    priority: 0,
+    singletonKey: null,
     ...fields,
   }
 }

@@ -49,7 +49,7 @@ void test('dispatch and start inside a workflow refuse a start option a child ru
   harness.engine.register('parent', 1, async (_ctx: WorkflowContext) => {
     const seen: string[] = []
     for (const call of [
-      () => GreetWorkflow.dispatch({ name: 'Ada' }, { priority: 1 } as never),
+      () => GreetWorkflow.dispatch({ name: 'Ada' }, { queue: 'carrier' } as never),
       () => GreetWorkflow.start({ name: 'Ada' }, { namespace: 'eu' } as never),
     ]) {
       try {
@@ -67,8 +67,8 @@ void test('dispatch and start inside a workflow refuse a start option a child ru
     runId,
     status: 'completed',
     output: [
-      'E_INVALID_ARGUMENT: a workflow started inside a workflow is a child run: unknown option "priority" (a child run takes runId and version)',
-      'E_INVALID_ARGUMENT: a workflow started inside a workflow is a child run: unknown option "namespace" (a child run takes runId and version)',
+      'E_INVALID_ARGUMENT: a workflow started inside a workflow is a child run: unknown option "queue" (a child run takes runId, version and priority)',
+      'E_INVALID_ARGUMENT: a workflow started inside a workflow is a child run: unknown option "namespace" (a child run takes runId, version and priority)',
     ],
   })
   assert.deepEqual((await harness.engine.listRuns({ parentRunId: runId })).runs, [])

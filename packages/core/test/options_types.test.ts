@@ -24,8 +24,8 @@ function engineCalls(engine: Engine): void {
   engine.register('order', 1, body, { retry: { attempts: 3 } })
   // @ts-expect-error -- nested: its backoff
   engine.register('order', 1, body, { retry: { backoff: { delayMs: 5 } } })
-  // @ts-expect-error -- no run priority
-  void engine.start('order', null, { priority: 5 })
+  // @ts-expect-error -- a priority is a number
+  void engine.start('order', null, { priority: 'high' })
   // @ts-expect-error -- the run id goes in the options
   void engine.start('order', null, 'order-1')
   // @ts-expect-error -- waitForRun always waits for the end
@@ -91,8 +91,8 @@ async function ctxCalls(ctx: WorkflowContext): Promise<void> {
   await ctx.waitForEvent('paid', { matches: {} })
   // @ts-expect-error -- validate, not validator
   await ctx.onUpdate('add', { validator: () => true })
-  // @ts-expect-error -- no child priority
-  await ctx.child('child', null, { priority: 1 })
+  // @ts-expect-error -- a child's priority is a number
+  await ctx.child('child', null, { priority: 'high' })
   // @ts-expect-error -- a child's id is childId
   ctx.startChild('child', null, { runId: 'c' })
   // @ts-expect-error -- all takes version and mode

@@ -52,6 +52,9 @@ function runFacts(run) {
     ['Claimable at', run.claimableAt ? formatTime(run.claimableAt) : null],
     ['Turns', String(run.turns ?? 0)],
     ['Lease owner', run.leaseOwner],
+    // Shown when it differs from the default: most runs have priority 0.
+    ['Priority', run.priority ? String(run.priority) : null],
+    ['Singleton key', run.singletonKey ?? null],
     ['Parked', run.parkReason ? `${run.parkReason.code}: ${run.parkReason.message}` : null],
     [
       'Tags',

@@ -15,6 +15,7 @@ import type { ResolvedEngineOptions } from './options.ts'
 import type { WorkflowRegistry } from './registry.ts'
 import type { Admission } from '../contracts/state_store.ts'
 import { admissionOf, singletonFull } from './admission_of.ts'
+import { DEFAULT_PRIORITY } from '../store/run_priority.ts'
 
 export interface ChildRequest {
   parent: { runId: string; seq: number }
@@ -22,6 +23,8 @@ export interface ChildRequest {
   workflow: string
   version?: string | number
   input: unknown
+  /** The child's claim priority (given, else its parent's). */
+  priority: number
 }
 
 export type ChildStart = { ok: true } | { ok: false; error: unknown }
@@ -51,6 +54,7 @@ export async function startChildRun(
       input: deps.options.codec.encode(request.input, `input of child workflow "${workflow.name}"`),
       createdAt: deps.options.clock.now(),
       parent: request.parent,
+      ...(request.priority === DEFAULT_PRIORITY ? {} : { priority: request.priority }),
     }
     admission = admissionOf(workflow, run.input, deps.options.codec, run.id)
   } catch (error) {

@@ -5,6 +5,7 @@
  * or recovery service exists.
  */
 import type { RemoteTransports } from './remote_transports.ts'
+import { oldestSlots } from '../store/run_priority.ts'
 import type { RunRecord } from '../contracts/records.ts'
 import { ErrorCodes } from '../errors/index.ts'
 import type { Deliverer } from '../execution/deliverer.ts'
@@ -67,6 +68,14 @@ export class Driver {
   private readonly loading = new Set<string>()
   /** claimRuns calls in flight: what they return is not known here yet. */
   private claiming = 0
+  /** Runs claimed so far: every OLDEST_SHARE-th slot goes to the run due longest. */
+  private claimedSlots = 0
+  /**
+   * The last claim filled every free slot, so more runs may be due, some of higher priority
+   * than a run being started: a start leaves its run to the next claim instead of taking the
+   * slot itself (tryReserve), until a claim finds fewer due runs than slots.
+   */
+  private backlog = false
   /**
    * Runs a drain handed back before they started (a claim or a start in flight), by id: one
    * run can be handed back twice (a claim in flight when the drain began takes the run a start
@@ -229,12 +238,14 @@ export class Driver {
 
   /**
    * Reserve a slot for run `runId`, which this process is about to create leased to itself and
-   * run at once. False when no slot is free, or when this process is already starting that id
-   * (a concurrent start of the same id: it creates nothing, and finds the run).
+   * run at once. False when no slot is free, when the last claim filled every slot (due runs
+   * may be waiting, of higher priority: the next claim chooses), or when this process is
+   * already starting that id (a concurrent start of the same id: it creates nothing, and finds
+   * the run).
    */
   tryReserve(runId: string): boolean {
-    if (!this.isDriving || this.turns.size + this.reserved >= this.deps.options.concurrency)
-      return false
+    if (!this.isDriving || this.backlog) return false
+    if (this.turns.size + this.reserved >= this.deps.options.concurrency) return false
     if (this.holds(runId)) return false
     this.reserved += 1
     this.starting.add(runId)
@@ -349,6 +360,7 @@ export class Driver {
         leaseMs,
         limit: free,
         runnable,
+        oldest: oldestSlots(this.claimedSlots, free),
       })
     } catch (error) {
       this.deps.options.logger.error(
@@ -360,6 +372,8 @@ export class Driver {
       this.claiming -= 1
     }
     failpoint('P3')
+    this.claimedSlots += result.claimed.length
+    this.backlog = result.claimed.length === free
     emitRecovered(this.deps.events, result, instanceId)
     for (const run of result.claimed) void this.runClaimed(run, sentAt)
     // Adoptions that waited for this claim: what it took is now known (loading).

@@ -43,7 +43,7 @@ export const ENGINE_OPTIONS: OptionsSpec = {
 
 export const START_OPTIONS: OptionsSpec = {
   call: 'engine.start',
-  known: optionNames<StartOptions>({ runId: true, version: true, tags: true }),
+  known: optionNames<StartOptions>({ runId: true, version: true, tags: true, priority: true }),
   foreign: FOREIGN_START_OPTIONS,
 }
 

@@ -19,6 +19,7 @@ import { checkOptionKeys } from '../util/known_keys.ts'
 import { checkInteger, MAX_TIME_MS } from '../util/numbers.ts'
 import { assertIdentifier } from '../util/validate.ts'
 import { checkSingletonOptions } from './singleton_check.ts'
+import { checkPriority } from '../store/run_priority.ts'
 
 export interface RegisteredWorkflow {
   name: string
@@ -48,6 +49,7 @@ export class WorkflowRegistry {
       throw new DuplicateWorkflowError(`workflow "${name}" version "${v}" is already registered`)
     checkExecutionTimeout(name, options.executionTimeoutMs)
     checkSingletonOptions(name, options.singleton)
+    if (options.priority !== undefined) checkPriority(options.priority, `workflow "${name}"`)
     if (options.searchAttributes !== undefined && !isStandardSchema(options.searchAttributes)) {
       throw new InvalidArgumentError(
         `workflow "${name}": searchAttributes must be a Standard Schema (an object with ~standard.validate)`,

@@ -25,6 +25,7 @@
  * the source's tags, and records where it came from (`origin`).
  */
 import type { CheckpointRecord, RunOrigin, RunRecord } from '../contracts/records.ts'
+import { DEFAULT_PRIORITY } from '../store/run_priority.ts'
 import type { Admission, CreateRunOp, NewRun } from '../contracts/state_store.ts'
 import { admissionOf, singletonFull } from './admission_of.ts'
 import type { WorkflowRegistry } from './registry.ts'
@@ -154,6 +155,8 @@ async function createCopy(
     createdAt,
     origin,
     ...(source.tags.length > 0 ? { tags: source.tags } : {}),
+    // A copy is the same work again: it keeps the source's place in the claim order.
+    ...(source.priority === DEFAULT_PRIORITY ? {} : { priority: source.priority }),
   }
   const seed = outcomes.map((record) => ({ ...record, runId: id }))
   const admission = copyAdmission(deps, source, input, id)

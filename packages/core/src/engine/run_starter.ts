@@ -9,6 +9,7 @@ import type { Admission } from '../contracts/state_store.ts'
 import { admissionOf, singletonFull } from './admission_of.ts'
 import { InvalidArgumentError, RunIdConflictError } from '../errors/index.ts'
 import { checkTags } from '../store/create_check.ts'
+import { checkPriority, DEFAULT_PRIORITY } from '../store/run_priority.ts'
 import { checkOptionKeys } from '../util/known_keys.ts'
 import { newRunId } from '../util/run_id.ts'
 import { assertCallerRunId } from '../execution/continue_as_new.ts'
@@ -29,6 +30,11 @@ export interface StartOptions {
    * each 1..64 characters without control characters, no duplicates (E_INVALID_ARGUMENT).
    */
   tags?: readonly string[]
+  /**
+   * Claim priority, -1000 to 1000: among runs due, higher ones are claimed first
+   * (docs/flow-control.md "Run priority"). Default: the workflow's `priority`, else 0.
+   */
+  priority?: number
 }
 
 export interface StartedRun {
@@ -61,6 +67,7 @@ export async function startRun(
   const runId = opts.runId ?? newRunId()
   if (opts.runId !== undefined) assertCallerRunId(runId, 'runId')
   const tags = opts.tags === undefined ? undefined : [...checkTags(opts.tags, 'start')]
+  const priority = startPriority(opts.priority, workflow.options.priority, name)
   const encoded = deps.options.codec.encode(input, `input of workflow "${name}"`)
   const createdAt = deps.options.clock.now()
   const run = {
@@ -70,6 +77,7 @@ export async function startRun(
     input: encoded,
     createdAt,
     ...(tags !== undefined && tags.length > 0 ? { tags } : {}),
+    ...(priority === DEFAULT_PRIORITY ? {} : { priority }),
   }
   const admission = admissionOf(workflow, encoded, deps.options.codec, runId)
   const claimed = deps.driver.tryReserve(runId)
@@ -113,9 +121,16 @@ export async function startRun(
       inboxSeq: 0,
       leaseGrantedAt: sentAt,
       admission: held,
+      priority,
     })
   else deps.driver.wake(createdAt)
   return { runId, existing: false }
+}
+
+/** A start's priority: its own, else its workflow's, else 0; refused unless -1000..1000. */
+function startPriority(given: unknown, workflows: number | undefined, name: string): number {
+  if (given === undefined) return workflows ?? DEFAULT_PRIORITY
+  return checkPriority(given, `engine.start("${name}")`)
 }
 
 /** Before anything is read or written: a run is never created from options it would ignore. */

@@ -56,6 +56,10 @@ export interface RunInfo<I = unknown, O = unknown> {
   tags: readonly string[]
   /** The run this one was made from (`engine.retryWithInput`, `engine.fork`), or null. */
   origin: RunOrigin | null
+  /** Claim priority, -1000 to 1000 (0 unless given): higher runs are claimed first. */
+  priority: number
+  /** The singleton key the run was admitted (or queued) under, or null (docs/flow-control.md). */
+  singletonKey: string | null
 }
 
 export interface StepInfo {
@@ -130,6 +134,8 @@ export function toRunInfo<I, O>(
     searchAttributes,
     tags: run.tags,
     origin: run.origin,
+    priority: run.priority,
+    singletonKey: run.admission?.key ?? null,
   }
 }
 

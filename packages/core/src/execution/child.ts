@@ -14,6 +14,7 @@ import { childSignalName, readChildOutcome } from './child_outcome.ts'
 import { CHILD_OPTIONS } from './option_specs.ts'
 import { encodeError } from './outcome.ts'
 import type { TurnRuntime } from './runtime.ts'
+import { checkPriority } from '../store/run_priority.ts'
 import type { ChildHandle, ChildOptions } from './types.ts'
 import { waitingRecord } from './waiting_record.ts'
 
@@ -26,6 +27,7 @@ export function startChild<O>(
   if (typeof workflow !== 'string' || workflow === '')
     throw new InvalidArgumentError('ctx.child: workflow must be a non-empty string')
   checkOptionKeys(options, CHILD_OPTIONS, `ctx.child("${workflow}")`, { workflow })
+  if (options.priority !== undefined) checkPriority(options.priority, `ctx.child("${workflow}")`)
   if (!rt.live) return { runId: '', result: () => rt.never() }
   const seq = rt.takeSeq()
   const childRunId = options.childId ?? defaultChildId(rt.runId, seq)
@@ -87,6 +89,7 @@ async function start(
       workflow: c.workflow,
       version: c.options.version,
       input: c.input,
+      priority: c.options.priority ?? rt.priority,
     })
     if (!rt.live) return
     if (started.ok) wait()

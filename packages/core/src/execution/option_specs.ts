@@ -33,6 +33,7 @@ export const WORKFLOW_OPTIONS: OptionsSpec = {
     executionTimeoutMs: true,
     searchAttributes: true,
     singleton: true,
+    priority: true,
   }),
   foreign: FOREIGN_WORKFLOW_OPTIONS,
 }
@@ -114,19 +115,19 @@ export const TRANSACTION_OPTIONS: OptionsSpec = {
 
 export const CHILD_OPTIONS: OptionsSpec = {
   call: 'ctx.child',
-  known: optionNames<ChildOptions>({ childId: true, version: true }),
+  known: optionNames<ChildOptions>({ childId: true, version: true, priority: true }),
   foreign: FOREIGN_CHILD_OPTIONS,
 }
 
 export const ALL_OPTIONS: OptionsSpec = {
   call: 'ctx.all',
-  known: optionNames<AllOptions>({ version: true, mode: true }),
+  known: optionNames<AllOptions>({ version: true, mode: true, priority: true }),
   foreign: FOREIGN_CHILD_OPTIONS,
 }
 
 export const ALL_SETTLED_OPTIONS: OptionsSpec = {
   call: 'ctx.allSettled',
-  known: optionNames<Omit<AllOptions, 'mode'>>({ version: true }),
+  known: optionNames<Omit<AllOptions, 'mode'>>({ version: true, priority: true }),
   foreign: FOREIGN_CHILD_OPTIONS,
 }
 

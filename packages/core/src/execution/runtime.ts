@@ -44,6 +44,8 @@ export interface TurnRuntime {
   readonly runId: string
   readonly workflow: string
   readonly version: string
+  /** The run's claim priority: its children's unless they are given one. */
+  readonly priority: number
   readonly clock: Clock
   readonly codec: Codec
   readonly events: EventHub

@@ -50,6 +50,7 @@ import type { RetryOptions, SingletonOptions } from './types.ts'
 import { TurnEnding, type TurnEnd } from './turn_end.ts'
 import { TurnLease } from './turn_lease.ts'
 import type { RegisteredStep } from '../engine/step_registry.ts'
+import { DEFAULT_PRIORITY } from '../store/run_priority.ts'
 
 export interface TurnDeps {
   /** Creates a child run for `ctx.child` (engine/child_starter.ts). */
@@ -107,6 +108,8 @@ export interface TurnRun {
   parentSeq?: number | null
   /** The singleton key the run holds a slot of (RunRecord.admission), or null/absent. */
   admission?: { scope: string; key: string } | null
+  /** RunRecord.priority; absent: 0 (its successor and its children inherit it). */
+  priority?: number
 }
 
 /** A workflow's execution timeout, anchored at the run's creation. */
@@ -205,6 +208,8 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   readonly parent: { runId: string; seq: number } | null
   /** The singleton key whose slot this run holds, as the store gave it; null for none. */
   readonly admission: { scope: string; key: string } | null
+  /** The run's claim priority (RunRecord.priority). */
+  readonly priority: number
 
   constructor(
     deps: TurnDeps,
@@ -226,6 +231,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
         ? null
         : { runId: run.parentRunId, seq: run.parentSeq }
     this.admission = run.admission ?? null
+    this.priority = run.priority ?? DEFAULT_PRIORITY
     this.runId = run.id
     this.workflow = run.workflow
     this.version = run.version

@@ -5,6 +5,7 @@
  * or a cancel won, and this turn just lets go.
  */
 import type { SerializedError } from '../contracts/codec.ts'
+import { DEFAULT_PRIORITY } from '../store/run_priority.ts'
 import type { CheckpointRecord, ParkReason, TerminalStatus } from '../contracts/records.ts'
 import type {
   CreateRunOp,
@@ -123,6 +124,8 @@ export class TurnEnding {
         createdAt: this.deps.clock.now(),
         continuedFrom: runId,
         ...(this.turn.parent === null ? {} : { parent: this.turn.parent }),
+        // The successor is the same logical run: it keeps its place in the claim order.
+        ...(this.turn.priority === DEFAULT_PRIORITY ? {} : { priority: this.turn.priority }),
       },
       ...this.inherited(),
     }

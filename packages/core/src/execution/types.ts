@@ -227,6 +227,11 @@ export interface ChildOptions {
   childId?: string
   /** Run this version of the child workflow instead of the newest registered one. */
   version?: string | number
+  /**
+   * The child's claim priority, -1000 to 1000 (docs/flow-control.md "Run priority").
+   * Default: its parent's, so the whole tree of a high-priority run keeps its precedence.
+   */
+  priority?: number
 }
 
 /** A child started with `ctx.startChild`: its run id, and its result to await when needed. */
@@ -304,6 +309,11 @@ export interface WorkflowOptions {
    * creates the run, exact across engines.
    */
   singleton?: SingletonOptions
+  /**
+   * Claim priority of the runs `engine.start` creates, -1000 to 1000, higher claimed first
+   * (docs/flow-control.md "Run priority"); a start's own `priority` overrides it. Default 0.
+   */
+  priority?: number
 }
 
 /** `register(…, { singleton })`: see WorkflowOptions.singleton. */

@@ -38,7 +38,6 @@ export const FOREIGN_WORKFLOW_OPTIONS: Table = {
   requires: CAPABILITY_ROUTING,
   deadLetterWorkflow: { notYet: 'a workflow started for a run that goes dead' },
   tags: { notYet: "default tags for every run; give a run's tags at start: { tags }" },
-  priority: { notYet: 'run priority; runs are claimed by due time' },
   executionTimeout: {
     instead: 'Cairn names it executionTimeoutMs, a number of milliseconds',
     use: 'executionTimeoutMs',
@@ -52,7 +51,6 @@ export const FOREIGN_WORKFLOW_OPTIONS: Table = {
 /** `engine.start` options. */
 export const FOREIGN_START_OPTIONS: Table = {
   namespace: { notYet: 'namespaces: pools of runs sharing one store' },
-  priority: { notYet: 'run priority; runs are claimed by due time' },
   searchAttributes: {
     notYet: 'search attributes set at start; set them with ctx.upsertSearchAttributes',
   },
@@ -93,10 +91,8 @@ export const FOREIGN_STEP_DEFINITION_OPTIONS: Table = {
   },
 }
 
-/** `ctx.child` / `ctx.startChild` options. */
-export const FOREIGN_CHILD_OPTIONS: Table = {
-  priority: { notYet: 'run priority; runs are claimed by due time' },
-}
+/** `ctx.child` / `ctx.startChild` options: none left (the seed's `priority` is Cairn's too). */
+export const FOREIGN_CHILD_OPTIONS: Table = {}
 
 /** `engine.waitForRun` options. */
 export const FOREIGN_WAIT_FOR_RUN_OPTIONS: Table = {

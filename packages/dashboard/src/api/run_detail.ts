@@ -20,6 +20,10 @@ export interface RunDetail extends Omit<RunSummary, 'error'> {
   claimableAt: string | null
   turns: number
   leaseOwner: string | null
+  /** Claim priority (RunInfo.priority). */
+  priority: number
+  /** The singleton key it was admitted or queued under, or null. */
+  singletonKey: string | null
   lineage: {
     parentRunId: string | null
     children: RunSummary[]
@@ -53,6 +57,8 @@ export async function loadRunDetail(engine: Engine, runId: string): Promise<RunD
     claimableAt: iso(run.claimableAt),
     turns: run.turns,
     leaseOwner: run.leaseOwner,
+    priority: run.priority,
+    singletonKey: run.singletonKey,
     lineage: {
       parentRunId: run.parentRunId,
       children: children.runs.map(runSummary),
