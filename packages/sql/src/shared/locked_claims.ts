@@ -19,8 +19,8 @@ import { keyList, type SqlContext } from './context.ts'
 import type { SqlSession } from './driver.ts'
 import { toSafeInteger, toSafeIntegerOrNull } from './integers.ts'
 import { Params } from './params.ts'
-import { runColumns, toRunRecord } from './row_mapping.ts'
-import { lockByPriority, type Due } from './locked_priority.ts'
+import { runColumns } from './row_mapping.ts'
+import { lockByPriority, toDue, type Due } from './locked_priority.ts'
 
 export const lockedClaims: ClaimWriter = {
   claim: (ctx: SqlContext, request: ClaimRequest): Promise<ClaimResult> =>
@@ -73,7 +73,7 @@ async function lockKeys(
     WHERE ${ctx.dialect.inList(p, 'r.key', keys, 'bigint')} AND r.available_at <= ${p.add(request.now)}
     ORDER BY r.available_at ${ctx.dialect.lockRowsSkipLocked}`
   const { rows } = await session.query(p.statement(text))
-  return rows.map((row) => ({ key: toSafeInteger(row[0], 'key'), run: toRunRecord(row, 1) }))
+  return rows.map(toDue)
 }
 
 /** Locks up to `count` due runs by `available_at`, skipping rows another transaction holds. */
@@ -92,7 +92,7 @@ async function lockDue(
     WHERE r.available_at <= ${p.add(request.now)} AND ${keyList(p, request.runnable)}
     ORDER BY r.available_at LIMIT ${p.add(count)} ${ctx.dialect.lockRowsSkipLocked}`
   const { rows } = await session.query(p.statement(text))
-  return rows.map((row) => ({ key: toSafeInteger(row[0], 'key'), run: toRunRecord(row, 1) }))
+  return rows.map(toDue)
 }
 
 async function lease(

@@ -23,6 +23,11 @@ export interface Due {
   run: RunRecord
 }
 
+/** A row of `SELECT r.key, <runColumns('r')>`. */
+export function toDue(row: readonly unknown[]): Due {
+  return { key: toSafeInteger(row[0], 'key'), run: toRunRecord(row, 1) }
+}
+
 export async function lockByPriority(
   ctx: SqlContext,
   session: SqlSession,
@@ -79,5 +84,5 @@ async function lockLevel(
     WHERE ${at} AND ${runnable} ${notTaken}
     ORDER BY r.available_at LIMIT ${p.add(count)} ${ctx.dialect.lockRowsSkipLocked}`
   const { rows } = await session.query(p.statement(text))
-  return rows.map((row) => ({ key: toSafeInteger(row[0], 'key'), run: toRunRecord(row, 1) }))
+  return rows.map(toDue)
 }
