@@ -64,3 +64,22 @@ void test('tags given to a child start are refused, not dropped', async () => {
   assert.equal((outcome as { error: { code?: string } }).error.code, 'E_INVALID_ARGUMENT')
   await t.close()
 })
+
+void test('a child start carries the priority it is given, else its parent’s', async () => {
+  const t = await createTestEngine()
+  t.engine.register('greet', 1, async () => 'hi')
+  t.engine.register('parent', 1, async (_ctx: WorkflowContext) => {
+    await GreetWorkflow.start({ name: 'Ada' }, { runId: 'inherits' })
+    await GreetWorkflow.start({ name: 'Bo' }, { runId: 'given', priority: -5 })
+    await GreetWorkflow.dispatch({ name: 'Cy' }, { runId: 'dispatched', priority: 9 })
+    return 'done'
+  })
+  const { runId } = await t.engine.start('parent', null, { priority: 30 })
+  assert.equal((await t.engine.waitForRun(runId)).status, 'completed')
+  await t.runUntilIdle()
+  const priorities = await Promise.all(
+    ['inherits', 'given', 'dispatched'].map(async (id) => (await t.engine.getRun(id))?.priority),
+  )
+  assert.deepEqual(priorities, [30, -5, 9])
+  await t.close()
+})
