@@ -5,7 +5,14 @@
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { awaitingApproval, finished, orderWhen, placeOrder } from './helpers/shop_client.ts'
+import {
+  awaitingApproval,
+  finished,
+  orderWhen,
+  placeOrder,
+  post,
+  VISA,
+} from './helpers/shop_client.ts'
 import { startShop, tempDatabase } from './helpers/shop_server.ts'
 
 const TOKEN = 'shop-dashboard-token-for-tests'
@@ -121,4 +128,27 @@ void test('in production the dashboard needs the token; with it, cancel compensa
   // The compensation refunded the charge made before the approval wait.
   const kinds = order.payments.map((p: { kind: string }) => p.kind)
   assert.deepEqual(kinds, ['charge', 'refund'])
+})
+
+void test('an express order runs its checkout at priority 100; a standard one at 0', async (t) => {
+  const shop = await startShop(t, { SQLITE_FILE: await tempDatabase(t) })
+  const express = await post(`${shop.url}/orders`, {
+    sku: 'mug',
+    quantity: 1,
+    card: VISA,
+    express: true,
+  })
+  assert.equal(express.status, 202, JSON.stringify(express.body))
+  const standard = await post(`${shop.url}/orders`, { sku: 'mug', quantity: 1, card: VISA })
+  const priorityOf = async (runId: string) =>
+    (await json(`${shop.url}/durable/api/runs/${encodeURIComponent(runId)}`)).body.run.priority
+  assert.equal(await priorityOf(express.body.runId), 100)
+  assert.equal(await priorityOf(standard.body.runId), 0)
+  const refused = await post(`${shop.url}/orders`, {
+    sku: 'mug',
+    quantity: 1,
+    card: VISA,
+    express: 'yes',
+  })
+  assert.equal(refused.status, 422, 'express is a boolean, taken as sent')
 })

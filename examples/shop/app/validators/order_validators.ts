@@ -17,6 +17,8 @@ export const placeOrderValidator = vine.compile(
       .string()
       .regex(/^[A-Za-z0-9_-]{1,64}$/)
       .optional(),
+    // Express orders are claimed before standard ones when checkouts back up (run priority).
+    express: vine.boolean({ strict: true }).optional(),
   }),
 )
 
