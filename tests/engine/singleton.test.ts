@@ -293,11 +293,27 @@ eachStore('singleton admission', (test) => {
     )
     assert.equal(finished?.status, 'applied')
     assert.deepEqual(await statuses(starter, [waiter.runId]), ['queued'], 'stranded for now')
-    // A driving engine's maintenance sweep finds the key's free slot (at its next sweep).
-    const driver = await env.engine()
+    // A driving engine's maintenance sweep finds the key's free slot (at its next sweep),
+    // and says so: an operator learns an engine of an earlier version is still ending runs.
+    const warnings: Array<{ obj: Record<string, unknown>; msg: string }> = []
+    const ignore = () => {}
+    const logger = {
+      debug: ignore,
+      info: ignore,
+      error: ignore,
+      warn: (obj: Record<string, unknown>, msg: string) => void warnings.push({ obj, msg }),
+    }
+    const driver = await env.engine({ logger })
     registerCheckout(driver)
     await env.skip(1_900_000) // half of the harness's parkUnrunnableAfterMs, and a poll
     assert.deepEqual(await statuses(driver, [waiter.runId]), ['waiting'], 'promoted and started')
+    const sweep = warnings.filter(({ msg }) => msg.includes('promoted singleton waiters'))
+    assert.deepEqual(
+      sweep.map(({ obj }) => obj),
+      [{ promoted: 1 }],
+      'one warning, counting the run promoted',
+    )
+    assert.match(sweep[0]?.msg ?? '', /ended without naming their key/)
   })
 
   test('bad singleton options fail at register; a bad key fails the start, creating nothing', async (env) => {
