@@ -130,27 +130,6 @@ function zero(): AdmissionCounts {
   return { admitted: 0, queued: 0 }
 }
 
-/** Writes each new run's key (its create wrote the run without it). */
-export async function writeKeyColumns(
-  ctx: SqlContext,
-  session: SqlSession,
-  runs: ReadonlyArray<{ id: string; key: Key }>,
-): Promise<void> {
-  const p = new Params(ctx.dialect)
-  const columns = [
-    ['id', 'text'],
-    ['scope', 'text'],
-    ['admission_key', 'text'],
-  ] as const
-  const rows = runs.map(({ id, key }) => [id, key.scope, key.key])
-  const source = ctx.dialect.rowSource(p, 'v', columns, rows)
-  const assign = (set: string) =>
-    `${set}admission_scope = v.scope, ${set}admission_key = v.admission_key`
-  await session.query(
-    p.statement(ctx.dialect.updateFrom(ctx.tables.runs, 'r', source, 'r.id = v.id', assign), true),
-  )
-}
-
 /**
  * `runId` holds the key for `successor` to inherit: it is not terminal, or it already ended
  * `continued` to the successor (its finish may land in the same wave as the create).

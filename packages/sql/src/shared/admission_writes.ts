@@ -10,8 +10,8 @@
  *   lowers a count, which is harmless: its waiters move up at the key's next write. Two
  *   batches creating new keys may still deadlock on the inserts; the server aborts one, and
  *   the call is retried whole (retry.ts), having applied nothing.
- * - After each wave, before the creates' lineage is written: the wave's applied creates get
- *   their key columns; each touched key's counts are read once (the wave's undecided creates
+ * - After each wave, before the creates' lineage is written (the creates wrote their key
+ *   columns themselves: op_columns.ts): each touched key's counts are read once (the wave's undecided creates
  *   left out), its waiters promoted into free slots, then each create is decided in batch
  *   order by the rule every store applies (decideAdmission), the counts kept in step: kept,
  *   queued, or deleted again (`full`: nothing written). A successor inheriting its
@@ -36,7 +36,6 @@ import {
   oldestQueued,
   queueRuns,
   storeKeyColumn,
-  writeKeyColumns,
   type Key,
   type KeyRow,
   type QueuedRun,
@@ -121,12 +120,7 @@ export class AdmissionPass {
     })
     if (touched.size === 0) return
     await this.#storeLimits(ctx, session, creates)
-    if (creates.length > 0)
-      await writeKeyColumns(
-        ctx,
-        session,
-        creates.map(({ op }) => ({ id: op.run.id, key: op.admission })),
-      )
+    // The creates wrote their key columns themselves (op_columns.ts: trailing create columns).
     const inheriting = await this.#inheritors(ctx, session, creates)
     const undecided = new Set(
       creates.filter(({ op }) => !inheriting.has(op.run.id)).map(({ op }) => op.run.id),

@@ -43,8 +43,7 @@ import {
   CONTINUED_COLUMN,
   TRAILING_CREATE_COLUMNS,
   continues,
-  createsLink,
-  prioritized,
+  createsTrailing,
   SOURCE_COLUMNS,
   TERMINAL_STATUSES,
   cancelAssignments,
@@ -317,15 +316,16 @@ function overwriteCheckpoints(
 
 /**
  * Keys in batch order: a batch's runs sit together in the checkpoint index. The links (parent,
- * predecessor) and the priority are written only by a statement creating a run that has one
+ * predecessor), the priority and the singleton key are written only by a statement creating a
+ * run that has one
  * (the columns default to NULL and 0): on MariaDB the more JSON_TABLE columns, NULL as they
  * are for top-level runs, measured 10–20% of a 20-create INSERT.
  */
 function insertRuns(ctx: SqlContext, ops: readonly PlannedOp[], now: number) {
   if (ops.length === 0) return null
   const p = new Params(ctx.dialect)
-  // The trailing columns (links, priority) only when a create writes one of them.
-  const trailing = ops.some(({ op }) => createsLink(op) || prioritized(op))
+  // The trailing columns (links, priority, key) only when a create writes one of them.
+  const trailing = ops.some(({ op }) => createsTrailing(op))
   const columns = trailing
     ? SOURCE_COLUMNS.create
     : SOURCE_COLUMNS.create.filter(([name]) => !TRAILING_CREATE_COLUMNS.includes(name))

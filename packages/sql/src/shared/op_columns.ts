@@ -52,12 +52,25 @@ type Columns = ReadonlyArray<readonly [name: string, type: SqlType]>
 
 /**
  * A child run's parent link and a successor's predecessor (NULL for most runs): with the
- * priority, the trailing columns of a create, which a statement creating none can leave out.
+ * priority and the singleton key, the trailing columns of a create, which a statement
+ * creating none can leave out.
  */
 const LINK_COLUMNS: readonly string[] = ['parent_run_id', 'parent_seq', 'continued_from']
 
-/** The create columns after the leading ones: the links, then the priority. */
-export const TRAILING_CREATE_COLUMNS: readonly string[] = [...LINK_COLUMNS, 'priority']
+/** The create columns after the leading ones: the links, the priority, the singleton key. */
+export const TRAILING_CREATE_COLUMNS: readonly string[] = [
+  ...LINK_COLUMNS,
+  'priority',
+  'admission_scope',
+  'admission_key',
+]
+
+/** Whether a create writes a trailing column (TRAILING_CREATE_COLUMNS) other than NULL or 0. */
+export function createsTrailing(op: StoreOp): boolean {
+  return (
+    createsLink(op) || prioritized(op) || (op.type === 'createRun' && op.admission !== undefined)
+  )
+}
 
 /** Whether a create writes a link column (LINK_COLUMNS). */
 export function createsLink(op: StoreOp): boolean {
@@ -95,8 +108,10 @@ export const SOURCE_COLUMNS: Readonly<Record<OpKind, Columns>> = {
     ['parent_run_id', 'text'],
     ['parent_seq', 'bigint'],
     ['continued_from', 'text'],
-    // Last: a statement whose creates are all at the default priority can leave it out.
     ['priority', 'bigint'],
+    // The singleton key, written by the create itself (decided after the wave: admission_writes.ts).
+    ['admission_scope', 'text'],
+    ['admission_key', 'text'],
   ],
   save: [
     ['ord', 'int'],
@@ -204,6 +219,8 @@ export function sourceRow(op: StoreOp, ord: number, now: number): unknown[] {
         run.parent?.seq ?? null,
         run.continuedFrom ?? null,
         run.priority ?? DEFAULT_PRIORITY,
+        op.admission?.scope ?? null,
+        op.admission?.key ?? null,
       ]
     }
     case 'saveCheckpoint':
