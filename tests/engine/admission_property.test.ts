@@ -8,15 +8,11 @@
  * Counts come from the runs as stored, never from what a store says about them.
  */
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { test } from 'node:test'
 import fc from 'fast-check'
-import { MemoryStore } from '@cairn/core'
+import { withMemoryStores, withSqliteStores, type OpenStore } from '../helpers/property_stores.ts'
 import { ADMITTED_STATUSES } from '@cairn/core/store-kit'
 import type { Admission, RunRecord, StateStore, StoreOp } from '@cairn/core/contracts'
-import { createSqliteStore } from '@cairn/sql/sqlite'
 
 const KEYS = ['a', 'b', 'c'] as const
 const LIMITS: Record<string, number> = { a: 1, b: 2, c: 3 }
@@ -244,10 +240,7 @@ class World {
   }
 }
 
-async function property(
-  open: () => Promise<{ store: StateStore; close(): Promise<void> }>,
-  numRuns: number,
-) {
+async function property(open: OpenStore, numRuns: number) {
   await fc.assert(
     fc.asyncProperty(fc.array(action, { minLength: 5, maxLength: 60 }), async (actions) => {
       const { store, close } = await open()
@@ -267,23 +260,9 @@ async function property(
 }
 
 void test('admission property on the memory store', async () => {
-  await property(async () => {
-    const store = new MemoryStore()
-    await store.open()
-    return { store, close: () => store.close() }
-  }, 300)
+  await withMemoryStores((open) => property(open, 300))
 })
 
 void test('admission property on SQLite', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'cairn-admission-'))
-  let n = 0
-  try {
-    await property(async () => {
-      const store = createSqliteStore({ path: join(dir, `p${n++}.db`), synchronous: 'normal' })
-      await store.open()
-      return { store, close: () => store.close() }
-    }, 60)
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
+  await withSqliteStores((open) => property(open, 60))
 })

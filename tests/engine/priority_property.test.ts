@@ -7,14 +7,10 @@
  * availableAt is distinct, so the rule decides every order (ties are not the contract's).
  */
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { test } from 'node:test'
 import fc from 'fast-check'
-import { MemoryStore } from '@cairn/core'
+import { withMemoryStores, withSqliteStores, type OpenStore } from '../helpers/property_stores.ts'
 import type { RunRecord, StateStore } from '@cairn/core/contracts'
-import { createSqliteStore } from '@cairn/sql/sqlite'
 
 const T0 = 1_700_000_000_000
 /** Longer than any test: a claimed run is never due again. */
@@ -144,10 +140,7 @@ class World {
   }
 }
 
-async function property(
-  open: () => Promise<{ store: StateStore; close(): Promise<void> }>,
-  numRuns: number,
-) {
+async function property(open: OpenStore, numRuns: number) {
   await fc.assert(
     fc.asyncProperty(fc.array(action, { minLength: 5, maxLength: 80 }), async (actions) => {
       const { store, close } = await open()
@@ -164,23 +157,9 @@ async function property(
 }
 
 void test('priority claim property on the memory store', async () => {
-  await property(async () => {
-    const store = new MemoryStore()
-    await store.open()
-    return { store, close: () => store.close() }
-  }, 300)
+  await withMemoryStores((open) => property(open, 300))
 })
 
 void test('priority claim property on SQLite', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'cairn-priority-'))
-  let n = 0
-  try {
-    await property(async () => {
-      const store = createSqliteStore({ path: join(dir, `p${n++}.db`), synchronous: 'normal' })
-      await store.open()
-      return { store, close: () => store.close() }
-    }, 60)
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
+  await withSqliteStores((open) => property(open, 60))
 })

@@ -73,14 +73,14 @@ export function createsTrailing(op: StoreOp): boolean {
 }
 
 /** Whether a create writes a link column (LINK_COLUMNS). */
-export function createsLink(op: StoreOp): boolean {
+function createsLink(op: StoreOp): boolean {
   return (
     op.type === 'createRun' && (op.run.parent !== undefined || op.run.continuedFrom !== undefined)
   )
 }
 
 /** Whether a create sets a priority other than the column's default (0). */
-export function prioritized(op: StoreOp): boolean {
+function prioritized(op: StoreOp): boolean {
   return op.type === 'createRun' && (op.run.priority ?? DEFAULT_PRIORITY) !== DEFAULT_PRIORITY
 }
 
