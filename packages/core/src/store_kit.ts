@@ -50,6 +50,18 @@ export {
   ADMITTED_STATUSES,
   type AdmissionCounts,
   type AdmissionOutcome,
+  checkQueueRequest,
+  checkCheckpointQueue,
+  checkQueueName,
+  checkQueueNames,
+  queueSlotMessage,
+  queueGrantId,
+  queueWaitingOn,
+  MAX_QUEUE_NAME_LENGTH,
+  MAX_QUEUE_CONCURRENCY,
+  MAX_QUEUES_PER_CALL,
+  nextWaiter,
+  type QueueWaiter,
 } from './store/index.ts'
 export * from './search/index.ts'
 export {

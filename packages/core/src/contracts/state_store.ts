@@ -187,6 +187,75 @@ export interface SaveCheckpointOp {
    * a store refuses an op breaking them with E_INVALID_ARGUMENT, applying nothing.
    */
   searchAttributes?: SearchAttributeUpsert
+  /**
+   * Ask a named queue for a slot for this position's next attempt (docs/flow-control.md
+   * "Queues"); only with a `waiting` checkpoint. When the checkpoint applies, in the same
+   * transaction and under the queue's lock: the queue's concurrency becomes `concurrency` (the
+   * newest writer's, as an admission key's limit); the position's item (runId, seq) is stored
+   * for `attempt` at the back of the queue (an item already there for that attempt is kept
+   * where it is: a replayed save; one for another attempt is replaced); then the queue grants
+   * (the rule of grantQueueSlots). A grant of another item delivers to its run the message
+   * named queueSlotMessage(seq) with dedupe id queueGrantId(seq, attempt) by the
+   * deliverMessage rules (it wakes a run waiting on it); the enqueuing item's own grant is
+   * told by the result (`granted`), with no message. Ignored when the op does not apply.
+   */
+  enqueue?: QueueRequest
+  /**
+   * The queue whose slot this position's attempt held (or waited for): the checkpoint records
+   * its outcome (`completed`, `failed`, `retrying`). When the checkpoint applies, in the same
+   * transaction: the item (runId, seq) is deleted from that queue, the run's unconsumed grant
+   * messages for this position are consumed, and the queue grants its next waiters. No item
+   * there: only the grant pass runs. Ignored when the op does not apply.
+   */
+  release?: string
+}
+
+/**
+ * A step attempt asking a queue for a slot (SaveCheckpointOp.enqueue). A queue's slots are
+ * shared by every engine and worker on the store: its items that are granted and whose run is
+ * not terminal hold them — counted from the items and the runs, never from a counter, so any
+ * write ending a run frees its slots (FinishRunOp.releaseQueues and cancelRun also grant the
+ * next waiters at once; otherwise the queue's next write or grantQueueSlots does).
+ */
+export interface QueueRequest {
+  /** The queue's name: 1..MAX_QUEUE_NAME_LENGTH characters, no NUL or lone surrogate. */
+  queue: string
+  /** Slots of the queue: an integer from 1 to MAX_QUEUE_CONCURRENCY. */
+  concurrency: number
+  /** The attempt the slot is for: an integer >= 1. */
+  attempt: number
+  /** Higher first within the queue: an integer from MIN_PRIORITY to MAX_PRIORITY. */
+  priority: number
+  /**
+   * Waiters of one priority are granted key by key, the key granted least recently first, so
+   * a key with many waiters does not starve one with few. '' is a key like any other (the
+   * default). At most MAX_QUEUE_NAME_LENGTH characters, no NUL or lone surrogate.
+   */
+  fairnessKey: string
+}
+
+/** A grant of a queue slot, as delivered (OpResult.grants). */
+export interface SlotGrant {
+  runId: string
+  /** The position whose item was granted. */
+  seq: number
+  /** The attempt the grant is for. */
+  attempt: number
+  /** The inbox seq of the grant message. */
+  inboxSeq: number
+}
+
+/** One queue as grantQueueSlots and queueStats see it. */
+export interface QueueStats {
+  queue: string
+  /** The newest writer's concurrency. */
+  concurrency: number
+  /** Granted items of runs that are not terminal: the slots in use. */
+  granted: number
+  /** Items waiting for a grant whose run is pending, running, waiting or blocked. */
+  waiting: number
+  /** The `now` of the oldest waiting item's enqueue, or null. */
+  oldestWaitingSince: number | null
 }
 
 /**
@@ -304,6 +373,13 @@ export interface FinishRunOp {
    * successor created by a stale holder while the run was still live).
    */
   admission?: { scope: string; key: string }
+  /**
+   * Queues in which the run has items (its open queued steps): when this op applies, the
+   * run's items there are deleted and each queue grants its next waiters, in the same
+   * transaction. Absent: the items stay until a grant pass of their queue finds their run
+   * ended (they hold no slot meanwhile: a terminal run's items never count).
+   */
+  releaseQueues?: readonly string[]
 }
 
 /** Park a running run with a reason: status `parked`, `availableAt` null, lease released. Fenced. */
@@ -340,6 +416,8 @@ export interface CancelRunOp {
   admission?: { scope: string; key: string }
   /** A message to deliver in the same transaction iff this op applies (a child telling its parent). */
   notify?: MessageToDeliver
+  // A cancel that applies also deletes every queue item of the run and lets each of those
+  // queues grant its next waiters, in the same transaction (the store finds them itself).
 }
 
 export type StoreOp =
@@ -367,10 +445,25 @@ export type OpResult =
       /** createRun: the run was created `queued` (CreateRunOp.admission). */
       queued?: boolean
       /**
-       * finishRun / cancelRun naming an admission key: the slot it freed promoted queued runs,
-       * claimable now (the caller may look for work at once). Absent: nothing was promoted.
+       * The write made other runs claimable now (the caller may look for work at once):
+       * finishRun / cancelRun naming an admission key promoted queued runs into the slot it
+       * freed; or a queue grant made by this op (saveCheckpoint with `enqueue` or `release`,
+       * finishRun with `releaseQueues`, cancelRun) woke a run waiting for it. Absent: none.
        */
       promoted?: boolean
+      /**
+       * saveCheckpoint with `enqueue`: the position's item holds a slot after this op —
+       * granted by it (then no grant message is delivered: this result is the grant) or
+       * before it (a replayed save; its message, if one was delivered, is in the inbox).
+       * Absent: it waits in line; its grant will come as a message.
+       */
+      granted?: true
+      /**
+       * The grants this op made to other runs' items (a release, an end, a cancel or an
+       * enqueue that let a queue grant its waiters), each as its grant message was delivered:
+       * an engine holding such a run in memory hands it the grant at once. Absent: none.
+       */
+      grants?: readonly SlotGrant[]
     }
   | { status: 'full'; key: string; admitted: number; queued: number }
   | { status: 'fenced'; current: FenceState | null }
@@ -652,6 +745,25 @@ export interface StateStore {
    * Each key is its own transaction. Returns how many runs were promoted.
    */
   promoteQueued(keys: readonly AdmissionKey[], now: number): Promise<number>
+
+  /**
+   * Let each of `queues` (at most 100 names; a malformed one is E_INVALID_ARGUMENT, nothing
+   * applied) grant its waiters, each queue in its own transaction under its lock: while the
+   * slots in use (granted items of runs that are not terminal) are fewer than its concurrency,
+   * the next waiter (an item not granted whose run is pending, running, waiting or blocked) is
+   * granted — the highest priority; within it, the fairness key granted least recently (never:
+   * first); within that key, enqueue order — and its grant message delivered. Items of
+   * terminal runs found on the way are deleted. A queue never written is skipped. The safety
+   * net for slots freed by writes that did not name the queue, and for a raised concurrency.
+   * Returns how many items were granted.
+   */
+  grantQueueSlots(queues: readonly string[], now: number): Promise<number>
+
+  /**
+   * The queues of `queues` (at most 100 names) that exist, in name order (QueueStats). One
+   * read per queue at most; not one snapshot across queues. Read-only.
+   */
+  queueStats(queues: readonly string[]): Promise<QueueStats[]>
 
   /** The run, or null if no run has this id. Reads committed state only. */
   getRun(runId: string): Promise<RunRecord | null>

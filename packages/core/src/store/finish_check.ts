@@ -6,11 +6,13 @@
 import type { StoreOp } from '../contracts/index.ts'
 import { InvalidArgumentError } from '../errors/index.ts'
 import { checkAdmissionKey } from './admission_check.ts'
+import { checkQueueNames } from './queue_check.ts'
 
 export function checkFinishOp(op: StoreOp): void {
   if (op.type === 'cancelRun') return checkNamedKey(op.admission, op.runId)
   if (op.type !== 'finishRun') return
   checkNamedKey(op.admission, op.fence.runId)
+  if (op.releaseQueues !== undefined) checkQueueNames(op.releaseQueues, 'finishRun: releaseQueues')
   const continued = op.status === 'continued'
   const named = typeof op.continuedTo === 'string' && op.continuedTo.length > 0
   if (continued ? named : op.continuedTo === undefined) return

@@ -39,3 +39,16 @@ export {
   type AdmissionCounts,
   type AdmissionOutcome,
 } from './admission_decision.ts'
+export {
+  checkQueueRequest,
+  checkCheckpointQueue,
+  checkQueueName,
+  checkQueueNames,
+  queueSlotMessage,
+  queueGrantId,
+  queueWaitingOn,
+  MAX_QUEUE_NAME_LENGTH,
+  MAX_QUEUE_CONCURRENCY,
+  MAX_QUEUES_PER_CALL,
+} from './queue_check.ts'
+export { nextWaiter, type QueueWaiter } from './queue_grants.ts'

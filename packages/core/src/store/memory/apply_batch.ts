@@ -7,6 +7,7 @@ import { deliverMessage } from './message_ops.ts'
 import { cancelRun, createRun } from './run_ops.ts'
 import { checkCreateOp } from '../create_check.ts'
 import { checkFinishOp } from '../finish_check.ts'
+import { checkCheckpointQueue } from '../queue_check.ts'
 import type { StoreState } from './store_state.ts'
 
 /**
@@ -24,7 +25,7 @@ export function applyBatch(store: StoreState, ops: readonly StoreOp[], now: numb
 function applyOp(store: StoreState, op: StoreOp, now: number): OpResult {
   switch (op.type) {
     case 'saveCheckpoint':
-      return saveCheckpoint(store, op)
+      return saveCheckpoint(store, op, now)
     case 'createRun':
       return createRun(store, op, now)
     case 'suspendRun':
@@ -53,6 +54,7 @@ function checkOp(op: StoreOp): void {
       })
     }
     if (op.searchAttributes !== undefined) checkUpsert(op.searchAttributes, 'saveCheckpoint')
+    checkCheckpointQueue(op)
   } else if (op.type === 'finishRun' || op.type === 'cancelRun') {
     checkFinishOp(op)
   } else if (op.type === 'createRun') {

@@ -6,11 +6,12 @@ import type {
 } from '../../contracts/index.ts'
 import { copyCheckpoint } from './copies.ts'
 import { APPLIED, fencedResult, maySaveCheckpoint } from './fence.ts'
+import { consumeGrants, grantFields } from './queues.ts'
 import type { RunState } from './run_state.ts'
 import type { StoreState } from './store_state.ts'
 
 /** The hot path of the engine: keep it to two map lookups and one small copy. */
-export function saveCheckpoint(store: StoreState, op: SaveCheckpointOp): OpResult {
+export function saveCheckpoint(store: StoreState, op: SaveCheckpointOp, now: number): OpResult {
   const state = store.runs.get(op.fence.runId)
   if (!maySaveCheckpoint(state, op.fence)) return fencedResult(state)
   const seq = op.checkpoint.seq
@@ -26,7 +27,27 @@ export function saveCheckpoint(store: StoreState, op: SaveCheckpointOp): OpResul
     store.events.remove({ runId: op.fence.runId, seq })
   }
   if (op.searchAttributes !== undefined) upsertAttributes(state, op.searchAttributes)
-  return APPLIED
+  if (op.release === undefined && op.enqueue === undefined) return APPLIED
+  return { status: 'applied', ...queueFields(store, state, op, now) }
+}
+
+/** A save's release, then its enqueue: what their grant passes add to its result. */
+function queueFields(store: StoreState, state: RunState, op: SaveCheckpointOp, now: number) {
+  const { runId, seq } = op.checkpoint
+  let released: ReturnType<typeof grantFields> = {}
+  if (op.release !== undefined) {
+    consumeGrants(state, seq)
+    released = grantFields(store.queues.release(store, op.release, runId, seq, now))
+  }
+  if (op.enqueue === undefined) return released
+  const enqueued = store.queues.enqueue(store, runId, seq, op.enqueue, now)
+  const fields = grantFields(enqueued)
+  const grants = [...(released.grants ?? []), ...(fields.grants ?? [])]
+  return {
+    ...(released.promoted || fields.promoted ? { promoted: true as const } : {}),
+    ...(grants.length === 0 ? {} : { grants }),
+    ...(enqueued.own ? { granted: true as const } : {}),
+  }
 }
 
 function isSettled(checkpoint: CheckpointRecord): boolean {

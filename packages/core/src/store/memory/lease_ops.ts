@@ -12,6 +12,7 @@ import type {
 import { freezeReason } from './copies.ts'
 import { APPLIED, fencedResult, holdsLease } from './fence.ts'
 import { notify } from './message_ops.ts'
+import { grantFields } from './queues.ts'
 import { promoteQueued } from './run_ops.ts'
 import type { StoreState } from './store_state.ts'
 
@@ -75,11 +76,15 @@ export function finishRun(store: StoreState, op: FinishRunOp, now: number): OpRe
   if (result.status === 'applied' && op.notify !== undefined) notify(store, op.notify, now)
   if (result.status === 'applied' && op.clearEventWaits === true)
     store.events.removeRun(op.fence.runId)
+  if (result.status !== 'applied') return result
+  const granted =
+    op.releaseQueues === undefined
+      ? {}
+      : grantFields(store.queues.releaseRun(store, op.fence.runId, op.releaseQueues, now))
   const promoted =
-    result.status === 'applied' &&
     op.admission !== undefined &&
     promoteQueued(store, op.admission.scope, op.admission.key, now) > 0
-  return promoted ? { ...result, promoted: true } : result
+  return { ...result, ...granted, ...(promoted ? { promoted: true } : {}) }
 }
 
 export function parkRun(store: StoreState, op: ParkRunOp, now: number): OpResult {

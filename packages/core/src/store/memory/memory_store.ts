@@ -27,6 +27,7 @@ import type {
   RunPage,
   RequeueRequest,
   AdmissionKey,
+  QueueStats,
   RequeueResult,
   RunRecord,
   SearchAttributes,
@@ -51,6 +52,7 @@ import {
 import { requeueRun } from './requeue.ts'
 import { promoteQueued } from './run_ops.ts'
 import { checkPromoteKeys } from '../admission_check.ts'
+import { checkQueueNames } from '../queue_check.ts'
 import { StoreState } from './store_state.ts'
 
 export class MemoryStore implements StateStore {
@@ -95,6 +97,16 @@ export class MemoryStore implements StateStore {
     let promoted = 0
     for (const { scope, key } of keys) promoted += promoteQueued(this.#state, scope, key, now)
     return promoted
+  }
+
+  async grantQueueSlots(queues: readonly string[], now: number): Promise<number> {
+    checkQueueNames(queues, 'grantQueueSlots')
+    return this.#state.queues.grantQueues(this.#state, queues, now)
+  }
+
+  async queueStats(queues: readonly string[]): Promise<QueueStats[]> {
+    checkQueueNames(queues, 'queueStats')
+    return this.#state.queues.stats(this.#state, queues)
   }
 
   async getRun(runId: string): Promise<RunRecord | null> {

@@ -10,6 +10,7 @@ import type { AdmissionDecision } from './admissions.ts'
 import { copyCheckpoint, copyRun } from './copies.ts'
 import { APPLIED } from './fence.ts'
 import { notify } from './message_ops.ts'
+import { grantFields } from './queues.ts'
 import { isTerminal } from './run_state.ts'
 import { queuedWaitingOn } from '../admission_check.ts'
 import { DEFAULT_PRIORITY } from '../run_priority.ts'
@@ -129,8 +130,10 @@ export function cancelRun(store: StoreState, op: CancelRunOp, now: number): OpRe
     now,
   )
   if (op.notify !== undefined) notify(store, op.notify, now)
+  const granted = grantFields(store.queues.releaseRun(store, op.runId, null, now))
   // The slot (or queue place) went with the change; its waiters move up at once.
   const promoted =
     run.admission !== null && promoteQueued(store, run.admission.scope, run.admission.key, now) > 0
-  return promoted ? { status: 'applied', promoted: true } : APPLIED
+  if (!promoted && granted.promoted === undefined && granted.grants === undefined) return APPLIED
+  return { status: 'applied', ...granted, ...(promoted ? { promoted: true } : {}) }
 }

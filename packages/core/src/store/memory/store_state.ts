@@ -2,6 +2,7 @@ import type { RunRecord } from '../../contracts/index.ts'
 import { AdmissionIndex } from './admissions.ts'
 import { ClaimIndex } from './claim_index.ts'
 import { EventState } from './event_state.ts'
+import { QueueIndex } from './queues.ts'
 import { RunListing } from './run_listing.ts'
 import { newRunState, type RunState } from './run_state.ts'
 
@@ -16,6 +17,8 @@ export class StoreState {
   readonly events = new EventState()
   /** Singleton keys and their live runs (admissions.ts). */
   readonly admissions = new AdmissionIndex()
+  /** Named queues and their items (queues.ts). */
+  readonly queues = new QueueIndex()
 
   addRun(run: RunRecord): RunState {
     const state = newRunState(run)

@@ -1,0 +1,235 @@
+/**
+ * Named queues in the memory store (SaveCheckpointOp.enqueue / release, grantQueueSlots):
+ * each queue's items by (runId, seq). Slots in use are counted from the items and their runs
+ * at every pass, never kept, so a run that ends frees its slots whoever ends it.
+ */
+import type { QueueRequest, QueueStats, SlotGrant } from '../../contracts/index.ts'
+import { queueGrantId, queueSlotMessage } from '../queue_check.ts'
+import { nextWaiter, type QueueWaiter } from '../queue_grants.ts'
+import { compareCodePoints } from './code_point_order.ts'
+import { notify } from './message_ops.ts'
+import { isTerminal, type RunState } from './run_state.ts'
+import type { StoreState } from './store_state.ts'
+
+interface Item extends QueueWaiter {
+  runId: string
+  seq: number
+  attempt: number
+  enqueuedAt: number
+  granted: boolean
+}
+
+interface Queue {
+  concurrency: number
+  /** Enqueue counter: the next item's place in line. */
+  nextOrder: number
+  /** Grant counter, and each fairness key's number of its last grant. */
+  grants: number
+  lastGrant: Map<string, number>
+  items: Map<string, Item>
+}
+
+const WAITER_STATUSES = new Set(['pending', 'running', 'waiting', 'blocked'])
+
+export class QueueIndex {
+  readonly #queues = new Map<string, Queue>()
+
+  /**
+   * Store (or keep) the item of `runId`/`seq` and grant: whether the item holds a slot after
+   * this (granted now, with no message: the enqueuing op's result says so; or before), and
+   * the grants made to others.
+   */
+  enqueue(
+    store: StoreState,
+    runId: string,
+    seq: number,
+    request: QueueRequest,
+    now: number,
+  ): Grants {
+    const queue = this.#queueFor(request.queue)
+    queue.concurrency = request.concurrency
+    const id = itemId(runId, seq)
+    const existing = queue.items.get(id)
+    if (existing === undefined || existing.attempt !== request.attempt) {
+      queue.items.set(id, {
+        runId,
+        seq,
+        attempt: request.attempt,
+        priority: request.priority,
+        fairnessKey: request.fairnessKey,
+        order: queue.nextOrder++,
+        enqueuedAt: now,
+        granted: false,
+      })
+    }
+    const grants = this.#grant(store, queue, now, id)
+    grants.own = queue.items.get(id)?.granted === true
+    return grants
+  }
+
+  /** Delete the item of `runId`/`seq` in `name` (if any) and grant. */
+  release(store: StoreState, name: string, runId: string, seq: number, now: number): Grants {
+    const queue = this.#queues.get(name)
+    if (queue === undefined) return noGrants()
+    queue.items.delete(itemId(runId, seq))
+    return this.#grant(store, queue, now)
+  }
+
+  /** Delete every item of `runId` in `names` (every queue: null) and grant those queues. */
+  releaseRun(
+    store: StoreState,
+    runId: string,
+    names: readonly string[] | null,
+    now: number,
+  ): Grants {
+    const all = noGrants()
+    for (const [name, queue] of this.#queues) {
+      if (names !== null && !names.includes(name)) continue
+      let had = false
+      for (const [id, item] of queue.items) {
+        if (item.runId !== runId) continue
+        queue.items.delete(id)
+        had = true
+      }
+      if (!had && names === null) continue
+      const made = this.#grant(store, queue, now)
+      all.count += made.count
+      all.woke ||= made.woke
+      all.others.push(...made.others)
+    }
+    return all
+  }
+
+  grantQueues(store: StoreState, names: readonly string[], now: number): number {
+    let granted = 0
+    for (const name of new Set(names)) {
+      const queue = this.#queues.get(name)
+      if (queue !== undefined) granted += this.#grant(store, queue, now).count
+    }
+    return granted
+  }
+
+  stats(store: StoreState, names: readonly string[]): QueueStats[] {
+    const stats: QueueStats[] = []
+    for (const name of [...new Set(names)].sort(compareCodePoints)) {
+      const queue = this.#queues.get(name)
+      if (queue === undefined) continue
+      const { held, waiters } = this.#scan(store, queue)
+      const oldest = waiters.reduce<number | null>(
+        (min, w) => (min === null || w.enqueuedAt < min ? w.enqueuedAt : min),
+        null,
+      )
+      stats.push({
+        queue: name,
+        concurrency: queue.concurrency,
+        granted: held,
+        waiting: waiters.length,
+        oldestWaitingSince: oldest,
+      })
+    }
+    return stats
+  }
+
+  /** Grant into the free slots; `own`: the enqueuing item (granted without a message). */
+  #grant(store: StoreState, queue: Queue, now: number, own?: string): Grants {
+    const grants = noGrants()
+    const { held, waiters } = this.#scan(store, queue)
+    const line = new Set(waiters)
+    for (let free = queue.concurrency - held; free > 0; free--) {
+      const next = nextWaiter(line, (key) => queue.lastGrant.get(key) ?? 0)
+      if (next === undefined) break
+      line.delete(next)
+      next.granted = true
+      queue.grants += 1
+      queue.lastGrant.set(next.fairnessKey, queue.grants)
+      grants.count += 1
+      // The enqueuing item learns of its grant from its op's result (no message).
+      if (itemId(next.runId, next.seq) === own) continue
+      const seq = deliverGrant(store, next, now)
+      if (seq !== undefined) {
+        grants.woke ||= claimableNow(store, next.runId, now)
+        grants.others.push({
+          runId: next.runId,
+          seq: next.seq,
+          attempt: next.attempt,
+          inboxSeq: seq,
+        })
+      }
+    }
+    return grants
+  }
+
+  /** Slots in use and waiters; items of runs gone or ended are dropped on the way. */
+  #scan(store: StoreState, queue: Queue): { held: number; waiters: Item[] } {
+    let held = 0
+    const waiters: Item[] = []
+    for (const [id, item] of queue.items) {
+      const state = store.runs.get(item.runId)
+      if (state === undefined || isTerminal(state.run.status)) queue.items.delete(id)
+      else if (item.granted) held += 1
+      else if (WAITER_STATUSES.has(state.run.status)) waiters.push(item)
+    }
+    return { held, waiters }
+  }
+
+  #queueFor(name: string): Queue {
+    let queue = this.#queues.get(name)
+    if (queue === undefined) {
+      queue = { concurrency: 1, nextOrder: 1, grants: 0, lastGrant: new Map(), items: new Map() }
+      this.#queues.set(name, queue)
+    }
+    return queue
+  }
+}
+
+/** What a grant pass did. */
+export interface Grants {
+  /** The enqueuing item holds a slot (set by enqueue). */
+  own: boolean
+  count: number
+  /** A grant made another run claimable (it was waiting for it). */
+  woke: boolean
+  /** The grants made to other items than `own` (OpResult.grants). */
+  others: SlotGrant[]
+}
+
+function noGrants(): Grants {
+  return { own: false, count: 0, woke: false, others: [] }
+}
+
+/** The fields a grant pass adds to an applied op's result. */
+export function grantFields(grants: Grants): { promoted?: true; grants?: SlotGrant[] } {
+  return {
+    ...(grants.woke ? { promoted: true as const } : {}),
+    ...(grants.others.length === 0 ? {} : { grants: grants.others }),
+  }
+}
+
+function claimableNow(store: StoreState, runId: string, now: number): boolean {
+  const run = store.runs.get(runId)?.run
+  if (run === undefined || (run.status !== 'waiting' && run.status !== 'blocked')) return false
+  return run.availableAt !== null && run.availableAt <= now
+}
+
+function deliverGrant(store: StoreState, item: Item, now: number): number | undefined {
+  const message = {
+    runId: item.runId,
+    kind: 'signal' as const,
+    name: queueSlotMessage(item.seq),
+    dedupeId: queueGrantId(item.seq, item.attempt),
+    payload: 'null',
+  }
+  notify(store, message, now)
+  return store.runs.get(item.runId)?.dedupeIds.get(message.dedupeId)
+}
+
+/** Consume the run's unconsumed grant messages of position `seq` (its attempt is over). */
+export function consumeGrants(state: RunState, seq: number): void {
+  const name = queueSlotMessage(seq)
+  if (state.inbox.some((m) => m.name === name))
+    state.inbox = state.inbox.filter((m) => m.name !== name)
+}
+
+function itemId(runId: string, seq: number): string {
+  return `${seq}\u0000${runId}`
+}
