@@ -77,6 +77,10 @@ export class KnexStore implements StateStore {
     this.#opened('requeueRun').requeueRun(request)
   readonly promoteQueued: StateStore['promoteQueued'] = (keys, now) =>
     this.#opened('promoteQueued').promoteQueued(keys, now)
+  readonly grantQueueSlots: StateStore['grantQueueSlots'] = (queues, now) =>
+    this.#opened('grantQueueSlots').grantQueueSlots(queues, now)
+  readonly queueStats: StateStore['queueStats'] = (queues) =>
+    this.#opened('queueStats').queueStats(queues)
   readonly getRun: StateStore['getRun'] = (runId) => this.#opened('getRun').getRun(runId)
   readonly loadCheckpoints: StateStore['loadCheckpoints'] = (runId) =>
     this.#opened('loadCheckpoints').loadCheckpoints(runId)
@@ -153,6 +157,8 @@ function neverOpened(kind: string, operation: string): Required<StateStore> {
     unpark: reject,
     requeueRun: reject,
     promoteQueued: reject,
+    grantQueueSlots: reject,
+    queueStats: reject,
     getRun: reject,
     loadCheckpoints: reject,
     loadInbox: reject,

@@ -13,6 +13,10 @@ const RETRYABLE_ERRNOS: ReadonlySet<number> = new Set([
   // concurrent insert of the same run id makes it fail, and the retry reads that row.
   1062,
   1020, // ER_CHECKREAD: MariaDB's innodb_snapshot_isolation found the row changed
+  // ER_AUTOINC_READ_FAILED: how InnoDB reports a deadlock met while taking a table's AUTO-INC
+  // lock (concurrent INSERT … SELECT creates at REPEATABLE READ, seen on MariaDB 10.11): the
+  // victim was rolled back like any deadlock's.
+  1467,
 ])
 
 /** The server ended the session or is going away: whatever was in flight is cut off. */

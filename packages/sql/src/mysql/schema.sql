@@ -57,6 +57,36 @@ CREATE TABLE `cairn_messages` (
   UNIQUE KEY `cairn_messages_dedupe` (`run_key`,`dedupe_id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
+CREATE TABLE `cairn_queues` (
+  `name` varbinary(800) NOT NULL,
+  `concurrency` int(11) NOT NULL,
+  `next_order` bigint(20) NOT NULL,
+  `grants` bigint(20) NOT NULL,
+  PRIMARY KEY (`name`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+CREATE TABLE `cairn_queue_items` (
+  `queue` varbinary(800) NOT NULL,
+  `run_key` bigint(20) NOT NULL,
+  `seq` bigint(20) NOT NULL,
+  `attempt` bigint(20) NOT NULL,
+  `priority` smallint(6) NOT NULL,
+  `fairness_key` varbinary(800) NOT NULL,
+  `item_order` bigint(20) NOT NULL,
+  `enqueued_at` bigint(20) NOT NULL,
+  `granted` smallint(6) NOT NULL,
+  PRIMARY KEY (`queue`,`run_key`,`seq`),
+  KEY `cairn_queue_items_run` (`run_key`),
+  KEY `cairn_queue_items_line` (`queue`,`granted`,`priority` DESC,`item_order`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+CREATE TABLE `cairn_queue_keys` (
+  `queue` varbinary(800) NOT NULL,
+  `fairness_key` varbinary(800) NOT NULL,
+  `last_grant` bigint(20) NOT NULL,
+  PRIMARY KEY (`queue`,`fairness_key`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
 CREATE TABLE `cairn_runs` (
   `key` bigint(20) NOT NULL AUTO_INCREMENT,
   `id` varbinary(1020) NOT NULL,

@@ -48,6 +48,31 @@ CREATE TABLE cairn_messages (
   consumed_at bigint
 );
 
+CREATE TABLE cairn_queue_items (
+  queue text COLLATE "C" NOT NULL,
+  run_key bigint NOT NULL,
+  seq bigint NOT NULL,
+  attempt bigint NOT NULL,
+  priority smallint NOT NULL,
+  fairness_key text COLLATE "C" NOT NULL,
+  item_order bigint NOT NULL,
+  enqueued_at bigint NOT NULL,
+  granted smallint NOT NULL
+);
+
+CREATE TABLE cairn_queue_keys (
+  queue text COLLATE "C" NOT NULL,
+  fairness_key text COLLATE "C" NOT NULL,
+  last_grant bigint NOT NULL
+);
+
+CREATE TABLE cairn_queues (
+  name text COLLATE "C" NOT NULL,
+  concurrency integer NOT NULL,
+  next_order bigint NOT NULL,
+  grants bigint NOT NULL
+);
+
 CREATE TABLE cairn_run_tags (
   tag text COLLATE "C" NOT NULL,
   run_created_at bigint NOT NULL,
@@ -114,6 +139,12 @@ ALTER TABLE cairn_events ADD CONSTRAINT cairn_events_pkey PRIMARY KEY (id);
 
 ALTER TABLE cairn_messages ADD CONSTRAINT cairn_messages_pkey PRIMARY KEY (run_key, seq);
 
+ALTER TABLE cairn_queue_items ADD CONSTRAINT cairn_queue_items_pkey PRIMARY KEY (queue, run_key, seq);
+
+ALTER TABLE cairn_queue_keys ADD CONSTRAINT cairn_queue_keys_pkey PRIMARY KEY (queue, fairness_key);
+
+ALTER TABLE cairn_queues ADD CONSTRAINT cairn_queues_pkey PRIMARY KEY (name);
+
 ALTER TABLE cairn_run_tags ADD CONSTRAINT cairn_run_tags_pkey PRIMARY KEY (tag, run_created_at, run_id) INCLUDE (run_key);
 
 ALTER TABLE cairn_runs ADD CONSTRAINT cairn_runs_claimable_status CHECK (((available_at IS NULL) OR (status = ANY (ARRAY['pending'::text, 'running'::text, 'waiting'::text]))));
@@ -137,6 +168,10 @@ CREATE INDEX cairn_events_name_published ON cairn_events USING btree (name, publ
 CREATE INDEX cairn_events_published ON cairn_events USING btree (published_at);
 
 CREATE UNIQUE INDEX cairn_messages_dedupe ON cairn_messages USING btree (run_key, dedupe_id);
+
+CREATE INDEX cairn_queue_items_line ON cairn_queue_items USING btree (queue, granted, priority DESC, item_order);
+
+CREATE INDEX cairn_queue_items_run ON cairn_queue_items USING btree (run_key);
 
 CREATE INDEX cairn_runs_admission ON cairn_runs USING btree (admission_scope, admission_key, status, admission_seq) WHERE (admission_scope IS NOT NULL);
 

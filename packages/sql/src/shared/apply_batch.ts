@@ -17,6 +17,7 @@ import { AdmissionPass, carriesAdmission } from './admission_writes.ts'
 import { carriesAttributes, writeAttributes } from './attribute_writes.ts'
 import { touchesEventWaits, writeEventWaits } from './event_wait_writes.ts'
 import { carriesLineage, writeLineage } from './lineage_writes.ts'
+import { QueuePass, carriesQueues } from './queue_writes.ts'
 import { runIdOf } from './op_columns.ts'
 import { resultOf, wakeTime } from './op_results.ts'
 import { checkpointKey, readCheckpoints, readRuns } from './reads.ts'
@@ -26,7 +27,7 @@ import type { Observation, WaveWriter } from './wave_writer.ts'
 
 export interface BatchContext extends SqlContext {
   readonly writer: WaveWriter
-  /** Sent in the transaction when it made runs claimable outside the waves (promotions). */
+  /** Sent in the transaction when it made runs claimable outside the waves (promotions, grants). */
   readonly wakeStatement?: (at: number) => SqlStatement
 }
 
@@ -43,13 +44,19 @@ export function applyBatch(
   const attributes = ops.some(carriesAttributes)
   const lineage = ops.some(carriesLineage)
   const admission = ops.some(carriesAdmission)
+  const queues = ops.some(carriesQueues)
   const write = async (session: SqlSession) => {
-    // Keys are locked before any run row is written (admission_writes.ts).
-    const pass = admission ? await AdmissionPass.lock(ctx, session, ops) : null
-    const results = await writeWaves(ctx, session, waves, ops.length, now, pass)
+    // Keys and queues are locked before any run row is written (admission_writes.ts,
+    // queue_writes.ts).
+    const passes: Passes = {
+      admission: admission ? await AdmissionPass.lock(ctx, session, ops) : null,
+      queues: queues ? await QueuePass.lock(ctx, session, ops) : null,
+    }
+    const results = await writeWaves(ctx, session, waves, ops.length, now, passes)
     if (attributes) await writeAttributes(ctx, session, ops, results)
-    if (pass?.promotedAny === true && ctx.wakeStatement !== undefined)
-      await session.query(ctx.wakeStatement(now))
+    await passes.queues?.dropUnused(ctx, session)
+    const woke = passes.admission?.promotedAny === true || passes.queues?.wokeAny === true
+    if (woke && ctx.wakeStatement !== undefined) await session.query(ctx.wakeStatement(now))
     return results
   }
   const single =
@@ -58,9 +65,16 @@ export function applyBatch(
     !attributes &&
     !lineage &&
     !admission &&
+    !queues &&
     !ops.some(touchesEventWaits)
   if (single) return write(ctx.pool)
   return ctx.pool.transaction(write)
+}
+
+/** The passes around the waves a batch needs (null: it carries nothing for them). */
+interface Passes {
+  admission: AdmissionPass | null
+  queues: QueuePass | null
 }
 
 async function writeWaves(
@@ -69,7 +83,7 @@ async function writeWaves(
   waves: readonly Wave[],
   count: number,
   now: number,
-  pass: AdmissionPass | null,
+  passes: Passes,
 ): Promise<OpResult[]> {
   const results = new Array<OpResult>(count)
   let earliest: number | null = null
@@ -79,7 +93,10 @@ async function writeWaves(
     const built = await explain(ctx, session, wave, seen)
     const waveOps = wave.map(({ op }) => op)
     // Creates decided (kept, queued, or deleted: `full`) before their lineage is written.
-    if (pass !== null) await pass.afterWave(ctx, session, waveOps, built, now)
+    if (passes.admission !== null)
+      await passes.admission.afterWave(ctx, session, waveOps, built, now)
+    // Queue writes of the ops that applied (a create refused by admission is not one).
+    if (passes.queues !== null) await passes.queues.afterWave(ctx, session, waveOps, built, now)
     await writeEventWaits(ctx, session, waveOps, built)
     // Right after its wave: a create of the same id in a later wave reports `exists` with the
     // run as stored, tags and origin included.

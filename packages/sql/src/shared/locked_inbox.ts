@@ -29,6 +29,49 @@ export interface InboxRun {
   wakeOn: string | null
 }
 
+/** A run as the portable writer locks it: InboxRun and the lease epoch its fence is checked at. */
+export interface LockedRun extends InboxRun {
+  epoch: number
+}
+
+/**
+ * Locks the runs of `ids` (once each, in key order, so two transactions locking runs never
+ * take them in opposite orders) and reads what fences and inbox writes need.
+ */
+export async function lockRuns(
+  ctx: SqlContext,
+  session: SqlSession,
+  ids: readonly string[],
+): Promise<Map<string, LockedRun>> {
+  const { dialect, tables } = ctx
+  const p = new Params(dialect)
+  const text = `SELECT r.key, r.id, r.status, r.lease_epoch, r.inbox_seq, r.wake_on, r.wake_epoch
+    FROM ${tables.runs} r
+    WHERE ${dialect.inList(p, 'r.id', [...new Set(ids)], 'text')} ORDER BY r.key ${dialect.lockRows}`
+  const { rows } = await session.query(p.statement(text))
+  return new Map(
+    rows.map(([key, id, status, epoch, inboxSeq, wakeOn, wakeEpoch]) => [
+      id as string,
+      {
+        key: toSafeInteger(key, 'key'),
+        status: status as RunStatus,
+        epoch: toSafeInteger(epoch, 'lease_epoch'),
+        inboxSeq: toSafeInteger(inboxSeq, 'inbox_seq'),
+        wakeOn: currentWakeOn(wakeOn, wakeEpoch, epoch),
+      },
+    ]),
+  )
+}
+
+/** A run's wake_on, when its current lease epoch wrote it; null (any message wakes) otherwise. */
+function currentWakeOn(wakeOn: unknown, wakeEpoch: unknown, epoch: unknown): string | null {
+  if (wakeOn === null || wakeOn === undefined || wakeEpoch === null || wakeEpoch === undefined)
+    return null
+  return toSafeInteger(wakeEpoch, 'wake_epoch') === toSafeInteger(epoch, 'lease_epoch')
+    ? (wakeOn as string)
+    : null
+}
+
 interface Accepted {
   runKey: number
   seq: number

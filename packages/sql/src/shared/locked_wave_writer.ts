@@ -25,17 +25,18 @@
  * against what the turn saw); the result repeats that decision from the locked row, which
  * the lock keeps true until commit.
  */
-import type { CheckpointRecord, DeliverMessageOp, RunStatus, StoreOp } from '@cairn/core/contracts'
+import type { CheckpointRecord, DeliverMessageOp, StoreOp } from '@cairn/core/contracts'
 import type { SqlContext } from './context.ts'
 import type { SqlSession } from './driver.ts'
-import { toSafeInteger } from './integers.ts'
 import {
   acceptMessages,
   countMessages,
   dedupeKey,
   insertMessages,
   lockDedupes,
+  lockRuns,
   type InboxWrites,
+  type LockedRun,
 } from './locked_inbox.ts'
 import {
   CONSUME_COLUMNS,
@@ -61,14 +62,6 @@ import { checkpointKey } from './reads.ts'
 import { CHECKPOINT_COLUMNS, checkpointColumns, toCheckpointRecord } from './row_mapping.ts'
 import type { PlannedOp, Wave } from './wave_plan.ts'
 import type { Observation, WaveWriter } from './wave_writer.ts'
-
-interface LockedRun {
-  key: number
-  status: RunStatus
-  epoch: number
-  inboxSeq: number
-  wakeOn: string | null
-}
 
 interface LockedState {
   runs: Map<string, LockedRun>
@@ -106,40 +99,13 @@ export class LockedWaveWriter implements WaveWriter {
 }
 
 async function lockState(ctx: SqlContext, session: SqlSession, wave: Wave): Promise<LockedState> {
-  const { dialect, tables } = ctx
-  const p = new Params(dialect)
   const notified = wave.flatMap(({ op }) => noticeOf(op)?.runId ?? [])
-  const ids = [...new Set([...wave.map(({ op }) => runIdOf(op)), ...notified])]
-  const text = `SELECT r.key, r.id, r.status, r.lease_epoch, r.inbox_seq, r.wake_on, r.wake_epoch
-    FROM ${tables.runs} r
-    WHERE ${dialect.inList(p, 'r.id', ids, 'text')} ORDER BY r.key ${dialect.lockRows}`
-  const { rows } = await session.query(p.statement(text))
-  const runs = new Map(
-    rows.map(([key, id, status, epoch, inboxSeq, wakeOn, wakeEpoch]) => [
-      id as string,
-      {
-        key: toSafeInteger(key, 'key'),
-        status: status as RunStatus,
-        epoch: toSafeInteger(epoch, 'lease_epoch'),
-        inboxSeq: toSafeInteger(inboxSeq, 'inbox_seq'),
-        wakeOn: currentWakeOn(wakeOn, wakeEpoch, epoch),
-      },
-    ]),
-  )
+  const runs = await lockRuns(ctx, session, [...wave.map(({ op }) => runIdOf(op)), ...notified])
   return {
     runs,
     checkpoints: await lockCheckpoints(ctx, session, wave),
     dedupes: await lockDedupes(ctx, session, wave, runs),
   }
-}
-
-/** A run's wake_on, when its current lease epoch wrote it; null (any message wakes) otherwise. */
-function currentWakeOn(wakeOn: unknown, wakeEpoch: unknown, epoch: unknown): string | null {
-  if (wakeOn === null || wakeOn === undefined || wakeEpoch === null || wakeEpoch === undefined)
-    return null
-  return toSafeInteger(wakeEpoch, 'wake_epoch') === toSafeInteger(epoch, 'lease_epoch')
-    ? (wakeOn as string)
-    : null
 }
 
 async function lockCheckpoints(

@@ -23,6 +23,7 @@ import type {
   ParkReason,
   RequeueRequest,
   AdmissionKey,
+  QueueStats,
   RequeueResult,
   RunBacklog,
   RunPage,
@@ -48,6 +49,7 @@ import { facetRuns } from './facet_runs.ts'
 import { getRun, loadCheckpointPage, loadCheckpoints, loadInbox } from './reads.ts'
 import { requeueRun } from './requeue.ts'
 import { promoteQueued } from './admission_sweep.ts'
+import { grantQueueSlots, queueStats } from './queue_calls.ts'
 import { withRetries } from './retry.ts'
 
 export interface SqlStoreParts extends BatchContext {
@@ -118,6 +120,14 @@ export class SqlStore implements StateStore {
 
   promoteQueued(keys: readonly AdmissionKey[], now: number): Promise<number> {
     return this.#call('promoteQueued', true, () => promoteQueued(this.parts, keys, now))
+  }
+
+  grantQueueSlots(queues: readonly string[], now: number): Promise<number> {
+    return this.#call('grantQueueSlots', true, () => grantQueueSlots(this.parts, queues, now))
+  }
+
+  queueStats(queues: readonly string[]): Promise<QueueStats[]> {
+    return this.#call('queueStats', false, () => queueStats(this.parts, queues))
   }
 
   requeueRun(request: RequeueRequest): Promise<RequeueResult> {

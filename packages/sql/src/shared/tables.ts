@@ -21,6 +21,12 @@ export interface Tables {
   runTags: string
   /** Singleton keys: each key's limit and next queue number (migration 12). */
   admissionKeys: string
+  /** Named queues: each queue's concurrency and its enqueue and grant counters (migration 14). */
+  queues: string
+  /** Queue items: a step attempt waiting for, or holding, a queue's slot (migration 14). */
+  queueItems: string
+  /** Each queue's fairness keys and the grant number of their last grant (migration 14). */
+  queueKeys: string
   /** The one-row schema revision marker. */
   marker: string
 }
@@ -37,6 +43,9 @@ export function qualifiedTables(dialect: SqlDialect, schema: string): Tables {
     searchAttributes: qualify('cairn_search_attributes'),
     runTags: qualify('cairn_run_tags'),
     admissionKeys: qualify('cairn_admission_keys'),
+    queues: qualify('cairn_queues'),
+    queueItems: qualify('cairn_queue_items'),
+    queueKeys: qualify('cairn_queue_keys'),
     marker: qualify('cairn_schema'),
   }
 }

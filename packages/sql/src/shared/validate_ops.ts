@@ -3,7 +3,12 @@
  * (E_INVALID_ARGUMENT), the same as in every other store.
  */
 import { InvalidArgumentError } from '@cairn/core'
-import { checkCreateOp, checkFinishOp, checkUpsert } from '@cairn/core/store-kit'
+import {
+  checkCheckpointQueue,
+  checkCreateOp,
+  checkFinishOp,
+  checkUpsert,
+} from '@cairn/core/store-kit'
 import type { StoreOp } from '@cairn/core/contracts'
 
 const OP_TYPES: ReadonlySet<string> = new Set([
@@ -36,5 +41,6 @@ export function validateOps(ops: readonly StoreOp[]): void {
     if (op.type === 'saveCheckpoint' && op.searchAttributes !== undefined) {
       checkUpsert(op.searchAttributes, 'saveCheckpoint')
     }
+    if (op.type === 'saveCheckpoint') checkCheckpointQueue(op)
   }
 }

@@ -50,6 +50,33 @@ CREATE TABLE cairn_messages (
   PRIMARY KEY (run_key, seq)
 ) STRICT;
 
+CREATE TABLE cairn_queue_items (
+  queue TEXT NOT NULL,
+  run_key INTEGER NOT NULL REFERENCES cairn_runs (key) ON DELETE CASCADE,
+  seq INTEGER NOT NULL,
+  attempt INTEGER NOT NULL,
+  priority INTEGER NOT NULL,
+  fairness_key TEXT NOT NULL,
+  item_order INTEGER NOT NULL,
+  enqueued_at INTEGER NOT NULL,
+  granted INTEGER NOT NULL,
+  PRIMARY KEY (queue, run_key, seq)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE cairn_queue_keys (
+  queue TEXT NOT NULL,
+  fairness_key TEXT NOT NULL,
+  last_grant INTEGER NOT NULL,
+  PRIMARY KEY (queue, fairness_key)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE cairn_queues (
+  name TEXT PRIMARY KEY,
+  concurrency INTEGER NOT NULL,
+  enqueues INTEGER NOT NULL,
+  grants INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+
 CREATE TABLE cairn_run_tags (
   tag TEXT NOT NULL,
   run_created_at INTEGER NOT NULL,
@@ -101,6 +128,10 @@ CREATE INDEX cairn_events_name_published ON cairn_events (name, published_at);
 CREATE INDEX cairn_events_published ON cairn_events (published_at);
 
 CREATE UNIQUE INDEX cairn_messages_dedupe ON cairn_messages (run_key, dedupe_id);
+
+CREATE INDEX cairn_queue_items_line ON cairn_queue_items (queue, granted, priority DESC, item_order);
+
+CREATE INDEX cairn_queue_items_run ON cairn_queue_items (run_key);
 
 CREATE INDEX cairn_run_tags_run ON cairn_run_tags (run_key);
 

@@ -9,8 +9,10 @@ import {
   checkCheckpointPage,
   checkCreateOp,
   checkBacklogTime,
+  checkCheckpointQueue,
   checkFinishOp,
   checkPromoteKeys,
+  checkQueueNames,
   checkRequeueRequest,
 } from '@cairn/core/store-kit'
 import type {
@@ -28,6 +30,7 @@ import type {
   ParkReason,
   RequeueRequest,
   AdmissionKey,
+  QueueStats,
   RequeueResult,
   RunFacetQuery,
   RunFacets,
@@ -59,6 +62,8 @@ import {
 } from './row_mapping.ts'
 import { requeueRun } from './requeue.ts'
 import { promoteAdmission } from './ops/admission.ts'
+import { grantQueue } from './ops/queue_grants.ts'
+import { queueStats } from './queue_stats.ts'
 import { inImmediateTransaction } from './transaction.ts'
 
 export abstract class SqliteStoreBase implements StateStore {
@@ -85,11 +90,7 @@ export abstract class SqliteStoreBase implements StateStore {
   applyBatch(ops: readonly StoreOp[], now: number): Promise<OpResult[]> {
     return this.call('applyBatch', (c) => {
       if (ops.length === 0) return []
-      for (const op of ops) {
-        // Refused before anything is written.
-        checkFinishOp(op)
-        checkCreateOp(op)
-      }
+      for (const op of ops) checkOp(op) // refused before anything is written
       return inTransaction(c, () => ops.map((op) => applyOp(c.s, op, now)))
     })
   }
@@ -126,6 +127,23 @@ export abstract class SqliteStoreBase implements StateStore {
         promoted += inTransaction(c, () => promoteAdmission(c.s, scope, key, now))
       return promoted
     })
+  }
+
+  /** One transaction per queue, each under SQLite's one writer (ops/queue_grants.ts). */
+  grantQueueSlots(queues: readonly string[], now: number): Promise<number> {
+    // Counted across busy retries: a retry runs every queue's pass again, and the passes that
+    // committed before the busy one grant nothing more the second time.
+    let granted = 0
+    return this.call('grantQueueSlots', (c) => {
+      checkQueueNames(queues, 'grantQueueSlots')
+      for (const queue of new Set(queues))
+        granted += inTransaction(c, () => grantQueue(c.s, queue, now).length)
+      return granted
+    })
+  }
+
+  queueStats(queues: readonly string[]): Promise<QueueStats[]> {
+    return this.call('queueStats', ({ s }) => queueStats(s, checkQueueNames(queues, 'queueStats')))
   }
 
   requeueRun(request: RequeueRequest): Promise<RequeueResult> {
@@ -227,6 +245,13 @@ export abstract class SqliteStoreBase implements StateStore {
   #write<T>(operation: string, body: (c: PreparedConnection) => T): Promise<T> {
     return this.call(operation, (c) => inTransaction(c, () => body(c)))
   }
+}
+
+/** What a batch op must be to apply at all; a bad op rejects the whole batch. */
+function checkOp(op: StoreOp): void {
+  checkFinishOp(op)
+  checkCreateOp(op)
+  if (op.type === 'saveCheckpoint') checkCheckpointQueue(op)
 }
 
 function inTransaction<T>(c: PreparedConnection, body: () => T): T {

@@ -14,6 +14,7 @@ import {
 } from './row_mapping.ts'
 import type { TransactionStatements } from './transaction.ts'
 import { ADMISSION_SQL } from './admission_statements.ts'
+import { QUEUE_SQL } from './queue_statements.ts'
 
 /** Appended to a run UPDATE: the write applies only under the current lease. */
 const FENCED = `WHERE id = ? AND lease_epoch = ? AND status = 'running'`
@@ -65,7 +66,7 @@ const SQL = {
   cancelRun: `UPDATE cairn_runs SET status = 'cancelled', error = ?, available_at = NULL, waiting_on = NULL,
     park_reason = NULL, lease_epoch = lease_epoch + 1, finished_at = ?, updated_at = ?
     WHERE id = ? AND status NOT IN ('completed', 'failed', 'cancelled', 'continued')
-    RETURNING lease_epoch, admission_scope, admission_key`,
+    RETURNING key, lease_epoch, admission_scope, admission_key`,
   claimRun: `UPDATE cairn_runs SET status = 'running', lease_owner = ?, lease_epoch = lease_epoch + 1,
     turns = turns + 1, available_at = ?, waiting_on = NULL, updated_at = ? WHERE id = ? RETURNING ${RUN_COLUMNS}`,
   // The run a delivery goes to, and the seq its dedupe id was accepted under (NULL: new).
@@ -116,6 +117,7 @@ const SQL = {
   reclaimOwned: `UPDATE cairn_runs SET available_at = ?, updated_at = ?
     WHERE available_at IS NOT NULL AND status = 'running' AND lease_owner = ?`,
   ...ADMISSION_SQL,
+  ...QUEUE_SQL,
 } as const
 
 export type Statements = { readonly [K in keyof typeof SQL]: SqliteStatement } & {

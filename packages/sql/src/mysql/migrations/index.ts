@@ -12,6 +12,7 @@ import { blocked } from './010_blocked.ts'
 import { stepWorker } from './011_step_worker.ts'
 import { admission } from './012_admission.ts'
 import { priority } from './013_priority.ts'
+import { queues } from './014_queues.ts'
 
 /** Every MySQL/MariaDB migration, in revision order. Append only; each statement idempotent. */
 export const migrations: readonly Migration[] = [
@@ -28,6 +29,7 @@ export const migrations: readonly Migration[] = [
   stepWorker,
   admission,
   priority,
+  queues,
 ]
 
 export const latestRevision = migrations.length

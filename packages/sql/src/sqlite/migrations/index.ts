@@ -11,6 +11,7 @@ import { blocked } from './010_blocked.ts'
 import { stepWorker } from './011_step_worker.ts'
 import { admission } from './012_admission.ts'
 import { priority } from './013_priority.ts'
+import { queues } from './014_queues.ts'
 import type { Migration } from './migration.ts'
 
 export type { Migration } from './migration.ts'
@@ -30,6 +31,7 @@ export const migrations: readonly Migration[] = [
   stepWorker,
   admission,
   priority,
+  queues,
 ]
 
 export const latestRevision = migrations.length

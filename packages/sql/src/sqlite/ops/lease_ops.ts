@@ -13,6 +13,8 @@ import { wakeOnText } from '../../shared/wake_on.ts'
 import { notify } from './deliver_message.ts'
 import { clearEventWaits, registerEventWaits } from './event_ops.ts'
 import { fencedResult, fencedWrite } from './fenced_result.ts'
+import { grantFields } from './queue_grants.ts'
+import { releaseRunIn } from './queue_items.ts'
 
 /** The result carries the `availableAt` the write stored (now, when a message was not seen). */
 export function suspendRun(s: Statements, op: SuspendRunOp, now: number): OpResult {
@@ -56,7 +58,11 @@ export function finishRun(s: Statements, op: FinishRunOp, now: number): OpResult
   if (result.status !== 'applied') return result
   notify(s, op.notify, now)
   clearEventWaits(s, op)
-  return promoteFreed(s, op.admission, now, result)
+  const granted =
+    op.releaseQueues === undefined
+      ? {}
+      : grantFields(releaseRunIn(s, fence.runId, op.releaseQueues, now))
+  return promoteFreed(s, op.admission, now, { ...result, ...granted })
 }
 
 export function parkRun(s: Statements, op: ParkRunOp, now: number): OpResult {

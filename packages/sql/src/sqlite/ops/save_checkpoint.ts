@@ -5,6 +5,8 @@ import { checkpointValues, toCheckpointRecord, type CheckpointRow } from '../row
 import type { Statements } from '../statements.ts'
 import { endEventWait } from './event_ops.ts'
 import { fencedResult } from './fenced_result.ts'
+import { grantFields } from './queue_grants.ts'
+import { enqueueItem, releaseItem } from './queue_items.ts'
 import { writeAttributes } from './write_attributes.ts'
 
 /**
@@ -31,7 +33,7 @@ export function saveCheckpoint(s: Statements, op: SaveCheckpointOp, now: number)
     if (op.consumes !== undefined) s.consumeMessage.run(now, fence.runId, op.consumes)
     endEventWait(s, op)
     if (op.searchAttributes !== undefined) writeAttributes(s, fence.runId, op.searchAttributes)
-    return { status: 'applied' }
+    return applyQueueFields(s, op, now)
   }
   const fenced = fencedResult(s, fence.runId)
   if (fenced.status === 'fenced' && isWritable(fenced.current, fence.epoch)) {
@@ -39,6 +41,23 @@ export function saveCheckpoint(s: Statements, op: SaveCheckpointOp, now: number)
     return { status: 'conflict', existing: toCheckpointRecord(row) }
   }
   return fenced
+}
+
+/**
+ * A written save's queue fields (none: no statement): `granted` when its enqueue was granted,
+ * `promoted` when a grant it made went to a suspended run.
+ */
+function applyQueueFields(s: Statements, op: SaveCheckpointOp, now: number): OpResult {
+  const { runId, seq } = op.checkpoint
+  if (op.release === undefined && op.enqueue === undefined) return { status: 'applied' }
+  const others = op.release === undefined ? [] : releaseItem(s, op.release, runId, seq, now)
+  let granted = false
+  if (op.enqueue !== undefined) {
+    const outcome = enqueueItem(s, runId, seq, op.enqueue, now)
+    granted = outcome.granted
+    others.push(...outcome.others)
+  }
+  return { status: 'applied', ...grantFields(others), ...(granted ? { granted: true } : {}) }
 }
 
 /** Still leased at `epoch`, or cancelled at it (a late outcome): only a recorded row refused it. */
