@@ -83,6 +83,8 @@ export class FlakyStore implements StateStore {
   unpark: StateStore['unpark'] = (k, c, n) => this.inner.unpark(k, c, n)
   requeueRun: StateStore['requeueRun'] = (r) => this.inner.requeueRun(r)
   promoteQueued: StateStore['promoteQueued'] = (keys, now) => this.inner.promoteQueued(keys, now)
+  grantQueueSlots: StateStore['grantQueueSlots'] = (q, now) => this.inner.grantQueueSlots(q, now)
+  queueStats: StateStore['queueStats'] = (q) => this.inner.queueStats(q)
   getRun: StateStore['getRun'] = (id) => this.inner.getRun(id)
   loadCheckpoints: StateStore['loadCheckpoints'] = async (id) => {
     if (this.loadFailures > 0) {

@@ -22,6 +22,7 @@ export {
 export type { EngineOptions, ResolvedEngineOptions } from './engine/options.ts'
 export type { WorkerInfo, ListWorkersOptions, TaskQueueDepth } from './engine/worker_views.ts'
 export type { StartOptions, StartedRun } from './engine/run_starter.ts'
+export { checkQueues, type QueueOptions } from './engine/queue_registry.ts'
 export type { ForkOptions, RetryWithInputOptions } from './engine/run_copier.ts'
 export type { RequeueReceipt } from './engine/requeuer.ts'
 export type { SignalToken, SignalOptions, SignalReceipt } from './engine/signal_sender.ts'

@@ -75,10 +75,10 @@ function stepDefinitions(): void {
 
 async function ctxCalls(ctx: WorkflowContext): Promise<void> {
   const charge = defineStep('charge', handler)
-  // @ts-expect-error -- flow-control queues are not in Cairn yet
-  await ctx.step(charge, { cents: 1 }, { queue: 'payments' })
-  // @ts-expect-error -- nor priority and fairness keys
-  await ctx.step('charge', { cents: 1 }, { priority: 1, fairnessKey: 'tenant' })
+  // A queue with its priority and fairness key is a call option (type-checks).
+  await ctx.step(charge, { cents: 1 }, { queue: 'payments', priority: 1, fairnessKey: 'tenant' })
+  // @ts-expect-error -- a priority is a number
+  await ctx.step('charge', { cents: 1 }, { queue: 'payments', priority: 'high' })
   // @ts-expect-error -- the seed's flat backoff
   await ctx.localStep('charge', () => 1, { backoffMs: 100 })
   // @ts-expect-error -- nested backoff keys

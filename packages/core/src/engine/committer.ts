@@ -13,7 +13,7 @@
  */
 import type { Clock } from '../contracts/clock.ts'
 import type { Logger } from '../contracts/logger.ts'
-import type { OpResult, StateStore, StoreOp } from '../contracts/state_store.ts'
+import type { OpResult, SlotGrant, StateStore, StoreOp } from '../contracts/state_store.ts'
 import { CairnError, EngineStoppedError, StoreFailureError } from '../errors/index.ts'
 
 function asStoreFailure(error: unknown): Error {
@@ -38,6 +38,8 @@ export interface CommitterOptions {
   logger: Logger
   /** Most ops in one transaction. */
   maxBatch: number
+  /** Queue slots a batch's ops granted to other runs (OpResult.grants), once it is durable. */
+  onGrants?: (grants: readonly SlotGrant[]) => void
 }
 
 const RETRY_BASE_MS = 20
@@ -141,6 +143,7 @@ export class Committer {
       )
       this.failures = 0
       for (let i = 0; i < batch.length; i++) (batch[i] as Pending).resolve(results[i] as OpResult)
+      this.announceGrants(results)
     } catch (error) {
       this.requeueAfterFailure(batch, error)
       return
@@ -149,6 +152,13 @@ export class Committer {
       this.inFlight = null
     }
     if (this.queue.length > 0) this.schedule()
+  }
+
+  private announceGrants(results: readonly OpResult[]): void {
+    const onGrants = this.options.onGrants
+    if (onGrants === undefined) return
+    for (const result of results)
+      if (result.status === 'applied' && result.grants !== undefined) onGrants(result.grants)
   }
 
   // Keep the writes and try again later: acknowledging nothing is the only safe answer.

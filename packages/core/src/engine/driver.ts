@@ -22,6 +22,8 @@ import type { EventHub } from './events.ts'
 import type { ResolvedEngineOptions } from './options.ts'
 import type { WorkflowRegistry } from './registry.ts'
 import type { StepRegistry } from './step_registry.ts'
+import type { QueueRegistry } from './queue_registry.ts'
+import type { LiveGrants } from '../execution/live_grants.ts'
 import type { RunWaiters, TerminalOutcome } from './run_waiters.ts'
 import { LeaseKeeper } from './lease_keeper.ts'
 import { ParkSweeper } from './park_sweeper.ts'
@@ -40,6 +42,9 @@ export interface DriverDeps {
   options: ResolvedEngineOptions
   registry: WorkflowRegistry
   steps: StepRegistry
+  queues: QueueRegistry
+  /** Queued steps waiting in memory for a slot (live_grants.ts). */
+  liveGrants: LiveGrants
   committer: Committer
   deliverer: Deliverer
   events: EventHub
@@ -117,12 +122,15 @@ export class Driver {
       monotonic: o.monotonic,
       webhookUrl: o.webhookUrl,
       findStep: (name) => deps.steps.find(name),
+      findQueue: (name) => deps.queues.find(name),
       hasTransport: (name) => deps.remote.has(name),
       publishTask: (transport, task) => deps.remote.publish(transport, task),
       withdrawTask: (transport, task) => deps.remote.withdraw(transport, task),
       blockedReason: (transport, step, requires) =>
         deps.remote.blockedReason(transport, step, requires),
       liveTasks: deps.remote.live,
+      liveGrants: deps.liveGrants,
+      wakeEngine: (at) => this.wake(at),
       newestVersion: (workflow) => deps.registry.resolve(workflow).version,
       singletonOf: (workflow) =>
         deps.registry.resolve(workflow).options.singleton as SingletonOptions<unknown> | undefined,
@@ -141,7 +149,12 @@ export class Driver {
       claimInFlight: () => this.claiming > 0,
       wake: (at) => this.wake(at),
     })
-    this.parkSweeper = new ParkSweeper(o, deps.registry, (at) => this.wake(at))
+    this.parkSweeper = new ParkSweeper(
+      o,
+      deps.registry,
+      (at) => this.wake(at),
+      () => deps.queues.names(),
+    )
     const onCancelledUnstarted = (run: RunRecord) => {
       // A freed singleton slot may have promoted a waiter (rare ending: look at once).
       if (run.admission !== null) this.wake(o.clock.now())
@@ -177,6 +190,7 @@ export class Driver {
     await store.unpark(this.deps.registry.keys(), ErrorCodes.WORKFLOW_NOT_REGISTERED, clock.now())
     // A run parked for a step this process may now have tries again (it parks again if not).
     await store.unpark(this.deps.registry.keys(), ErrorCodes.STEP_NOT_REGISTERED, clock.now())
+    await store.unpark(this.deps.registry.keys(), ErrorCodes.QUEUE_NOT_REGISTERED, clock.now())
     this.driving = true
     this.draining = false
     this.keepAlive ??= setInterval(() => {}, 1 << 30)
@@ -209,6 +223,13 @@ export class Driver {
       codes,
       'cairn: could not unpark runs of a newly registered workflow',
     )
+  }
+
+  /** A queue was registered while driving: runs parked for lack of a queue try again. */
+  async queueRegistered(): Promise<void> {
+    const keys = this.deps.registry.keys()
+    const codes = [ErrorCodes.QUEUE_NOT_REGISTERED]
+    await this.unparkNow(keys, codes, 'cairn: could not unpark runs after a queue was registered')
   }
 
   /** A step was registered while driving: runs parked for lack of a step try again. */

@@ -20,6 +20,7 @@ import {
 } from './worker_views.ts'
 import type {
   CheckpointPage,
+  QueueStats,
   RunFacetQuery,
   RunFacets,
   StateStore,
@@ -31,6 +32,7 @@ import {
   WaitTimeoutError,
 } from '../errors/index.ts'
 import { Deliverer } from '../execution/deliverer.ts'
+import { LiveGrants } from '../execution/live_grants.ts'
 import type {
   StepHandler,
   StepOptions,
@@ -49,6 +51,9 @@ import * as specs from './option_specs.ts'
 import { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } from './options.ts'
 import { WorkflowRegistry } from './registry.ts'
 import { StepRegistry } from './step_registry.ts'
+import { QueueRegistry, type QueueOptions } from './queue_registry.ts'
+import { MAX_QUEUES_PER_CALL } from '../store/queue_check.ts'
+import { compareCodePoints } from '../store/memory/code_point_order.ts'
 import { startRun, type StartedRun, type StartOptions } from './run_starter.ts'
 import { fork, retryWithInput, type ForkOptions, type RetryWithInputOptions } from './run_copier.ts'
 import { requeueRun, type RequeueReceipt } from './requeuer.ts'
@@ -117,6 +122,7 @@ export class Engine {
   readonly options: ResolvedEngineOptions
   private readonly registry = new WorkflowRegistry()
   private readonly steps: StepRegistry
+  private readonly queues = new QueueRegistry()
   private readonly events: EventHub
   private readonly committer: Committer
   private readonly waiters = new RunWaiters()
@@ -129,7 +135,14 @@ export class Engine {
     this.options = resolveEngineOptions(options)
     const { store, clock, logger, maxBatch } = this.options
     this.events = new EventHub(logger)
-    this.committer = new Committer({ store, clock, logger, maxBatch })
+    const liveGrants = new LiveGrants()
+    this.committer = new Committer({
+      store,
+      clock,
+      logger,
+      maxBatch,
+      onGrants: (grants) => liveGrants.deliver(grants),
+    })
     this.remote = new RemoteTransports(
       this.options.transports,
       logger,
@@ -137,16 +150,19 @@ export class Engine {
       this.options.monotonic,
     )
     this.steps = new StepRegistry((name) => this.remote.has(name))
+    for (const [name, queue] of Object.entries(this.options.queues)) this.queues.add(name, queue)
     this.driver = new Driver({
       options: this.options,
       registry: this.registry,
       steps: this.steps,
+      queues: this.queues,
       committer: this.committer,
       deliverer: new Deliverer(),
       events: this.events,
       waiters: this.waiters,
       cancelChildren: (runId, reason) => cancelChildren(this.cancellationDeps(), runId, reason),
       remote: this.remote,
+      liveGrants,
     })
   }
 
@@ -186,6 +202,17 @@ export class Engine {
       this.steps.add(step.name, step.handler as StepHandler<never, unknown>, step.options)
     else this.steps.add(step, handler as StepHandler<never, unknown>, options)
     void this.driver.stepRegistered()
+    return this
+  }
+
+  /**
+   * Register a named queue steps can be called on (`ctx.step(ref, input, { queue })`): each
+   * attempt of such a step holds one of its `concurrency` slots, shared by every engine on
+   * the store (docs/flow-control.md "Queues"). A name registered twice throws.
+   */
+  registerQueue(name: string, options: QueueOptions): this {
+    this.queues.add(name, options)
+    void this.driver.queueRegistered()
     return this
   }
 
@@ -435,6 +462,33 @@ export class Engine {
   async backlog(): Promise<RunBacklog> {
     await this.open()
     return this.options.store.backlog(this.options.clock.now())
+  }
+
+  /**
+   * The queues registered on this engine as the store sees them now, in name order: each
+   * one's concurrency (the newest writer's), slots in use, steps waiting and since when
+   * (QueueStats). A registered queue no step has used yet reads as its registration: nothing
+   * in use or waiting. Counts every engine's steps. For metrics, the dashboard and the CLI.
+   */
+  async queueStats(): Promise<QueueStats[]> {
+    await this.open()
+    const names = this.queues.names()
+    const found = new Map<string, QueueStats>()
+    for (let i = 0; i < names.length; i += MAX_QUEUES_PER_CALL)
+      for (const stats of await this.options.store.queueStats(
+        names.slice(i, i + MAX_QUEUES_PER_CALL),
+      ))
+        found.set(stats.queue, stats)
+    return names.sort(compareCodePoints).map(
+      (queue) =>
+        found.get(queue) ?? {
+          queue,
+          concurrency: this.queues.find(queue)?.concurrency ?? 0,
+          granted: 0,
+          waiting: 0,
+          oldestWaitingSince: null,
+        },
+    )
   }
 
   /**

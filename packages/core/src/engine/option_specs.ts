@@ -6,6 +6,7 @@
 import type { ListWorkersOptions } from './worker_views.ts'
 import type { CheckpointPage, ListRunsQuery, RunFacetQuery } from '../contracts/state_store.ts'
 import {
+  FOREIGN_QUEUE_OPTIONS,
   FOREIGN_SIGNAL_WITH_START_SIGNAL,
   FOREIGN_START_OPTIONS,
   FOREIGN_WAIT_FOR_RUN_OPTIONS,
@@ -16,6 +17,7 @@ import type { CancelOptions, WaitOptions } from './engine.ts'
 import type { GetEventOptions } from './event_reader.ts'
 import type { PublishEventOptions } from './event_publisher.ts'
 import type { EngineOptions } from './options.ts'
+import type { QueueOptions } from './queue_registry.ts'
 import type { ForkOptions, RetryWithInputOptions } from './run_copier.ts'
 import type { StartOptions } from './run_starter.ts'
 import type { SignalOptions } from './signal_sender.ts'
@@ -38,7 +40,14 @@ export const ENGINE_OPTIONS: OptionsSpec = {
     webhookUrl: true,
     eventRetentionMs: true,
     transports: true,
+    queues: true,
   }),
+}
+
+export const QUEUE_OPTIONS: OptionsSpec = {
+  call: 'engine.registerQueue',
+  known: optionNames<QueueOptions>({ concurrency: true }),
+  foreign: FOREIGN_QUEUE_OPTIONS,
 }
 
 export const START_OPTIONS: OptionsSpec = {

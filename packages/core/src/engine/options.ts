@@ -17,6 +17,7 @@ import { checkInteger, MAX_TIME_MS, MAX_TIMER_MS, NUMBER_RANGES } from '../util/
 import { assertIdentifier } from '../util/validate.ts'
 import { defaultLogger } from './default_logger.ts'
 import { ENGINE_OPTIONS } from './option_specs.ts'
+import { checkQueues, type QueueOptions } from './queue_registry.ts'
 
 export interface EngineOptions {
   store: StateStore
@@ -62,6 +63,11 @@ export interface EngineOptions {
    * While this engine drives, it consumes their results. Default: none (every step in process).
    */
   transports?: Readonly<Record<string, EngineTransport>>
+  /**
+   * Named queues steps can be called on (`ctx.step(ref, input, { queue })`), registered as
+   * `engine.registerQueue(name, options)` would: `{ carrier: { concurrency: 4 } }`.
+   */
+  queues?: Readonly<Record<string, QueueOptions>>
 }
 
 export interface ResolvedEngineOptions {
@@ -84,6 +90,8 @@ export interface ResolvedEngineOptions {
   webhookUrl: string | null
   eventRetentionMs: number
   transports: Readonly<Record<string, EngineTransport>>
+  /** EngineOptions.queues, checked by the engine's queue registry. */
+  queues: Readonly<Record<string, QueueOptions>>
 }
 
 export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOptions {
@@ -110,6 +118,7 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     webhookUrl: options.webhookUrl ?? null,
     eventRetentionMs: given(options.eventRetentionMs, 3_600_000),
     transports: options.transports ?? {},
+    queues: options.queues === undefined ? {} : checkQueues(options.queues),
     monotonic: monotonicOf(clock),
   }
   validate(resolved, options)

@@ -3,13 +3,15 @@
  * their workflow version is registered on no engine that polls. They become visible (status
  * `parked`, reason `E_WORKFLOW_NOT_REGISTERED`) instead of waiting silently, and are never
  * claimed meanwhile; an engine that registers the version unparks them. The same sweep
- * promotes singleton waiters stranded beside a free slot (stranded_waiters.ts).
+ * promotes singleton waiters stranded beside a free slot (stranded_waiters.ts) and grants
+ * queue waiters beside a free slot (stranded_queue_waiters.ts).
  */
 import type { TimerHandle } from '../contracts/clock.ts'
 import type { ParkReason } from '../contracts/records.ts'
 import { ErrorCodes } from '../errors/index.ts'
 import type { ResolvedEngineOptions } from './options.ts'
 import type { WorkflowRegistry } from './registry.ts'
+import { grantStrandedQueues } from './stranded_queue_waiters.ts'
 import { promoteStrandedWaiters } from './stranded_waiters.ts'
 
 export class ParkSweeper {
@@ -20,15 +22,19 @@ export class ParkSweeper {
   private readonly registry: WorkflowRegistry
   /** Runs became claimable at `at` (promoted waiters): the driver looks at once. */
   private readonly wake: (at: number) => void
+  /** The queues registered on this engine. */
+  private readonly queues: () => readonly string[]
 
   constructor(
     options: ResolvedEngineOptions,
     registry: WorkflowRegistry,
     wake: (at: number) => void,
+    queues: () => readonly string[] = () => [],
   ) {
     this.options = options
     this.registry = registry
     this.wake = wake
+    this.queues = queues
   }
 
   start(): void {
@@ -69,6 +75,8 @@ export class ParkSweeper {
         )
         this.wake(clock.now())
       }
+      // Grants wake their runs; nothing to say: a raised concurrency is granted this way too.
+      if ((await grantStrandedQueues(this.options, this.queues())) > 0) this.wake(clock.now())
     } catch (error) {
       logger.error({ err: error }, 'cairn: park sweep failed')
     } finally {

@@ -5,6 +5,7 @@
 import { DuplicateStepError, InvalidArgumentError } from '../errors/index.ts'
 import { BACKOFF_OPTIONS, STEP_DEFINITION_OPTIONS } from '../execution/option_specs.ts'
 import { resolveRetryPolicy } from '../execution/retry_policy.ts'
+import { checkStepQueueing } from '../execution/step_queue.ts'
 import { checkStepTimeout } from '../execution/step_timeout.ts'
 import type { StepHandler, StepOptions } from '../execution/types.ts'
 import { checkOptionKeys } from '../util/known_keys.ts'
@@ -45,6 +46,7 @@ export class StepRegistry {
       checkPlacement(options.transport, this.hasTransport)
       checkRequires(options.requires, options.transport)
       checkPickupTimeout(options.pickupTimeoutMs, options.transport)
+      checkStepQueueing(options)
     } catch (error) {
       throw new InvalidArgumentError(`step "${name}": ${(error as Error).message}`, {
         details: { step: name },

@@ -34,6 +34,16 @@ export class Inbox {
     return added
   }
 
+  /**
+   * A message this turn learnt of from a write's result (a queue grant answered with the save
+   * that asked for it): counted as read when it is the very next one, so the run's next
+   * suspend does not wake it for a message it has used. Otherwise nothing changes (messages
+   * in between are unread: the suspend wakes the run for them, as it should).
+   */
+  acknowledge(seq: number): void {
+    if (seq === this.#seen + 1) this.#seen = seq
+  }
+
   #push(message: InboxMessage): void {
     const list = this.byName.get(message.name)
     if (list === undefined) this.byName.set(message.name, [message])

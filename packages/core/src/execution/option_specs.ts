@@ -90,6 +90,9 @@ export const STEP_CALL_OPTIONS: OptionsSpec = {
     transport: true,
     requires: true,
     pickupTimeoutMs: true,
+    queue: true,
+    priority: true,
+    fairnessKey: true,
   }),
   foreign: FOREIGN_STEP_CALL_OPTIONS,
 }
@@ -104,6 +107,9 @@ export const STEP_DEFINITION_OPTIONS: OptionsSpec = {
     transport: true,
     requires: true,
     pickupTimeoutMs: true,
+    queue: true,
+    priority: true,
+    fairnessKey: true,
   }),
   foreign: FOREIGN_STEP_DEFINITION_OPTIONS,
 }

@@ -33,6 +33,7 @@ import { resolveRetryPolicy } from './retry_policy.ts'
 import { remoteStep, type RemotePlan } from './remote_step.ts'
 import type { TurnRuntime } from './runtime.ts'
 import type { AttemptPlan } from './step_attempts.ts'
+import { checkStepQueueing } from './step_queue.ts'
 import { checkStepTimeout } from './step_timeout.ts'
 import type { LocalStepOptions, StepFn, StepOptions, StepReference } from './types.ts'
 
@@ -80,6 +81,7 @@ function mergeOptions(
     checkStepTimeout(merged.timeoutMs)
     checkRequires(merged.requires, merged.transport)
     checkPickupTimeout(merged.pickupTimeoutMs, merged.transport)
+    checkStepQueueing(merged)
   } catch (error) {
     throw new InvalidArgumentError(`step "${name}": ${(error as Error).message}`)
   }
@@ -103,12 +105,14 @@ function attemptPlan(
       input === undefined ? null : rt.codec.encode(input, `input of step "${registered.name}"`)
     return handler(encoded === null ? undefined : rt.codec.decode(encoded), stepContext)
   }
+  const queue = checkStepQueueing(options)
   return {
     fn,
     policy: resolveRetryPolicy(options, rt.retryDefaults),
     timeoutMs: options.timeoutMs,
     // Every attempt encodes before it can save, so each checkpoint the step saves carries it.
     encodedInput: () => encoded ?? null,
+    ...(queue === null ? {} : { queue }),
   }
 }
 
@@ -131,6 +135,7 @@ function remotePlan(
       details: { step: name, transport },
     })
   }
+  const queue = checkStepQueueing(options)
   return {
     name,
     transport,
@@ -139,6 +144,7 @@ function remotePlan(
     policy: resolveRetryPolicy(options, rt.retryDefaults),
     timeoutMs: options.timeoutMs,
     pickupTimeoutMs: options.pickupTimeoutMs,
+    ...(queue === null ? {} : { queue }),
   }
 }
 

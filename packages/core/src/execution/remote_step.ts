@@ -11,6 +11,11 @@
  * is published again — the transport deduplicates by task id — and checks follow at 10 s, 20 s,
  * 40 s, … after the dispatch (every MAX_CHECK_MS at most), so a task lost between the save and
  * the publish, or by a broker that restarted empty, is sent again.
+ *
+ * A step on a named queue (step_queue.ts) dispatches each attempt only once it holds one of
+ * the queue's slots: before the dispatch, the position's `waiting` record asks for one (that
+ * record has no check time: nothing is published yet), and the outcome's save gives it back.
+ * So a queue bounds the attempts running on the whole fleet of workers.
  */
 import { PickupTimeoutError, StepTimeoutError } from '../errors/index.ts'
 import { timeText } from '../util/time_text.ts'
@@ -21,6 +26,7 @@ import { decideRetry, type RetryPolicy } from './retry_policy.ts'
 import { errorFromWire, taskMessage, taskResultName } from './remote_task.ts'
 import { emitDispatched, emitOutcome, type RemoteAttemptRef } from './remote_step_events.ts'
 import type { StepRecordInput, TurnRuntime } from './runtime.ts'
+import { QueueSlot, type QueuePlacement } from './step_queue.ts'
 
 /** How a failed attempt is settled: what it consumes, who to tell, what the worker said. */
 interface FailedAttempt {
@@ -54,6 +60,8 @@ export interface RemotePlan {
   timeoutMs: number | undefined
   /** How long a task may wait to be picked up (StepPlacement.pickupTimeoutMs), if limited. */
   pickupTimeoutMs: number | undefined
+  /** The queue each attempt takes a slot of before its dispatch; absent: none. */
+  queue?: QueuePlacement
 }
 
 export function remoteStep<O>(rt: TurnRuntime, plan: RemotePlan): Promise<O> {
@@ -88,6 +96,8 @@ class RemoteWait {
   private pickedUp = false
   /** A withdrawal is in flight: evaluations wait for its answer. */
   private withdrawing = false
+  /** The step's queue, when it has one: each attempt is dispatched once it holds a slot. */
+  private readonly slot: QueueSlot | null
 
   constructor(
     rt: TurnRuntime,
@@ -100,6 +110,7 @@ class RemoteWait {
     this.plan = plan
     this.record = record
     this.resultName = taskResultName(seq)
+    this.slot = plan.queue === undefined ? null : new QueueSlot(rt, seq, plan.queue)
   }
 
   begin(): void {
@@ -109,6 +120,8 @@ class RemoteWait {
     this.attempt = record.attempts
     this.startedAt = record.startedAt
     if (record.status === 'retrying') return this.waitForRetry(record.wakeAt ?? this.rt.clock.now())
+    // A queued step's record before its dispatch has no check time: it waits for its slot.
+    if (this.slot !== null && record.wakeAt === null) return this.next(record.attempts + 1)
     this.checkAt = record.wakeAt ?? this.rt.clock.now()
     this.evaluate()
   }
@@ -121,7 +134,27 @@ class RemoteWait {
       return
     }
     this.input = encoded.output ?? this.rt.codec.encode(null)
-    this.dispatch(1)
+    this.next(1)
+  }
+
+  /** Attempt `attempt`: dispatched at once, or once it holds a slot of the step's queue. */
+  private next(attempt: number): void {
+    if (this.slot === null) return this.dispatch(attempt)
+    const now = this.rt.clock.now()
+    const waiting: StepRecordInput = {
+      seq: this.seq,
+      name: this.plan.name,
+      kind: 'step',
+      attempts: attempt - 1,
+      startedAt: now,
+      wakeAt: null,
+      input: this.input,
+    }
+    this.slot.acquire(waiting, attempt, {
+      granted: () => this.dispatch(attempt),
+      waiting: () => {},
+      lost: () => {},
+    })
   }
 
   /** Save the attempt's waiting checkpoint (the outbox); once durable, publish its task. */
@@ -239,7 +272,7 @@ class RemoteWait {
     if (result.outcome.status === 'completed') {
       emitOutcome(this.rt, this.ref(), { kind: 'completed', durationMs })
       this.rt.complete(
-        this.step(this.attempt, null, worker),
+        this.outcome(worker),
         { ok: true, output: result.outcome.output },
         messageSeq,
         undefined,
@@ -268,7 +301,7 @@ class RemoteWait {
     if (!decision.retry) {
       emitOutcome(this.rt, this.ref(), { kind: 'failed', durationMs: how.durationMs, error })
       this.rt.complete(
-        this.step(this.attempt, null, how.worker),
+        this.outcome(how.worker),
         { ok: false, error: encoded },
         how.messageSeq,
         undefined,
@@ -286,7 +319,7 @@ class RemoteWait {
     // The failed attempt's result message (inbox path) is consumed with the retrying save.
     const retryAt = this.rt.clock.now() + delayMs
     this.rt.beginWork()
-    const retrying = this.step(this.attempt, null, how.worker)
+    const retrying = this.outcome(how.worker)
     void this.rt.saveRetrying(retrying, encoded, retryAt, how.messageSeq).then((saved) => {
       this.rt.endWork()
       how.onDurable?.(saved)
@@ -298,8 +331,8 @@ class RemoteWait {
 
   /** A short back-off is held in memory (holdTimersUpToMs), a long one suspends the run. */
   private waitForRetry(retryAt: number): void {
-    if (this.rt.clock.now() >= retryAt) return this.dispatch(this.attempt + 1)
-    const next = (): void => this.dispatch(this.attempt + 1)
+    if (this.rt.clock.now() >= retryAt) return this.next(this.attempt + 1)
+    const next = (): void => this.next(this.attempt + 1)
     this.rt.waitUntil(this.seq, retryAt, this.label(), null, next)
   }
 
@@ -365,6 +398,12 @@ class RemoteWait {
       input: this.input,
       worker: worker ?? null,
     }
+  }
+
+  /** The record of the current attempt's outcome: it gives the queue's slot back, if any. */
+  private outcome(worker: StepWorker | null | undefined): StepRecordInput {
+    const record = this.step(this.attempt, null, worker)
+    return this.slot === null ? record : { ...record, release: this.slot.queue }
   }
 
   private ref(): RemoteAttemptRef {

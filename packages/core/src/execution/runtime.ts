@@ -12,8 +12,10 @@ import type {
   ParkReason,
   StepWorker,
 } from '../contracts/records.ts'
-import type { EventWaitToRegister } from '../contracts/state_store.ts'
+import type { EventWaitToRegister, QueueRequest } from '../contracts/state_store.ts'
+import type { RegisteredQueue } from '../engine/queue_registry.ts'
 import type { LiveResultHandler } from './live_tasks.ts'
+import type { LiveGrantHandler } from './live_grants.ts'
 import type { TaskToPublish, WithdrawOutcome } from '../contracts/transport.ts'
 import type { TaskMessage } from '../wire/index.ts'
 import type { ChildRequest, ChildStart } from '../engine/child_starter.ts'
@@ -38,6 +40,11 @@ export interface StepRecordInput {
   input?: string | null
   /** A remote attempt's worker, as its result reports it (CheckpointRecord.worker); absent: null. */
   worker?: StepWorker | null
+  /**
+   * An outcome (completed, failed, retrying) of an attempt that held a slot of this queue:
+   * the save gives the slot back (SaveCheckpointOp.release).
+   */
+  release?: string
 }
 
 export interface TurnRuntime {
@@ -126,6 +133,18 @@ export interface TurnRuntime {
    * turn was lost or the position already holds an outcome (then delivered instead).
    */
   saveWaiting(step: StepRecordInput): Promise<boolean>
+  /**
+   * Durably record the `waiting` checkpoint of a step that asks queue `request.queue` for a
+   * slot (SaveCheckpointOp.enqueue). Resolves true when the position holds a slot after the
+   * save (granted by it, or before it: a replay), false when it waits in line (its grant will
+   * come as the message queueSlotMessage(seq)), null if the turn was lost or the position holds
+   * an outcome.
+   */
+  saveQueued(step: StepRecordInput, request: QueueRequest): Promise<boolean | null>
+  /** A queued step of this run was reached without its outcome: its finish releases `queue`. */
+  noteQueue(queue: string): void
+  /** The queue registered on this engine under `name`, or undefined. */
+  findQueue(name: string): RegisteredQueue | undefined
   /** Hand a remote step's task to the engine's transport `transport` (after its save is durable). */
   publishTask(transport: string, task: TaskToPublish): void
   /** Whether this engine has a transport of this name (EngineOptions.transports). */
@@ -149,6 +168,13 @@ export interface TurnRuntime {
    * recorded). Time up or the turn ending ends it by itself; the result then takes the inbox.
    */
   holdForResult(taskId: string, handler: LiveResultHandler): () => void
+  /**
+   * Keep the run in memory while position `seq` waits for a queue slot (up to the engine's
+   * `holdTimersUpToMs`), and let the engine hand `handler` a grant its own writes make for it
+   * (live_grants.ts). The returned function ends the hold early (the grant came another way).
+   * Time up or the turn ending ends it by itself; a grant then reaches the run's inbox.
+   */
+  holdForGrant(seq: number, handler: LiveGrantHandler): () => void
   /**
    * Take a published task back from transport `transport` if no worker ever received it
    * (EngineTransport.withdraw; `pickupTimeoutMs`). Rejects when the transport cannot answer.

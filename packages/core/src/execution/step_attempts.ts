@@ -15,6 +15,7 @@ import { longTimeout, MAX_TIME_MS } from '../util/numbers.ts'
 import { encodeError, encodeValue } from './outcome.ts'
 import { decideRetry, type RetryPolicy } from './retry_policy.ts'
 import type { EncodedOutcome, StepRecordInput, TurnRuntime } from './runtime.ts'
+import { QueueSlot, type QueuePlacement } from './step_queue.ts'
 import type { StepContext, StepFn } from './types.ts'
 
 /** How a step runs and retries; resolved before its position is taken (bad options throw). */
@@ -27,6 +28,8 @@ export interface AttemptPlan {
    * saves; null until encoded (or when it could not be). Absent for local steps (closures).
    */
   encodedInput?: () => string | null
+  /** The queue each attempt takes a slot of (step_queue.ts); absent: none. */
+  queue?: QueuePlacement
 }
 
 export interface StepPlan extends AttemptPlan {
@@ -44,13 +47,18 @@ export class StepAttempts {
   private attemptStart = 0
   protected readonly rt: TurnRuntime
   protected readonly plan: StepPlan
+  /** The step's queue, when it has one; `holding`: the current attempt holds its slot. */
+  private readonly slot: QueueSlot | null
+  private holding = false
 
   constructor(rt: TurnRuntime, plan: StepPlan, record: CheckpointRecord | undefined) {
     this.rt = rt
     this.plan = plan
     this.attempts = record?.attempts ?? 0
+    // A queued step's `waiting` record has no due time: it waits for its grant, not a clock.
     this.notBefore = record?.wakeAt ?? 0
     this.startedAt = record?.startedAt ?? rt.clock.now()
+    this.slot = plan.queue === undefined ? null : new QueueSlot(rt, plan.seq, plan.queue)
   }
 
   /**
@@ -66,11 +74,27 @@ export class StepAttempts {
     // A compensating cancel lets in-flight attempts finish but starts no new one.
     if (!this.rt.live || this.rt.stopping) return this.rt.endWork()
     if (this.notBefore > this.rt.clock.now()) return this.waitForRetry()
+    if (this.slot !== null && !this.holding) return this.acquireSlot(this.slot)
     // Never start user code on a lease that may have lapsed (turn_lease.ts); the check is one
     // clock read, and only a stale lease costs a closure and a store round trip.
     const checkedAt = this.rt.leaseFreshAt()
     if (checkedAt !== null) this.begin(checkedAt)
     else this.rt.whenLeaseHeld(() => this.next())
+  }
+
+  /** Take a slot of the step's queue for the next attempt, then go on (step_queue.ts). */
+  private acquireSlot(slot: QueueSlot): void {
+    const { release: _outcomesOnly, ...waiting } = this.step()
+    slot.acquire(waiting, this.attempts + 1, {
+      granted: (resumed) => {
+        // Back from a wait: the attempt is work again, as when first started.
+        if (resumed) this.rt.beginWork()
+        this.holding = true
+        this.next()
+      },
+      waiting: () => this.rt.endWork(),
+      lost: () => this.rt.endWork(),
+    })
   }
 
   /** `leaseCheckedAt`: the monotonic time the lease was found fresh for this attempt. */
@@ -134,6 +158,8 @@ export class StepAttempts {
     // A RetryableError's retryAfterMs is the step's own number: kept within the Date range.
     this.notBefore = Math.min(MAX_TIME_MS, this.rt.clock.now() + decision.delayMs)
     void this.rt.saveRetrying(this.step(), encoded, this.notBefore).then((saved) => {
+      // The slot went back with the save: the retry asks for one again.
+      this.holding = false
       if (!saved) return this.rt.endWork()
       this.emitRetried(error, decision.delayMs, durationMs)
       this.next()
@@ -189,6 +215,8 @@ export class StepAttempts {
       attempts: this.attempts,
       startedAt: this.startedAt,
       input: this.plan.encodedInput === undefined ? null : this.plan.encodedInput(),
+      // Every outcome of a queued step gives its slot back in the save recording it.
+      ...(this.plan.queue === undefined ? {} : { release: this.plan.queue.queue }),
     }
   }
 

@@ -22,6 +22,7 @@ import type {
   EventWaitToRegister,
   Fence,
   OpResult,
+  QueueRequest,
   SaveCheckpointOp,
   StateStore,
   StoreOp,
@@ -33,6 +34,7 @@ import { NonDeterminismError, type StepIdentity } from '../errors/index.ts'
 import { failpoint } from '../util/failpoints.ts'
 import type { Deliverer, DeliveryTarget } from './deliverer.ts'
 import type { LiveResultHandler, LiveTasks } from './live_tasks.ts'
+import type { LiveGrantHandler, LiveGrants } from './live_grants.ts'
 import type { History } from './history.ts'
 import { Inbox } from './inbox.ts'
 import { catchUpOneWait } from './event_catch_up.ts'
@@ -50,6 +52,7 @@ import type { RetryOptions, SingletonOptions } from './types.ts'
 import { TurnEnding, type TurnEnd } from './turn_end.ts'
 import { TurnLease } from './turn_lease.ts'
 import type { RegisteredStep } from '../engine/step_registry.ts'
+import type { RegisteredQueue } from '../engine/queue_registry.ts'
 import { DEFAULT_PRIORITY } from '../store/run_priority.ts'
 
 export interface TurnDeps {
@@ -81,6 +84,8 @@ export interface TurnDeps {
   webhookUrl: string | null
   /** The registered step `ctx.step(name)` calls, or undefined. */
   findStep(name: string): RegisteredStep | undefined
+  /** The queue `ctx.step(…, { queue })` names, as this engine registered it, or undefined. */
+  findQueue(name: string): RegisteredQueue | undefined
   /** The transports this engine publishes remote steps' tasks on (by name). */
   hasTransport(name: string): boolean
   publishTask(transport: string, task: TaskToPublish): void
@@ -90,6 +95,10 @@ export interface TurnDeps {
   blockedReason(transport: string, step: string, requires: readonly string[]): string | null
   /** Remote-step attempts whose results this engine hands to their live turn. */
   liveTasks: LiveTasks
+  /** Queued steps waiting in memory, to which this engine hands the grants its writes make. */
+  liveGrants: LiveGrants
+  /** Another run became claimable at `at` (a queue grant this turn's write made): look now. */
+  wakeEngine(at: number): void
   onEnded(turn: Turn, end: TurnEnd): void
 }
 
@@ -204,6 +213,11 @@ export class Turn implements TurnRuntime, DeliveryTarget {
    * store: a finish removes the run's registrations (otherwise it writes nothing more).
    */
   hasEventWaits = false
+  /**
+   * Queues in which a step of this run may hold an item (a queued step reached without its
+   * outcome): a finish releases them in its write (FinishRunOp.releaseQueues).
+   */
+  readonly queuesUsed = new Set<string>()
   /** Where this run's outcome goes when it is a child; null for a top-level run. */
   readonly parent: { runId: string; seq: number } | null
   /** The singleton key whose slot this run holds, as the store gave it; null for none. */
@@ -412,6 +426,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     const op: StoreOp = { type: 'saveCheckpoint', fence: this.fence, checkpoint: record }
     if (consumes !== undefined) op.consumes = consumes
     if (searchAttributes !== undefined) op.searchAttributes = searchAttributes
+    if (step.release !== undefined) op.release = step.release
     this.write(
       op,
       (result) => {
@@ -446,11 +461,31 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     const record = this.buildRecord(step, 'retrying', null)
     record.error = error
     record.wakeAt = wakeAt
-    return this.saveUnfinished(record, consumes)
+    const op = this.saveOp(record, consumes)
+    if (step.release !== undefined) op.release = step.release
+    return this.saveUnfinished(op).then((result) => result !== null)
   }
 
   saveWaiting(step: StepRecordInput): Promise<boolean> {
-    return this.saveUnfinished(this.buildRecord(step, 'waiting', null))
+    const op = this.saveOp(this.buildRecord(step, 'waiting', null))
+    return this.saveUnfinished(op).then((result) => result !== null)
+  }
+
+  async saveQueued(step: StepRecordInput, request: QueueRequest): Promise<boolean | null> {
+    this.queuesUsed.add(request.queue)
+    const op = this.saveOp(this.buildRecord(step, 'waiting', null))
+    op.enqueue = request
+    const result = await this.saveUnfinished(op)
+    if (result === null) return null
+    return result.status === 'applied' && result.granted === true
+  }
+
+  noteQueue(queue: string): void {
+    this.queuesUsed.add(queue)
+  }
+
+  findQueue(name: string): RegisteredQueue | undefined {
+    return this.deps.findQueue(name)
   }
 
   publishTask(transport: string, task: TaskToPublish): void {
@@ -476,8 +511,27 @@ export class Turn implements TurnRuntime, DeliveryTarget {
 
   holdForResult(taskId: string, handler: LiveResultHandler): () => void {
     if (!this.live) return () => {}
+    return this.holdRun(this.deps.liveTasks.register(taskId, handler))
+  }
+
+  holdForGrant(seq: number, handler: LiveGrantHandler): () => void {
+    if (!this.live) return () => {}
+    return this.holdRun(
+      this.deps.liveGrants.register(this.runId, seq, (grant) => {
+        // The grant message is read here, not from the inbox: the next suspend must not wake
+        // the run for it.
+        this.inbox.acknowledge(grant.inboxSeq)
+        handler(grant)
+      }),
+    )
+  }
+
+  /**
+   * Keep the run in memory (up to `holdTimersUpToMs`) while `unregister`'s handler may be
+   * called; the returned function ends the hold early. The turn ending ends it too.
+   */
+  private holdRun(unregister: () => void): () => void {
     this.active += 1
-    const unregister = this.deps.liveTasks.register(taskId, handler)
     const release = (): void => {
       if (!this.resultHolds.delete(release)) return
       timer.cancel()
@@ -496,23 +550,30 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     this.durableTimers.delete(seq)
   }
 
-  /** Save a record that is not an outcome; true once durable, false if lost or already final. */
-  private saveUnfinished(record: CheckpointRecord, consumes?: number): Promise<boolean> {
-    const { promise, resolve } = Promise.withResolvers<boolean>()
+  private saveOp(record: CheckpointRecord, consumes?: number): SaveCheckpointOp {
     const op: SaveCheckpointOp = { type: 'saveCheckpoint', fence: this.fence, checkpoint: record }
     if (consumes !== undefined) op.consumes = consumes
+    return op
+  }
+
+  /**
+   * Save a record that is not an outcome: its result once durable, null if the turn was lost
+   * or the position already holds an outcome (then delivered instead).
+   */
+  private saveUnfinished(op: SaveCheckpointOp): Promise<OpResult | null> {
+    const { promise, resolve } = Promise.withResolvers<OpResult | null>()
     this.write(
       op,
       (result) => {
-        if (result.status !== 'conflict' || !isFinal(result.existing)) return resolve(true)
+        if (result.status !== 'conflict' || !isFinal(result.existing)) return resolve(result)
         // The position holds an outcome already: an attempt whose commit was reported lost
         // did land (a transactional step's COMMIT, say). That is the step's result: deliver it
         // and start no retry, which would run the function again for nothing.
         const existing = result.existing
         this.pushDelivery(existing.order ?? this.nextOrder++, existing)
-        resolve(false)
+        resolve(null)
       },
-      () => resolve(false),
+      () => resolve(null),
     )
     return promise
   }
@@ -835,6 +896,9 @@ export class Turn implements TurnRuntime, DeliveryTarget {
       op,
       (result) => {
         this.engineWork -= 1
+        // A queue slot this write gave back went to a waiting run: it is claimable now.
+        if (result.status === 'applied' && result.promoted === true)
+          this.deps.wakeEngine(this.clock.now())
         this.afterWrite(result, onApplied, onNotApplied)
       },
       (error: unknown) => {

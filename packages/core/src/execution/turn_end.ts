@@ -158,9 +158,13 @@ export class TurnEnding {
   }
 
   /** A finish frees the run's singleton slot: naming the key promotes its next waiter at once. */
-  private releasing(): Pick<FinishRunOp, 'admission'> {
+  private releasing(): Pick<FinishRunOp, 'admission' | 'releaseQueues'> {
     const held = this.turn.admission
-    return held === null ? {} : { admission: held }
+    const queues = [...this.turn.queuesUsed]
+    return {
+      ...(held === null ? {} : { admission: held }),
+      ...(queues.length === 0 ? {} : { releaseQueues: queues }),
+    }
   }
 
   /**

@@ -84,11 +84,29 @@ export interface StepPlacement {
   pickupTimeoutMs?: number
 }
 
-/** The retry, timeout and placement options a registered step declares (`engine.registerStep`). */
-export type StepOptions = Omit<LocalStepOptions, 'compensate'> & StepPlacement
+/**
+ * A named queue bounding a step (docs/flow-control.md "Queues"): each attempt takes one of the
+ * queue's slots, shared by every run on every engine of the store, and gives it back when its
+ * outcome is recorded.
+ */
+export interface StepQueueing {
+  /** The queue (`engine.registerQueue`, EngineOptions.queues). Default: none (no slot taken). */
+  queue?: string
+  /** Within the queue, higher first: an integer −1000…1000. Default 0. Needs a `queue`. */
+  priority?: number
+  /**
+   * Waiters of one priority are granted key by key, the key granted least recently first, so
+   * one tenant's thousand waiting steps do not starve another's one. Default '' (one key).
+   * At most 200 characters. Needs a `queue`.
+   */
+  fairnessKey?: string
+}
 
-/** What `ctx.step` takes per call: a local step's options and the placement. */
-export type StepCallOptions<T = unknown> = LocalStepOptions<T> & StepPlacement
+/** The retry, timeout, placement and queue options a registered step declares (`engine.registerStep`). */
+export type StepOptions = Omit<LocalStepOptions, 'compensate'> & StepPlacement & StepQueueing
+
+/** What `ctx.step` takes per call: a local step's options, the placement and the queue. */
+export type StepCallOptions<T = unknown> = LocalStepOptions<T> & StepPlacement & StepQueueing
 
 /**
  * A registered step's work: receives the step's input (as the codec decodes it, the form a

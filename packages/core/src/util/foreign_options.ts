@@ -73,11 +73,15 @@ const FLAT_BACKOFF: Table = {
 export const FOREIGN_LOCAL_STEP_OPTIONS: Table = FLAT_BACKOFF
 
 /** `ctx.step` call options. */
-export const FOREIGN_STEP_CALL_OPTIONS: Table = {
-  ...FLAT_BACKOFF,
-  queue: { notYet: 'flow-control queues: concurrency and rate limits shared across runs' },
-  priority: { notYet: 'dispatch priority of a step' },
-  fairnessKey: { notYet: 'fair admission by key within a queue' },
+export const FOREIGN_STEP_CALL_OPTIONS: Table = FLAT_BACKOFF
+
+/** `engine.registerQueue` options and the entries of EngineOptions.queues. */
+export const FOREIGN_QUEUE_OPTIONS: Table = {
+  rateLimit: { notYet: 'rate limits on a queue (at most `limit` grants per `periodMs`)' },
+  fairness: {
+    instead: 'Cairn takes the fairness key per call: ctx.step(ref, input, { queue, fairnessKey })',
+    use: 'fairnessKey',
+  },
 }
 
 /** `defineStep` / `engine.registerStep` options and a `BaseStep`'s `static step`. */

@@ -1,0 +1,163 @@
+/**
+ * A step on a named queue (`ctx.step(ref, input, { queue, priority, fairnessKey })`): before
+ * each attempt, the position asks the queue for a slot by saving its `waiting` checkpoint with
+ * an enqueue (SaveCheckpointOp.enqueue). The store grants at once when a slot is free (the
+ * save's result says so) or later, in the write that frees one, as the inbox message
+ * queueSlotMessage(seq) — a durable wait like a signal's: the run suspends, and the grant wakes
+ * it. The attempt's outcome gives the slot back in the save that records it (`release`).
+ *
+ * A slot belongs to the position, not to an engine: after a crash the run's next turn replays
+ * to the position, finds its grant in the inbox and runs the attempt again (at least once, as
+ * every attempt), so a killed holder's slot returns when its run records the outcome.
+ */
+import type { QueueRequest } from '../contracts/state_store.ts'
+import { ErrorCodes } from '../errors/index.ts'
+import { checkPriority, DEFAULT_PRIORITY } from '../store/run_priority.ts'
+import {
+  checkQueueName,
+  MAX_QUEUE_NAME_LENGTH,
+  queueGrantId,
+  queueSlotMessage,
+} from '../store/queue_check.ts'
+import type { StepRecordInput, TurnRuntime } from './runtime.ts'
+import type { StepOptions } from './types.ts'
+
+/** A step's queue as resolved for one call: the queue's spec and the call's place in it. */
+export interface QueuePlacement {
+  queue: string
+  priority: number
+  fairnessKey: string
+}
+
+/**
+ * The queue options of a step (registered or per call), checked: a well-formed queue name, a
+ * priority and a fairness key only with a queue, and no transport with a queue. Throws an
+ * Error whose message the caller wraps with the step's name.
+ */
+export function checkStepQueueing(options: StepOptions): QueuePlacement | null {
+  const { queue, priority, fairnessKey } = options
+  if (queue === undefined) {
+    if (priority !== undefined || fairnessKey !== undefined)
+      throw new Error('priority and fairnessKey order a step within its queue: give { queue }')
+    return null
+  }
+  checkQueueName(queue, 'queue')
+  const key = fairnessKey ?? ''
+  if (
+    typeof key !== 'string' ||
+    !key.isWellFormed() ||
+    key.includes('\u0000') ||
+    [...key].length > MAX_QUEUE_NAME_LENGTH
+  )
+    throw new Error(
+      `fairnessKey must be a string of at most ${MAX_QUEUE_NAME_LENGTH} characters (no NUL)`,
+    )
+  return {
+    queue,
+    priority: priority === undefined ? DEFAULT_PRIORITY : checkPriority(priority, 'queue'),
+    fairnessKey: key,
+  }
+}
+
+/** What the asker of a slot is told (QueueSlot.acquire). */
+export interface SlotHandlers {
+  /**
+   * The attempt holds a slot: run it. `resumed`: the grant came after a wait, in a later
+   * callback of this turn (the asker left the turn's work count when told `waiting`).
+   */
+  granted(resumed: boolean): void
+  /** No slot yet: the position waits durably for its grant (the run may suspend meanwhile). */
+  waiting(): void
+  /** The turn was lost, the position holds an outcome, or the run was parked: stop. */
+  lost(): void
+}
+
+/** Asks for a slot before each attempt of one position. */
+export class QueueSlot {
+  readonly #rt: TurnRuntime
+  readonly #placement: QueuePlacement
+  readonly #seq: number
+  readonly #message: string
+
+  constructor(rt: TurnRuntime, seq: number, placement: QueuePlacement) {
+    this.#rt = rt
+    this.#seq = seq
+    this.#placement = placement
+    this.#message = queueSlotMessage(seq)
+    rt.noteQueue(placement.queue)
+  }
+
+  get queue(): string {
+    return this.#placement.queue
+  }
+
+  /**
+   * Hold a slot for attempt `attempt`: from a grant message already in the inbox (a replay),
+   * else by saving the position's `waiting` record `step` with the request — which answers
+   * whether the position holds a slot (granted by the save with no message, or before it: a
+   * replay) — or later by the message a release delivers.
+   */
+  acquire(step: StepRecordInput, attempt: number, handlers: SlotHandlers): void {
+    if (this.#takeGrant(attempt)) return handlers.granted(false)
+    const queue = this.#rt.findQueue(this.#placement.queue)
+    if (queue === undefined) {
+      this.#parkUnknown()
+      return handlers.lost()
+    }
+    const request: QueueRequest = { ...this.#placement, concurrency: queue.concurrency, attempt }
+    void this.#rt.saveQueued(step, request).then((granted) => {
+      if (granted === null || !this.#rt.live) return handlers.lost()
+      if (granted) return handlers.granted(false)
+      this.#wait(attempt, handlers)
+      handlers.waiting()
+    })
+  }
+
+  /**
+   * Wait in line: durably (a grant message wakes the run, or a replay finds it), and, for a
+   * while, in memory — a grant this engine's writes make is handed over at once.
+   */
+  #wait(attempt: number, handlers: SlotHandlers): void {
+    let done = false
+    const granted = (): void => {
+      done = true
+      endHold()
+      this.#rt.clearWait(this.#seq)
+      handlers.granted(true)
+    }
+    const endHold = this.#rt.holdForGrant(this.#seq, (grant) => {
+      if (!done && this.#rt.live && grant.attempt === attempt) granted()
+    })
+    const label = `a slot of queue "${this.#placement.queue}"`
+    // A recheck runs when this turn reads new messages: granted, or wait on.
+    const waitOn = (): void =>
+      this.#rt.waitDurably(this.#seq, null, label, null, this.#message, () => {
+        if (done || !this.#rt.live) return
+        if (this.#takeGrant(attempt)) granted()
+        else waitOn()
+      })
+    waitOn()
+  }
+
+  /** The grant of `attempt` in the inbox (grants of earlier attempts are passed over). */
+  #takeGrant(attempt: number): boolean {
+    const wanted = queueGrantId(this.#seq, attempt)
+    for (
+      let m = this.#rt.takeMessage(this.#message);
+      m !== null;
+      m = this.#rt.takeMessage(this.#message)
+    )
+      if (m.dedupeId === wanted) return true
+    return false
+  }
+
+  /** A queue this engine does not know: park, as for a step it lacks, until one registers it. */
+  #parkUnknown(): void {
+    const { queue } = this.#placement
+    void this.#rt.park({
+      code: ErrorCodes.QUEUE_NOT_REGISTERED,
+      message: `queue "${queue}" (step at position ${this.#seq}) is not registered on this engine; register it with engine.registerQueue (or EngineOptions.queues) and restart, or cancel the run`,
+      details: { queue, seq: this.#seq },
+    })
+  }
+}

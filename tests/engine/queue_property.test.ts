@@ -1,0 +1,285 @@
+/**
+ * Named queues as a property (issue 15), over the memory store and SQLite: random
+ * interleavings of starts, enqueues (random priorities and fairness keys), outcomes that give
+ * the slot back, finishes (naming the queue or not), cancels, kills (a lease lapses and
+ * another claim takes the run over: its slot stays held), lowered or raised concurrency and
+ * grant sweeps. After every step, read from the store only (inboxes and queueStats): no step
+ * grants above the concurrency written last (holders ≤ max(holders before, concurrency)),
+ * queueStats counts the holders the inboxes show, and after a sweep no waiter sits beside a
+ * free slot (nothing leaked). Like the engine, a run enqueues an attempt only once the
+ * previous one's outcome gave its item back.
+ */
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import fc from 'fast-check'
+import { queueSlotMessage } from '@cairn/core/store-kit'
+import type { Fence, QueueRequest, StateStore, StoreOp } from '@cairn/core/contracts'
+import { withMemoryStores, withSqliteStores, type OpenStore } from '../helpers/property_stores.ts'
+
+const T0 = 1_700_000_000_000
+const LEASE_MS = 1_000
+const Q = 'q'
+const SEQ = 1
+const RUNNABLE = [{ workflow: 'w', version: '1' }]
+
+type Action =
+  | { kind: 'start' }
+  | { kind: 'enqueue'; pick: number; priority: number; key: string }
+  | { kind: 'release'; pick: number; retry: boolean }
+  | { kind: 'finish'; pick: number; named: boolean }
+  | { kind: 'cancel'; pick: number }
+  | { kind: 'kill'; pick: number }
+  | { kind: 'limit'; concurrency: number }
+  | { kind: 'sweep' }
+
+const pick = fc.nat({ max: 50 })
+const action: fc.Arbitrary<Action> = fc.oneof(
+  { weight: 4, arbitrary: fc.constant({ kind: 'start' as const }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('enqueue' as const),
+      pick,
+      priority: fc.constantFrom(-3, 0, 0, 5),
+      key: fc.constantFrom('', 'a', 'b'),
+    }),
+  },
+  {
+    weight: 4,
+    arbitrary: fc.record({ kind: fc.constant('release' as const), pick, retry: fc.boolean() }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('finish' as const), pick, named: fc.boolean() }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const), pick }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('kill' as const), pick }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('limit' as const),
+      concurrency: fc.integer({ min: 1, max: 4 }),
+    }),
+  },
+  { weight: 1, arbitrary: fc.constant({ kind: 'sweep' as const }) },
+)
+
+interface Run {
+  id: string
+  epoch: number
+  /** The attempt of its latest item (0: none yet). */
+  attempt: number
+  /** It has an item (enqueued, outcome not recorded). */
+  item: boolean
+  /** Its enqueue's result said it holds a slot (an own grant has no message). */
+  ownGrant: boolean
+  ended: boolean
+}
+
+class World {
+  readonly #store: StateStore
+  readonly #runs: Run[] = []
+  #now = T0
+  /** What the next enqueue writes as the queue's concurrency. */
+  #concurrency = 2
+  /** The concurrency the store holds (the last enqueue's), once one was written. */
+  #written: number | null = null
+  /** Holders at the last check. */
+  #holders = 0
+
+  constructor(store: StateStore) {
+    this.#store = store
+  }
+
+  async apply(a: Action): Promise<void> {
+    this.#now += 1
+    if (a.kind === 'start') return this.#start()
+    if (a.kind === 'limit') {
+      this.#concurrency = a.concurrency
+      return
+    }
+    if (a.kind === 'sweep') return this.#sweep()
+    const live = this.#runs.filter((r) => !r.ended)
+    const run = live[a.pick % Math.max(1, live.length)]
+    if (run === undefined) return
+    if (a.kind === 'enqueue') return this.#enqueue(run, a.priority, a.key)
+    if (a.kind === 'release') return this.#release(run, a.retry)
+    if (a.kind === 'finish') return this.#finish(run, a.named)
+    if (a.kind === 'cancel') return this.#cancel(run)
+    return this.#kill(run)
+  }
+
+  async #start(): Promise<void> {
+    const id = `r${this.#runs.length}`
+    const run = { id, workflow: 'w', version: '1', input: 'null', createdAt: this.#now }
+    const op: StoreOp = { type: 'createRun', run, claim: { owner: 'a', leaseMs: LEASE_MS } }
+    const [result] = await this.#store.applyBatch([op], this.#now)
+    assert.equal(result?.status, 'applied')
+    this.#runs.push({ id, epoch: 1, attempt: 0, item: false, ownGrant: false, ended: false })
+  }
+
+  #fence(run: Run): Fence {
+    return { runId: run.id, epoch: run.epoch }
+  }
+
+  async #enqueue(run: Run, priority: number, fairnessKey: string): Promise<void> {
+    if (run.item) return
+    const attempt = run.attempt + 1
+    const request: QueueRequest = {
+      queue: Q,
+      concurrency: this.#concurrency,
+      attempt,
+      priority,
+      fairnessKey,
+    }
+    const checkpoint = cp(run.id, 'waiting', attempt - 1, this.#now)
+    const op: StoreOp = {
+      type: 'saveCheckpoint',
+      fence: this.#fence(run),
+      checkpoint,
+      enqueue: request,
+    }
+    const [result] = await this.#store.applyBatch([op], this.#now)
+    assert.equal(result?.status, 'applied', `enqueue ${run.id}`)
+    run.attempt = attempt
+    run.item = true
+    run.ownGrant = result?.status === 'applied' && result.granted === true
+    this.#written = this.#concurrency
+  }
+
+  async #release(run: Run, retry: boolean): Promise<void> {
+    if (!run.item) return
+    const checkpoint = cp(run.id, retry ? 'retrying' : 'completed', run.attempt, this.#now)
+    if (retry) checkpoint.error = '"boom"'
+    const op: StoreOp = { type: 'saveCheckpoint', fence: this.#fence(run), checkpoint, release: Q }
+    const [result] = await this.#store.applyBatch([op], this.#now)
+    assert.equal(result?.status, 'applied', `release ${run.id}`)
+    run.item = false
+    run.ownGrant = false
+    // A completed position takes no more attempts here: the run goes on or ends.
+    if (!retry) run.ended = await this.#end(run, true)
+  }
+
+  async #finish(run: Run, named: boolean): Promise<void> {
+    run.ended = await this.#end(run, named)
+  }
+
+  async #end(run: Run, named: boolean): Promise<boolean> {
+    const op: StoreOp = {
+      type: 'finishRun',
+      fence: this.#fence(run),
+      status: 'completed',
+      output: null,
+      error: null,
+      ...(named ? { releaseQueues: [Q] } : {}),
+    }
+    const [result] = await this.#store.applyBatch([op], this.#now)
+    assert.equal(result?.status, 'applied', `finish ${run.id}`)
+    return true
+  }
+
+  async #cancel(run: Run): Promise<void> {
+    const op: StoreOp = { type: 'cancelRun', runId: run.id, error: '"stop"' }
+    const [result] = await this.#store.applyBatch([op], this.#now)
+    assert.equal(result?.status, 'applied', `cancel ${run.id}`)
+    run.ended = true
+  }
+
+  /** The run's lease lapses and a claim takes it over (a new epoch): its item stays. */
+  async #kill(run: Run): Promise<void> {
+    this.#now += LEASE_MS
+    const claimed = await this.#store.claimRuns({
+      owner: 'b',
+      now: this.#now,
+      leaseMs: LEASE_MS,
+      limit: 1000,
+      runnable: RUNNABLE,
+    })
+    // Every live run's lease lapsed together: each is taken over, at its new epoch.
+    for (const taken of claimed.claimed) {
+      const known = this.#runs.find((r) => r.id === taken.id)
+      if (known !== undefined) known.epoch = taken.leaseEpoch
+    }
+    assert.ok(
+      claimed.claimed.some((r) => r.id === run.id),
+      `${run.id} taken over`,
+    )
+  }
+
+  async #sweep(): Promise<void> {
+    await this.#store.grantQueueSlots([Q], this.#now)
+    const [stats] = await this.#store.queueStats([Q])
+    if (stats === undefined) return
+    assert.ok(
+      stats.waiting === 0 || stats.granted >= stats.concurrency,
+      `after a sweep no waiter sits beside a free slot: ${JSON.stringify(stats)}`,
+    )
+  }
+
+  /** Holders, from what the store said: an enqueue's own grant, or an unconsumed grant message. */
+  async check(): Promise<void> {
+    let holders = 0
+    for (const run of this.#runs) {
+      if (run.ended || !run.item) continue
+      const inbox = await this.#store.loadInbox(run.id)
+      if (run.ownGrant || inbox.some((m) => m.name === queueSlotMessage(SEQ))) holders += 1
+    }
+    const bound = Math.max(this.#holders, this.#written ?? 0)
+    assert.ok(holders <= bound, `${holders} holders: granted above the limit (${bound})`)
+    this.#holders = holders
+    const [stats] = await this.#store.queueStats([Q])
+    if (stats === undefined) return assert.equal(this.#written, null, 'the queue exists')
+    assert.equal(stats.granted, holders, 'queueStats counts the holders the inboxes show')
+    assert.equal(stats.concurrency, this.#written, 'the last written concurrency')
+  }
+}
+
+function cp(
+  runId: string,
+  status: 'waiting' | 'retrying' | 'completed',
+  attempts: number,
+  now: number,
+) {
+  return {
+    runId,
+    seq: SEQ,
+    name: 'call',
+    kind: 'step' as const,
+    status,
+    attempts,
+    order: status === 'completed' ? 1 : null,
+    input: null,
+    output: status === 'completed' ? '1' : null,
+    error: null as string | null,
+    wakeAt: status === 'retrying' ? now + 10 : null,
+    startedAt: now,
+    updatedAt: now,
+    worker: null,
+  }
+}
+
+async function property(open: OpenStore, numRuns: number) {
+  await fc.assert(
+    fc.asyncProperty(fc.array(action, { minLength: 5, maxLength: 60 }), async (actions) => {
+      const { store, close } = await open()
+      try {
+        const world = new World(store)
+        for (const a of actions) {
+          await world.apply(a)
+          await world.check()
+        }
+      } finally {
+        await close()
+      }
+    }),
+    { numRuns },
+  )
+}
+
+void test('queue slots property on the memory store', async () => {
+  await withMemoryStores((open) => property(open, 300))
+})
+
+void test('queue slots property on SQLite', async () => {
+  await withSqliteStores((open) => property(open, 60))
+})

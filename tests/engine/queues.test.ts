@@ -1,0 +1,282 @@
+/**
+ * Named queues through the engine (issue 15 point 2 and 5): `ctx.step(ref, input, { queue,
+ * priority, fairnessKey })` runs at most `concurrency` attempts of the queue's steps at once
+ * across runs and engines; waiters go by priority, then fairness key, then arrival; a retry, a
+ * finish or a cancel gives the slot back; a killed holder's slot returns when its run is taken
+ * over. The amount of work is counted from a ledger the handlers write, never assumed.
+ */
+import assert from 'node:assert/strict'
+import { createMemoryTransport, FakeClock } from '@cairn/core/testing'
+import type { Engine } from '@cairn/core'
+import { createWorker } from '@cairn/worker'
+import { eachStore, type Env } from '../helpers/harness.ts'
+
+/** Handlers that wait until the test opens them, counting how many run at once. */
+class Gate {
+  running = 0
+  maxRunning = 0
+  readonly started: string[] = []
+  readonly #waiting: Array<() => void> = []
+
+  handler = async (name: string): Promise<string> => {
+    this.running += 1
+    this.maxRunning = Math.max(this.maxRunning, this.running)
+    this.started.push(name)
+    await new Promise<void>((resolve) => this.#waiting.push(resolve))
+    this.running -= 1
+    return `done ${name}`
+  }
+
+  /** Let the oldest blocked handler finish. */
+  openOne(): void {
+    this.#waiting.shift()?.()
+  }
+
+  get blocked(): number {
+    return this.#waiting.length
+  }
+}
+
+function registerCalls(engine: Engine, gate: Gate, concurrency: number): void {
+  engine.registerQueue('carrier', { concurrency })
+  engine.registerStep('call', gate.handler)
+  engine.register(
+    'ship',
+    1,
+    async (ctx, input: { name: string; priority?: number; tenant?: string }) =>
+      ctx.step('call', input.name, {
+        queue: 'carrier',
+        ...(input.priority === undefined ? {} : { priority: input.priority }),
+        ...(input.tenant === undefined ? {} : { fairnessKey: input.tenant }),
+      }),
+  )
+}
+
+/** Waits (settling engines) until `check` holds; fails after a bounded number of rounds. */
+async function until(env: Env, check: () => boolean | Promise<boolean>, what: string) {
+  for (let i = 0; i < 200; i++) {
+    if (await check()) return
+    await env.settle()
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+  assert.fail(`timed out waiting until ${what}`)
+}
+
+/** Opens handlers one at a time until every run has ended. */
+async function drain(env: Env, engine: Engine, gate: Gate, ids: readonly string[]) {
+  for (;;) {
+    const runs = await Promise.all(ids.map((id) => engine.getRun(id)))
+    if (runs.every((run) => run?.status === 'completed')) return
+    await until(env, () => gate.blocked > 0, 'a handler runs')
+    gate.openOne()
+    await env.settle()
+  }
+}
+
+eachStore('named queues', (test) => {
+  test('at most `concurrency` attempts run at once; waiters are visible and all finish', async (env) => {
+    const gate = new Gate()
+    const engine = await env.engine({ concurrency: 20 })
+    registerCalls(engine, gate, 2)
+    const ids: string[] = []
+    for (let i = 0; i < 6; i++) ids.push((await engine.start('ship', { name: `r${i}` })).runId)
+    await until(env, () => gate.blocked === 2, 'two handlers run')
+    await env.settle()
+    assert.equal(gate.blocked, 2, 'no third attempt starts')
+    const [stats] = await engine.store.queueStats(['carrier'])
+    assert.deepEqual(
+      { granted: stats?.granted, waiting: stats?.waiting, concurrency: stats?.concurrency },
+      { granted: 2, waiting: 4, concurrency: 2 },
+    )
+    // Waiters are held in memory a while (a grant made here is handed over at once), then
+    // suspend: waiting on the queue, holding no lease.
+    await env.skip(10_000)
+    const waiting = (await Promise.all(ids.map((id) => engine.getRun(id)))).filter(
+      (run) => run?.status === 'waiting',
+    )
+    assert.equal(waiting.length, 4, 'four runs wait for a slot')
+    assert.match(waiting[0]?.waitingOn ?? '', /queue "carrier"/)
+    await drain(env, engine, gate, ids)
+    assert.equal(gate.maxRunning, 2, 'never more than two at once')
+    assert.equal(gate.started.length, 6, 'each handler ran once')
+    for (const id of ids) assert.equal((await engine.getRun(id))?.status, 'completed')
+    const [after] = await engine.store.queueStats(['carrier'])
+    assert.deepEqual([after?.granted, after?.waiting], [0, 0], 'every slot returned')
+  })
+
+  test('waiters go by priority, then fairness key, then arrival', async (env) => {
+    const gate = new Gate()
+    const engine = await env.engine({ concurrency: 20 })
+    registerCalls(engine, gate, 1)
+    const start = async (name: string, extra: { priority?: number; tenant?: string }) => {
+      const { runId } = await engine.start('ship', { name, ...extra })
+      await env.settle()
+      return runId
+    }
+    const ids = [await start('holder', {})]
+    await until(env, () => gate.blocked === 1, 'the holder runs')
+    for (const name of ['a1', 'a2', 'a3']) ids.push(await start(name, { tenant: 'a' }))
+    ids.push(await start('b1', { tenant: 'b' }))
+    ids.push(await start('low', { priority: -5 }))
+    ids.push(await start('vip', { priority: 10 }))
+    await drain(env, engine, gate, ids)
+    // vip first (priority 10); then priority 0: tenant '' (holder's key, granted once) and
+    // tenants a and b never granted: a1 (arrived first), b1, then a's rest; low last.
+    assert.deepEqual(gate.started, ['holder', 'vip', 'a1', 'b1', 'a2', 'a3', 'low'])
+  })
+
+  test('a failed attempt gives its slot back while it backs off', async (env) => {
+    const engine = await env.engine({ concurrency: 20 })
+    engine.registerQueue('carrier', { concurrency: 1 })
+    const ledger: string[] = []
+    let failures = 1
+    engine.registerStep('flaky', (name: string) => {
+      ledger.push(name)
+      if (name === 'a' && failures-- > 0) throw new Error('carrier busy')
+      return name
+    })
+    engine.register('ship', 1, async (ctx, name: string) =>
+      ctx.step('flaky', name, { queue: 'carrier', retries: 2, backoff: { delay: 10_000 } }),
+    )
+    const a = await engine.start('ship', 'a')
+    await env.settle()
+    const b = await engine.start('ship', 'b')
+    await env.settle()
+    assert.deepEqual(ledger, ['a', 'b'], 'b ran while a backed off')
+    await env.skip(15_000)
+    assert.equal((await engine.waitForRun(a.runId)).status, 'completed')
+    assert.equal((await engine.waitForRun(b.runId)).status, 'completed')
+    assert.deepEqual(ledger, ['a', 'b', 'a'])
+  })
+
+  test('a cancelled holder releases its slot to the next waiter', async (env) => {
+    const gate = new Gate()
+    const engine = await env.engine({ concurrency: 20 })
+    registerCalls(engine, gate, 1)
+    const holder = await engine.start('ship', { name: 'holder' })
+    await until(env, () => gate.blocked === 1, 'the holder runs')
+    const next = await engine.start('ship', { name: 'next' })
+    await env.settle()
+    assert.deepEqual(gate.started, ['holder'])
+    await engine.cancel(holder.runId, { reason: 'operator' })
+    await until(env, () => gate.started.length === 2, 'the waiter starts')
+    assert.deepEqual(gate.started, ['holder', 'next'])
+    gate.openOne()
+    gate.openOne()
+    assert.equal((await engine.waitForRun(next.runId)).status, 'completed')
+  })
+
+  test("a killed holder's slot returns when another engine takes its run over", async (env) => {
+    const ledger: string[] = []
+    const hang = () => new Promise<never>(() => {})
+    const register = (engine: Engine, frozen: boolean) => {
+      engine.registerQueue('carrier', { concurrency: 1 })
+      engine.registerStep('call', (name: string) => {
+        ledger.push(`${engine.instanceId}:${name}`)
+        return frozen ? hang() : name
+      })
+      engine.register('ship', 1, async (ctx, name: string) =>
+        ctx.step('call', name, { queue: 'carrier' }),
+      )
+    }
+    // The first engine's clock never moves: it never renews, as if it died mid-attempt.
+    const first = await env.engine({ leaseMs: 10_000, clock: new FakeClock(env.clock.now()) })
+    register(first, true)
+    const a = await first.start('ship', 'a')
+    await env.settle()
+    const second = await env.engine({ leaseMs: 10_000 })
+    register(second, false)
+    const b = await second.start('ship', 'b')
+    await env.settle()
+    assert.deepEqual(ledger, ['engine-1:a'], 'b waits: the frozen holder keeps the slot')
+    await env.skip(20_000)
+    assert.equal((await second.waitForRun(a.runId, { timeoutMs: 5_000 })).status, 'completed')
+    assert.equal((await second.waitForRun(b.runId, { timeoutMs: 5_000 })).status, 'completed')
+    // a's attempt ran again on the takeover (at least once), then b: never two at once.
+    assert.deepEqual(ledger, ['engine-1:a', 'engine-2:a', 'engine-2:b'])
+  })
+
+  test('a remote step on a queue is dispatched only with a slot: the fleet runs at most `concurrency`', async (env) => {
+    const transport = createMemoryTransport()
+    const engine = await env.engine({ concurrency: 20, transports: { memory: transport.engine() } })
+    const gate = new Gate()
+    // One worker that could run ten at once: the queue, not the worker, is the bound.
+    const worker = createWorker({
+      transport: transport.worker(),
+      steps: { call: (name: string) => gate.handler(name) },
+      concurrency: 10,
+      holdMs: 5_000,
+    })
+    await worker.start()
+    try {
+      engine.registerQueue('carrier', { concurrency: 2 })
+      engine.registerStep('call', () => assert.fail('ran in the engine'), { transport: 'memory' })
+      engine.register('ship', 1, async (ctx, name: string) =>
+        ctx.step('call', name, { queue: 'carrier' }),
+      )
+      const ids: string[] = []
+      for (let i = 0; i < 5; i++) ids.push((await engine.start('ship', `r${i}`)).runId)
+      await until(env, () => gate.blocked === 2, 'two tasks run on the worker')
+      await env.settle()
+      assert.equal(gate.blocked, 2, 'no third task was dispatched')
+      const [stats] = await engine.store.queueStats(['carrier'])
+      assert.deepEqual([stats?.granted, stats?.waiting], [2, 3])
+      await drain(env, engine, gate, ids)
+      assert.equal(gate.maxRunning, 2)
+      assert.equal(gate.started.length, 5, 'each task ran once')
+    } finally {
+      await worker.close(100)
+    }
+  })
+
+  test('bad queue options fail the call; an unknown queue parks the run until registered', async (env) => {
+    const engine = await env.engine()
+    engine.registerStep('call', (name: string) => name)
+    engine.register('misuse', 1, async (ctx) => {
+      const seen: string[] = []
+      const bad = [
+        { priority: 5 },
+        { fairnessKey: 'tenant' },
+        { queue: '' },
+        { queue: 'carrier', priority: 1.5 },
+        { queue: 'carrier', priority: Number.NaN },
+        { queue: 'carrier', fairnessKey: 'x'.repeat(201) },
+      ]
+      for (const options of bad) {
+        try {
+          await ctx.step('call', 'x', options)
+          seen.push('ran')
+        } catch (error) {
+          seen.push((error as { code?: string }).code ?? String(error))
+        }
+      }
+      return seen
+    })
+    const misuse = await engine.start('misuse', null)
+    const outcome = await engine.waitForRun(misuse.runId)
+    assert.deepEqual(outcome.status === 'completed' ? outcome.output : outcome, [
+      'E_INVALID_ARGUMENT',
+      'E_INVALID_ARGUMENT',
+      'E_INVALID_ARGUMENT',
+      'E_INVALID_ARGUMENT',
+      'E_INVALID_ARGUMENT',
+      'E_INVALID_ARGUMENT',
+    ])
+    assert.throws(() => engine.registerQueue('q', { concurrency: 0 }), /concurrency/)
+    assert.throws(
+      () => engine.registerQueue('q', { concurrency: 1, rateLimit: {} } as never),
+      /rateLimit/,
+    )
+
+    engine.register('ship', 1, async (ctx, name: string) =>
+      ctx.step('call', name, { queue: 'later' }),
+    )
+    const run = await engine.start('ship', 'z')
+    await env.settle()
+    const parked = await engine.getRun(run.runId)
+    assert.equal(parked?.status, 'parked')
+    assert.equal(parked?.parkReason?.code, 'E_QUEUE_NOT_REGISTERED')
+    engine.registerQueue('later', { concurrency: 1 })
+    assert.equal((await engine.waitForRun(run.runId, { timeoutMs: 5_000 })).status, 'completed')
+  })
+})
