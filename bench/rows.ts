@@ -95,6 +95,12 @@ export const ROWS: Record<string, Row> = {
         return measureEngine(new PostgresStore({ connectionString: PG_URL, schema }), true)
       }),
   },
+  // A named queue as the bound (issue 15): registered steps with and without a queue of
+  // concurrency 10 under 50 producers, in one run (bench/queue_row.ts).
+  'steps-sqlite-normal': queueRow(false, 'sqlite'),
+  'queue-sqlite-normal': queueRow(true, 'sqlite'),
+  'steps-postgres': queueRow(false, 'postgres'),
+  'queue-postgres': queueRow(true, 'postgres'),
   dbos: {
     kind: 'other',
     service: 'postgres',
@@ -118,6 +124,27 @@ function remoteRow(transport: 'bullmq' | 'db' | 'queue'): Row {
           transport,
           schema,
         )
+      }),
+  }
+}
+
+function queueRow(queued: boolean, store: 'sqlite' | 'postgres'): Row {
+  const measure = async (make: () => Promise<StateStore>) =>
+    (await import('./queue_row.ts')).measureQueue(await make(), queued)
+  if (store === 'sqlite')
+    return {
+      kind: 'other',
+      inDefault: false,
+      measure: (dir) => measure(() => sqliteStore(dir, 'normal')),
+    }
+  return {
+    kind: 'other',
+    service: 'postgres',
+    inDefault: false,
+    measure: () =>
+      withScratchSchema(`cairn_bench_queue_${queued ? 'on' : 'off'}`, async (schema) => {
+        const { PostgresStore } = await import('@cairn/sql/postgres')
+        return measure(async () => new PostgresStore({ connectionString: PG_URL, schema }))
       }),
   }
 }

@@ -12,6 +12,7 @@ import type { CommandMetaData } from '@adonisjs/core/types/ace'
 import DurableWork from './durable_work.ts'
 import DurableWorkerCommand from './durable_worker.ts'
 import DurableWorkers from './durable_workers.ts'
+import DurableQueues from './durable_queues.ts'
 import DurableRuns from './durable_runs.ts'
 import DurableCancel from './durable_cancel.ts'
 import DurableRetry from './durable_retry.ts'
@@ -22,6 +23,7 @@ const COMMANDS: (typeof BaseCommand)[] = [
   DurableWork,
   DurableWorkerCommand,
   DurableWorkers,
+  DurableQueues,
   DurableRuns,
   DurableRetry,
   DurableCancel,

@@ -11,6 +11,7 @@ import {
   NUMBER_RANGES,
   type IntegerRange,
 } from '@cairn/core/store-kit'
+import { checkQueues } from '@cairn/core'
 import { asConfigError, invalidConfig } from './errors.ts'
 import { validateDashboardConfig } from './dashboard/dashboard_config.ts'
 import { resolveCodecConfig } from './codec_config.ts'
@@ -34,6 +35,7 @@ const KNOWN_FIELDS = new Set([
   'webhooks',
   'transport',
   'transports',
+  'queues',
 ])
 
 export function defineConfig<Stores extends Record<string, StoreProvider>>(
@@ -87,6 +89,7 @@ export function validateConfig(config: unknown): ResolvedDurableConfig {
   }
   const webhooks = resolveWebhooksConfig(c.webhookUrl, c.webhooks)
   const { transports, transport } = checkTransports(c.transports, c.transport)
+  const queues = c.queues === undefined ? {} : configValue('queues', () => checkQueues(c.queues))
   return {
     store: c.store,
     stores: stores as Record<string, StoreProvider>,
@@ -104,6 +107,7 @@ export function validateConfig(config: unknown): ResolvedDurableConfig {
     webhooks: webhooks?.webhooks,
     transports,
     transport,
+    queues,
   }
 }
 
@@ -154,8 +158,12 @@ const NUMBER_FIELDS = [
 
 /** Runs core's check of one number, restating its refusal as a config error naming `field`. */
 function configNumber(field: string, check: () => number): void {
+  configValue(field, check)
+}
+
+function configValue<T>(field: string, check: () => T): T {
   try {
-    check()
+    return check()
   } catch (error) {
     throw asConfigError(error, field)
   }

@@ -23,7 +23,6 @@ const NOT_IN_CAIRN_YET: Readonly<Record<string, string>> = {
   capabilities: 'capability routing to workers',
   controlPlane: 'a control plane for store-less workers',
   admission: 'singleton admission settings',
-  queues: 'flow-control queues',
   schedules: 'cron schedules',
   retention: 'retention policies that delete old runs',
   deadLetterWorkflow: 'a workflow started for a run that goes dead',

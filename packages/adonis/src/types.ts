@@ -8,6 +8,7 @@ import type {
 import type { Codec, Engine, StateStore } from '@cairn/core'
 import type { ConfigProvider } from '@adonisjs/core/types'
 import type { DurableCodecOptions } from './codec_config.ts'
+import type { QueueOptions } from '@cairn/core'
 import type { TransportProvider } from './transports.ts'
 import type { DurableWebhooksConfig, ResolvedWebhooksConfig } from './webhooks/webhook_config.ts'
 
@@ -72,6 +73,12 @@ export interface DurableConfig<
   transports?: Record<string, TransportProvider>
   /** The transport of every step in `app/steps` that names none. Default: none (in process). */
   transport?: string
+  /**
+   * Named queues steps can be called on (docs/flow-control.md "Queues"): `{ carrier: {
+   * concurrency: 4 } }`; a step takes one of its queue's slots per attempt (`static step = {
+   * name, queue: 'carrier' }` or `ctx.step(ref, input, { queue })`). Default: none.
+   */
+  queues?: Record<string, QueueOptions>
 }
 
 /** The config after `defineConfig`: every default filled in. */
@@ -93,6 +100,7 @@ export interface ResolvedDurableConfig {
   webhooks: ResolvedWebhooksConfig | undefined
   transports: Record<string, TransportProvider>
   transport: string | undefined
+  queues: Readonly<Record<string, QueueOptions>>
 }
 
 /**

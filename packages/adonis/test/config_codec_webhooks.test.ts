@@ -35,7 +35,7 @@ void describe('config/durable.ts: unknown keys', () => {
   })
 
   void test('a key of @adonis-agora/durable says it is not in Cairn yet', () => {
-    for (const key of ['queues', 'schedules', 'retention', 'role', 'capabilities', 'worker']) {
+    for (const key of ['schedules', 'retention', 'role', 'capabilities', 'worker']) {
       refused(
         { [key]: {} },
         new RegExp(`"${key}" is an @adonis-agora/durable option \\(.+\\) that is not in Cairn yet`),
@@ -59,9 +59,24 @@ void describe('config/durable.ts: unknown keys', () => {
         store: 'sqlite',
         stores: { sqlite },
         // @ts-expect-error -- not an option of DurableConfig: a compile error as well
-        queues: { emails: { concurrency: 1 } },
+        schedules: { nightly: { cron: '0 3 * * *' } },
       }),
     )
+  })
+})
+
+void describe('config/durable.ts: queues', () => {
+  void test('queues are checked where written and passed on as given', () => {
+    const queues = { carrier: { concurrency: 4 } }
+    assert.deepEqual(validateConfig({ ...base, queues }).queues, queues)
+    assert.deepEqual(validateConfig(base).queues, {}, 'none: an empty map')
+    refused(
+      { queues: { carrier: { concurrency: 0 } } },
+      /"queues" queue "carrier": concurrency must be an integer/,
+    )
+    refused({ queues: { carrier: { concurrency: 1, rateLimit: {} } } }, /rateLimit/)
+    refused({ queues: { '': { concurrency: 1 } } }, /queue name/)
+    refused({ queues: [] }, /queues must be an object/)
   })
 })
 

@@ -10,6 +10,7 @@ import { runView } from './view_run.js'
 import { runsView } from './view_runs.js'
 import { stepView } from './view_step.js'
 import { workersView } from './view_workers.js'
+import { queuesView } from './view_queues.js'
 import { notice } from './widgets.js'
 
 const main = byId('main')
@@ -26,6 +27,7 @@ const VIEWS = {
     title: (route) => `Position ${route.params.seq} of ${route.params.id}`,
   },
   workers: { create: workersView, title: () => 'Workers' },
+  queues: { create: queuesView, title: () => 'Queues' },
   login: { create: (route) => loginView(route, updateShell), title: () => 'Sign in' },
   notFound: { create: notFoundView, title: () => 'Not found' },
 }

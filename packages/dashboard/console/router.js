@@ -6,6 +6,7 @@
 //   #/runs/<id>                              run detail
 //   #/runs/<id>/steps/<seq>                  step detail
 //   #/workers                                the remote-step fleet
+//   #/queues                                 the named queues
 //   #/login?next=<hash>                      login (token mode)
 
 /** Parses a location hash into `{ name, params, query }`; unknown paths → `notFound`. */
@@ -29,6 +30,7 @@ function matchParts(parts) {
     return { name: 'step', params: { id, seq: Number(seq) } }
   }
   if (first === 'workers' && parts.length === 1) return { name: 'workers', params: {} }
+  if (first === 'queues' && parts.length === 1) return { name: 'queues', params: {} }
   if (first === 'login' && parts.length === 1) return { name: 'login', params: {} }
   return { name: 'notFound', params: {} }
 }

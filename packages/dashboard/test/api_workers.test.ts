@@ -78,3 +78,22 @@ void test('GET api/runs/:id/steps shows the worker that ran a remote step and ho
   assert.ok(step.worker.queuedMs >= 0)
   assert.ok(!Number.isNaN(Date.parse(step.worker.startedAt)))
 })
+
+void test('GET api/queues lists the registered queues as the store sees them', async (t) => {
+  const engine = new Engine({
+    store: new MemoryStore(),
+    logger: silentLogger,
+    queues: { carrier: { concurrency: 2 } },
+  })
+  await engine.open()
+  t.after(() => engine.close(0))
+  const f = await fixture({}, engine)
+  t.after(() => f.close())
+  const { status, json } = await call(f.dashboard, '/api/queues')
+  assert.equal(status, 200)
+  assert.deepEqual(json.queues, [
+    { queue: 'carrier', concurrency: 2, granted: 0, waiting: 0, oldestWaitingSince: null },
+  ])
+  assert.equal(typeof json.now, 'number')
+  assert.equal((await call(f.dashboard, '/api/queues', { bearer: false })).status, 401)
+})

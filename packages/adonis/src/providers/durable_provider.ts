@@ -50,6 +50,7 @@ export default class DurableProvider {
           store,
           logger,
           transports,
+          queues: config.queues,
           ...(config.instanceId === undefined ? {} : { instanceId: config.instanceId }),
           ...(config.leaseMs === undefined ? {} : { leaseMs: config.leaseMs }),
           ...(config.concurrency === undefined ? {} : { concurrency: config.concurrency }),

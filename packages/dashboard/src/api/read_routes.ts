@@ -1,6 +1,7 @@
 /**
  * The read API: `GET api/runs`, `api/runs/:id`, `api/runs/:id/steps`, `api/workflows`,
- * `api/workers` (the remote-step fleet on the engine's transports).
+ * `api/workers` (the remote-step fleet on the engine's transports), `api/queues` (the named
+ * queues this engine registered, as the store sees them).
  * Reads never change anything.
  */
 import type { Hono } from 'hono'
@@ -63,5 +64,9 @@ export function mountReadRoutes(app: Hono<AppEnv>, options: ResolvedOptions): vo
 
   app.get('/api/workers', async () => {
     return jsonResponse({ workers: await engine.listWorkers() })
+  })
+
+  app.get('/api/queues', async () => {
+    return jsonResponse({ queues: await engine.queueStats(), now: engine.options.clock.now() })
   })
 }

@@ -12,6 +12,7 @@ import { Registry } from 'prom-client'
 import { backlogGauges } from './backlog_gauges.ts'
 import { workerGauges } from './worker_gauges.ts'
 import { taskQueueGauges } from './task_queue_gauges.ts'
+import { queueGauges } from './queue_gauges.ts'
 import { taskCounters } from './task_counters.ts'
 import type { MetricsContext } from './context.ts'
 import { LabelValues } from './label_values.ts'
@@ -69,6 +70,7 @@ export function createMetrics(engine: Engine, options: MetricsOptions = {}): Met
   backlogGauges(ctx, backlog)
   workerGauges(ctx, backlog)
   taskQueueGauges(ctx, backlog)
+  queueGauges(ctx, backlog)
   const ours = registry.getMetricsAsArray().filter((metric) => !before.has(metric.name))
   let closed = false
   return {

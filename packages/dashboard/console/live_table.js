@@ -1,0 +1,69 @@
+// A page that shows one table read from the API and refreshed every few seconds while it is
+// open (the Workers and Queues pages): a heading, a hint, and a body the loader fills — the
+// table, a notice when there is nothing, or the error.
+import { h, replace } from './dom.js'
+import { notice } from './widgets.js'
+
+const REFRESH_MS = 5_000
+
+/**
+ * `{ element, dispose() }`. `load()` resolves with what the body shows; it is called at once
+ * and every REFRESH_MS until disposed; a rejection shows `failure: <message>`.
+ */
+export function liveTableView({ className, title, hint, loading, failure, load }) {
+  const body = h('div', {}, h('p', { role: 'status', text: loading }))
+  const element = h(
+    'section',
+    { class: `view ${className}` },
+    h('h1', { tabindex: '-1', text: title }),
+    h('p', { class: 'hint', text: hint }),
+    body,
+  )
+  let stopped = false
+  let timer = null
+  const refresh = async () => {
+    try {
+      replace(body, await load())
+    } catch (error) {
+      replace(body, notice(`${failure}: ${error.message}`, 'error'))
+    }
+    if (!stopped) timer = setTimeout(refresh, REFRESH_MS)
+  }
+  void refresh()
+  return {
+    element,
+    dispose: () => {
+      stopped = true
+      if (timer !== null) clearTimeout(timer)
+    },
+  }
+}
+
+/** A table of text cells: `rows` is an array of arrays of strings, one per column. */
+export function textTable(className, caption, columns, rows) {
+  return h(
+    'table',
+    { class: `runs-table ${className}` },
+    h('caption', { class: 'visually-hidden', text: caption }),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        columns.map((name) => h('th', { scope: 'col', text: name })),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      rows.map((cells) =>
+        h(
+          'tr',
+          {},
+          cells.map((text) => h('td', { text })),
+        ),
+      ),
+    ),
+  )
+}

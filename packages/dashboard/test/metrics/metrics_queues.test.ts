@@ -1,0 +1,37 @@
+/**
+ * Named queue gauges read at scrape time (engine.queueStats()): per registered queue, the
+ * steps running and waiting, the concurrency, and the oldest waiter's age — from the store,
+ * so a second engine's steps count too; a registered queue no step used yet reads as zeros.
+ */
+import assert from 'node:assert/strict'
+import { createMetrics } from '../../src/metrics/index.ts'
+import { eachStore } from '../../../../tests/helpers/harness.ts'
+import { parseExposition, valueOf } from './exposition.ts'
+
+eachStore('metrics named queues', (test) => {
+  test('gauges show running and waiting steps, the concurrency and the oldest wait', async (env) => {
+    const hold = Promise.withResolvers<void>()
+    const worker = await env.engine()
+    worker.registerQueue('carrier', { concurrency: 1 })
+    worker.registerStep('call', async () => hold.promise)
+    worker.register('ship', 1, async (ctx) => ctx.step('call', null, { queue: 'carrier' }))
+    for (let i = 0; i < 3; i++) await worker.start('ship', null)
+    await env.settle()
+    const watcher = await env.engine({ drive: false })
+    watcher.registerQueue('carrier', { concurrency: 1 })
+    watcher.registerQueue('idle', { concurrency: 7 })
+    const metrics = createMetrics(watcher, { backlogCacheMs: 0 })
+    await env.clock.advance(4_000)
+    const parsed = parseExposition(await metrics.render())
+    const at = (name: string, labels: Record<string, string>) => valueOf(parsed, name, labels)
+    assert.equal(at('cairn_queue_slots', { queue: 'carrier', state: 'running' }), 1)
+    assert.equal(at('cairn_queue_slots', { queue: 'carrier', state: 'waiting' }), 2)
+    assert.equal(at('cairn_queue_concurrency', { queue: 'carrier' }), 1)
+    assert.equal(at('cairn_queue_oldest_waiting_age_seconds', { queue: 'carrier' }), 4)
+    assert.equal(at('cairn_queue_slots', { queue: 'idle', state: 'waiting' }), 0)
+    assert.equal(at('cairn_queue_concurrency', { queue: 'idle' }), 7, 'as registered')
+    assert.equal(valueOf(parsed, 'cairn_queue_stats_read_errors_total'), 0)
+    metrics.close()
+    hold.resolve()
+  })
+})
