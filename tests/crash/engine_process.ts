@@ -5,6 +5,7 @@
  * CRASH_PG_URL + CRASH_PG_SCHEMA (Postgres) or CRASH_MYSQL_URL + CRASH_MYSQL_DB (MySQL/MariaDB);
  * CRASH_LOG (a file for warnings), CRASH_TRACE (a file for lifecycle events), CRASH_LEASE_MS
  * (default 2 s), CRASH_SINGLETON_KEYS (admit one `crash` run per key over that many keys);
+ * CRASH_QUEUE_LEDGER + CRASH_QUEUE_CONCURRENCY (the `queued` workflow, queue_workflow.ts);
  * failpoints by
  * CAIRN_FAILPOINTS.
  */
@@ -12,6 +13,7 @@ import { Engine } from '@cairn/core'
 import { childLogger, traceEvents } from './child_observers.ts'
 import { openStore } from './child_store.ts'
 import { registerCrashWorkflow, watchStepStarts } from './crash_workflow.ts'
+import { registerQueuedWorkflow } from './queue_workflow.ts'
 
 const engine = new Engine({
   store: await openStore(),
@@ -29,6 +31,9 @@ registerCrashWorkflow(
   watchStepStarts(engine),
   singletonKeys === undefined ? undefined : Number(singletonKeys),
 )
+const queueLedger = process.env.CRASH_QUEUE_LEDGER
+if (queueLedger !== undefined)
+  registerQueuedWorkflow(engine, queueLedger, Number(process.env.CRASH_QUEUE_CONCURRENCY ?? 1))
 traceEvents(engine, process.env.CRASH_TRACE)
 await engine.startDriving()
 process.stdout.write('ready\n')

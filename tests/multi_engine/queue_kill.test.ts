@@ -1,0 +1,111 @@
+/**
+ * A named queue under a real kill -9 (issue 15), on Postgres and on MariaDB: RUNS runs of
+ * `queued` each call a step three times on the queue `carrier` (concurrency 3); two engine
+ * processes drive them; one is SIGKILLed while it holds slots and never comes back. From the
+ * effect ledger the calls write (every process's, in one file, in order): never more than 3
+ * calls in flight at once — a killed process's open calls count until its death — and through
+ * the lease the killed holders keep their slots (queueStats: 3 in use). Every run completes;
+ * the work done is counted: each call ran at least once, and again only if it was cut by the
+ * kill (at least once per attempt, as every step).
+ */
+import assert from 'node:assert/strict'
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { tmpdir } from 'node:os'
+import { test } from 'node:test'
+import { Engine, silentLogger } from '@cairn/core'
+import {
+  mostInFlight,
+  QUEUED_CALLS,
+  readQueueSpans,
+  registerQueuedWorkflow,
+  type QueuedInput,
+} from '../crash/queue_workflow.ts'
+import type { ServerKind } from '../crash/server_sites.ts'
+import { kill, pause, spawnEngine, type EngineChild } from '../crash/supervisor.ts'
+import { serviceAvailable } from '../helpers/services.ts'
+import { leasedTo, openFaultSite, until } from './fault_site.ts'
+
+const RUNS = 16
+const CONCURRENCY = 3
+const LEASE_MS = 3_000
+const TARGETS: Record<string, ServerKind> = { Postgres: 'postgres', MariaDB: 'mysql' }
+
+for (const [label, kind] of Object.entries(TARGETS)) {
+  const available = await serviceAvailable(kind)
+  void test(
+    `a queue of concurrency ${CONCURRENCY} on ${label}: a holder's engine killed -9 keeps its slots until the takeover`,
+    { skip: !available && `${kind} unreachable`, timeout: 180_000 },
+    () => queueKill(kind),
+  )
+}
+
+async function queueKill(kind: ServerKind): Promise<void> {
+  const place = await openFaultSite(kind, 'cairn_queue')
+  const ledger = join(tmpdir(), `cairn-queue-ledger-${process.pid}-${kind}.txt`)
+  writeFileSync(ledger, '')
+  const client = new Engine({ store: place.store, logger: silentLogger, instanceId: 'q-client' })
+  registerQueuedWorkflow(client, ledger, CONCURRENCY)
+  const env = (instance: string) =>
+    place.engineEnv(instance, {
+      CRASH_LEASE_MS: String(LEASE_MS),
+      CRASH_QUEUE_LEDGER: ledger,
+      CRASH_QUEUE_CONCURRENCY: String(CONCURRENCY),
+    })
+  const children: EngineChild[] = []
+  try {
+    for (let id = 0; id < RUNS; id++) {
+      const input: QueuedInput = { id, stepMs: 150 }
+      await client.start('queued', input, { runId: `q-${id}` })
+    }
+    const a = await spawnEngine(env('a'))
+    children.push(a)
+    const b = await spawnEngine(env('b'))
+    children.push(b)
+    // Kill a while one of its calls is in flight (it holds a slot).
+    const pidA = a.child.pid as number
+    await until(async () => openCalls(ledger, pidA) > 0, 20_000, 'a never ran a call')
+    const heldByA = (await leasedTo(place.store, 'a')).length
+    await kill(a)
+    appendFileSync(ledger, `qdead ${pidA}\n`)
+    const killedAt = Date.now()
+    await pause(LEASE_MS / 3)
+    const [during] = await client.store.queueStats(['carrier'])
+    assert.equal(during?.granted, CONCURRENCY, 'the killed holders keep their slots')
+    assert.ok(Date.now() - killedAt < LEASE_MS, 'the slot check ran before the lease expired')
+    for (let id = 0; id < RUNS; id++) {
+      const outcome = await client.waitForRun(`q-${id}`, { timeoutMs: 120_000 })
+      assert.deepEqual(outcome.status, 'completed', `q-${id}`)
+    }
+    const spans = readQueueSpans(readFileSync(ledger, 'utf8'))
+    assert.equal(mostInFlight(spans), CONCURRENCY, 'never more calls at once than the queue allows')
+    const cut = spans.filter((s) => s.pid === pidA && !isDone(s, ledger))
+    const calls = new Set(spans.map((s) => `${s.runId} ${s.call}`))
+    assert.equal(calls.size, RUNS * QUEUED_CALLS, 'every call ran')
+    assert.ok(
+      spans.length <= RUNS * QUEUED_CALLS + cut.length,
+      `a call ran again only when the kill cut it (${spans.length} executions, ${cut.length} cut)`,
+    )
+    const [after] = await client.store.queueStats(['carrier'])
+    assert.deepEqual([after?.granted, after?.waiting], [0, 0], 'every slot came back')
+    console.log(
+      `${kind}: ${RUNS} runs × ${QUEUED_CALLS} calls on a queue of ${CONCURRENCY}; ${heldByA} ` +
+        `runs held by the killed engine, ${cut.length} calls cut by the kill, ` +
+        `${spans.length} executions`,
+    )
+  } finally {
+    for (const child of children) await kill(child).catch(() => {})
+    await client.close(0)
+    await place.drop()
+  }
+}
+
+/** Calls of process `pid` started and not yet returned. */
+function openCalls(ledger: string, pid: number): number {
+  const spans = readQueueSpans(readFileSync(ledger, 'utf8'))
+  return spans.filter((s) => s.pid === pid && s.to === Infinity).length
+}
+
+function isDone(span: { runId: string; call: number; pid: number }, ledger: string): boolean {
+  return readFileSync(ledger, 'utf8').includes(`qdone ${span.runId} ${span.call} ${span.pid}\n`)
+}
