@@ -14,6 +14,10 @@ export default defineConfig({
   // …except the charge step (app/steps/charge_card_step.ts names this transport): it runs on
   // `node ace durable:worker` (npm start starts one), over the shop's own database — no broker.
   transports: { db: transports.db() },
+  // The payment gateway takes at most four calls at once from the whole shop: the charge step
+  // holds one of these slots per attempt, across every web process and worker (a checkout
+  // waiting for one shows `waiting` on `queue "payment-gateway"` in the dashboard).
+  queues: { 'payment-gateway': { concurrency: 4 } },
   // The operations dashboard at /durable. With no token it is open in development (`npm
   // start`) and answers 401 everywhere else; DURABLE_DASHBOARD_TOKEN lets API clients in
   // (Authorization: Bearer …) and the console's login page.

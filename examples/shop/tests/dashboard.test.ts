@@ -44,6 +44,17 @@ void test('in development the dashboard at /durable lists and shows the checkout
     steps.body.steps.map((s: { name: string }) => s.name),
     ['record-order', 'reserve-stock', 'charge-card', 'ship', 'complete-order'],
   )
+  // The charge took a slot of the gateway's queue and gave it back.
+  const queues = await json(`${shop.url}/durable/api/queues`)
+  assert.deepEqual(queues.body.queues, [
+    {
+      queue: 'payment-gateway',
+      concurrency: 4,
+      granted: 0,
+      waiting: 0,
+      oldestWaitingSince: null,
+    },
+  ])
   // The card number went to the gateway and nowhere else: the run holds a token and the last
   // four digits, in its input and in every step of its history.
   const seen = JSON.stringify([detail.body, steps.body])

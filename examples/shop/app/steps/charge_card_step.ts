@@ -17,8 +17,10 @@ export interface ChargeCardInput {
 
 @inject()
 export default class ChargeCardStep extends BaseStep<ChargeCardInput, Charge> {
-  // On the db transport: a `node ace durable:worker` process charges, not the web server.
-  static step = { name: 'charge-card', transport: 'db' }
+  // On the db transport: a `node ace durable:worker` process charges, not the web server. On
+  // the `payment-gateway` queue (config/durable.ts): the gateway takes so many calls at once,
+  // whatever the number of checkouts and workers.
+  static step = { name: 'charge-card', transport: 'db', queue: 'payment-gateway' }
 
   #payments: PaymentGateway
 
