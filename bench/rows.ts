@@ -97,10 +97,12 @@ export const ROWS: Record<string, Row> = {
   },
   // A named queue as the bound (issue 15): registered steps with and without a queue of
   // concurrency 10 under 50 producers, in one run (bench/queue_row.ts).
-  'steps-sqlite-normal': queueRow(false, 'sqlite'),
-  'queue-sqlite-normal': queueRow(true, 'sqlite'),
-  'steps-postgres': queueRow(false, 'postgres'),
-  'queue-postgres': queueRow(true, 'postgres'),
+  'steps-sqlite-normal': queueRow('steps', 'sqlite'),
+  'steps10-sqlite-normal': queueRow('steps10', 'sqlite'),
+  'queue-sqlite-normal': queueRow('queue', 'sqlite'),
+  'steps-postgres': queueRow('steps', 'postgres'),
+  'steps10-postgres': queueRow('steps10', 'postgres'),
+  'queue-postgres': queueRow('queue', 'postgres'),
   dbos: {
     kind: 'other',
     service: 'postgres',
@@ -128,9 +130,13 @@ function remoteRow(transport: 'bullmq' | 'db' | 'queue'): Row {
   }
 }
 
-function queueRow(queued: boolean, store: 'sqlite' | 'postgres'): Row {
+function queueRow(variant: 'steps' | 'steps10' | 'queue', store: 'sqlite' | 'postgres'): Row {
   const measure = async (make: () => Promise<StateStore>) =>
-    (await import('./queue_row.ts')).measureQueue(await make(), queued)
+    (await import('./queue_row.ts')).measureQueue(
+      await make(),
+      variant === 'queue',
+      variant === 'steps10',
+    )
   if (store === 'sqlite')
     return {
       kind: 'other',
@@ -142,7 +148,7 @@ function queueRow(queued: boolean, store: 'sqlite' | 'postgres'): Row {
     service: 'postgres',
     inDefault: false,
     measure: () =>
-      withScratchSchema(`cairn_bench_queue_${queued ? 'on' : 'off'}`, async (schema) => {
+      withScratchSchema(`cairn_bench_queue_${variant}`, async (schema) => {
         const { PostgresStore } = await import('@cairn/sql/postgres')
         return measure(async () => new PostgresStore({ connectionString: PG_URL, schema }))
       }),

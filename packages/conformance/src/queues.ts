@@ -284,6 +284,24 @@ export function queueTests(define: Define): void {
     },
   )
 
+  define("a requeued run's items left by an unnamed end hold no slot again", async (store) => {
+    const [a] = await line(store, ['a'])
+    const failed: StoreOp = {
+      type: 'finishRun',
+      fence: a as Fence,
+      status: 'failed',
+      output: null,
+      error: '{"message":"boom"}',
+    }
+    expectApplied(await applyOne(store, failed, T0 + 5), 'a fails without naming the queue')
+    const requeued = await store.requeueRun({ runId: 'a', epoch: 1, resetSeqs: [], now: T0 + 6 })
+    assert.equal(requeued.status, 'applied')
+    assert.equal((await stats(store)).granted, 0, "the requeued run's old item is gone")
+    const b = await startRun(store, 'b')
+    const result = await applyOne(store, enqueueOp(b), T0 + 7)
+    same(result, { status: 'applied', granted: true }, 'b takes the free slot')
+  })
+
   define('a cancel releases the run: its slot, and its place in line', async (store) => {
     await line(store, ['a', 'b', 'c', 'd'])
     const cancel = (runId: string): StoreOp => ({ type: 'cancelRun', runId, error: '"stop"' })

@@ -352,7 +352,10 @@ void test('the largest maxDepth allowed does not exhaust the stack', () => {
   ]
   for (const wrap of wraps) {
     const value = nested(MAX_MAX_DEPTH - 1, new Date(0), wrap)
-    assert.deepStrictEqual(roundTrip(value, deepest), value)
+    // Compared by their encodings: node:assert's deepStrictEqual recurses a frame or more per
+    // level and itself overflows at this depth on some Node builds (Map and Set levels most).
+    const text = deepest.encode(value)
+    assert.equal(deepest.encode(roundTrip(value, deepest)), text)
     assert.throws(() => deepest.encode(nested(MAX_MAX_DEPTH + 5, 0, wrap)), NotSerializableError)
   }
 })

@@ -32,6 +32,7 @@ export async function requeueRun(
       return { status: 'refused', current: { status: run.status, epoch: run.epoch } }
     await markPending(ctx, session, request.runId, request.now)
     const positionsReset = await resetPositions(ctx, session, run.key, request.resetSeqs)
+    await dropQueueItems(ctx, session, run.key)
     const queued =
       held !== null && (await reenterKey(ctx, session, request.runId, held, request.now))
     if (ctx.wakeStatement !== undefined) await session.query(ctx.wakeStatement(request.now))
@@ -72,6 +73,17 @@ async function markPending(ctx: SqlContext, session: SqlSession, runId: string, 
     lease_epoch = lease_epoch + 1, updated_at = ${p.add(now)}
     WHERE id = ${p.add(runId)}`
   await session.query(p.statement(text, true))
+}
+
+/**
+ * The failed run's queue items held no slot (its run had ended); left behind by an end that
+ * did not name its queues, they would hold one again once it is pending: they go.
+ */
+async function dropQueueItems(ctx: SqlContext, session: SqlSession, key: unknown): Promise<void> {
+  const p = new Params(ctx.dialect)
+  await session.query(
+    p.statement(`DELETE FROM ${ctx.tables.queueItems} WHERE run_key = ${p.add(key)}`, true),
+  )
 }
 
 async function resetPositions(

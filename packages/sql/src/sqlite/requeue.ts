@@ -1,7 +1,8 @@
 /**
  * requeueRun on SQLite: inside the caller's BEGIN IMMEDIATE, one conditional UPDATE of the run
  * (failed at the epoch read, else nothing) and, only if it applied, one DELETE of the failed
- * checkpoints at the positions given (one JSON array parameter: one text for any count).
+ * checkpoints at the positions given (one JSON array parameter: one text for any count), and
+ * of its queue items.
  */
 import type { RequeueRequest, RequeueResult, RunStatus } from '@cairn/core/contracts'
 import type { StatementCache } from './statement_cache.ts'
@@ -31,6 +32,9 @@ export function requeueRun(
           cache.get('requeue:reset', () => RESET_POSITIONS).run(row.key, JSON.stringify(resetSeqs))
             .changes,
         )
+  // Its queue items held no slot while it had failed; left by an end that did not name their
+  // queues, they would hold one again once it is pending: they go.
+  s.deleteRunItems.all(row.key)
   const queued = reenterAdmission(s, runId, now)
   return {
     status: 'applied',

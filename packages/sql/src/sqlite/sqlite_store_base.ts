@@ -62,7 +62,7 @@ import {
 } from './row_mapping.ts'
 import { requeueRun } from './requeue.ts'
 import { promoteAdmission } from './ops/admission.ts'
-import { grantQueue } from './ops/queue_grants.ts'
+import { grantQueues } from './ops/queue_grants.ts'
 import { queueStats } from './queue_stats.ts'
 import { inImmediateTransaction } from './transaction.ts'
 
@@ -137,7 +137,7 @@ export abstract class SqliteStoreBase implements StateStore {
     return this.call('grantQueueSlots', (c) => {
       checkQueueNames(queues, 'grantQueueSlots')
       for (const queue of new Set(queues))
-        granted += inTransaction(c, () => grantQueue(c.s, queue, now).length)
+        granted += inTransaction(c, () => grantQueues(c.s, [queue], now).length)
       return granted
     })
   }

@@ -100,6 +100,12 @@ export class QueueIndex {
     return all
   }
 
+  /** Forget every item of `runId` (no grant pass: a failed run's items held no slot). */
+  dropRun(runId: string): void {
+    for (const queue of this.#queues.values())
+      for (const [id, item] of queue.items) if (item.runId === runId) queue.items.delete(id)
+  }
+
   grantQueues(store: StoreState, names: readonly string[], now: number): number {
     let granted = 0
     for (const name of new Set(names)) {

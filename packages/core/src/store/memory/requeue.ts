@@ -19,6 +19,9 @@ export function requeueRun(store: StoreState, request: RequeueRequest): RequeueR
     state.checkpoints.delete(seq)
     positionsReset += 1
   }
+  // Its queue items held no slot while it had failed; left by an end that did not name their
+  // queues, they would hold one again once it is pending: they go.
+  store.queues.dropRun(request.runId)
   const admission = run.admission
   if (admission !== null) promoteQueued(store, admission.scope, admission.key, request.now)
   const queued = admission !== null && store.admissions.reenter(state)

@@ -1,8 +1,8 @@
 /**
  * A queue's grant pass on SQLite (StateStore.grantQueueSlots), inside the caller's BEGIN
- * IMMEDIATE: drop the items of ended runs, count the slots in use from the items and their
- * runs, then grant the next waiters into the free slots, one query each (the rule's order is
- * in the query). Each grant delivers its message by the deliverMessage rules.
+ * IMMEDIATE: count the slots in use from the items and their runs, then grant the next
+ * waiters into the free slots, one query each (the rule's order is in the query). Each grant
+ * of another run's item delivers its message by the deliverMessage rules.
  */
 import { queueGrantId, queueSlotMessage } from '@cairn/core/store-kit'
 import type { SlotGrant } from '@cairn/core/contracts'
@@ -43,7 +43,6 @@ export function grantQueue(
   now: number,
   own?: { runId: string; seq: number },
 ): QueueGrant[] {
-  s.purgeQueue.run(queue)
   const room = s.selectQueueRoom.get(queue) as { free: number } | undefined
   const grants: QueueGrant[] = []
   for (let free = room?.free ?? 0; free > 0; free--) {
@@ -55,9 +54,17 @@ export function grantQueue(
   return grants
 }
 
-/** Grant each queue once (a run's items in several queues, a finish naming several). */
+/**
+ * Grant each queue once (a run's items in several queues, a finish naming several), first
+ * dropping its items of ended runs. Those hold no slot and are never granted (every count
+ * joins the runs), so the hot passes — an enqueue's, a release's — leave them: they go here,
+ * with the ends, and in grantQueueSlots' sweeps.
+ */
 export function grantQueues(s: Statements, queues: Iterable<string>, now: number): QueueGrant[] {
-  return [...new Set(queues)].flatMap((queue) => grantQueue(s, queue, now))
+  return [...new Set(queues)].flatMap((queue) => {
+    s.purgeQueue.run(queue)
+    return grantQueue(s, queue, now)
+  })
 }
 
 /** What grants made to other items add to an applied op's result (OpResult.grants, promoted). */
