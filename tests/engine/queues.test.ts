@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict'
 import { createMemoryTransport, FakeClock } from '@cairn/core/testing'
-import type { Engine } from '@cairn/core'
+import { Engine } from '@cairn/core'
 import { createWorker } from '@cairn/worker'
 import { eachStore, type Env } from '../helpers/harness.ts'
 
@@ -263,6 +263,16 @@ eachStore('named queues', (test) => {
       'E_INVALID_ARGUMENT',
     ])
     assert.throws(() => engine.registerQueue('q', { concurrency: 0 }), /concurrency/)
+    assert.throws(() => engine.registerQueue('q', { concurrency: Number.NaN }), /concurrency/)
+    // EngineOptions.queues: a plain object only (a Map or a literal `__proto__` would register
+    // nothing, silently); an own "__proto__" key (from JSON) is a queue name like another.
+    const store = env.handle.store
+    const withQueues = (queues: unknown) => () => new Engine({ store, queues: queues as never })
+    assert.throws(withQueues(new Map([['carrier', { concurrency: 1 }]])), /plain object/)
+    assert.throws(withQueues({ __proto__: { carrier: { concurrency: 1 } } }), /plain object/)
+    assert.throws(withQueues([{ concurrency: 1 }]), /plain object/)
+    const parsed = JSON.parse('{"__proto__": {"concurrency": 2}}') as object
+    assert.equal(new Engine({ store, queues: parsed as never }).options.queues, parsed)
     assert.throws(
       () => engine.registerQueue('q', { concurrency: 1, rateLimit: {} } as never),
       /rateLimit/,

@@ -76,7 +76,8 @@ void describe('config/durable.ts: queues', () => {
     )
     refused({ queues: { carrier: { concurrency: 1, rateLimit: {} } } }, /rateLimit/)
     refused({ queues: { '': { concurrency: 1 } } }, /queue name/)
-    refused({ queues: [] }, /queues must be an object/)
+    refused({ queues: [] }, /queues must be a plain object/)
+    refused({ queues: new Map() }, /queues must be a plain object/)
   })
 })
 

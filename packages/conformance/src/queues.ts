@@ -284,8 +284,10 @@ export function queueTests(define: Define): void {
     },
   )
 
-  define("a requeued run's items left by an unnamed end hold no slot again", async (store) => {
-    const [a] = await line(store, ['a'])
+  define("a requeued run's items and grants left by an unnamed end are gone", async (store) => {
+    const [h, a] = await line(store, ['h', 'a'])
+    await release(store, h as Fence, T0 + 3)
+    assert.equal((await store.loadInbox('a')).length, 1, 'a was granted by a message')
     const failed: StoreOp = {
       type: 'finishRun',
       fence: a as Fence,
@@ -296,6 +298,7 @@ export function queueTests(define: Define): void {
     expectApplied(await applyOne(store, failed, T0 + 5), 'a fails without naming the queue')
     const requeued = await store.requeueRun({ runId: 'a', epoch: 1, resetSeqs: [], now: T0 + 6 })
     assert.equal(requeued.status, 'applied')
+    same(await store.loadInbox('a'), [], 'its grant message is consumed: a replay asks again')
     assert.equal((await stats(store)).granted, 0, "the requeued run's old item is gone")
     const b = await startRun(store, 'b')
     const result = await applyOne(store, enqueueOp(b), T0 + 7)

@@ -55,6 +55,7 @@ export {
   checkQueueName,
   checkQueueNames,
   queueSlotMessage,
+  QUEUE_SLOT_PREFIX,
   queueGrantId,
   queueWaitingOn,
   MAX_QUEUE_NAME_LENGTH,

@@ -154,11 +154,16 @@ export class Committer {
     if (this.queue.length > 0) this.schedule()
   }
 
+  /**
+   * After the batch's callbacks and the promise continuations they start have run (a
+   * setImmediate): a waiter whose enqueue was in this same batch registers its live hold in
+   * such a continuation, and must be there to be handed the grant a release of the batch made.
+   */
   private announceGrants(results: readonly OpResult[]): void {
     const onGrants = this.options.onGrants
     if (onGrants === undefined) return
-    for (const result of results)
-      if (result.status === 'applied' && result.grants !== undefined) onGrants(result.grants)
+    const grants = results.flatMap((r) => (r.status === 'applied' && r.grants) || [])
+    if (grants.length > 0) setImmediate(() => onGrants(grants))
   }
 
   // Keep the writes and try again later: acknowledging nothing is the only safe answer.

@@ -66,9 +66,16 @@ export class QueueRegistry {
  * rules `registerQueue` applies (so a bad one fails where it is written). Returns it as given.
  */
 export function checkQueues(queues: unknown): Readonly<Record<string, QueueOptions>> {
-  if (queues === null || typeof queues !== 'object' || Array.isArray(queues))
-    throw new InvalidArgumentError('queues must be an object of { name: { concurrency } }')
+  // A plain object only: a Map or an array has no own entries to read (it would register
+  // nothing, silently), and `{ __proto__: {…} }` written literally sets the prototype.
+  const proto =
+    queues === null || typeof queues !== 'object' ? undefined : Object.getPrototypeOf(queues)
+  if (proto !== Object.prototype && proto !== null)
+    throw new InvalidArgumentError(
+      'queues must be a plain object of { name: { concurrency } } (not a Map, an array or an object with a prototype of its own)',
+    )
   const registry = new QueueRegistry()
-  for (const [name, options] of Object.entries(queues)) registry.add(name, options as QueueOptions)
+  for (const [name, options] of Object.entries(queues as object))
+    registry.add(name, options as QueueOptions)
   return queues as Record<string, QueueOptions>
 }

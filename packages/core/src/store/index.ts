@@ -45,6 +45,7 @@ export {
   checkQueueName,
   checkQueueNames,
   queueSlotMessage,
+  QUEUE_SLOT_PREFIX,
   queueGrantId,
   queueWaitingOn,
   MAX_QUEUE_NAME_LENGTH,

@@ -15,9 +15,12 @@ export const MAX_QUEUES_PER_CALL = 100
 
 const KEYS = new Set(['queue', 'concurrency', 'attempt', 'priority', 'fairnessKey'])
 
+/** What every grant message's name starts with (a requeue consumes the run's grants by it). */
+export const QUEUE_SLOT_PREFIX = 'cairn:slot:'
+
 /** The inbox message a grant of position `seq` is delivered as. */
 export function queueSlotMessage(seq: number): string {
-  return `cairn:slot:${seq}`
+  return `${QUEUE_SLOT_PREFIX}${seq}`
 }
 
 /** The dedupe id of the grant of `attempt` at position `seq` (one grant per attempt). */

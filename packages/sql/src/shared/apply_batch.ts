@@ -54,7 +54,6 @@ export function applyBatch(
     }
     const results = await writeWaves(ctx, session, waves, ops.length, now, passes)
     if (attributes) await writeAttributes(ctx, session, ops, results)
-    await passes.queues?.dropUnused(ctx, session)
     const woke = passes.admission?.promotedAny === true || passes.queues?.wokeAny === true
     if (woke && ctx.wakeStatement !== undefined) await session.query(ctx.wakeStatement(now))
     return results

@@ -73,17 +73,6 @@ export async function insertQueues(
   await session.query(p.statement(text, true))
 }
 
-/** Deletes queue rows this transaction added and no enqueue used (the enqueues did not apply). */
-export async function deleteQueues(
-  ctx: SqlContext,
-  session: SqlSession,
-  names: readonly string[],
-): Promise<void> {
-  const p = new Params(ctx.dialect)
-  const text = `DELETE FROM ${ctx.tables.queues} WHERE ${ctx.dialect.inList(p, 'name', names, 'text')}`
-  await session.query(p.statement(text, true))
-}
-
 /** Writes a locked queue row back: its concurrency and both counters. */
 export async function storeQueue(
   ctx: SqlContext,

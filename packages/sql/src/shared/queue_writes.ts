@@ -26,7 +26,6 @@ import type { SqlSession } from './driver.ts'
 import { grantPass, itemId, type GrantOutcome } from './queue_grants.ts'
 import {
   consumeNamed,
-  deleteQueues,
   deleteRunItems,
   insertQueues,
   lockQueues,
@@ -83,8 +82,6 @@ export class QueuePass {
   readonly #rows = new Map<string, QueueRow>()
   /** The queues each cancelled run had items in, found before the waves. */
   #cancelled = new Map<string, string[]>()
-  /** Rows this batch added: deleted again at the end unless an enqueue applied. */
-  readonly #unused = new Set<string>()
   #woke = false
 
   /** Grants woke waiting runs (claimable at the batch time). */
@@ -106,10 +103,10 @@ export class QueuePass {
     const missing = unlockedEnqueues(ops, pass.#rows)
     if (missing.size === 0) return pass
     await insertQueues(ctx, session, missing)
-    for (const [name, row] of await lockQueues(ctx, session, [...missing.keys()])) {
+    // A row added for an enqueue that does not apply stays: an empty queue, harmless (deleting
+    // it again could delete the row a concurrent batch's insert made and its items rely on).
+    for (const [name, row] of await lockQueues(ctx, session, [...missing.keys()]))
       pass.#rows.set(name, row)
-      pass.#unused.add(name)
-    }
     return pass
   }
 
@@ -136,11 +133,6 @@ export class QueuePass {
         ...(acted.woke ? { promoted: true } : {}),
       }
     }
-  }
-
-  /** After the last wave: the rows added for enqueues that did not apply go again. */
-  async dropUnused(ctx: SqlContext, session: SqlSession): Promise<void> {
-    if (this.#unused.size > 0) await deleteQueues(ctx, session, [...this.#unused])
   }
 
   /** What an applied op does to its queues: the grants its passes made (`own`: its enqueue holds a slot). */
@@ -194,7 +186,6 @@ export class QueuePass {
     now: number,
   ): Promise<GrantOutcome> {
     const row = this.#row(request.queue)
-    this.#unused.delete(row.name)
     row.concurrency = request.concurrency // the newest writer's
     const { runId, seq } = op.checkpoint
     const found = await readItem(ctx, session, row.name, runId, seq)

@@ -6,6 +6,7 @@
  */
 import { checkRequeueRequest } from '@cairn/core/store-kit'
 import type { RequeueRequest, RequeueResult, RunStatus } from '@cairn/core/contracts'
+import { QUEUE_SLOT_PREFIX } from '@cairn/core/store-kit'
 import type { SqlContext } from './context.ts'
 import type { SqlSession, SqlStatement } from './driver.ts'
 import { toSafeInteger } from './integers.ts'
@@ -32,7 +33,7 @@ export async function requeueRun(
       return { status: 'refused', current: { status: run.status, epoch: run.epoch } }
     await markPending(ctx, session, request.runId, request.now)
     const positionsReset = await resetPositions(ctx, session, run.key, request.resetSeqs)
-    await dropQueueItems(ctx, session, run.key)
+    await dropQueueItems(ctx, session, run.key, request.now)
     const queued =
       held !== null && (await reenterKey(ctx, session, request.runId, held, request.now))
     if (ctx.wakeStatement !== undefined) await session.query(ctx.wakeStatement(request.now))
@@ -77,13 +78,24 @@ async function markPending(ctx: SqlContext, session: SqlSession, runId: string, 
 
 /**
  * The failed run's queue items held no slot (its run had ended); left behind by an end that
- * did not name its queues, they would hold one again once it is pending: they go.
+ * did not name its queues, they would hold one again once it is pending: they go, and so do
+ * its unconsumed grant messages (a replay takes a grant message as its slot).
  */
-async function dropQueueItems(ctx: SqlContext, session: SqlSession, key: unknown): Promise<void> {
+async function dropQueueItems(
+  ctx: SqlContext,
+  session: SqlSession,
+  key: unknown,
+  now: number,
+): Promise<void> {
   const p = new Params(ctx.dialect)
   await session.query(
     p.statement(`DELETE FROM ${ctx.tables.queueItems} WHERE run_key = ${p.add(key)}`, true),
   )
+  const q = new Params(ctx.dialect)
+  const consume = `UPDATE ${ctx.tables.messages} SET consumed_at = ${q.add(now)}
+    WHERE run_key = ${q.add(key)} AND name LIKE ${q.add(`${QUEUE_SLOT_PREFIX}%`)}
+    AND consumed_at IS NULL`
+  await session.query(q.statement(consume, true))
 }
 
 async function resetPositions(

@@ -2,9 +2,10 @@
  * requeueRun on SQLite: inside the caller's BEGIN IMMEDIATE, one conditional UPDATE of the run
  * (failed at the epoch read, else nothing) and, only if it applied, one DELETE of the failed
  * checkpoints at the positions given (one JSON array parameter: one text for any count), and
- * of its queue items.
+ * of its queue items, whose grant messages are consumed.
  */
 import type { RequeueRequest, RequeueResult, RunStatus } from '@cairn/core/contracts'
+import { QUEUE_SLOT_PREFIX } from '@cairn/core/store-kit'
 import type { StatementCache } from './statement_cache.ts'
 import type { Statements } from './statements.ts'
 import { reenterAdmission } from './ops/admission.ts'
@@ -12,6 +13,9 @@ import { reenterAdmission } from './ops/admission.ts'
 const REQUEUE_RUN = `UPDATE cairn_runs SET status = 'pending', error = NULL, finished_at = NULL,
     available_at = ?, waiting_on = NULL, park_reason = NULL, lease_epoch = lease_epoch + 1, updated_at = ?
     WHERE id = ? AND status = 'failed' AND lease_epoch = ? RETURNING key, lease_epoch`
+
+const CONSUME_GRANTS = `UPDATE cairn_messages SET consumed_at = ?
+    WHERE run_key = ? AND name LIKE ? AND consumed_at IS NULL`
 
 const RESET_POSITIONS = `DELETE FROM cairn_checkpoints
     WHERE run_key = ? AND status = 'failed' AND seq IN (SELECT value FROM json_each(?))`
@@ -33,8 +37,10 @@ export function requeueRun(
             .changes,
         )
   // Its queue items held no slot while it had failed; left by an end that did not name their
-  // queues, they would hold one again once it is pending: they go.
+  // queues, they would hold one again once it is pending: they go, and so do its unconsumed
+  // grant messages (a replay takes a grant message as its slot).
   s.deleteRunItems.all(row.key)
+  cache.get('requeue:grants', () => CONSUME_GRANTS).run(now, row.key, `${QUEUE_SLOT_PREFIX}%`)
   const queued = reenterAdmission(s, runId, now)
   return {
     status: 'applied',
