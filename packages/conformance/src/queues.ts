@@ -17,7 +17,7 @@ import type {
   StateStore,
   StoreOp,
 } from '@cairn/core/contracts'
-import { T0, checkpoint } from './fixtures.ts'
+import { ORDERS_V1, T0, checkpoint } from './fixtures.ts'
 import { expectRejection, same, type Define } from './harness.ts'
 import { apply, applyOne, claim, expectApplied, mustGetRun, park, startRun } from './store_calls.ts'
 
@@ -319,16 +319,46 @@ export function queueTests(define: Define): void {
     )
   })
 
-  define('a parked holder keeps its slot; a parked waiter is passed over', async (store) => {
-    const [a, b, c] = await line(store, ['a', 'b', 'c'])
-    const reason = { code: 'E_TEST', message: 'parked by the test' }
-    await park(store, a as Fence, reason, T0 + 5)
-    assert.equal(await store.grantQueueSlots([Q], T0 + 6), 0, 'a still holds')
-    await park(store, b as Fence, reason, T0 + 7)
-    await store.applyBatch([{ type: 'cancelRun', runId: 'a', error: '"x"' }], T0 + 8)
-    same(await grantedAmong(store, ['b', 'c']), ['c'], 'b is parked: c is granted')
-    void c
-  })
+  define(
+    'a parked run holds no slot and waits for none; unparked, it asks again',
+    async (store) => {
+      const [a, b, c] = await line(store, ['a', 'b', 'c'])
+      const reason = { code: 'E_TEST', message: 'parked by the test' }
+      await park(store, a as Fence, reason, T0 + 5)
+      ownGrants(store).delete('a')
+      same(
+        await stats(store),
+        { queue: Q, concurrency: 1, granted: 0, waiting: 2, oldestWaitingSince: T0 + 1 },
+        "the parked holder's slot is free",
+      )
+      assert.equal(await store.grantQueueSlots([Q], T0 + 6), 1, 'the next pass grants it')
+      same(await grantedAmong(store, ['b', 'c']), ['b'], 'to b')
+      await park(store, c as Fence, reason, T0 + 7)
+      await release(store, b as Fence, T0 + 8)
+      same(await grantedAmong(store, ['c']), [], 'c is parked: passed over')
+      assert.equal((await stats(store)).waiting, 0, 'a parked waiter is not waiting')
+      assert.equal(await store.unpark([ORDERS_V1], 'E_TEST', T0 + 9), 2, 'a and c unparked')
+      same(await store.loadInbox('c'), [], 'no grant kept through the park')
+      same(
+        await stats(store),
+        { queue: Q, concurrency: 1, granted: 0, waiting: 0, oldestWaitingSince: null },
+        'their items went with the unpark',
+      )
+      const [again] = await store
+        .claimRuns({
+          owner: 'engine-a',
+          now: T0 + 10,
+          leaseMs: 30_000,
+          limit: 1,
+          runnable: [ORDERS_V1],
+        })
+        .then((r) => r.claimed)
+        .then((runs) => runs.map((run) => ({ runId: run.id, epoch: run.leaseEpoch })))
+      assert.ok(again !== undefined, 'an unparked run is claimable')
+      const asked = await applyOne(store, enqueueOp(again as Fence), T0 + 11)
+      same(asked, { status: 'applied', granted: true }, 'it asks again and is granted')
+    },
+  )
 
   define(
     'the newest concurrency wins: raised grants more, lowered evicts nobody',

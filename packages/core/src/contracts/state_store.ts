@@ -212,10 +212,12 @@ export interface SaveCheckpointOp {
 
 /**
  * A step attempt asking a queue for a slot (SaveCheckpointOp.enqueue). A queue's slots are
- * shared by every engine and worker on the store: its items that are granted and whose run is
- * not terminal hold them — counted from the items and the runs, never from a counter, so any
- * write ending a run frees its slots (FinishRunOp.releaseQueues and cancelRun also grant the
- * next waiters at once; otherwise the queue's next write or grantQueueSlots does).
+ * shared by every engine and worker on the store: its granted items whose run is pending,
+ * running, waiting or blocked hold them — counted from the items and the runs, never from a
+ * counter, so any write ending or parking a run frees its slots (FinishRunOp.releaseQueues and
+ * cancelRun also grant the next waiters at once; otherwise the queue's next write or
+ * grantQueueSlots does). A parked run holds nothing and is granted nothing; `unpark` drops
+ * its items and consumes its grant messages, so its replay asks again (so does requeueRun).
  */
 export interface QueueRequest {
   /** The queue's name: 1..MAX_QUEUE_NAME_LENGTH characters, no NUL or lone surrogate. */
@@ -719,7 +721,9 @@ export interface StateStore {
 
   /**
    * Unpark runs parked with `reasonCode` whose workflow version is in `keys`: status
-   * `pending`, `availableAt = now`, reason cleared. Returns how many. Idempotent.
+   * `pending`, `availableAt = now`, reason cleared; their queue items are deleted and their
+   * unconsumed grant messages consumed (QueueRequest: they ask again). Returns how many.
+   * Idempotent.
    */
   unpark(keys: readonly WorkflowKey[], reasonCode: string, now: number): Promise<number>
 

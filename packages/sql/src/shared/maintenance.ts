@@ -1,5 +1,6 @@
 /** Bulk run moves an engine makes at boot and on registry changes: each one UPDATE. */
 import type { ParkReason, WorkflowKey } from '@cairn/core/contracts'
+import { QUEUE_SLOT_PREFIX } from '@cairn/core/store-kit'
 import { keyList, type SqlContext } from './context.ts'
 import { Params } from './params.ts'
 
@@ -35,10 +36,24 @@ export async function unpark(
   now: number,
 ): Promise<number> {
   if (keys.length === 0) return 0
-  const p = new Params(ctx.dialect)
   const code = ctx.dialect.jsonField('park_reason', 'code')
-  const text = `UPDATE ${ctx.tables.runs} SET status = 'pending', available_at = ${p.add(now)},
-    park_reason = NULL, updated_at = ${p.add(now)}
-    WHERE status = 'parked' AND ${code} = ${p.add(reasonCode)} AND ${keyList(p, keys)}`
-  return (await ctx.pool.query(p.statement(text, true))).affected
+  const parked = (p: Params) =>
+    `status = 'parked' AND ${code} = ${p.add(reasonCode)} AND ${keyList(p, keys)}`
+  return ctx.pool.transaction(async (session) => {
+    // Their queue items held no slot while parked, and their grant messages go too: each run's
+    // replay asks for its slots again (a grant kept through the park could exceed a queue).
+    const runs = (p: Params) => `SELECT r.key FROM ${ctx.tables.runs} r WHERE ${parked(p)}`
+    const items = new Params(ctx.dialect)
+    const drop = `DELETE FROM ${ctx.tables.queueItems} WHERE run_key IN (${runs(items)})`
+    await session.query(items.statement(drop, true))
+    const grants = new Params(ctx.dialect)
+    const consume = `UPDATE ${ctx.tables.messages} SET consumed_at = ${grants.add(now)}
+      WHERE consumed_at IS NULL AND name LIKE ${grants.add(`${QUEUE_SLOT_PREFIX}%`)}
+      AND run_key IN (${runs(grants)})`
+    await session.query(grants.statement(consume, true))
+    const p = new Params(ctx.dialect)
+    const text = `UPDATE ${ctx.tables.runs} SET status = 'pending', available_at = ${p.add(now)},
+      park_reason = NULL, updated_at = ${p.add(now)} WHERE ${parked(p)}`
+    return (await session.query(p.statement(text, true))).affected
+  })
 }

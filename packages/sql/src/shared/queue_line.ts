@@ -36,8 +36,9 @@ function placeIn(p: Params, places: readonly ItemPlace[]): string {
 }
 
 /**
- * The queue's slots in use, and its items whose run ended or is gone (the pass deletes them).
- * One read of the granted and the ended items: at most the concurrency plus the dead.
+ * The queue's slots in use (granted items of runs pending, running or waiting — blocked runs
+ * are stored waiting; parked ones hold nothing), and its items whose run ended or is gone (the
+ * pass deletes them). One read of the granted and the ended items.
  */
 export async function readLine(
   ctx: SqlContext,
@@ -46,13 +47,16 @@ export async function readLine(
 ): Promise<{ held: number; ended: ItemPlace[] }> {
   const p = new Params(ctx.dialect)
   const ended = `(r.key IS NULL OR r.status IN ${TERMINAL_STATUSES})`
-  const text = `SELECT i.run_key, i.seq, CASE WHEN ${ended} THEN 1 ELSE 0 END
+  // A parked run's granted item holds nothing (its unpark drops it: the run asks again).
+  const holds = `r.status IN ${WAITER_STATUSES}`
+  const text = `SELECT i.run_key, i.seq, CASE WHEN ${ended} THEN 1 WHEN ${holds} THEN 0 ELSE 2 END
     FROM ${ctx.tables.queueItems} i LEFT JOIN ${ctx.tables.runs} r ON r.key = i.run_key
     WHERE i.queue = ${p.add(queue)} AND (i.granted = 1 OR ${ended})`
   const line = { held: 0, ended: [] as ItemPlace[] }
   for (const [runKey, seq, over] of (await session.query(p.statement(text))).rows) {
-    if (toSafeInteger(over, 'ended') === 0) line.held += 1
-    else
+    const state = toSafeInteger(over, 'ended')
+    if (state === 0) line.held += 1
+    else if (state === 1)
       line.ended.push({ runKey: toSafeInteger(runKey, 'run_key'), seq: toSafeInteger(seq, 'seq') })
   }
   return line
@@ -141,7 +145,7 @@ export async function readStats(
   const { queues, queueItems, runs } = ctx.tables
   const waits = `i.granted = 0 AND r.status IN ${WAITER_STATUSES}`
   const text = `SELECT q.name, q.concurrency,
-      SUM(CASE WHEN i.granted = 1 AND r.status NOT IN ${TERMINAL_STATUSES} THEN 1 ELSE 0 END),
+      SUM(CASE WHEN i.granted = 1 AND r.status IN ${WAITER_STATUSES} THEN 1 ELSE 0 END),
       SUM(CASE WHEN ${waits} THEN 1 ELSE 0 END),
       MIN(CASE WHEN ${waits} THEN i.enqueued_at END)
     FROM ${queues} q LEFT JOIN ${queueItems} i ON i.queue = q.name

@@ -1,5 +1,6 @@
 /** Bulk run moves an engine makes at boot and on registry changes: each one UPDATE. */
 import type { ParkReason, WorkflowKey } from '@cairn/core/contracts'
+import { QUEUE_SLOT_PREFIX } from '@cairn/core/store-kit'
 import type { StatementCache } from './statement_cache.ts'
 import type { Statements } from './statements.ts'
 import { keyRows, keyValues } from './workflow_keys.ts'
@@ -37,11 +38,33 @@ export function unpark(
   now: number,
 ): number {
   if (keys.length === 0) return 0
-  const statement = cache.get(`unpark:${keys.length}`, () => unparkSql(keys.length))
-  return Number(statement.run(now, now, reasonCode, ...keyValues(keys)).changes)
+  // Their queue items held no slot while parked, and their grant messages go too: each run's
+  // replay asks for its slots again (a grant kept through the park could exceed a queue).
+  const n = keys.length
+  const values = keyValues(keys)
+  cache.get(`unpark:items:${n}`, () => dropItemsSql(n)).run(reasonCode, ...values)
+  cache.get(`unpark:grants:${n}`, () => consumeGrantsSql(n)).run(now, reasonCode, ...values)
+  const statement = cache.get(`unpark:${n}`, () => unparkSql(n))
+  return Number(statement.run(now, now, reasonCode, ...values).changes)
 }
 
 function unparkSql(keyCount: number): string {
   return `UPDATE cairn_runs SET status = 'pending', available_at = ?, park_reason = NULL, updated_at = ?
-    WHERE status = 'parked' AND park_reason ->> '$.code' = ? AND (workflow, version) IN (VALUES ${keyRows(keyCount)})`
+    WHERE ${parkedWith(keyCount)}`
+}
+
+/** Parked with the reason code and of one of the versions (code, then the key values). */
+function parkedWith(keyCount: number): string {
+  return `status = 'parked' AND park_reason ->> '$.code' = ? AND (workflow, version) IN (VALUES ${keyRows(keyCount)})`
+}
+
+function dropItemsSql(keyCount: number): string {
+  return `DELETE FROM cairn_queue_items WHERE run_key IN
+    (SELECT key FROM cairn_runs WHERE ${parkedWith(keyCount)})`
+}
+
+function consumeGrantsSql(keyCount: number): string {
+  return `UPDATE cairn_messages SET consumed_at = ?
+    WHERE consumed_at IS NULL AND name LIKE '${QUEUE_SLOT_PREFIX}%'
+    AND run_key IN (SELECT key FROM cairn_runs WHERE ${parkedWith(keyCount)})`
 }

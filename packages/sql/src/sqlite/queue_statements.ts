@@ -45,10 +45,11 @@ export const QUEUE_SQL = {
   // queue: the items of runs gone or ended, which a pass drops.
   purgeQueue: `DELETE FROM cairn_queue_items WHERE queue = ? AND NOT EXISTS (SELECT 1 FROM cairn_runs r
     WHERE r.key = cairn_queue_items.run_key AND r.status NOT IN ${TERMINAL})`,
-  // queue: its free slots (negative under a lowered concurrency), no row for a queue never written.
+  // queue: its free slots (negative under a lowered concurrency), no row for a queue never
+  // written. A parked run's granted item holds nothing (its unpark drops it: it asks again).
   selectQueueRoom: `SELECT q.concurrency - (SELECT count(*) FROM cairn_queue_items i
       JOIN cairn_runs r ON r.key = i.run_key
-      WHERE i.queue = q.name AND i.granted = 1 AND r.status NOT IN ${TERMINAL}) AS free
+      WHERE i.queue = q.name AND i.granted = 1 AND r.status IN ${WAITERS}) AS free
     FROM cairn_queues q WHERE q.name = ?`,
   // queue: the next waiter by the grant rule (store-kit nextWaiter): highest priority, then the
   // fairness key granted least recently (never: 0), then place in line.
@@ -67,7 +68,7 @@ export const QUEUE_SQL = {
   // The names as one JSON array: the queues that exist, in name order (BINARY: code points),
   // each with its slots in use, its waiters and the oldest waiter's enqueue time.
   queueStats: `SELECT q.name, q.concurrency,
-      coalesce(sum(i.granted = 1 AND r.status NOT IN ${TERMINAL}), 0) AS granted,
+      coalesce(sum(i.granted = 1 AND r.status IN ${WAITERS}), 0) AS granted,
       coalesce(sum(i.granted = 0 AND r.status IN ${WAITERS}), 0) AS waiting,
       min(CASE WHEN i.granted = 0 AND r.status IN ${WAITERS} THEN i.enqueued_at END) AS oldest
     FROM cairn_queues q LEFT JOIN cairn_queue_items i ON i.queue = q.name

@@ -37,6 +37,8 @@ export function unpark(
     (state) => state.run.parkReason?.code === reasonCode && wanted(state.run),
   )
   for (const state of matching) {
+    // Its queue items held no slot while parked: they go with its grants, and it asks again.
+    store.queues.forgetRun(state)
     store.change(state, { status: 'pending', availableAt: now, parkReason: null }, now)
   }
   return matching.length

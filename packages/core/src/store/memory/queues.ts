@@ -4,7 +4,7 @@
  * at every pass, never kept, so a run that ends frees its slots whoever ends it.
  */
 import type { QueueRequest, QueueStats, SlotGrant } from '../../contracts/index.ts'
-import { queueGrantId, queueSlotMessage } from '../queue_check.ts'
+import { QUEUE_SLOT_PREFIX, queueGrantId, queueSlotMessage } from '../queue_check.ts'
 import { nextWaiter, type QueueWaiter } from '../queue_grants.ts'
 import { compareCodePoints } from './code_point_order.ts'
 import { notify } from './message_ops.ts'
@@ -100,10 +100,16 @@ export class QueueIndex {
     return all
   }
 
-  /** Forget every item of `runId` (no grant pass: a failed run's items held no slot). */
-  dropRun(runId: string): void {
+  /**
+   * Forget every item of `runId` (no grant pass: a failed or parked run's items held no
+   * slot), and its unconsumed grant messages: its replay asks for its slots again.
+   */
+  forgetRun(state: RunState): void {
+    const runId = state.run.id
     for (const queue of this.#queues.values())
       for (const [id, item] of queue.items) if (item.runId === runId) queue.items.delete(id)
+    if (state.inbox.some((m) => m.name.startsWith(QUEUE_SLOT_PREFIX)))
+      state.inbox = state.inbox.filter((m) => !m.name.startsWith(QUEUE_SLOT_PREFIX))
   }
 
   grantQueues(store: StoreState, names: readonly string[], now: number): number {
@@ -172,8 +178,10 @@ export class QueueIndex {
     for (const [id, item] of queue.items) {
       const state = store.runs.get(item.runId)
       if (state === undefined || isTerminal(state.run.status)) queue.items.delete(id)
+      // A parked run holds nothing and waits for nothing (its unpark drops its items).
+      else if (!WAITER_STATUSES.has(state.run.status)) continue
       else if (item.granted) held += 1
-      else if (WAITER_STATUSES.has(state.run.status)) waiters.push(item)
+      else waiters.push(item)
     }
     return { held, waiters }
   }

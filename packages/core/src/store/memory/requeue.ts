@@ -3,7 +3,6 @@ import type { RequeueRequest, RequeueResult } from '../../contracts/index.ts'
 import { checkRequeueRequest } from '../requeue_check.ts'
 import { promoteQueued } from './run_ops.ts'
 import { queuedWaitingOn } from '../admission_check.ts'
-import { QUEUE_SLOT_PREFIX } from '../queue_check.ts'
 import type { StoreState } from './store_state.ts'
 
 export function requeueRun(store: StoreState, request: RequeueRequest): RequeueResult {
@@ -23,8 +22,7 @@ export function requeueRun(store: StoreState, request: RequeueRequest): RequeueR
   // Its queue items held no slot while it had failed; left by an end that did not name their
   // queues, they would hold one again once it is pending: they go, and so do its unconsumed
   // grant messages (a replay takes a grant message as its slot).
-  store.queues.dropRun(request.runId)
-  state.inbox = state.inbox.filter((m) => !m.name.startsWith(QUEUE_SLOT_PREFIX))
+  store.queues.forgetRun(state)
   const admission = run.admission
   if (admission !== null) promoteQueued(store, admission.scope, admission.key, request.now)
   const queued = admission !== null && store.admissions.reenter(state)
