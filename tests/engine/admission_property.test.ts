@@ -8,9 +8,8 @@
  * Counts come from the runs as stored, never from what a store says about them.
  */
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
 import fc from 'fast-check'
-import { withMemoryStores, withSqliteStores, type OpenStore } from '../helpers/property_stores.ts'
+import { storeProperty } from '../helpers/property_stores.ts'
 import { ADMITTED_STATUSES } from '@cairn/core/store-kit'
 import type { Admission, RunRecord, StateStore, StoreOp } from '@cairn/core/contracts'
 
@@ -211,7 +210,7 @@ class World {
   }
 
   /** Finish everything, claiming what becomes claimable, until nothing is open. */
-  async drain(): Promise<void> {
+  async finish(): Promise<void> {
     for (let round = 0; round < 200; round++) {
       this.now += LEASE_MS + 1
       const claimed = await this.claimAll()
@@ -240,29 +239,4 @@ class World {
   }
 }
 
-async function property(open: OpenStore, numRuns: number) {
-  await fc.assert(
-    fc.asyncProperty(fc.array(action, { minLength: 5, maxLength: 60 }), async (actions) => {
-      const { store, close } = await open()
-      try {
-        const world = new World(store)
-        for (const a of actions) {
-          await world.apply(a)
-          await world.check()
-        }
-        await world.drain()
-      } finally {
-        await close()
-      }
-    }),
-    { numRuns },
-  )
-}
-
-void test('admission property on the memory store', async () => {
-  await withMemoryStores((open) => property(open, 300))
-})
-
-void test('admission property on SQLite', async () => {
-  await withSqliteStores((open) => property(open, 60))
-})
+storeProperty('admission property', action, (store) => new World(store))

@@ -10,11 +10,10 @@
  * previous one's outcome gave its item back.
  */
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
 import fc from 'fast-check'
 import { queueSlotMessage } from '@cairn/core/store-kit'
 import type { Fence, QueueRequest, StateStore, StoreOp } from '@cairn/core/contracts'
-import { withMemoryStores, withSqliteStores, type OpenStore } from '../helpers/property_stores.ts'
+import { storeProperty } from '../helpers/property_stores.ts'
 
 const T0 = 1_700_000_000_000
 const LEASE_MS = 1_000
@@ -258,28 +257,4 @@ function cp(
   }
 }
 
-async function property(open: OpenStore, numRuns: number) {
-  await fc.assert(
-    fc.asyncProperty(fc.array(action, { minLength: 5, maxLength: 60 }), async (actions) => {
-      const { store, close } = await open()
-      try {
-        const world = new World(store)
-        for (const a of actions) {
-          await world.apply(a)
-          await world.check()
-        }
-      } finally {
-        await close()
-      }
-    }),
-    { numRuns },
-  )
-}
-
-void test('queue slots property on the memory store', async () => {
-  await withMemoryStores((open) => property(open, 300))
-})
-
-void test('queue slots property on SQLite', async () => {
-  await withSqliteStores((open) => property(open, 60))
-})
+storeProperty('queue slots property', action, (store) => new World(store))
