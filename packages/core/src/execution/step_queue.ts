@@ -15,7 +15,7 @@ import { ErrorCodes } from '../errors/index.ts'
 import { checkPriority, DEFAULT_PRIORITY } from '../store/run_priority.ts'
 import {
   checkQueueName,
-  MAX_QUEUE_NAME_LENGTH,
+  checkFairnessKey,
   queueGrantId,
   queueSlotMessage,
 } from '../store/queue_check.ts'
@@ -42,20 +42,10 @@ export function checkStepQueueing(options: StepOptions): QueuePlacement | null {
     return null
   }
   checkQueueName(queue, 'queue')
-  const key = fairnessKey ?? ''
-  if (
-    typeof key !== 'string' ||
-    !key.isWellFormed() ||
-    key.includes('\u0000') ||
-    [...key].length > MAX_QUEUE_NAME_LENGTH
-  )
-    throw new Error(
-      `fairnessKey must be a string of at most ${MAX_QUEUE_NAME_LENGTH} characters (no NUL)`,
-    )
   return {
     queue,
     priority: priority === undefined ? DEFAULT_PRIORITY : checkPriority(priority, 'queue'),
-    fairnessKey: key,
+    fairnessKey: checkFairnessKey(fairnessKey ?? '', 'queue'),
   }
 }
 

@@ -472,7 +472,6 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   }
 
   async saveQueued(step: StepRecordInput, request: QueueRequest): Promise<boolean | null> {
-    this.queuesUsed.add(request.queue)
     const op = this.saveOp(this.buildRecord(step, 'waiting', null))
     op.enqueue = request
     const result = await this.saveUnfinished(op)

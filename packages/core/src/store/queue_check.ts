@@ -40,7 +40,7 @@ export function checkQueueRequest(request: unknown, where: string): QueueRequest
   const unknown = Object.keys(r).find((k) => !KEYS.has(k))
   if (unknown !== undefined) throw new InvalidArgumentError(`${where}: enqueue has no "${unknown}"`)
   checkQueueName(r.queue, where)
-  checkText(r.fairnessKey, `${where}: fairnessKey`, 0)
+  checkFairnessKey(r.fairnessKey, where)
   if (!isInteger(r.concurrency, 1, MAX_QUEUE_CONCURRENCY))
     throw invalid(`${where}: concurrency is an integer 1..${MAX_QUEUE_CONCURRENCY}`, r.concurrency)
   if (!isInteger(r.attempt, 1, Number.MAX_SAFE_INTEGER))
@@ -72,6 +72,11 @@ export function checkCheckpointQueue(op: SaveCheckpointOp): void {
 /** A queue name: a well-formed string of 1..200 characters (code points), no NUL. */
 export function checkQueueName(value: unknown, where: string): string {
   return checkText(value, `${where}: queue name`, 1)
+}
+
+/** A fairness key: a well-formed string of 0..200 characters (code points), no NUL. */
+export function checkFairnessKey(value: unknown, where: string): string {
+  return checkText(value, `${where}: fairnessKey`, 0)
 }
 
 /** grantQueueSlots' and queueStats' argument: at most 100 well-formed names. */
