@@ -47,7 +47,7 @@ for (let i = 1; i <= 10; i++) {
 const small = await engine.start('ship', { id: 'small-1', merchant: 'small', express: false })
 const express = await engine.start('ship', { id: 'express-1', merchant: 'bulk', express: true })
 // Two calls hold the slots; the other ten wait in the queue (visible to operators).
-while ((await engine.store.queueStats(['carrier']))[0]?.waiting !== 10)
+while ((await engine.store.queueStats(['carrier'], Date.now()))[0]?.waiting !== 10)
   await new Promise((resolve) => setTimeout(resolve, 1))
 openCarrier()
 for (const runId of [...ids, small.runId, express.runId]) {

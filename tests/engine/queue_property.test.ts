@@ -130,6 +130,7 @@ class World {
       attempt,
       priority,
       fairnessKey,
+      rateLimit: null,
     }
     const checkpoint = cp(run.id, 'waiting', attempt - 1, this.#now)
     const op: StoreOp = {
@@ -207,7 +208,7 @@ class World {
 
   async #sweep(): Promise<void> {
     await this.#store.grantQueueSlots([Q], this.#now)
-    const [stats] = await this.#store.queueStats([Q])
+    const [stats] = await this.#store.queueStats([Q], this.#now)
     if (stats === undefined) return
     assert.ok(
       stats.waiting === 0 || stats.granted >= stats.concurrency,
@@ -226,7 +227,7 @@ class World {
     const bound = Math.max(this.#holders, this.#written ?? 0)
     assert.ok(holders <= bound, `${holders} holders: granted above the limit (${bound})`)
     this.#holders = holders
-    const [stats] = await this.#store.queueStats([Q])
+    const [stats] = await this.#store.queueStats([Q], this.#now)
     if (stats === undefined) return assert.equal(this.#written, null, 'the queue exists')
     assert.equal(stats.granted, holders, 'queueStats counts the holders the inboxes show')
     assert.equal(stats.concurrency, this.#written, 'the last written concurrency')

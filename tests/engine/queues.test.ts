@@ -83,7 +83,7 @@ eachStore('named queues', (test) => {
     await until(env, () => gate.blocked === 2, 'two handlers run')
     await env.settle()
     assert.equal(gate.blocked, 2, 'no third attempt starts')
-    const [stats] = await engine.store.queueStats(['carrier'])
+    const [stats] = await engine.store.queueStats(['carrier'], Date.now())
     assert.deepEqual(
       { granted: stats?.granted, waiting: stats?.waiting, concurrency: stats?.concurrency },
       { granted: 2, waiting: 4, concurrency: 2 },
@@ -100,7 +100,7 @@ eachStore('named queues', (test) => {
     assert.equal(gate.maxRunning, 2, 'never more than two at once')
     assert.equal(gate.started.length, 6, 'each handler ran once')
     for (const id of ids) assert.equal((await engine.getRun(id))?.status, 'completed')
-    const [after] = await engine.store.queueStats(['carrier'])
+    const [after] = await engine.store.queueStats(['carrier'], Date.now())
     assert.deepEqual([after?.granted, after?.waiting], [0, 0], 'every slot returned')
   })
 
@@ -219,7 +219,7 @@ eachStore('named queues', (test) => {
       await until(env, () => gate.blocked === 2, 'two tasks run on the worker')
       await env.settle()
       assert.equal(gate.blocked, 2, 'no third task was dispatched')
-      const [stats] = await engine.store.queueStats(['carrier'])
+      const [stats] = await engine.store.queueStats(['carrier'], Date.now())
       assert.deepEqual([stats?.granted, stats?.waiting], [2, 3])
       await drain(env, engine, gate, ids)
       assert.equal(gate.maxRunning, 2)
@@ -288,5 +288,75 @@ eachStore('named queues', (test) => {
     assert.equal(parked?.parkReason?.code, 'E_QUEUE_NOT_REGISTERED')
     engine.registerQueue('later', { concurrency: 1 })
     assert.equal((await engine.waitForRun(run.runId, { timeoutMs: 5_000 })).status, 'completed')
+  })
+  test('a rate: at most `limit` attempts start per period, fleet-wide, by timers', async (env) => {
+    const starts: number[] = []
+    const engines = [await env.engine({ concurrency: 20 }), await env.engine({ concurrency: 20 })]
+    for (const engine of engines) {
+      engine.registerQueue('carrier', { concurrency: 10, rateLimit: { limit: 2, periodMs: 1000 } })
+      engine.registerStep('call', async (name: string) => {
+        starts.push(env.clock.now())
+        return `called ${name}`
+      })
+      engine.register('ship', 1, async (ctx, name: string) =>
+        ctx.step('call', name, { queue: 'carrier' }),
+      )
+    }
+    const t0 = env.clock.now()
+    const ids: string[] = []
+    for (let i = 0; i < 7; i++)
+      ids.push((await (engines[i % 2] as Engine).start('ship', `r${i}`)).runId)
+    await until(env, () => starts.length === 2, 'two calls start')
+    await env.settle()
+    assert.equal(starts.length, 2, 'the rate holds the rest though slots are free')
+    const [held] = await engines[0]!.queueStats()
+    assert.deepEqual(
+      { waiting: held?.waiting, recent: held?.recentGrants, throttled: held?.throttled },
+      { waiting: 5, recent: 2, throttled: 5 },
+      'five waiters beside free slots, held back by the rate',
+    )
+    for (let period = 1; period <= 3; period++) {
+      await env.skip(1000)
+      await until(env, () => starts.length >= Math.min(7, 2 * (period + 1)), `period ${period}`)
+      await env.settle()
+      assert.equal(starts.length, Math.min(7, 2 * (period + 1)), `two more in period ${period}`)
+    }
+    for (const id of ids)
+      assert.equal((await engines[0]!.waitForRun(id, { timeoutMs: 5_000 })).status, 'completed')
+    for (const start of starts) {
+      const inWindow = starts.filter((t) => t >= start && t < start + 1000).length
+      assert.ok(inWindow <= 2, `at most 2 starts in [${start - t0}, +1000): ${inWindow}`)
+    }
+    assert.equal(starts.length, 7, 'each call ran once')
+  })
+
+  test('a rate-limited queue whose timer died is granted by the sweep', async (env) => {
+    const starts: number[] = []
+    const a = await env.engine({ concurrency: 20 })
+    const define = (engine: Engine) => {
+      engine.registerQueue('carrier', { concurrency: 5, rateLimit: { limit: 1, periodMs: 1000 } })
+      engine.registerStep('call', async (name: string) => {
+        starts.push(env.clock.now())
+        return name
+      })
+      engine.register('ship', 1, async (ctx, name: string) =>
+        ctx.step('call', name, { queue: 'carrier' }),
+      )
+    }
+    define(a)
+    const first = await a.start('ship', 'first')
+    const second = await a.start('ship', 'second')
+    await until(env, () => starts.length === 1, 'one call starts')
+    // The engine that knew when to grant again goes away before then.
+    await a.close(0)
+    const b = await env.engine({ concurrency: 20 })
+    define(b)
+    await env.settle()
+    assert.equal(starts.length, 1, 'the rate still holds the second call')
+    await env.skip(1000)
+    for (const id of [first.runId, second.runId])
+      assert.equal((await b.waitForRun(id, { timeoutMs: 10_000 })).status, 'completed')
+    assert.equal(starts.length, 2, 'the second call ran once, after its period')
+    assert.ok((starts[1] as number) - (starts[0] as number) >= 1000, 'not before the rate allows')
   })
 })

@@ -84,7 +84,7 @@ export class FlakyStore implements StateStore {
   requeueRun: StateStore['requeueRun'] = (r) => this.inner.requeueRun(r)
   promoteQueued: StateStore['promoteQueued'] = (keys, now) => this.inner.promoteQueued(keys, now)
   grantQueueSlots: StateStore['grantQueueSlots'] = (q, now) => this.inner.grantQueueSlots(q, now)
-  queueStats: StateStore['queueStats'] = (q) => this.inner.queueStats(q)
+  queueStats: StateStore['queueStats'] = (q, now) => this.inner.queueStats(q, now)
   getRun: StateStore['getRun'] = (id) => this.inner.getRun(id)
   loadCheckpoints: StateStore['loadCheckpoints'] = async (id) => {
     if (this.loadFailures > 0) {

@@ -71,7 +71,7 @@ async function queueKill(kind: ServerKind): Promise<void> {
     appendFileSync(ledger, `qdead ${pidA}\n`)
     const killedAt = Date.now()
     await pause(LEASE_MS / 3)
-    const [during] = await client.store.queueStats(['carrier'])
+    const [during] = await client.store.queueStats(['carrier'], Date.now())
     assert.equal(during?.granted, CONCURRENCY, 'the killed holders keep their slots')
     assert.ok(Date.now() - killedAt < LEASE_MS, 'the slot check ran before the lease expired')
     for (let id = 0; id < RUNS; id++) {
@@ -90,7 +90,7 @@ async function queueKill(kind: ServerKind): Promise<void> {
       assert.equal(runs.length, 2, `${call} ran ${runs.length} times`)
       assert.equal(runs[0]?.pid, pidA, `${call} ran again though the killed engine never ran it`)
     }
-    const [after] = await client.store.queueStats(['carrier'])
+    const [after] = await client.store.queueStats(['carrier'], Date.now())
     assert.deepEqual([after?.granted, after?.waiting], [0, 0], 'every slot came back')
     console.log(
       `${kind}: ${RUNS} runs × ${QUEUED_CALLS} calls on a queue of ${CONCURRENCY}; ${heldByA} ` +

@@ -74,7 +74,17 @@ void describe('config/durable.ts: queues', () => {
       { queues: { carrier: { concurrency: 0 } } },
       /"queues" queue "carrier": concurrency must be an integer/,
     )
-    refused({ queues: { carrier: { concurrency: 1, rateLimit: {} } } }, /rateLimit/)
+    const rated = { payments: { concurrency: 4, rateLimit: { limit: 5, periodMs: 1000 } } }
+    assert.deepEqual(validateConfig({ ...base, queues: rated }).queues, rated, 'a rate is kept')
+    refused({ queues: { carrier: { concurrency: 1, rateLimit: {} } } }, /rateLimit\.limit/)
+    refused(
+      { queues: { carrier: { concurrency: 1, rateLimit: { limit: 5, periodMs: 0 } } } },
+      /rateLimit\.periodMs is an integer/,
+    )
+    refused(
+      { queues: { carrier: { concurrency: 1, rateLimit: { limit: 5, periodMs: 1, burst: 2 } } } },
+      /rateLimit has no "burst"/,
+    )
     refused({ queues: { '': { concurrency: 1 } } }, /queue name/)
     refused({ queues: [] }, /queues must be a plain object/)
     refused({ queues: new Map() }, /queues must be a plain object/)

@@ -43,7 +43,14 @@ void describe('durable:queues', () => {
         updatedAt: T0,
         worker: null,
       }
-      const enqueue = { queue: 'carrier', concurrency: 2, attempt: 1, priority: 0, fairnessKey: '' }
+      const enqueue = {
+        queue: 'carrier',
+        concurrency: 2,
+        attempt: 1,
+        priority: 0,
+        fairnessKey: '',
+        rateLimit: null,
+      }
       const ops: StoreOp[] = [
         { type: 'createRun', run, claim },
         { type: 'saveCheckpoint', fence: { runId: id, epoch: 1 }, checkpoint, enqueue },
@@ -58,8 +65,26 @@ void describe('durable:queues', () => {
     assert.equal(exit.code, 0, exit.stderr)
     const { queues } = JSON.parse(exit.stdout) as { queues: unknown[] }
     assert.deepEqual(queues, [
-      { queue: 'carrier', concurrency: 2, granted: 2, waiting: 1, oldestWaitingSince: T0 },
-      { queue: 'idle', concurrency: 5, granted: 0, waiting: 0, oldestWaitingSince: null },
+      {
+        queue: 'carrier',
+        concurrency: 2,
+        granted: 2,
+        waiting: 1,
+        oldestWaitingSince: T0,
+        rateLimit: null,
+        recentGrants: 0,
+        throttled: 0,
+      },
+      {
+        queue: 'idle',
+        concurrency: 5,
+        granted: 0,
+        waiting: 0,
+        oldestWaitingSince: null,
+        rateLimit: { limit: 10, periodMs: 60_000 },
+        recentGrants: 0,
+        throttled: 0,
+      },
     ])
   })
 
@@ -67,7 +92,10 @@ void describe('durable:queues', () => {
     const exit = await runAce(['durable:queues'], db)
     assert.equal(exit.code, 0, exit.stderr)
     const row = exit.stdout.split('\n').find((line) => line.includes('carrier')) ?? ''
-    assert.match(row, /carrier\s+│\s+2\s+│\s+2\s+│\s+1\s+│\s+\d+ s/)
-    assert.match(exit.stdout, /idle\s+│\s+5\s+│\s+0\s+│\s+0\s+│\s+—/)
+    assert.match(row, /carrier\s+│\s+2\s+│\s+—\s+│\s+2\s+│\s+1\s+│\s+0\s+│\s+\d+ s/)
+    assert.match(
+      exit.stdout,
+      /idle\s+│\s+5\s+│\s+0 \/ 10 per 1 min\s+│\s+0\s+│\s+0\s+│\s+0\s+│\s+—/,
+    )
   })
 })

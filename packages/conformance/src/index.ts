@@ -30,6 +30,7 @@ import { listOrderTests } from './list_order.ts'
 import { admissionTests } from './admission.ts'
 import { claimPriorityTests } from './claim_priority.ts'
 import { parkTests } from './park_unpark.ts'
+import { queueRateTests } from './queue_rates.ts'
 import { queueTests } from './queues.ts'
 import { payloadTests } from './payloads.ts'
 import { requeueTests } from './requeue.ts'
@@ -67,6 +68,7 @@ export function storeConformance(test: TestFn, factory: StoreFactory): void {
   parkTests(definer(test, factory, 'parkUnrunnable and unpark'))
   admissionTests(definer(test, factory, 'singleton admission'))
   queueTests(definer(test, factory, 'named queues'))
+  queueRateTests(definer(test, factory, 'queue rates'))
   listRunsTests(definer(test, factory, 'listRuns'))
   listFilterTests(definer(test, factory, 'listRuns filters'))
   listOrderTests(definer(test, factory, 'listRuns order'))

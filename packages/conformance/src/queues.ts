@@ -9,108 +9,25 @@
  */
 import assert from 'node:assert/strict'
 import { queueGrantId, queueSlotMessage } from '@cairn/core/store-kit'
-import type {
-  CheckpointRecord,
-  Fence,
-  OpResult,
-  QueueRequest,
-  StateStore,
-  StoreOp,
-} from '@cairn/core/contracts'
+import type { Fence, QueueRequest, StoreOp } from '@cairn/core/contracts'
 import { ORDERS_V1, T0, checkpoint } from './fixtures.ts'
 import { expectRejection, same, type Define } from './harness.ts'
+import {
+  Q,
+  SEQ,
+  enqueue,
+  enqueueOp,
+  grantedAmong,
+  line,
+  noteOwnGrant,
+  ownGrants,
+  release,
+  request,
+  stats,
+  unrated,
+  waiting,
+} from './queue_fixtures.ts'
 import { apply, applyOne, claim, expectApplied, mustGetRun, park, startRun } from './store_calls.ts'
-
-const Q = 'carrier'
-const SEQ = 2
-
-function request(overrides: Partial<QueueRequest> = {}): QueueRequest {
-  return { queue: Q, concurrency: 1, attempt: 1, priority: 0, fairnessKey: '', ...overrides }
-}
-
-function waiting(runId: string, seq = SEQ, attempts = 0): CheckpointRecord {
-  return checkpoint(runId, seq, { kind: 'step', status: 'waiting', attempts, output: null })
-}
-
-function enqueueOp(fence: Fence, r: QueueRequest = request(), seq = SEQ): StoreOp {
-  return { type: 'saveCheckpoint', fence, checkpoint: waiting(fence.runId, seq), enqueue: r }
-}
-
-/** Runs each store granted through an enqueue's result (their grant has no message). */
-const grantedByResult = new WeakMap<StateStore, Set<string>>()
-
-function ownGrants(store: StateStore): Set<string> {
-  let runs = grantedByResult.get(store)
-  if (runs === undefined) grantedByResult.set(store, (runs = new Set()))
-  return runs
-}
-
-async function enqueue(
-  store: StateStore,
-  fence: Fence,
-  r: QueueRequest = request(),
-  now = T0,
-): Promise<OpResult> {
-  const result = await applyOne(store, enqueueOp(fence, r), now)
-  expectApplied(result, `enqueue ${fence.runId} on ${r.queue}`)
-  noteOwnGrant(store, fence.runId, result)
-  return result
-}
-
-function noteOwnGrant(store: StateStore, runId: string, result: OpResult | undefined): void {
-  const granted = result?.status === 'applied' ? result.granted : undefined
-  assert.ok(granted === undefined || granted === true, `granted is true or absent, got ${granted}`)
-  if (granted === true) ownGrants(store).add(runId)
-}
-
-/** Records the attempt's outcome (`completed` unless told) and releases the queue's slot. */
-async function release(
-  store: StateStore,
-  fence: Fence,
-  now: number,
-  changes: Partial<CheckpointRecord> = {},
-  queue = Q,
-): Promise<void> {
-  const cp = checkpoint(fence.runId, SEQ, { kind: 'step', ...changes })
-  const op: StoreOp = { type: 'saveCheckpoint', fence, checkpoint: cp, release: queue }
-  expectApplied(await applyOne(store, op, now), `release ${fence.runId}`)
-  ownGrants(store).delete(fence.runId)
-}
-
-/**
- * Runs holding a grant for position SEQ: granted by their enqueue's result, or by a message
- * in their inbox (consumed by the release).
- */
-async function grantedAmong(store: StateStore, runIds: readonly string[]): Promise<string[]> {
-  const held: string[] = []
-  for (const id of runIds) {
-    const inbox = await store.loadInbox(id)
-    if (ownGrants(store).has(id) || inbox.some((m) => m.name === queueSlotMessage(SEQ)))
-      held.push(id)
-  }
-  return held
-}
-
-async function stats(store: StateStore, queue = Q) {
-  const [found] = await store.queueStats([queue])
-  assert.ok(found !== undefined, `queueStats must list queue ${queue}`)
-  return found
-}
-
-/** Starts runs r0…r(n-1) (leased) and enqueues them in order; returns their fences. */
-async function line(
-  store: StateStore,
-  ids: readonly string[],
-  r: (id: string) => QueueRequest = () => request(),
-): Promise<Fence[]> {
-  const fences: Fence[] = []
-  for (const [i, id] of ids.entries()) {
-    const fence = await startRun(store, id)
-    await enqueue(store, fence, r(id), T0 + i)
-    fences.push(fence)
-  }
-  return fences
-}
 
 export function queueTests(define: Define): void {
   define('an enqueue on a free queue is granted at once, by its result', async (store) => {
@@ -120,7 +37,7 @@ export function queueTests(define: Define): void {
     same(await store.loadInbox('r1'), [], 'its own grant needs no message')
     same(
       await stats(store),
-      { queue: Q, concurrency: 2, granted: 1, waiting: 0, oldestWaitingSince: null },
+      unrated({ queue: Q, concurrency: 2, granted: 1, waiting: 0, oldestWaitingSince: null }),
       'queueStats',
     )
     // A replayed save of the same attempt still holds the slot, and says so.
@@ -152,7 +69,7 @@ export function queueTests(define: Define): void {
       same(await grantedAmong(store, ['a', 'b', 'c']), ['a', 'b'], 'two slots, two grants')
       same(
         await stats(store),
-        { queue: Q, concurrency: 2, granted: 2, waiting: 1, oldestWaitingSince: T0 + 2 },
+        unrated({ queue: Q, concurrency: 2, granted: 2, waiting: 1, oldestWaitingSince: T0 + 2 }),
         'one waiting',
       )
       // c suspends waiting for its grant: only that message wakes it.
@@ -277,9 +194,9 @@ export function queueTests(define: Define): void {
       expectApplied(await applyOne(store, finish(b as Fence), T0 + 11), 'finish b, no names')
       same(await grantedAmong(store, ['c']), [], 'nobody granted yet')
       assert.equal((await stats(store)).granted, 0, "b's slot is free already: b is terminal")
-      assert.equal(await store.grantQueueSlots([Q, 'never-used'], T0 + 12), 1, 'one granted')
+      assert.equal((await store.grantQueueSlots([Q, 'never-used'], T0 + 12)).grants.length, 1)
       same(await grantedAmong(store, ['c']), ['c'], 'the pass granted c')
-      assert.equal(await store.grantQueueSlots([Q], T0 + 13), 0, 'nothing more to grant')
+      same(await store.grantQueueSlots([Q], T0 + 13), { grants: [], throttled: [] }, 'nothing more')
       expectApplied(await applyOne(store, finish(c as Fence, [Q]), T0 + 14), 'finish c')
     },
   )
@@ -314,7 +231,7 @@ export function queueTests(define: Define): void {
     same(await grantedAmong(store, ['b', 'c', 'd']), ['c'], 'the cancel granted c, not b')
     same(
       await stats(store),
-      { queue: Q, concurrency: 1, granted: 1, waiting: 1, oldestWaitingSince: T0 + 3 },
+      unrated({ queue: Q, concurrency: 1, granted: 1, waiting: 1, oldestWaitingSince: T0 + 3 }),
       'c holds, d waits',
     )
   })
@@ -328,10 +245,10 @@ export function queueTests(define: Define): void {
       ownGrants(store).delete('a')
       same(
         await stats(store),
-        { queue: Q, concurrency: 1, granted: 0, waiting: 2, oldestWaitingSince: T0 + 1 },
+        unrated({ queue: Q, concurrency: 1, granted: 0, waiting: 2, oldestWaitingSince: T0 + 1 }),
         "the parked holder's slot is free",
       )
-      assert.equal(await store.grantQueueSlots([Q], T0 + 6), 1, 'the next pass grants it')
+      assert.equal((await store.grantQueueSlots([Q], T0 + 6)).grants.length, 1, 'the next pass')
       same(await grantedAmong(store, ['b', 'c']), ['b'], 'to b')
       await park(store, c as Fence, reason, T0 + 7)
       await release(store, b as Fence, T0 + 8)
@@ -341,7 +258,7 @@ export function queueTests(define: Define): void {
       same(await store.loadInbox('c'), [], 'no grant kept through the park')
       same(
         await stats(store),
-        { queue: Q, concurrency: 1, granted: 0, waiting: 0, oldestWaitingSince: null },
+        unrated({ queue: Q, concurrency: 1, granted: 0, waiting: 0, oldestWaitingSince: null }),
         'their items went with the unpark',
       )
       const [again] = await store
@@ -462,11 +379,11 @@ export function queueTests(define: Define): void {
       const first = enqueueOp(other)
       await expectRejection(() => store.applyBatch([first, op], T0), 'E_INVALID_ARGUMENT', what)
     }
-    same(await store.queueStats([Q]), [], 'nothing was enqueued')
+    same(await store.queueStats([Q], T0), [], 'nothing was enqueued')
     const names = Array.from({ length: 101 }, (_, i) => `q${i}`)
     await expectRejection(() => store.grantQueueSlots(names, T0), 'E_INVALID_ARGUMENT', '101')
     await expectRejection(
-      () => store.queueStats([7 as unknown as string]),
+      () => store.queueStats([7 as unknown as string], T0),
       'E_INVALID_ARGUMENT',
       'a number',
     )
@@ -477,7 +394,7 @@ export function queueTests(define: Define): void {
     const b = await startRun(store, 'b')
     await enqueue(store, b, request({ queue: 'alpha' }), T0 + 1)
     same(
-      (await store.queueStats(['zeta', 'nope', 'alpha', 'zeta'])).map((s) => s.queue),
+      (await store.queueStats(['zeta', 'nope', 'alpha', 'zeta'], T0)).map((s) => s.queue),
       ['alpha', 'zeta'],
       'existing queues, sorted, once each',
     )

@@ -63,6 +63,13 @@ export {
   MAX_QUEUES_PER_CALL,
   nextWaiter,
   type QueueWaiter,
+  checkRateLimit,
+  rateLogRange,
+  rateAllowance,
+  prunableGrants,
+  queueThrottled,
+  MAX_RATE_LIMIT,
+  MAX_RATE_PERIOD_MS,
 } from './store/index.ts'
 export * from './search/index.ts'
 export {

@@ -92,7 +92,16 @@ void test('GET api/queues lists the registered queues as the store sees them', a
   const { status, json } = await call(f.dashboard, '/api/queues')
   assert.equal(status, 200)
   assert.deepEqual(json.queues, [
-    { queue: 'carrier', concurrency: 2, granted: 0, waiting: 0, oldestWaitingSince: null },
+    {
+      queue: 'carrier',
+      concurrency: 2,
+      granted: 0,
+      waiting: 0,
+      oldestWaitingSince: null,
+      rateLimit: null,
+      recentGrants: 0,
+      throttled: 0,
+    },
   ])
   assert.equal(typeof json.now, 'number')
   assert.equal((await call(f.dashboard, '/api/queues', { bearer: false })).status, 401)

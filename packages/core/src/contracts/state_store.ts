@@ -234,6 +234,43 @@ export interface QueueRequest {
    * default). At most MAX_QUEUE_NAME_LENGTH characters, no NUL or lone surrogate.
    */
   fairnessKey: string
+  /**
+   * The queue's rate (the newest writer's, as `concurrency`), or null for none: grants of the
+   * queue are limited by it as well as by its slots (QueueRateLimit).
+   */
+  rateLimit: QueueRateLimit | null
+}
+
+/**
+ * A queue's rate: at most `limit` grants in any interval of `periodMs` (half-open: grants at
+ * t and t + periodMs fall in different intervals), measured by the `now` of the writes that
+ * grant. Kept as a log of the queue's grant times (the grant numbered g is allowed when the
+ * one numbered g − limit is at least `periodMs` old, or was never logged), so it is exact in
+ * every interval, not a bucket's average. Grants made while the queue had no rate are not
+ * logged: a rate set later counts from then. A pass stopped by the rate (waiters beside a free
+ * slot) reports when the next grant is possible (QueueThrottle); nothing grants then unless
+ * asked (grantQueueSlots): the engine that learns of it sets a timer.
+ */
+export interface QueueRateLimit {
+  /** Grants per interval: an integer from 1 to MAX_RATE_LIMIT. */
+  limit: number
+  /** The interval: an integer from 1 to MAX_RATE_PERIOD_MS milliseconds. */
+  periodMs: number
+}
+
+/** A queue whose grant pass its rate stopped: waiters beside a free slot until `retryAt`. */
+export interface QueueThrottle {
+  queue: string
+  /** The earliest `now` at which the queue's next grant is possible. */
+  retryAt: number
+}
+
+/** What grantQueueSlots did. */
+export interface QueueGrantReport {
+  /** The grants made, each as its message was delivered (as OpResult.grants). */
+  grants: readonly SlotGrant[]
+  /** The queues whose rate left waiters beside free slots, one entry each. */
+  throttled: readonly QueueThrottle[]
 }
 
 /** A grant of a queue slot, as delivered (OpResult.grants). */
@@ -258,6 +295,15 @@ export interface QueueStats {
   waiting: number
   /** The `now` of the oldest waiting item's enqueue, or null. */
   oldestWaitingSince: number | null
+  /** The newest writer's rate, or null. */
+  rateLimit: QueueRateLimit | null
+  /** Grants logged in the `periodMs` before `now` (0 without a rate). */
+  recentGrants: number
+  /**
+   * Waiters the free slots would take now but the rate holds back (0 without a rate):
+   * min(waiting, concurrency − granted) minus the grants the rate allows now (queueThrottled).
+   */
+  throttled: number
 }
 
 /**
@@ -466,6 +512,11 @@ export type OpResult =
        * an engine holding such a run in memory hands it the grant at once. Absent: none.
        */
       grants?: readonly SlotGrant[]
+      /**
+       * The queues whose grant pass in this op its rate stopped (QueueRateLimit): waiters
+       * beside free slots, grantable at `retryAt`. Absent: none.
+       */
+      throttled?: readonly QueueThrottle[]
     }
   | { status: 'full'; key: string; admitted: number; queued: number }
   | { status: 'fenced'; current: FenceState | null }
@@ -758,16 +809,19 @@ export interface StateStore {
    * granted — the highest priority; within it, the fairness key granted least recently (never:
    * first); within that key, enqueue order — and its grant message delivered. Items of
    * terminal runs found on the way are deleted. A queue never written is skipped. The safety
-   * net for slots freed by writes that did not name the queue, and for a raised concurrency.
-   * Returns how many items were granted.
+   * net for slots freed by writes that did not name the queue, for a raised concurrency, and
+   * for a queue whose rate allows a grant again (QueueThrottle.retryAt). A queue's rate stops
+   * its pass as it stops any (QueueRateLimit). Returns the grants made and the queues the
+   * rate stopped.
    */
-  grantQueueSlots(queues: readonly string[], now: number): Promise<number>
+  grantQueueSlots(queues: readonly string[], now: number): Promise<QueueGrantReport>
 
   /**
-   * The queues of `queues` (at most 100 names) that exist, in name order (QueueStats). One
-   * read per queue at most; not one snapshot across queues. Read-only.
+   * The queues of `queues` (at most 100 names) that exist, in name order (QueueStats), their
+   * rate counted at `now`. One read per queue at most; not one snapshot across queues.
+   * Read-only.
    */
-  queueStats(queues: readonly string[]): Promise<QueueStats[]>
+  queueStats(queues: readonly string[], now: number): Promise<QueueStats[]>
 
   /** The run, or null if no run has this id. Reads committed state only. */
   getRun(runId: string): Promise<RunRecord | null>

@@ -13,7 +13,13 @@
  */
 import type { Clock } from '../contracts/clock.ts'
 import type { Logger } from '../contracts/logger.ts'
-import type { OpResult, SlotGrant, StateStore, StoreOp } from '../contracts/state_store.ts'
+import type {
+  OpResult,
+  QueueThrottle,
+  SlotGrant,
+  StateStore,
+  StoreOp,
+} from '../contracts/state_store.ts'
 import { CairnError, EngineStoppedError, StoreFailureError } from '../errors/index.ts'
 
 function asStoreFailure(error: unknown): Error {
@@ -40,6 +46,8 @@ export interface CommitterOptions {
   maxBatch: number
   /** Queue slots a batch's ops granted to other runs (OpResult.grants), once it is durable. */
   onGrants?: (grants: readonly SlotGrant[]) => void
+  /** Queues a batch's grant passes found held back by their rate (OpResult.throttled). */
+  onThrottled?: (throttled: readonly QueueThrottle[]) => void
 }
 
 const RETRY_BASE_MS = 20
@@ -160,10 +168,20 @@ export class Committer {
    * such a continuation, and must be there to be handed the grant a release of the batch made.
    */
   private announceGrants(results: readonly OpResult[]): void {
-    const onGrants = this.options.onGrants
-    if (onGrants === undefined) return
-    const grants = results.flatMap((r) => (r.status === 'applied' && r.grants) || [])
-    if (grants.length > 0) setImmediate(() => onGrants(grants))
+    const { onGrants, onThrottled } = this.options
+    let grants: SlotGrant[] | undefined
+    let throttled: QueueThrottle[] | undefined
+    // One pass, allocating only when a result carries queue news (most batches carry none).
+    for (const r of results) {
+      if (r.status !== 'applied') continue
+      if (r.grants !== undefined) (grants ??= []).push(...r.grants)
+      if (r.throttled !== undefined) (throttled ??= []).push(...r.throttled)
+    }
+    if (grants !== undefined && onGrants !== undefined) {
+      const made = grants
+      setImmediate(() => onGrants(made))
+    }
+    if (throttled !== undefined) onThrottled?.(throttled)
   }
 
   // Keep the writes and try again later: acknowledging nothing is the only safe answer.

@@ -24,6 +24,7 @@ import type { WorkflowRegistry } from './registry.ts'
 import type { StepRegistry } from './step_registry.ts'
 import type { QueueRegistry } from './queue_registry.ts'
 import type { LiveGrants } from '../execution/live_grants.ts'
+import type { QueueRetries } from './queue_retries.ts'
 import type { RunWaiters, TerminalOutcome } from './run_waiters.ts'
 import { LeaseKeeper } from './lease_keeper.ts'
 import { ParkSweeper } from './park_sweeper.ts'
@@ -45,6 +46,8 @@ export interface DriverDeps {
   queues: QueueRegistry
   /** Queued steps waiting in memory for a slot (live_grants.ts). */
   liveGrants: LiveGrants
+  /** Timers granting rate-limited queues when their rate allows (queue_retries.ts). */
+  queueRetries: QueueRetries
   committer: Committer
   deliverer: Deliverer
   events: EventHub
@@ -154,6 +157,7 @@ export class Driver {
       deps.registry,
       (at) => this.wake(at),
       () => deps.queues.names(),
+      deps.queueRetries,
     )
     const onCancelledUnstarted = (run: RunRecord) => {
       // A freed singleton slot may have promoted a waiter (rare ending: look at once).
@@ -173,6 +177,7 @@ export class Driver {
   get quiet(): boolean {
     if (this.polls.busy || this.reserved > 0 || this.parkSweeper.busy || this.unparking > 0)
       return false
+    if (this.deps.queueRetries.busy) return false
     if (this.cascading > 0) return false
     for (const turn of this.turns.values()) if (!turn.quiet) return false
     return true

@@ -33,6 +33,7 @@ import {
 } from '../errors/index.ts'
 import { Deliverer } from '../execution/deliverer.ts'
 import { LiveGrants } from '../execution/live_grants.ts'
+import { QueueRetries } from './queue_retries.ts'
 import type {
   StepHandler,
   StepOptions,
@@ -123,6 +124,7 @@ export class Engine {
   private readonly registry = new WorkflowRegistry()
   private readonly steps: StepRegistry
   private readonly queues = new QueueRegistry()
+  private readonly queueRetries: QueueRetries
   private readonly events: EventHub
   private readonly committer: Committer
   private readonly waiters = new RunWaiters()
@@ -136,12 +138,18 @@ export class Engine {
     const { store, clock, logger, maxBatch } = this.options
     this.events = new EventHub(logger)
     const liveGrants = new LiveGrants()
+    this.queueRetries = new QueueRetries({
+      options: this.options,
+      liveGrants,
+      wake: (at) => this.driver.wake(at),
+    })
     this.committer = new Committer({
       store,
       clock,
       logger,
       maxBatch,
       onGrants: (grants) => liveGrants.deliver(grants),
+      onThrottled: (throttled) => this.queueRetries.note(throttled),
     })
     this.remote = new RemoteTransports(
       this.options.transports,
@@ -163,6 +171,7 @@ export class Engine {
       cancelChildren: (runId, reason) => cancelChildren(this.cancellationDeps(), runId, reason),
       remote: this.remote,
       liveGrants,
+      queueRetries: this.queueRetries,
     })
   }
 
@@ -477,6 +486,7 @@ export class Engine {
     for (let i = 0; i < names.length; i += MAX_QUEUES_PER_CALL)
       for (const stats of await this.options.store.queueStats(
         names.slice(i, i + MAX_QUEUES_PER_CALL),
+        this.options.clock.now(),
       ))
         found.set(stats.queue, stats)
     return names.sort(compareCodePoints).map(
@@ -487,6 +497,9 @@ export class Engine {
           granted: 0,
           waiting: 0,
           oldestWaitingSince: null,
+          rateLimit: this.queues.find(queue)?.rateLimit ?? null,
+          recentGrants: 0,
+          throttled: 0,
         },
     )
   }
@@ -664,6 +677,7 @@ export class Engine {
     await this.remote.stop()
     await this.committer.settle()
     this.committer.close()
+    this.queueRetries.close()
     if (this.opening !== null) await this.options.store.close()
     return drained
   }

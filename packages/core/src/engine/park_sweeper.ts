@@ -11,6 +11,7 @@ import type { ParkReason } from '../contracts/records.ts'
 import { ErrorCodes } from '../errors/index.ts'
 import type { ResolvedEngineOptions } from './options.ts'
 import type { WorkflowRegistry } from './registry.ts'
+import type { QueueRetries } from './queue_retries.ts'
 import { grantStrandedQueues } from './stranded_queue_waiters.ts'
 import { promoteStrandedWaiters } from './stranded_waiters.ts'
 
@@ -24,17 +25,21 @@ export class ParkSweeper {
   private readonly wake: (at: number) => void
   /** The queues registered on this engine. */
   private readonly queues: () => readonly string[]
+  /** Where the sweep's grants and throttled queues go (null: grants only wake the driver). */
+  private readonly retries: QueueRetries | null
 
   constructor(
     options: ResolvedEngineOptions,
     registry: WorkflowRegistry,
     wake: (at: number) => void,
     queues: () => readonly string[] = () => [],
+    retries: QueueRetries | null = null,
   ) {
     this.options = options
     this.registry = registry
     this.wake = wake
     this.queues = queues
+    this.retries = retries
   }
 
   start(): void {
@@ -75,8 +80,12 @@ export class ParkSweeper {
         )
         this.wake(clock.now())
       }
-      // Grants wake their runs; nothing to say: a raised concurrency is granted this way too.
-      if ((await grantStrandedQueues(this.options, this.queues())) > 0) this.wake(clock.now())
+      // Grants wake their runs; nothing to say: a raised concurrency is granted this way too,
+      // and a rate-limited queue whose timer died with another engine.
+      for (const report of await grantStrandedQueues(this.options, this.queues())) {
+        if (this.retries !== null) this.retries.took(report)
+        else if (report.grants.length > 0) this.wake(clock.now())
+      }
     } catch (error) {
       logger.error({ err: error }, 'cairn: park sweep failed')
     } finally {

@@ -2,10 +2,12 @@
  * Named queues this engine knows (`engine.registerQueue`, EngineOptions.queues): a step called
  * with `{ queue }` takes one of the queue's slots for each attempt. A queue's slots are shared
  * by every engine on the store; each engine writes its spec with every enqueue, the newest
- * writer's concurrency being the queue's (docs/flow-control.md "Queues").
+ * writer's concurrency and rate being the queue's (docs/flow-control.md "Queues").
  */
+import type { QueueRateLimit } from '../contracts/index.ts'
 import { InvalidArgumentError } from '../errors/index.ts'
 import { checkQueueName, MAX_QUEUE_CONCURRENCY } from '../store/queue_check.ts'
+import { checkRateLimit } from '../store/queue_rate.ts'
 import { checkOptionKeys } from '../util/known_keys.ts'
 import { QUEUE_OPTIONS } from './option_specs.ts'
 
@@ -13,11 +15,17 @@ import { QUEUE_OPTIONS } from './option_specs.ts'
 export interface QueueOptions {
   /** Attempts of the queue's steps running at once, fleet-wide: an integer 1..100000. */
   concurrency: number
+  /**
+   * At most `limit` attempts start in any interval of `periodMs`, fleet-wide (an integer
+   * 1..100000 per 1..2147483647 ms). Absent: no rate.
+   */
+  rateLimit?: QueueRateLimit
 }
 
 export interface RegisteredQueue {
   name: string
   concurrency: number
+  rateLimit: QueueRateLimit | null
 }
 
 export class QueueRegistry {
@@ -47,7 +55,7 @@ export class QueueRegistry {
         `queue "${name}": concurrency must be an integer from 1 to ${MAX_QUEUE_CONCURRENCY}, got ${String(concurrency)}`,
         { details: { queue: name, option: 'concurrency' } },
       )
-    const queue = { name, concurrency }
+    const queue = { name, concurrency, rateLimit: queueRate(name, options.rateLimit) }
     this.#byName.set(name, queue)
     return queue
   }
@@ -58,6 +66,21 @@ export class QueueRegistry {
 
   names(): string[] {
     return [...this.#byName.keys()]
+  }
+}
+
+/** The queue's rate, checked by the rule every store applies (null: none). */
+function queueRate(name: string, rate: unknown): QueueRateLimit | null {
+  if (rate === undefined) return null
+  try {
+    // null is the stores' "no rate"; an option is given or left out.
+    if (rate === null)
+      throw new InvalidArgumentError('rateLimit is { limit, periodMs } or left out')
+    return checkRateLimit(rate, `queue "${name}"`)
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message, {
+      details: { queue: name, option: 'rateLimit' },
+    })
   }
 }
 
@@ -72,7 +95,7 @@ export function checkQueues(queues: unknown): Readonly<Record<string, QueueOptio
     queues === null || typeof queues !== 'object' ? undefined : Object.getPrototypeOf(queues)
   if (proto !== Object.prototype && proto !== null)
     throw new InvalidArgumentError(
-      'queues must be a plain object of { name: { concurrency } } (not a Map, an array or an object with a prototype of its own)',
+      'queues must be a plain object of { name: { concurrency, rateLimit? } } (not a Map, an array or an object with a prototype of its own)',
     )
   const registry = new QueueRegistry()
   for (const [name, options] of Object.entries(queues as object))

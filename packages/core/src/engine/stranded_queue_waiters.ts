@@ -5,17 +5,18 @@
  * version, a concurrency raised by a deploy — is granted by this sweep (with the park sweep),
  * each queue under its lock by the rule every store applies (StateStore.grantQueueSlots).
  */
+import type { QueueGrantReport } from '../contracts/state_store.ts'
 import { MAX_QUEUES_PER_CALL } from '../store/queue_check.ts'
 import type { ResolvedEngineOptions } from './options.ts'
 
-/** Items granted, over the queues this engine registered. */
+/** What the store granted over the queues this engine registered, one report per call. */
 export async function grantStrandedQueues(
   options: ResolvedEngineOptions,
   names: readonly string[],
-): Promise<number> {
+): Promise<QueueGrantReport[]> {
   const { store, clock } = options
-  let granted = 0
+  const reports: QueueGrantReport[] = []
   for (let i = 0; i < names.length; i += MAX_QUEUES_PER_CALL)
-    granted += await store.grantQueueSlots(names.slice(i, i + MAX_QUEUES_PER_CALL), clock.now())
-  return granted
+    reports.push(await store.grantQueueSlots(names.slice(i, i + MAX_QUEUES_PER_CALL), clock.now()))
+  return reports
 }

@@ -94,20 +94,29 @@ export class QueueSlot {
       this.#parkUnknown()
       return handlers.lost()
     }
-    const request: QueueRequest = { ...this.#placement, concurrency: queue.concurrency, attempt }
+    const request: QueueRequest = {
+      ...this.#placement,
+      concurrency: queue.concurrency,
+      rateLimit: queue.rateLimit,
+      attempt,
+    }
     void this.#rt.saveQueued(step, request).then((granted) => {
       if (granted === null || !this.#rt.live) return handlers.lost()
       if (granted) return handlers.granted(false)
-      this.#wait(attempt, handlers)
+      this.#wait(attempt, handlers, queue.rateLimit === null)
       handlers.waiting()
     })
   }
 
   /**
    * Wait in line: durably (a grant message wakes the run, or a replay finds it), and, for a
-   * while, in memory — a grant this engine's writes make is handed over at once.
+   * while, in memory (`hold`) — a grant this engine's writes make is handed over at once. A
+   * rate-limited queue's waiter does not hold: its grant comes from a timer, on whichever
+   * engine set it, and a grant reaches a suspended run at once (it becomes claimable, and the
+   * granting engine looks) but a run held in memory elsewhere only when that engine next
+   * reads its inbox.
    */
-  #wait(attempt: number, handlers: SlotHandlers): void {
+  #wait(attempt: number, handlers: SlotHandlers, hold: boolean): void {
     let done = false
     const granted = (): void => {
       done = true
@@ -115,9 +124,11 @@ export class QueueSlot {
       this.#rt.clearWait(this.#seq)
       handlers.granted(true)
     }
-    const endHold = this.#rt.holdForGrant(this.#seq, (grant) => {
-      if (!done && this.#rt.live && grant.attempt === attempt) granted()
-    })
+    const endHold = hold
+      ? this.#rt.holdForGrant(this.#seq, (grant) => {
+          if (!done && this.#rt.live && grant.attempt === attempt) granted()
+        })
+      : () => {}
     const label = `a slot of queue "${this.#placement.queue}"`
     // A recheck runs when this turn reads new messages: granted, or wait on.
     const waitOn = (): void =>

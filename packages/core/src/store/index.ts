@@ -53,3 +53,12 @@ export {
   MAX_QUEUES_PER_CALL,
 } from './queue_check.ts'
 export { nextWaiter, type QueueWaiter } from './queue_grants.ts'
+export {
+  checkRateLimit,
+  rateLogRange,
+  rateAllowance,
+  prunableGrants,
+  queueThrottled,
+  MAX_RATE_LIMIT,
+  MAX_RATE_PERIOD_MS,
+} from './queue_rate.ts'

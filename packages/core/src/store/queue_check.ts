@@ -5,6 +5,7 @@
  */
 import type { QueueRequest, SaveCheckpointOp } from '../contracts/index.ts'
 import { InvalidArgumentError } from '../errors/index.ts'
+import { checkRateLimit } from './queue_rate.ts'
 import { MAX_PRIORITY, MIN_PRIORITY } from './run_priority.ts'
 
 export const MAX_QUEUE_NAME_LENGTH = 200
@@ -13,7 +14,7 @@ export const MAX_QUEUE_CONCURRENCY = 100_000
 /** Queues one grantQueueSlots or queueStats call takes. */
 export const MAX_QUEUES_PER_CALL = 100
 
-const KEYS = new Set(['queue', 'concurrency', 'attempt', 'priority', 'fairnessKey'])
+const KEYS = new Set(['queue', 'concurrency', 'attempt', 'priority', 'fairnessKey', 'rateLimit'])
 
 /** What every grant message's name starts with (a requeue consumes the run's grants by it). */
 export const QUEUE_SLOT_PREFIX = 'cairn:slot:'
@@ -47,6 +48,7 @@ export function checkQueueRequest(request: unknown, where: string): QueueRequest
     throw invalid(`${where}: attempt is an integer >= 1`, r.attempt)
   if (!isInteger(r.priority, MIN_PRIORITY, MAX_PRIORITY))
     throw invalid(`${where}: priority is an integer ${MIN_PRIORITY}..${MAX_PRIORITY}`, r.priority)
+  checkRateLimit(r.rateLimit, where)
   return request as QueueRequest
 }
 

@@ -77,7 +77,6 @@ export const FOREIGN_STEP_CALL_OPTIONS: Table = FLAT_BACKOFF
 
 /** `engine.registerQueue` options and the entries of EngineOptions.queues. */
 export const FOREIGN_QUEUE_OPTIONS: Table = {
-  rateLimit: { notYet: 'rate limits on a queue (at most `limit` grants per `periodMs`)' },
   fairness: {
     instead: 'Cairn takes the fairness key per call: ctx.step(ref, input, { queue, fairnessKey })',
     use: 'fairnessKey',

@@ -1,7 +1,8 @@
 /**
  * Named queue gauges, read at scrape time from engine.queueStats() (scraped_series.ts): per
- * queue this engine registered, the slots in use and the steps waiting, the queue's
- * concurrency, and how long the oldest waiter has waited. Labels are bounded: queues are the
+ * queue this engine registered, the slots in use and the steps waiting, the steps its rate
+ * holds back, its rate's limit and recent grants, its concurrency, and how long the oldest
+ * waiter has waited. Labels are bounded: queues are the
  * engine's own registrations.
  */
 import type { QueueStats } from '@cairn/core/contracts'
@@ -34,6 +35,33 @@ export function queueGauges(ctx: MetricsContext, options: QueueGaugeOptions): vo
           { labels: { queue: row.queue, state: 'running' }, value: row.granted },
           { labels: { queue: row.queue, state: 'waiting' }, value: row.waiting },
         ],
+      },
+      {
+        name: 'queue_throttled',
+        help: 'Steps of each named queue waiting beside a free slot because of its rate limit (0 without one).',
+        labelNames: ['queue'],
+        series: (row) => [{ labels: { queue: row.queue }, value: row.throttled }],
+      },
+      {
+        name: 'queue_rate_recent_grants',
+        help: 'Slots each rate-limited named queue granted in the last period of its rate (compare with queue_rate_limit).',
+        labelNames: ['queue'],
+        series: (row) =>
+          row.rateLimit === null ? [] : [{ labels: { queue: row.queue }, value: row.recentGrants }],
+      },
+      {
+        name: 'queue_rate_limit',
+        help: "Each rate-limited named queue's limit: grants allowed per period (the newest engine's setting).",
+        labelNames: ['queue', 'period_ms'],
+        series: (row) =>
+          row.rateLimit === null
+            ? []
+            : [
+                {
+                  labels: { queue: row.queue, period_ms: String(row.rateLimit.periodMs) },
+                  value: row.rateLimit.limit,
+                },
+              ],
       },
       {
         name: 'queue_concurrency',

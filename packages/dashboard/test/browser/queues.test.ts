@@ -1,6 +1,6 @@
 /**
  * The Queues page: the named queues the engine registered, one row per queue (concurrency,
- * steps running and waiting, the oldest wait), read from the store and reached from the main
+ * rate, steps running, waiting and throttled, the oldest wait), read from the store and reached from the main
  * navigation; it follows the queue as slots free up.
  */
 import assert from 'node:assert/strict'
@@ -14,6 +14,10 @@ void test('the Queues page shows running and waiting steps and follows them', as
   const carrier = Promise.withResolvers<void>()
   world.engine.registerQueue('carrier', { concurrency: 1 })
   world.engine.registerQueue('quiet', { concurrency: 3 })
+  world.engine.registerQueue('payments', {
+    concurrency: 2,
+    rateLimit: { limit: 5, periodMs: 1000 },
+  })
   world.engine.registerStep('book', async () => carrier.promise)
   world.engine.register('ship', 1, async (ctx) => ctx.step('book', null, { queue: 'carrier' }))
   const runs = [await world.engine.start('ship', null), await world.engine.start('ship', null)]
@@ -24,13 +28,19 @@ void test('the Queues page shows running and waiting steps and follows them', as
   const row = page.getByRole('row').filter({ hasText: 'carrier' })
   await row.filter({ hasText: /\d+ s$/ }).waitFor()
   const cells = await row.getByRole('cell').allTextContents()
-  assert.deepEqual(cells.slice(0, 4), ['carrier', '1', '1', '1'])
+  assert.deepEqual(cells.slice(0, 6), ['carrier', '1', '—', '1', '1', '0'])
   const quiet = await page
     .getByRole('row')
     .filter({ hasText: 'quiet' })
     .getByRole('cell')
     .allTextContents()
-  assert.deepEqual(quiet, ['quiet', '3', '0', '0', '—'])
+  assert.deepEqual(quiet, ['quiet', '3', '—', '0', '0', '0', '—'])
+  const payments = await page
+    .getByRole('row')
+    .filter({ hasText: 'payments' })
+    .getByRole('cell')
+    .allTextContents()
+  assert.deepEqual(payments, ['payments', '2', '0 / 5 per 1 s', '0', '0', '0', '—'])
   await saveScreenshot(page, 'queues')
 
   carrier.resolve()
@@ -38,7 +48,7 @@ void test('the Queues page shows running and waiting steps and follows them', as
   await page
     .getByRole('row')
     .filter({ hasText: 'carrier' })
-    .filter({ hasText: /^carrier\s*1\s*0\s*0\s*—$/ })
+    .filter({ hasText: /^carrier\s*1\s*—\s*0\s*0\s*0\s*—$/ })
     .waitFor({ timeout: 15_000 })
   assertNoProblems(problems)
 })

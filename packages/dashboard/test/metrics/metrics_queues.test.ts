@@ -1,6 +1,6 @@
 /**
  * Named queue gauges read at scrape time (engine.queueStats()): per registered queue, the
- * steps running and waiting, the concurrency, and the oldest waiter's age — from the store,
+ * steps running, waiting and throttled, the concurrency, the rate, and the oldest waiter's age — from the store,
  * so a second engine's steps count too; a registered queue no step used yet reads as zeros.
  */
 import assert from 'node:assert/strict'
@@ -33,5 +33,26 @@ eachStore('metrics named queues', (test) => {
     assert.equal(valueOf(parsed, 'cairn_queue_stats_read_errors_total'), 0)
     metrics.close()
     hold.resolve()
+  })
+
+  test('a rate-limited queue shows its limit, recent grants and throttled steps', async (env) => {
+    const rateLimit = { limit: 2, periodMs: 60_000 }
+    const hold = Promise.withResolvers<void>()
+    const worker = await env.engine()
+    worker.registerQueue('payments', { concurrency: 10, rateLimit })
+    worker.registerStep('charge', async () => hold.promise)
+    worker.register('pay', 1, async (ctx) => ctx.step('charge', null, { queue: 'payments' }))
+    for (let i = 0; i < 5; i++) await worker.start('pay', null)
+    await env.settle()
+    const metrics = createMetrics(worker, { backlogCacheMs: 0 })
+    const parsed = parseExposition(await metrics.render())
+    const at = (name: string, labels: Record<string, string>) => valueOf(parsed, name, labels)
+    assert.equal(at('cairn_queue_slots', { queue: 'payments', state: 'running' }), 2)
+    assert.equal(at('cairn_queue_throttled', { queue: 'payments' }), 3, 'free slots, no rate')
+    assert.equal(at('cairn_queue_rate_recent_grants', { queue: 'payments' }), 2)
+    assert.equal(at('cairn_queue_rate_limit', { queue: 'payments', period_ms: '60000' }), 2)
+    metrics.close()
+    hold.resolve()
+    await worker.close(0)
   })
 })

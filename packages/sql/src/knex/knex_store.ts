@@ -79,8 +79,8 @@ export class KnexStore implements StateStore {
     this.#opened('promoteQueued').promoteQueued(keys, now)
   readonly grantQueueSlots: StateStore['grantQueueSlots'] = (queues, now) =>
     this.#opened('grantQueueSlots').grantQueueSlots(queues, now)
-  readonly queueStats: StateStore['queueStats'] = (queues) =>
-    this.#opened('queueStats').queueStats(queues)
+  readonly queueStats: StateStore['queueStats'] = (queues, now) =>
+    this.#opened('queueStats').queueStats(queues, now)
   readonly getRun: StateStore['getRun'] = (runId) => this.#opened('getRun').getRun(runId)
   readonly loadCheckpoints: StateStore['loadCheckpoints'] = (runId) =>
     this.#opened('loadCheckpoints').loadCheckpoints(runId)

@@ -62,7 +62,16 @@ CREATE TABLE `cairn_queues` (
   `concurrency` int(11) NOT NULL,
   `next_order` bigint(20) NOT NULL,
   `grants` bigint(20) NOT NULL,
+  `rate_limit` int(11) DEFAULT NULL,
+  `rate_period_ms` int(11) DEFAULT NULL,
   PRIMARY KEY (`name`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+CREATE TABLE `cairn_queue_grant_log` (
+  `queue` varbinary(800) NOT NULL,
+  `grant_no` bigint(20) NOT NULL,
+  `granted_at` bigint(20) NOT NULL,
+  PRIMARY KEY (`queue`,`grant_no`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 CREATE TABLE `cairn_queue_items` (

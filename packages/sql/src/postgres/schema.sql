@@ -48,6 +48,12 @@ CREATE TABLE cairn_messages (
   consumed_at bigint
 );
 
+CREATE TABLE cairn_queue_grant_log (
+  queue text COLLATE "C" NOT NULL,
+  grant_no bigint NOT NULL,
+  granted_at bigint NOT NULL
+);
+
 CREATE TABLE cairn_queue_items (
   queue text COLLATE "C" NOT NULL,
   run_key bigint NOT NULL,
@@ -70,7 +76,9 @@ CREATE TABLE cairn_queues (
   name text COLLATE "C" NOT NULL,
   concurrency integer NOT NULL,
   next_order bigint NOT NULL,
-  grants bigint NOT NULL
+  grants bigint NOT NULL,
+  rate_limit integer,
+  rate_period_ms integer
 );
 
 CREATE TABLE cairn_run_tags (
@@ -138,6 +146,8 @@ ALTER TABLE cairn_event_waits ADD CONSTRAINT cairn_event_waits_pkey PRIMARY KEY 
 ALTER TABLE cairn_events ADD CONSTRAINT cairn_events_pkey PRIMARY KEY (id);
 
 ALTER TABLE cairn_messages ADD CONSTRAINT cairn_messages_pkey PRIMARY KEY (run_key, seq);
+
+ALTER TABLE cairn_queue_grant_log ADD CONSTRAINT cairn_queue_grant_log_pkey PRIMARY KEY (queue, grant_no);
 
 ALTER TABLE cairn_queue_items ADD CONSTRAINT cairn_queue_items_pkey PRIMARY KEY (queue, run_key, seq);
 

@@ -1,10 +1,10 @@
 /**
  * grantQueueSlots and queueStats on Postgres and MySQL. A grant call runs each queue's pass
  * in a transaction of its own under the queue row's lock — what a write naming the queue does
- * (queue_writes.ts), for slots freed by writes that did not name it and for a raised
- * concurrency.
+ * (queue_writes.ts), for slots freed by writes that did not name it, for a raised concurrency
+ * and for a queue whose rate allows a grant again.
  */
-import type { QueueStats } from '@cairn/core/contracts'
+import type { QueueGrantReport, QueueStats, QueueThrottle, SlotGrant } from '@cairn/core/contracts'
 import { checkQueueNames } from '@cairn/core/store-kit'
 import type { BatchContext } from './apply_batch.ts'
 import type { SqlContext } from './context.ts'
@@ -16,24 +16,33 @@ export async function grantQueueSlots(
   ctx: BatchContext,
   names: readonly string[],
   now: number,
-): Promise<number> {
+): Promise<QueueGrantReport> {
   checkQueueNames(names, 'grantQueueSlots')
-  let granted = 0
+  const grants: SlotGrant[] = []
+  const throttled: QueueThrottle[] = []
   for (const name of new Set(names)) {
-    granted += await ctx.pool.transaction(async (session) => {
+    const made = await ctx.pool.transaction(async (session) => {
       const row = (await lockQueues(ctx, session, [name])).get(name)
-      if (row === undefined) return 0 // never enqueued into: nothing to grant
-      const { grants, woke } = await grantPass(ctx, session, row, now)
-      if (grants.length > 0) await storeQueue(ctx, session, row)
-      if (woke && ctx.wakeStatement !== undefined) await session.query(ctx.wakeStatement(now))
-      return grants.length
+      if (row === undefined) return null // never enqueued into: nothing to grant
+      const before = row.grants
+      const outcome = await grantPass(ctx, session, row, now)
+      if (row.grants !== before) await storeQueue(ctx, session, row)
+      if (outcome.woke && ctx.wakeStatement !== undefined)
+        await session.query(ctx.wakeStatement(now))
+      return outcome
     })
+    grants.push(...(made?.grants ?? []))
+    throttled.push(...(made?.throttled ?? []))
   }
-  return granted
+  return { grants, throttled }
 }
 
-export async function queueStats(ctx: SqlContext, names: readonly string[]): Promise<QueueStats[]> {
+export async function queueStats(
+  ctx: SqlContext,
+  names: readonly string[],
+  now: number,
+): Promise<QueueStats[]> {
   checkQueueNames(names, 'queueStats')
   if (names.length === 0) return []
-  return readStats(ctx, ctx.pool, names)
+  return readStats(ctx, ctx.pool, names, now)
 }

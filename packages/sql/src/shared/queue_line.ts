@@ -6,12 +6,13 @@
  * cover them.
  */
 import type { QueueStats } from '@cairn/core/contracts'
-import type { QueueWaiter } from '@cairn/core/store-kit'
+import { queueThrottled, type QueueWaiter } from '@cairn/core/store-kit'
 import type { SqlContext } from './context.ts'
 import type { SqlSession } from './driver.ts'
 import { toSafeInteger, toSafeIntegerOrNull } from './integers.ts'
 import { TERMINAL_STATUSES } from './op_columns.ts'
 import { Params } from './params.ts'
+import { rateOf } from './queue_statements.ts'
 
 /** Stored statuses of runs whose items wait for a grant (parked and queued runs are passed over). */
 const WAITER_STATUSES = `('pending', 'running', 'waiting')`
@@ -135,28 +136,45 @@ export async function storeLastGrants(
   await session.query(p.statement(text, true))
 }
 
-/** QueueStats of the queues of `names` that exist, in code point order: one read. */
+/**
+ * QueueStats of the queues of `names` that exist, in code point order, their rate counted at
+ * `now`: one read (a rate-limited queue's recent grants are counted from its log).
+ */
 export async function readStats(
   ctx: SqlContext,
   session: SqlSession,
   names: readonly string[],
+  now: number,
 ): Promise<QueueStats[]> {
   const p = new Params(ctx.dialect)
-  const { queues, queueItems, runs } = ctx.tables
+  const { queues, queueItems, runs, queueGrantLog } = ctx.tables
   const waits = `i.granted = 0 AND r.status IN ${WAITER_STATUSES}`
+  // Bound first: it comes first in the text (`?` is positional).
+  const recent = `CASE WHEN q.rate_limit IS NULL THEN 0 ELSE (SELECT COUNT(*) FROM ${queueGrantLog} g
+      WHERE g.queue = q.name AND g.granted_at > ${p.add(now, 'bigint')} - q.rate_period_ms) END`
   const text = `SELECT q.name, q.concurrency,
       SUM(CASE WHEN i.granted = 1 AND r.status IN ${WAITER_STATUSES} THEN 1 ELSE 0 END),
       SUM(CASE WHEN ${waits} THEN 1 ELSE 0 END),
-      MIN(CASE WHEN ${waits} THEN i.enqueued_at END)
+      MIN(CASE WHEN ${waits} THEN i.enqueued_at END),
+      q.rate_limit, q.rate_period_ms, ${recent}
     FROM ${queues} q LEFT JOIN ${queueItems} i ON i.queue = q.name
     LEFT JOIN ${runs} r ON r.key = i.run_key
     WHERE ${ctx.dialect.inList(p, 'q.name', [...new Set(names)], 'text')}
-    GROUP BY q.name, q.concurrency ORDER BY ${ctx.dialect.byCodePoint('q.name')}`
-  return (await session.query(p.statement(text))).rows.map((row) => ({
-    queue: row[0] as string,
-    concurrency: toSafeInteger(row[1], 'concurrency'),
-    granted: toSafeInteger(row[2], 'granted'),
-    waiting: toSafeInteger(row[3], 'waiting'),
-    oldestWaitingSince: toSafeIntegerOrNull(row[4], 'oldest'),
-  }))
+    GROUP BY q.name, q.concurrency, q.rate_limit, q.rate_period_ms
+    ORDER BY ${ctx.dialect.byCodePoint('q.name')}`
+  return (await session.query(p.statement(text))).rows.map((row) => {
+    const counts = {
+      concurrency: toSafeInteger(row[1], 'concurrency'),
+      granted: toSafeInteger(row[2], 'granted'),
+      waiting: toSafeInteger(row[3], 'waiting'),
+      rateLimit: rateOf(row[5], row[6]),
+      recentGrants: toSafeInteger(row[7], 'recent_grants'),
+    }
+    return {
+      queue: row[0] as string,
+      ...counts,
+      oldestWaitingSince: toSafeIntegerOrNull(row[4], 'oldest'),
+      throttled: queueThrottled(counts),
+    }
+  })
 }

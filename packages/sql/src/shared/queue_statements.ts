@@ -4,16 +4,18 @@
  * What a grant pass reads and writes is in queue_line.ts. Placeholders are bound in text
  * order (MySQL's are positional).
  */
-import type { QueueRequest } from '@cairn/core/contracts'
+import type { QueueRateLimit, QueueRequest } from '@cairn/core/contracts'
 import type { SqlContext } from './context.ts'
 import type { SqlSession } from './driver.ts'
-import { toSafeInteger } from './integers.ts'
+import { toSafeInteger, toSafeIntegerOrNull } from './integers.ts'
 import { Params } from './params.ts'
 
 /** A queue row as read FOR UPDATE, kept in step while the transaction changes it. */
 export interface QueueRow {
   name: string
   concurrency: number
+  /** The newest writer's rate (null: none), as `rate_limit` and `rate_period_ms`. */
+  rateLimit: QueueRateLimit | null
   /** The next item's place in line. */
   nextOrder: number
   /** Grants made so far: the number of the last one. */
@@ -44,18 +46,27 @@ export async function lockQueues(
   const found = new Map<string, QueueRow>()
   if (names.length === 0) return found
   const p = new Params(ctx.dialect)
-  const text = `SELECT name, concurrency, next_order, grants FROM ${ctx.tables.queues}
-    WHERE ${ctx.dialect.inList(p, 'name', lockOrder(names), 'text')}
+  const text = `SELECT name, concurrency, next_order, grants, rate_limit, rate_period_ms
+    FROM ${ctx.tables.queues} WHERE ${ctx.dialect.inList(p, 'name', lockOrder(names), 'text')}
     ORDER BY ${ctx.dialect.byCodePoint('name')} ${ctx.dialect.lockRows}`
-  for (const [name, concurrency, nextOrder, grants] of (await session.query(p.statement(text)))
-    .rows)
+  for (const [name, concurrency, nextOrder, grants, limit, periodMs] of (
+    await session.query(p.statement(text))
+  ).rows)
     found.set(name as string, {
       name: name as string,
       concurrency: toSafeInteger(concurrency, 'concurrency'),
+      rateLimit: rateOf(limit, periodMs),
       nextOrder: toSafeInteger(nextOrder, 'next_order'),
       grants: toSafeInteger(grants, 'grants'),
     })
   return found
+}
+
+/** A queue's rate from its `rate_limit` and `rate_period_ms` columns (NULL: no rate). */
+export function rateOf(limit: unknown, periodMs: unknown): QueueRateLimit | null {
+  const l = toSafeIntegerOrNull(limit, 'rate_limit')
+  const period = toSafeIntegerOrNull(periodMs, 'rate_period_ms')
+  return l === null || period === null ? null : { limit: l, periodMs: period }
 }
 
 /** Inserts rows for queues that have none (in lock order); a row another writer just added stays. */
@@ -65,15 +76,18 @@ export async function insertQueues(
   requests: ReadonlyMap<string, QueueRequest>,
 ): Promise<void> {
   const p = new Params(ctx.dialect)
-  const rows = lockOrder(requests.keys()).map(
-    (name) => `(${p.add(name)}, ${p.add(requests.get(name)?.concurrency)}, 1, 0)`,
-  )
-  const text = `INSERT INTO ${ctx.tables.queues} (name, concurrency, next_order, grants)
-    VALUES ${rows.join(', ')} ${ctx.dialect.ignoreDuplicate('name')}`
+  const rows = lockOrder(requests.keys()).map((name) => {
+    const request = requests.get(name)
+    const rate = request?.rateLimit ?? null
+    return `(${p.add(name)}, ${p.add(request?.concurrency)}, ${p.add(rate?.limit ?? null)},
+      ${p.add(rate?.periodMs ?? null)}, 1, 0)`
+  })
+  const text = `INSERT INTO ${ctx.tables.queues}
+    (name, concurrency, rate_limit, rate_period_ms, next_order, grants) VALUES ${rows.join(', ')} ${ctx.dialect.ignoreDuplicate('name')}`
   await session.query(p.statement(text, true))
 }
 
-/** Writes a locked queue row back: its concurrency and both counters. */
+/** Writes a locked queue row back: its concurrency, its rate and both counters. */
 export async function storeQueue(
   ctx: SqlContext,
   session: SqlSession,
@@ -81,7 +95,8 @@ export async function storeQueue(
 ): Promise<void> {
   const p = new Params(ctx.dialect)
   const text = `UPDATE ${ctx.tables.queues} SET concurrency = ${p.add(row.concurrency)},
-    next_order = ${p.add(row.nextOrder)}, grants = ${p.add(row.grants)}
+    rate_limit = ${p.add(row.rateLimit?.limit ?? null)},
+    rate_period_ms = ${p.add(row.rateLimit?.periodMs ?? null)}, next_order = ${p.add(row.nextOrder)}, grants = ${p.add(row.grants)}
     WHERE name = ${p.add(row.name)}`
   await session.query(p.statement(text, true))
 }

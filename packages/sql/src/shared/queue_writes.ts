@@ -74,7 +74,12 @@ function unlockedEnqueues(
 /** The outcomes of an op's passes as one. */
 function merged(outcomes: readonly GrantOutcome[]): GrantOutcome {
   const grants: SlotGrant[] = outcomes.flatMap((o) => o.grants)
-  return { grants, woke: outcomes.some((o) => o.woke), own: outcomes.some((o) => o.own) }
+  return {
+    grants,
+    woke: outcomes.some((o) => o.woke),
+    own: outcomes.some((o) => o.own),
+    throttled: outcomes.flatMap((o) => o.throttled),
+  }
 }
 
 export class QueuePass {
@@ -113,7 +118,7 @@ export class QueuePass {
   /**
    * The second pass, for one wave's ops and their results: an enqueue holding a slot says so
    * (`granted`), an op whose passes granted others lists them (`grants`; `promoted` when one
-   * woke a suspended run).
+   * woke a suspended run), one whose passes a rate stopped lists those queues (`throttled`).
    */
   async afterWave(
     ctx: SqlContext,
@@ -131,6 +136,7 @@ export class QueuePass {
         ...(acted.own ? { granted: true } : {}),
         ...(acted.grants.length === 0 ? {} : { grants: acted.grants }),
         ...(acted.woke ? { promoted: true } : {}),
+        ...(acted.throttled.length === 0 ? {} : { throttled: acted.throttled }),
       }
     }
   }
@@ -186,7 +192,8 @@ export class QueuePass {
     now: number,
   ): Promise<GrantOutcome> {
     const row = this.#row(request.queue)
-    row.concurrency = request.concurrency // the newest writer's
+    row.concurrency = request.concurrency // the newest writer's, as its rate
+    row.rateLimit = request.rateLimit
     const { runId, seq } = op.checkpoint
     const found = await readItem(ctx, session, row.name, runId, seq)
     const kept = found.attempt === request.attempt
@@ -199,7 +206,10 @@ export class QueuePass {
     return { ...outcome, own: outcome.own || (kept && found.granted) }
   }
 
-  /** The queue's grant pass; its row written back when it changed (`changed`: by the caller). */
+  /**
+   * The queue's grant pass; its row written back when it changed (`changed`: by the caller;
+   * a grant moves its counter, which numbers the rate's log rows).
+   */
   async #grant(
     ctx: SqlContext,
     session: SqlSession,
@@ -209,9 +219,10 @@ export class QueuePass {
     own?: string,
   ): Promise<GrantOutcome> {
     const row = this.#row(name)
+    const before = row.grants
     const outcome = await grantPass(ctx, session, row, now, own)
     if (outcome.woke) this.#woke = true
-    if (changed || outcome.own || outcome.grants.length > 0) await storeQueue(ctx, session, row)
+    if (changed || row.grants !== before) await storeQueue(ctx, session, row)
     return outcome
   }
 

@@ -23,6 +23,7 @@ import type {
   ParkReason,
   RequeueRequest,
   AdmissionKey,
+  QueueGrantReport,
   QueueStats,
   RequeueResult,
   RunBacklog,
@@ -122,12 +123,12 @@ export class SqlStore implements StateStore {
     return this.#call('promoteQueued', true, () => promoteQueued(this.parts, keys, now))
   }
 
-  grantQueueSlots(queues: readonly string[], now: number): Promise<number> {
+  grantQueueSlots(queues: readonly string[], now: number): Promise<QueueGrantReport> {
     return this.#call('grantQueueSlots', true, () => grantQueueSlots(this.parts, queues, now))
   }
 
-  queueStats(queues: readonly string[]): Promise<QueueStats[]> {
-    return this.#call('queueStats', false, () => queueStats(this.parts, queues))
+  queueStats(queues: readonly string[], now: number): Promise<QueueStats[]> {
+    return this.#call('queueStats', false, () => queueStats(this.parts, queues, now))
   }
 
   requeueRun(request: RequeueRequest): Promise<RequeueResult> {

@@ -27,6 +27,8 @@ export interface Tables {
   queueItems: string
   /** Each queue's fairness keys and the grant number of their last grant (migration 14). */
   queueKeys: string
+  /** Each rate-limited queue's recent grants: grant number → its time (migration 15). */
+  queueGrantLog: string
   /** The one-row schema revision marker. */
   marker: string
 }
@@ -46,6 +48,7 @@ export function qualifiedTables(dialect: SqlDialect, schema: string): Tables {
     queues: qualify('cairn_queues'),
     queueItems: qualify('cairn_queue_items'),
     queueKeys: qualify('cairn_queue_keys'),
+    queueGrantLog: qualify('cairn_queue_grant_log'),
     marker: qualify('cairn_schema'),
   }
 }

@@ -1,5 +1,6 @@
 /**
- * Named queues' statements on SQLite (ops/queue_items.ts, ops/queue_grants.ts, queue_stats.ts).
+ * Named queues' statements on SQLite (ops/queue_items.ts, ops/queue_grants.ts,
+ * ops/queue_rate.ts, queue_stats.ts).
  * Every write runs inside one BEGIN IMMEDIATE, so the writer is alone: a queue needs no lock
  * of its own, and a grant pass may read, then write.
  */
@@ -14,11 +15,14 @@ const WAITERS = "('pending', 'running', 'waiting')"
 const RUN_KEY = '(SELECT key FROM cairn_runs WHERE id = ?)'
 
 export const QUEUE_SQL = {
-  // name, concurrency: the queue takes this writer's concurrency and hands out the next place
-  // in line (RETURNING it). A replayed enqueue that keeps its item burns a number: harmless,
-  // places are only compared.
-  upsertQueue: `INSERT INTO cairn_queues (name, concurrency, enqueues, grants) VALUES (?, ?, 1, 0)
-    ON CONFLICT (name) DO UPDATE SET concurrency = excluded.concurrency, enqueues = enqueues + 1
+  // name, concurrency, rate limit, rate period (both null: no rate): the queue takes this
+  // writer's concurrency and rate and hands out the next place in line (RETURNING it). A
+  // replayed enqueue that keeps its item burns a number: harmless, places are only compared.
+  upsertQueue: `INSERT INTO cairn_queues (name, concurrency, rate_limit, rate_period_ms, enqueues,
+      grants) VALUES (?, ?, ?, ?, 1, 0)
+    ON CONFLICT (name) DO UPDATE SET concurrency = excluded.concurrency,
+      rate_limit = excluded.rate_limit, rate_period_ms = excluded.rate_period_ms,
+      enqueues = enqueues + 1
     RETURNING enqueues`,
   // queue, seq, attempt, priority, fairness key, place, now, run id: an item already there for
   // the same attempt is kept as it is (a replayed save); one for another attempt is replaced.
@@ -45,11 +49,13 @@ export const QUEUE_SQL = {
   // queue: the items of runs gone or ended, which a pass drops.
   purgeQueue: `DELETE FROM cairn_queue_items WHERE queue = ? AND NOT EXISTS (SELECT 1 FROM cairn_runs r
     WHERE r.key = cairn_queue_items.run_key AND r.status NOT IN ${TERMINAL})`,
-  // queue: its free slots (negative under a lowered concurrency), no row for a queue never
-  // written. A parked run's granted item holds nothing (its unpark drops it: it asks again).
+  // queue: its free slots (negative under a lowered concurrency), its grant counter and its
+  // rate (null: none), no row for a queue never written. A parked run's granted item holds
+  // nothing (its unpark drops it: it asks again).
   selectQueueRoom: `SELECT q.concurrency - (SELECT count(*) FROM cairn_queue_items i
       JOIN cairn_runs r ON r.key = i.run_key
-      WHERE i.queue = q.name AND i.granted = 1 AND r.status IN ${WAITERS}) AS free
+      WHERE i.queue = q.name AND i.granted = 1 AND r.status IN ${WAITERS}) AS free,
+      q.grants, q.rate_limit, q.rate_period_ms
     FROM cairn_queues q WHERE q.name = ?`,
   // queue: the next waiter by the grant rule (store-kit nextWaiter): highest priority, then the
   // fairness key granted least recently (never: 0), then place in line.
@@ -65,12 +71,25 @@ export const QUEUE_SQL = {
   // queue, fairness key, the grant's number.
   recordKeyGrant: `INSERT INTO cairn_queue_keys (queue, fairness_key, last_grant) VALUES (?, ?, ?)
     ON CONFLICT (queue, fairness_key) DO UPDATE SET last_grant = excluded.last_grant`,
-  // The names as one JSON array: the queues that exist, in name order (BINARY: code points),
-  // each with its slots in use, its waiters and the oldest waiter's enqueue time.
-  queueStats: `SELECT q.name, q.concurrency,
+  // queue, first grant number, last: the logged times a pass's grants look back at (one
+  // range of the primary key; store-kit rateLogRange).
+  selectGrantLog: `SELECT grant_no, granted_at FROM cairn_queue_grant_log
+    WHERE queue = ? AND grant_no BETWEEN ? AND ?`,
+  // queue, the grant's number, now: a rated queue's grant.
+  logGrant: `INSERT INTO cairn_queue_grant_log (queue, grant_no, granted_at) VALUES (?, ?, ?)`,
+  // queue, below, before: the logged grants the rate no longer looks back at (store-kit
+  // prunableGrants), found on one range of the primary key.
+  pruneGrantLog: `DELETE FROM cairn_queue_grant_log
+    WHERE queue = ? AND grant_no <= ? AND granted_at <= ?`,
+  // now, then the names as one JSON array: the queues that exist, in name order (BINARY: code
+  // points), each with its slots in use, its waiters, the oldest waiter's enqueue time, its
+  // rate and the grants it logged in the period before now (none read without a rate).
+  queueStats: `SELECT q.name, q.concurrency, q.rate_limit, q.rate_period_ms,
       coalesce(sum(i.granted = 1 AND r.status IN ${WAITERS}), 0) AS granted,
       coalesce(sum(i.granted = 0 AND r.status IN ${WAITERS}), 0) AS waiting,
-      min(CASE WHEN i.granted = 0 AND r.status IN ${WAITERS} THEN i.enqueued_at END) AS oldest
+      min(CASE WHEN i.granted = 0 AND r.status IN ${WAITERS} THEN i.enqueued_at END) AS oldest,
+      CASE WHEN q.rate_limit IS NULL THEN 0 ELSE (SELECT count(*) FROM cairn_queue_grant_log g
+        WHERE g.queue = q.name AND g.granted_at > ? - q.rate_period_ms) END AS recent
     FROM cairn_queues q LEFT JOIN cairn_queue_items i ON i.queue = q.name
     LEFT JOIN cairn_runs r ON r.key = i.run_key
     WHERE q.name IN (SELECT value FROM json_each(?)) GROUP BY q.name ORDER BY q.name`,

@@ -50,6 +50,13 @@ CREATE TABLE cairn_messages (
   PRIMARY KEY (run_key, seq)
 ) STRICT;
 
+CREATE TABLE cairn_queue_grant_log (
+  queue TEXT NOT NULL,
+  grant_no INTEGER NOT NULL,
+  granted_at INTEGER NOT NULL,
+  PRIMARY KEY (queue, grant_no)
+) STRICT, WITHOUT ROWID;
+
 CREATE TABLE cairn_queue_items (
   queue TEXT NOT NULL,
   run_key INTEGER NOT NULL REFERENCES cairn_runs (key) ON DELETE CASCADE,
@@ -75,7 +82,7 @@ CREATE TABLE cairn_queues (
   concurrency INTEGER NOT NULL,
   enqueues INTEGER NOT NULL,
   grants INTEGER NOT NULL
-) STRICT, WITHOUT ROWID;
+, rate_limit INTEGER, rate_period_ms INTEGER) STRICT, WITHOUT ROWID;
 
 CREATE TABLE cairn_run_tags (
   tag TEXT NOT NULL,

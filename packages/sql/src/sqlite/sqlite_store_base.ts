@@ -30,7 +30,9 @@ import type {
   ParkReason,
   RequeueRequest,
   AdmissionKey,
+  QueueGrantReport,
   QueueStats,
+  QueueThrottle,
   RequeueResult,
   RunFacetQuery,
   RunFacets,
@@ -38,6 +40,7 @@ import type {
   RunPage,
   RunRecord,
   SearchAttributes,
+  SlotGrant,
   StateStore,
   StoreOp,
   WorkflowKey,
@@ -62,7 +65,7 @@ import {
 } from './row_mapping.ts'
 import { requeueRun } from './requeue.ts'
 import { promoteAdmission } from './ops/admission.ts'
-import { grantQueues } from './ops/queue_grants.ts'
+import { deliveredGrants, grantQueues } from './ops/queue_grants.ts'
 import { queueStats } from './queue_stats.ts'
 import { inImmediateTransaction } from './transaction.ts'
 
@@ -130,20 +133,29 @@ export abstract class SqliteStoreBase implements StateStore {
   }
 
   /** One transaction per queue, each under SQLite's one writer (ops/queue_grants.ts). */
-  grantQueueSlots(queues: readonly string[], now: number): Promise<number> {
-    // Counted across busy retries: a retry runs every queue's pass again, and the passes that
-    // committed before the busy one grant nothing more the second time.
-    let granted = 0
+  grantQueueSlots(queues: readonly string[], now: number): Promise<QueueGrantReport> {
+    // Kept across busy retries: a retry runs only the passes that had not committed, so each
+    // queue's pass is reported once.
+    const done = new Set<string>()
+    const grants: SlotGrant[] = []
+    const throttled: QueueThrottle[] = []
     return this.call('grantQueueSlots', (c) => {
       checkQueueNames(queues, 'grantQueueSlots')
-      for (const queue of new Set(queues))
-        granted += inTransaction(c, () => grantQueues(c.s, [queue], now).length)
-      return granted
+      for (const queue of new Set(queues)) {
+        if (done.has(queue)) continue
+        const pass = inTransaction(c, () => grantQueues(c.s, [queue], now))
+        done.add(queue)
+        grants.push(...deliveredGrants(pass.grants))
+        throttled.push(...pass.throttled)
+      }
+      return { grants, throttled }
     })
   }
 
-  queueStats(queues: readonly string[]): Promise<QueueStats[]> {
-    return this.call('queueStats', ({ s }) => queueStats(s, checkQueueNames(queues, 'queueStats')))
+  queueStats(queues: readonly string[], now: number): Promise<QueueStats[]> {
+    return this.call('queueStats', ({ s }) =>
+      queueStats(s, checkQueueNames(queues, 'queueStats'), now),
+    )
   }
 
   requeueRun(request: RequeueRequest): Promise<RequeueResult> {

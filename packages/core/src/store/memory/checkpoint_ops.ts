@@ -43,9 +43,11 @@ function queueFields(store: StoreState, state: RunState, op: SaveCheckpointOp, n
   const enqueued = store.queues.enqueue(store, runId, seq, op.enqueue, now)
   const fields = grantFields(enqueued)
   const grants = [...(released.grants ?? []), ...(fields.grants ?? [])]
+  const throttled = [...(released.throttled ?? []), ...(fields.throttled ?? [])]
   return {
     ...(released.promoted || fields.promoted ? { promoted: true as const } : {}),
     ...(grants.length === 0 ? {} : { grants }),
+    ...(throttled.length === 0 ? {} : { throttled }),
     ...(enqueued.own ? { granted: true as const } : {}),
   }
 }

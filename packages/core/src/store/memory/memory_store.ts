@@ -27,6 +27,7 @@ import type {
   RunPage,
   RequeueRequest,
   AdmissionKey,
+  QueueGrantReport,
   QueueStats,
   RequeueResult,
   RunRecord,
@@ -99,14 +100,15 @@ export class MemoryStore implements StateStore {
     return promoted
   }
 
-  async grantQueueSlots(queues: readonly string[], now: number): Promise<number> {
+  async grantQueueSlots(queues: readonly string[], now: number): Promise<QueueGrantReport> {
     checkQueueNames(queues, 'grantQueueSlots')
-    return this.#state.queues.grantQueues(this.#state, queues, now)
+    const made = this.#state.queues.grantQueues(this.#state, queues, now)
+    return { grants: made.others, throttled: made.throttled }
   }
 
-  async queueStats(queues: readonly string[]): Promise<QueueStats[]> {
+  async queueStats(queues: readonly string[], now: number): Promise<QueueStats[]> {
     checkQueueNames(queues, 'queueStats')
-    return this.#state.queues.stats(this.#state, queues)
+    return this.#state.queues.stats(this.#state, queues, now)
   }
 
   async getRun(runId: string): Promise<RunRecord | null> {

@@ -3,9 +3,16 @@
  * each queue's items by (runId, seq). Slots in use are counted from the items and their runs
  * at every pass, never kept, so a run that ends frees its slots whoever ends it.
  */
-import type { QueueRequest, QueueStats, SlotGrant } from '../../contracts/index.ts'
+import type {
+  QueueRateLimit,
+  QueueRequest,
+  QueueStats,
+  QueueThrottle,
+  SlotGrant,
+} from '../../contracts/index.ts'
 import { QUEUE_SLOT_PREFIX, queueGrantId, queueSlotMessage } from '../queue_check.ts'
 import { nextWaiter, type QueueWaiter } from '../queue_grants.ts'
+import { prunableGrants, queueThrottled, rateAllowance } from '../queue_rate.ts'
 import { compareCodePoints } from './code_point_order.ts'
 import { notify } from './message_ops.ts'
 import { isTerminal, type RunState } from './run_state.ts'
@@ -20,7 +27,11 @@ interface Item extends QueueWaiter {
 }
 
 interface Queue {
+  name: string
   concurrency: number
+  rateLimit: QueueRateLimit | null
+  /** Grant number → its `now`, while the queue has a rate (queue_rate.ts). */
+  log: Map<number, number>
   /** Enqueue counter: the next item's place in line. */
   nextOrder: number
   /** Grant counter, and each fairness key's number of its last grant. */
@@ -48,6 +59,7 @@ export class QueueIndex {
   ): Grants {
     const queue = this.#queueFor(request.queue)
     queue.concurrency = request.concurrency
+    queue.rateLimit = request.rateLimit
     const id = itemId(runId, seq)
     const existing = queue.items.get(id)
     if (existing === undefined || existing.attempt !== request.attempt) {
@@ -96,6 +108,7 @@ export class QueueIndex {
       all.count += made.count
       all.woke ||= made.woke
       all.others.push(...made.others)
+      all.throttled.push(...made.throttled)
     }
     return all
   }
@@ -112,16 +125,19 @@ export class QueueIndex {
       state.inbox = state.inbox.filter((m) => !m.name.startsWith(QUEUE_SLOT_PREFIX))
   }
 
-  grantQueues(store: StoreState, names: readonly string[], now: number): number {
-    let granted = 0
+  grantQueues(store: StoreState, names: readonly string[], now: number): Grants {
+    const all = noGrants()
     for (const name of new Set(names)) {
       const queue = this.#queues.get(name)
-      if (queue !== undefined) granted += this.#grant(store, queue, now).count
+      if (queue === undefined) continue
+      const made = this.#grant(store, queue, now)
+      all.others.push(...made.others)
+      all.throttled.push(...made.throttled)
     }
-    return granted
+    return all
   }
 
-  stats(store: StoreState, names: readonly string[]): QueueStats[] {
+  stats(store: StoreState, names: readonly string[], now: number): QueueStats[] {
     const stats: QueueStats[] = []
     for (const name of [...new Set(names)].sort(compareCodePoints)) {
       const queue = this.#queues.get(name)
@@ -131,12 +147,22 @@ export class QueueIndex {
         (min, w) => (min === null || w.enqueuedAt < min ? w.enqueuedAt : min),
         null,
       )
-      stats.push({
-        queue: name,
+      const rate = queue.rateLimit
+      let recentGrants = 0
+      if (rate !== null)
+        for (const at of queue.log.values()) if (at > now - rate.periodMs) recentGrants++
+      const counts = {
         concurrency: queue.concurrency,
         granted: held,
         waiting: waiters.length,
+        rateLimit: rate,
+        recentGrants,
+      }
+      stats.push({
+        queue: name,
+        ...counts,
         oldestWaitingSince: oldest,
+        throttled: queueThrottled(counts),
       })
     }
     return stats
@@ -150,9 +176,15 @@ export class QueueIndex {
     for (let free = queue.concurrency - held; free > 0; free--) {
       const next = nextWaiter(line, (key) => queue.lastGrant.get(key) ?? 0)
       if (next === undefined) break
+      const retryAt = this.#rateStops(queue, now)
+      if (retryAt !== null) {
+        grants.throttled.push({ queue: queue.name, retryAt })
+        break
+      }
       line.delete(next)
       next.granted = true
       queue.grants += 1
+      if (queue.rateLimit !== null) queue.log.set(queue.grants, now)
       queue.lastGrant.set(next.fairnessKey, queue.grants)
       grants.count += 1
       // The enqueuing item learns of its grant from its op's result (no message).
@@ -168,7 +200,21 @@ export class QueueIndex {
         })
       }
     }
+    this.#prune(queue, now)
     return grants
+  }
+
+  /** When the queue's rate stops its next grant at `now`: the time it is possible; null: it does not. */
+  #rateStops(queue: Queue, now: number): number | null {
+    if (queue.rateLimit === null) return null
+    return rateAllowance(queue.grants, queue.rateLimit, 1, now, (n) => queue.log.get(n)).retryAt
+  }
+
+  /** Forgets logged grants the rate no longer looks back at (queue_rate.ts prunableGrants). */
+  #prune(queue: Queue, now: number): void {
+    if (queue.rateLimit === null) return
+    const { below, before } = prunableGrants(queue.grants, queue.rateLimit, now)
+    for (const [n, at] of queue.log) if (n <= below && at <= before) queue.log.delete(n)
   }
 
   /** Slots in use and waiters; items of runs gone or ended are dropped on the way. */
@@ -189,7 +235,16 @@ export class QueueIndex {
   #queueFor(name: string): Queue {
     let queue = this.#queues.get(name)
     if (queue === undefined) {
-      queue = { concurrency: 1, nextOrder: 1, grants: 0, lastGrant: new Map(), items: new Map() }
+      queue = {
+        name,
+        concurrency: 1,
+        rateLimit: null,
+        log: new Map(),
+        nextOrder: 1,
+        grants: 0,
+        lastGrant: new Map(),
+        items: new Map(),
+      }
       this.#queues.set(name, queue)
     }
     return queue
@@ -205,17 +260,24 @@ export interface Grants {
   woke: boolean
   /** The grants made to other items than `own` (OpResult.grants). */
   others: SlotGrant[]
+  /** Passes the rate stopped (OpResult.throttled). */
+  throttled: QueueThrottle[]
 }
 
 function noGrants(): Grants {
-  return { own: false, count: 0, woke: false, others: [] }
+  return { own: false, count: 0, woke: false, others: [], throttled: [] }
 }
 
 /** The fields a grant pass adds to an applied op's result. */
-export function grantFields(grants: Grants): { promoted?: true; grants?: SlotGrant[] } {
+export function grantFields(grants: Grants): {
+  promoted?: true
+  grants?: SlotGrant[]
+  throttled?: QueueThrottle[]
+} {
   return {
     ...(grants.woke ? { promoted: true as const } : {}),
     ...(grants.others.length === 0 ? {} : { grants: grants.others }),
+    ...(grants.throttled.length === 0 ? {} : { throttled: grants.throttled }),
   }
 }
 

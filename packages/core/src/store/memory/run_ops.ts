@@ -134,6 +134,6 @@ export function cancelRun(store: StoreState, op: CancelRunOp, now: number): OpRe
   // The slot (or queue place) went with the change; its waiters move up at once.
   const promoted =
     run.admission !== null && promoteQueued(store, run.admission.scope, run.admission.key, now) > 0
-  if (!promoted && granted.promoted === undefined && granted.grants === undefined) return APPLIED
+  if (!promoted && Object.keys(granted).length === 0) return APPLIED
   return { status: 'applied', ...granted, ...(promoted ? { promoted: true } : {}) }
 }

@@ -13,6 +13,7 @@ import { stepWorker } from './011_step_worker.ts'
 import { admission } from './012_admission.ts'
 import { priority } from './013_priority.ts'
 import { queues } from './014_queues.ts'
+import { queueRates } from './015_queue_rates.ts'
 
 /** Every MySQL/MariaDB migration, in revision order. Append only; each statement idempotent. */
 export const migrations: readonly Migration[] = [
@@ -30,6 +31,7 @@ export const migrations: readonly Migration[] = [
   admission,
   priority,
   queues,
+  queueRates,
 ]
 
 export const latestRevision = migrations.length

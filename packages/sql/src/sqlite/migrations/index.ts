@@ -12,6 +12,7 @@ import { stepWorker } from './011_step_worker.ts'
 import { admission } from './012_admission.ts'
 import { priority } from './013_priority.ts'
 import { queues } from './014_queues.ts'
+import { queueRates } from './015_queue_rates.ts'
 import type { Migration } from './migration.ts'
 
 export type { Migration } from './migration.ts'
@@ -32,6 +33,7 @@ export const migrations: readonly Migration[] = [
   admission,
   priority,
   queues,
+  queueRates,
 ]
 
 export const latestRevision = migrations.length

@@ -1,13 +1,15 @@
 /**
  * A queue's grant pass on SQLite (StateStore.grantQueueSlots), inside the caller's BEGIN
  * IMMEDIATE: count the slots in use from the items and their runs, then grant the next
- * waiters into the free slots, one query each (the rule's order is in the query). Each grant
- * of another run's item delivers its message by the deliverMessage rules.
+ * waiters into the free slots, one query each (the rule's order is in the query), as far as
+ * the queue's rate allows (queue_rate.ts). Each grant of another run's item delivers its
+ * message by the deliverMessage rules.
  */
 import { queueGrantId, queueSlotMessage } from '@cairn/core/store-kit'
-import type { SlotGrant } from '@cairn/core/contracts'
+import type { QueueRateLimit, QueueThrottle, SlotGrant } from '@cairn/core/contracts'
 import type { Statements } from '../statements.ts'
 import { deliverMessage } from './deliver_message.ts'
+import { logGrant, pruneGrantLog, rateAllowed, storedRate } from './queue_rate.ts'
 
 /** A grant a pass made: the item, and the inbox seq of its message. */
 export interface QueueGrant {
@@ -23,6 +25,13 @@ export interface QueueGrant {
   woke: boolean
 }
 
+/** What grant passes did: the grants made, and the queues whose rate stopped a grant. */
+export interface QueuePass {
+  grants: QueueGrant[]
+  /** One entry per pass the rate stopped: a waiter was left beside a free slot. */
+  throttled: QueueThrottle[]
+}
+
 interface Waiter {
   run_key: number
   run_id: string
@@ -32,26 +41,47 @@ interface Waiter {
   fairness_key: string
 }
 
+interface Room {
+  free: number
+  grants: number
+  rate_limit: number | null
+  rate_period_ms: number | null
+}
+
 /**
- * Grant `queue`'s free slots; the grants made (none for a queue never written). `own`: the
- * item an enqueue just stored, whose grant its op's result tells (no message: inboxSeq
- * undefined).
+ * Grant `queue`'s free slots as far as its rate allows; the grants made (none for a queue
+ * never written) and the throttle, if the rate stopped one. `own`: the item an enqueue just
+ * stored, whose grant its op's result tells (no message: inboxSeq undefined).
  */
 export function grantQueue(
   s: Statements,
   queue: string,
   now: number,
   own?: { runId: string; seq: number },
-): QueueGrant[] {
-  const room = s.selectQueueRoom.get(queue) as { free: number } | undefined
-  const grants: QueueGrant[] = []
-  for (let free = room?.free ?? 0; free > 0; free--) {
+): QueuePass {
+  const pass: QueuePass = { grants: [], throttled: [] }
+  const room = s.selectQueueRoom.get(queue) as Room | undefined
+  if (room === undefined) return pass
+  const rate = storedRate(room.rate_limit, room.rate_period_ms)
+  const before = Number(room.grants)
+  // Read once, at the first waiter: a pass with no waiter (or no rate) reads no log.
+  let allowance: { allowed: number; retryAt: number | null } | undefined
+  for (let free = room.free; free > 0; free--) {
     const next = s.selectNextWaiter.get(queue) as Waiter | undefined
     if (next === undefined) break
+    if (rate !== null) {
+      allowance ??= rateAllowed(s, queue, before, rate, room.free, now)
+      if (allowance.retryAt !== null && pass.grants.length === allowance.allowed) {
+        pass.throttled.push({ queue, retryAt: allowance.retryAt })
+        break
+      }
+    }
     const mine = own !== undefined && own.runId === next.run_id && own.seq === next.seq
-    grants.push(grant(s, queue, next, now, !mine))
+    pass.grants.push(grant(s, queue, next, now, !mine, rate))
   }
-  return grants
+  if (rate !== null && pass.grants.length > 0)
+    pruneGrantLog(s, queue, before + pass.grants.length, rate, now)
+  return pass
 }
 
 /**
@@ -60,35 +90,59 @@ export function grantQueue(
  * joins the runs), so the hot passes — an enqueue's, a release's — leave them: they go here,
  * with the ends, and in grantQueueSlots' sweeps.
  */
-export function grantQueues(s: Statements, queues: Iterable<string>, now: number): QueueGrant[] {
-  return [...new Set(queues)].flatMap((queue) => {
+export function grantQueues(s: Statements, queues: Iterable<string>, now: number): QueuePass {
+  const all: QueuePass = { grants: [], throttled: [] }
+  for (const queue of new Set(queues)) {
     s.purgeQueue.run(queue)
-    return grantQueue(s, queue, now)
-  })
+    const pass = grantQueue(s, queue, now)
+    all.grants.push(...pass.grants)
+    all.throttled.push(...pass.throttled)
+  }
+  return all
 }
 
-/** What grants made to other items add to an applied op's result (OpResult.grants, promoted). */
-export function grantFields(grants: readonly QueueGrant[]): {
-  promoted?: true
-  grants?: SlotGrant[]
-} {
-  const delivered = grants.flatMap(({ runId, seq, attempt, inboxSeq }) =>
+/** The grants of a pass as delivered: those told by a message (OpResult.grants). */
+export function deliveredGrants(grants: readonly QueueGrant[]): SlotGrant[] {
+  return grants.flatMap(({ runId, seq, attempt, inboxSeq }) =>
     inboxSeq === undefined ? [] : [{ runId, seq, attempt, inboxSeq }],
   )
+}
+
+/**
+ * What grant passes add to an applied op's result: the grants made to other items
+ * (OpResult.grants, promoted) and the queues their rate stopped (OpResult.throttled).
+ */
+export function grantFields(pass: QueuePass): {
+  promoted?: true
+  grants?: SlotGrant[]
+  throttled?: QueueThrottle[]
+} {
+  const delivered = deliveredGrants(pass.grants)
   return {
-    ...(grants.some((g) => g.woke) ? { promoted: true as const } : {}),
+    ...(pass.grants.some((g) => g.woke) ? { promoted: true as const } : {}),
     ...(delivered.length === 0 ? {} : { grants: delivered }),
+    ...(pass.throttled.length === 0 ? {} : { throttled: pass.throttled }),
   }
 }
 
 /**
  * The item holds a slot from now; its key becomes the one granted most recently; its run is
- * told by a message (`tell`), unless its own op's result tells it.
+ * told by a message (`tell`), unless its own op's result tells it; a rated queue logs the
+ * grant's time.
  */
-function grant(s: Statements, queue: string, item: Waiter, now: number, tell: boolean): QueueGrant {
+function grant(
+  s: Statements,
+  queue: string,
+  item: Waiter,
+  now: number,
+  tell: boolean,
+  rate: QueueRateLimit | null,
+): QueueGrant {
   s.markGranted.run(queue, item.run_key, item.seq)
   const { grants } = s.countGrant.get(queue) as { grants: number }
   s.recordKeyGrant.run(queue, item.fairness_key, grants)
+  // Only a rated queue logs its grants: a rate set later counts from then.
+  if (rate !== null) logGrant(s, queue, grants, now)
   if (!tell)
     return {
       runId: item.run_id,

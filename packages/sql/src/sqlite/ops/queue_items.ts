@@ -6,12 +6,15 @@
 import { queueSlotMessage } from '@cairn/core/store-kit'
 import type { QueueRequest } from '@cairn/core/contracts'
 import type { Statements } from '../statements.ts'
-import { grantQueue, grantQueues, type QueueGrant } from './queue_grants.ts'
+import { grantQueue, grantQueues, type QueuePass } from './queue_grants.ts'
 
-/** What an enqueue's grant pass did: whether its item holds a slot after it, and the others' grants. */
+/**
+ * What an enqueue's grant pass did: whether its item holds a slot after it, and the rest of
+ * the pass (the others' grants, the throttle).
+ */
 export interface EnqueueOutcome {
   granted: boolean
-  others: QueueGrant[]
+  others: QueuePass
 }
 
 /** Store (or keep) the item of `runId`/`seq` and grant. */
@@ -22,16 +25,21 @@ export function enqueueItem(
   request: QueueRequest,
   now: number,
 ): EnqueueOutcome {
-  const { queue, concurrency, attempt, priority, fairnessKey } = request
-  const { enqueues: place } = s.upsertQueue.get(queue, concurrency) as { enqueues: number }
+  const { queue, concurrency, attempt, priority, fairnessKey, rateLimit } = request
+  const { enqueues: place } = s.upsertQueue.get(
+    queue,
+    concurrency,
+    rateLimit?.limit ?? null,
+    rateLimit?.periodMs ?? null,
+  ) as { enqueues: number }
   s.upsertQueueItem.run(queue, seq, attempt, priority, fairnessKey, place, now, runId)
-  const grants = grantQueue(s, queue, now, { runId, seq })
-  const mine = grants.find((g) => g.runId === runId && g.seq === seq)
+  const pass = grantQueue(s, queue, now, { runId, seq })
+  const mine = pass.grants.find((g) => g.runId === runId && g.seq === seq)
   // Not granted now: granted before (a replayed save keeps its item as it is)?
   const granted =
     mine !== undefined ||
     (s.selectItemGranted.get(queue, runId, seq) as { granted: number } | undefined)?.granted === 1
-  return { granted, others: grants.filter((g) => g !== mine) }
+  return { granted, others: { ...pass, grants: pass.grants.filter((g) => g !== mine) } }
 }
 
 /** The attempt at `runId`/`seq` is over: its item leaves `queue`, its grant is consumed, the queue grants. */
@@ -41,7 +49,7 @@ export function releaseItem(
   runId: string,
   seq: number,
   now: number,
-): QueueGrant[] {
+): QueuePass {
   s.consumeGrants.run(now, runId, queueSlotMessage(seq))
   s.deleteQueueItem.run(queue, runId, seq)
   return grantQueue(s, queue, now)
@@ -53,13 +61,13 @@ export function releaseRunIn(
   runId: string,
   queues: readonly string[],
   now: number,
-): QueueGrant[] {
+): QueuePass {
   s.deleteRunQueueItems.run(runId, JSON.stringify(queues))
   return grantQueues(s, queues, now)
 }
 
 /** A cancelled run (by its key) leaves every queue it was in, each of which then grants. */
-export function releaseRunEverywhere(s: Statements, runKey: number, now: number): QueueGrant[] {
+export function releaseRunEverywhere(s: Statements, runKey: number, now: number): QueuePass {
   const left = s.deleteRunItems.all(runKey) as Array<{ queue: string }>
   return grantQueues(
     s,

@@ -5,7 +5,7 @@ import { checkpointValues, toCheckpointRecord, type CheckpointRow } from '../row
 import type { Statements } from '../statements.ts'
 import { endEventWait } from './event_ops.ts'
 import { fencedResult } from './fenced_result.ts'
-import { grantFields } from './queue_grants.ts'
+import { grantFields, type QueuePass } from './queue_grants.ts'
 import { enqueueItem, releaseItem } from './queue_items.ts'
 import { writeAttributes } from './write_attributes.ts'
 
@@ -45,17 +45,22 @@ export function saveCheckpoint(s: Statements, op: SaveCheckpointOp, now: number)
 
 /**
  * A written save's queue fields (none: no statement): `granted` when its enqueue was granted,
- * `promoted` when a grant it made went to a suspended run.
+ * `promoted` when a grant it made went to a suspended run, `throttled` when a queue's rate
+ * stopped a grant of its release's pass or its enqueue's.
  */
 function applyQueueFields(s: Statements, op: SaveCheckpointOp, now: number): OpResult {
   const { runId, seq } = op.checkpoint
   if (op.release === undefined && op.enqueue === undefined) return { status: 'applied' }
-  const others = op.release === undefined ? [] : releaseItem(s, op.release, runId, seq, now)
+  const others: QueuePass =
+    op.release === undefined
+      ? { grants: [], throttled: [] }
+      : releaseItem(s, op.release, runId, seq, now)
   let granted = false
   if (op.enqueue !== undefined) {
     const outcome = enqueueItem(s, runId, seq, op.enqueue, now)
     granted = outcome.granted
-    others.push(...outcome.others)
+    others.grants.push(...outcome.others.grants)
+    others.throttled.push(...outcome.others.throttled)
   }
   return { status: 'applied', ...grantFields(others), ...(granted ? { granted: true } : {}) }
 }
