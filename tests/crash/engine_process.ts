@@ -6,6 +6,7 @@
  * CRASH_LOG (a file for warnings), CRASH_TRACE (a file for lifecycle events), CRASH_LEASE_MS
  * (default 2 s), CRASH_SINGLETON_KEYS (admit one `crash` run per key over that many keys);
  * CRASH_QUEUE_LEDGER + CRASH_QUEUE_CONCURRENCY (the `queued` workflow, queue_workflow.ts);
+ * CRASH_RATE_LEDGER (the `metered` workflow on a rate-limited queue, rate_workflow.ts);
  * failpoints by
  * CAIRN_FAILPOINTS.
  */
@@ -14,6 +15,7 @@ import { childLogger, traceEvents } from './child_observers.ts'
 import { openStore } from './child_store.ts'
 import { registerCrashWorkflow, watchStepStarts } from './crash_workflow.ts'
 import { registerQueuedWorkflow } from './queue_workflow.ts'
+import { registerRatedWorkflow } from './rate_workflow.ts'
 
 const engine = new Engine({
   store: await openStore(),
@@ -34,6 +36,8 @@ registerCrashWorkflow(
 const queueLedger = process.env.CRASH_QUEUE_LEDGER
 if (queueLedger !== undefined)
   registerQueuedWorkflow(engine, queueLedger, Number(process.env.CRASH_QUEUE_CONCURRENCY ?? 1))
+const rateLedger = process.env.CRASH_RATE_LEDGER
+if (rateLedger !== undefined) registerRatedWorkflow(engine, rateLedger)
 traceEvents(engine, process.env.CRASH_TRACE)
 await engine.startDriving()
 process.stdout.write('ready\n')
