@@ -93,7 +93,10 @@ function addRatios(list: Record<string, unknown>[]): void {
 }
 
 function printTable(list: Record<string, unknown>[]): void {
-  const cols = [...FIELDS, 'vs_raw', ...(list.some((r) => r.store === 'dbos') ? ['vs_dbos'] : [])]
+  const fixed = [...FIELDS, 'vs_raw', ...(list.some((r) => r.store === 'dbos') ? ['vs_dbos'] : [])]
+  // Rows measuring something else (a rate's accuracy) bring their own fields: shown after.
+  const extra = [...new Set(list.flatMap((r) => Object.keys(r)))].filter((k) => !fixed.includes(k))
+  const cols = [...fixed, ...extra]
   const cells = list.map((row) => cols.map((c) => (row[c] === undefined ? '-' : String(row[c]))))
   const widths = cols.map((c, i) =>
     Math.max(c.length, ...cells.map((r) => (r[i] as string).length)),

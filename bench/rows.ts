@@ -103,6 +103,25 @@ export const ROWS: Record<string, Row> = {
   'steps-postgres': queueRow('steps', 'postgres'),
   'steps10-postgres': queueRow('steps10', 'postgres'),
   'queue-postgres': queueRow('queue', 'postgres'),
+  // A rate-limited queue's accuracy (issue 15): requested vs achieved starts per second over
+  // 30 s under more demand than the rate (bench/rate_row.ts).
+  'rate-sqlite-normal': {
+    kind: 'other',
+    inDefault: false,
+    measure: async (dir) =>
+      (await import('./rate_row.ts')).measureRate(await sqliteStore(dir, 'normal')),
+  },
+  'rate-postgres': {
+    kind: 'other',
+    service: 'postgres',
+    inDefault: false,
+    measure: () =>
+      withScratchSchema('cairn_bench_rate', async (schema) => {
+        const { PostgresStore } = await import('@cairn/sql/postgres')
+        const { measureRate } = await import('./rate_row.ts')
+        return measureRate(new PostgresStore({ connectionString: PG_URL, schema }))
+      }),
+  },
   dbos: {
     kind: 'other',
     service: 'postgres',

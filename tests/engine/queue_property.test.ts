@@ -3,16 +3,24 @@
  * interleavings of starts, enqueues (random priorities and fairness keys), outcomes that give
  * the slot back, finishes (naming the queue or not), cancels, kills (a lease lapses and
  * another claim takes the run over: its slot stays held), lowered or raised concurrency and
- * grant sweeps. After every step, read from the store only (inboxes and queueStats): no step
- * grants above the concurrency written last (holders ≤ max(holders before, concurrency)),
- * queueStats counts the holders the inboxes show, and after a sweep no waiter sits beside a
- * free slot (nothing leaked). Like the engine, a run enqueues an attempt only once the
+ * grant sweeps, and a rate set once along the way. After every step, read from the store only
+ * (inboxes and queueStats): no step grants above the concurrency written last (holders ≤
+ * max(holders before, concurrency)), queueStats counts the holders the inboxes show, no
+ * interval of the rate's period holds more than its limit of the grants seen since the rate
+ * was written, and after a sweep no waiter sits beside a free slot (nothing leaked) unless the
+ * rate holds it — then the sweep says when it may go. Like the engine, a run enqueues an attempt only once the
  * previous one's outcome gave its item back.
  */
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
 import { queueSlotMessage } from '@cairn/core/store-kit'
-import type { Fence, QueueRequest, StateStore, StoreOp } from '@cairn/core/contracts'
+import type {
+  Fence,
+  QueueRateLimit,
+  QueueRequest,
+  StateStore,
+  StoreOp,
+} from '@cairn/core/contracts'
 import { storeProperty } from '../helpers/property_stores.ts'
 
 const T0 = 1_700_000_000_000
@@ -30,6 +38,7 @@ type Action =
   | { kind: 'kill'; pick: number }
   | { kind: 'limit'; concurrency: number }
   | { kind: 'sweep' }
+  | { kind: 'rate'; limit: number; periodMs: number }
 
 const pick = fc.nat({ max: 50 })
 const action: fc.Arbitrary<Action> = fc.oneof(
@@ -61,6 +70,14 @@ const action: fc.Arbitrary<Action> = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.constant({ kind: 'sweep' as const }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('rate' as const),
+      limit: fc.integer({ min: 1, max: 3 }),
+      periodMs: fc.integer({ min: 2, max: 20 }),
+    }),
+  },
 )
 
 interface Run {
@@ -72,6 +89,8 @@ interface Run {
   item: boolean
   /** Its enqueue's result said it holds a slot (an own grant has no message). */
   ownGrant: boolean
+  /** The attempt whose grant a check saw last (0: none). */
+  seenGrant: number
   ended: boolean
 }
 
@@ -85,6 +104,10 @@ class World {
   #written: number | null = null
   /** Holders at the last check. */
   #holders = 0
+  /** The rate the next enqueue writes (set once: a changed rate counts differently). */
+  #rate: QueueRateLimit | null = null
+  /** Once an enqueue wrote the rate: the times of the grants checks saw since. */
+  #rated: number[] | null = null
 
   constructor(store: StateStore) {
     this.#store = store
@@ -98,6 +121,10 @@ class World {
       return
     }
     if (a.kind === 'sweep') return this.#sweep()
+    if (a.kind === 'rate') {
+      this.#rate ??= { limit: a.limit, periodMs: a.periodMs }
+      return
+    }
     const live = this.#runs.filter((r) => !r.ended)
     const run = live[a.pick % Math.max(1, live.length)]
     if (run === undefined) return
@@ -114,7 +141,15 @@ class World {
     const op: StoreOp = { type: 'createRun', run, claim: { owner: 'a', leaseMs: LEASE_MS } }
     const [result] = await this.#store.applyBatch([op], this.#now)
     assert.equal(result?.status, 'applied')
-    this.#runs.push({ id, epoch: 1, attempt: 0, item: false, ownGrant: false, ended: false })
+    this.#runs.push({
+      id,
+      epoch: 1,
+      attempt: 0,
+      item: false,
+      ownGrant: false,
+      seenGrant: 0,
+      ended: false,
+    })
   }
 
   #fence(run: Run): Fence {
@@ -130,7 +165,7 @@ class World {
       attempt,
       priority,
       fairnessKey,
-      rateLimit: null,
+      rateLimit: this.#rate,
     }
     const checkpoint = cp(run.id, 'waiting', attempt - 1, this.#now)
     const op: StoreOp = {
@@ -145,6 +180,7 @@ class World {
     run.item = true
     run.ownGrant = result?.status === 'applied' && result.granted === true
     this.#written = this.#concurrency
+    if (this.#rate !== null) this.#rated ??= []
   }
 
   async #release(run: Run, retry: boolean): Promise<void> {
@@ -207,13 +243,15 @@ class World {
   }
 
   async #sweep(): Promise<void> {
-    await this.#store.grantQueueSlots([Q], this.#now)
+    const report = await this.#store.grantQueueSlots([Q], this.#now)
     const [stats] = await this.#store.queueStats([Q], this.#now)
     if (stats === undefined) return
-    assert.ok(
-      stats.waiting === 0 || stats.granted >= stats.concurrency,
-      `after a sweep no waiter sits beside a free slot: ${JSON.stringify(stats)}`,
-    )
+    if (stats.waiting === 0 || stats.granted >= stats.concurrency) return
+    // Waiters beside a free slot: only the rate may hold them, and the sweep says until when.
+    const free = Math.min(stats.waiting, stats.concurrency - stats.granted)
+    assert.equal(stats.throttled, free, `held only by the rate: ${JSON.stringify(stats)}`)
+    const [throttle] = report.throttled
+    assert.ok(throttle !== undefined && throttle.retryAt > this.#now, 'the sweep says when')
   }
 
   /** Holders, from what the store said: an enqueue's own grant, or an unconsumed grant message. */
@@ -222,8 +260,13 @@ class World {
     for (const run of this.#runs) {
       if (run.ended || !run.item) continue
       const inbox = await this.#store.loadInbox(run.id)
-      if (run.ownGrant || inbox.some((m) => m.name === queueSlotMessage(SEQ))) holders += 1
+      if (!run.ownGrant && !inbox.some((m) => m.name === queueSlotMessage(SEQ))) continue
+      holders += 1
+      // A grant is made by the op just applied, at its `now`.
+      if (run.seenGrant !== run.attempt) this.#rated?.push(this.#now)
+      run.seenGrant = run.attempt
     }
+    this.#checkRate()
     const bound = Math.max(this.#holders, this.#written ?? 0)
     assert.ok(holders <= bound, `${holders} holders: granted above the limit (${bound})`)
     this.#holders = holders
@@ -231,6 +274,17 @@ class World {
     if (stats === undefined) return assert.equal(this.#written, null, 'the queue exists')
     assert.equal(stats.granted, holders, 'queueStats counts the holders the inboxes show')
     assert.equal(stats.concurrency, this.#written, 'the last written concurrency')
+  }
+
+  /** No interval of the rate's period holds more than its limit of the grants seen. */
+  #checkRate(): void {
+    if (this.#rated === null || this.#rate === null) return
+    const { limit, periodMs } = this.#rate
+    const times = this.#rated
+    const last = times.at(-1)
+    if (last === undefined) return
+    const inWindow = times.filter((t) => t > last - periodMs).length
+    assert.ok(inWindow <= limit, `${inWindow} grants within ${periodMs} ms (limit ${limit})`)
   }
 }
 

@@ -14,10 +14,13 @@ export default defineConfig({
   // …except the charge step (app/steps/charge_card_step.ts names this transport): it runs on
   // `node ace durable:worker` (npm start starts one), over the shop's own database — no broker.
   transports: { db: transports.db() },
-  // The payment gateway takes at most four calls at once from the whole shop: the charge step
-  // holds one of these slots per attempt, across every web process and worker (a checkout
-  // waiting for one shows `waiting` on `queue "payment-gateway"` in the dashboard).
-  queues: { 'payment-gateway': { concurrency: 4 } },
+  // The payment gateway takes at most four calls at once and twenty per second from the whole
+  // shop: the charge step holds one of these slots per attempt, and each attempt counts against
+  // the rate, across every web process and worker (a checkout waiting for either shows
+  // `waiting` on `queue "payment-gateway"` in the dashboard; its Queues page shows the rate).
+  queues: {
+    'payment-gateway': { concurrency: 4, rateLimit: { limit: 20, periodMs: 1_000 } },
+  },
   // The operations dashboard at /durable. With no token it is open in development (`npm
   // start`) and answers 401 everywhere else; DURABLE_DASHBOARD_TOKEN lets API clients in
   // (Authorization: Bearer …) and the console's login page.

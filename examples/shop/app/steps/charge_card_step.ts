@@ -19,7 +19,7 @@ export interface ChargeCardInput {
 export default class ChargeCardStep extends BaseStep<ChargeCardInput, Charge> {
   // On the db transport: a `node ace durable:worker` process charges, not the web server. On
   // the `payment-gateway` queue (config/durable.ts): the gateway takes so many calls at once,
-  // whatever the number of checkouts and workers.
+  // and so many per second, whatever the number of checkouts and workers.
   static step = { name: 'charge-card', transport: 'db', queue: 'payment-gateway' }
 
   #payments: PaymentGateway
