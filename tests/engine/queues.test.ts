@@ -302,6 +302,9 @@ eachStore('named queues', (test) => {
         ctx.step('call', name, { queue: 'carrier' }),
       )
     }
+    // The engines' first park sweeps run now, not later inside a period: the grants below come
+    // from the timers the engines' own writes set (the next sweep is 30 s away).
+    await env.skip(1)
     const t0 = env.clock.now()
     const ids: string[] = []
     for (let i = 0; i < 7; i++)
@@ -347,13 +350,17 @@ eachStore('named queues', (test) => {
     const first = await a.start('ship', 'first')
     const second = await a.start('ship', 'second')
     await until(env, () => starts.length === 1, 'one call starts')
-    // The engine that knew when to grant again goes away before then.
+    const done = async () => (await a.getRun(first.runId))?.status === 'completed'
+    await until(env, done, 'the first run completes on a')
+    // The engine that knew when to grant again goes away before then, leaving nothing for b
+    // to run that would tell it (the second run waits on the queue, suspended).
     await a.close(0)
     const b = await env.engine({ concurrency: 20 })
     define(b)
-    await env.settle()
+    // b's first park sweep finds the throttled queue and sets the timer a's close cancelled.
+    await env.skip(1)
     assert.equal(starts.length, 1, 'the rate still holds the second call')
-    await env.skip(1000)
+    await env.skip(999)
     for (const id of [first.runId, second.runId])
       assert.equal((await b.waitForRun(id, { timeoutMs: 10_000 })).status, 'completed')
     assert.equal(starts.length, 2, 'the second call ran once, after its period')

@@ -161,6 +161,67 @@ eachStore('singleton admission', (test) => {
     assert.equal(last.status, 'completed', 'promoted after a timeout')
   })
 
+  test('singletonKeys counts each key; listRuns({ admissionKey }) lists its open runs', async (env) => {
+    const engine = await env.engine()
+    registerCheckout(engine, { limit: 2 })
+    engine.register('sync', 1, async (ctx) => ctx.waitForSignal('go'), {
+      singleton: { key: (input: { customer: string }) => input.customer },
+    })
+    const started = env.clock.now()
+    const c1 = [1, 2, 3, 4].map((n) => ({ cart: 'c1', n }))
+    const runs = []
+    for (const order of c1) {
+      runs.push(await engine.start('checkout', order))
+      await env.clock.advance(1000)
+    }
+    const c2 = await engine.start('checkout', { cart: 'c2', n: 5 })
+    const s = await engine.start('sync', { customer: 'c1' })
+    await env.settle()
+    const keys = (await engine.singletonKeys()).keys
+    assert.deepEqual(keys, [
+      {
+        scope: 'checkout',
+        key: 'c1',
+        limit: 2,
+        admitted: 2,
+        queued: 2,
+        oldestQueuedSince: started + 2000,
+      },
+      { scope: 'checkout', key: 'c2', limit: 2, admitted: 1, queued: 0, oldestQueuedSince: null },
+      { scope: 'sync', key: 'c1', limit: 1, admitted: 1, queued: 0, oldestQueuedSince: null },
+    ])
+    const sync = await engine.singletonKeys({ workflow: 'sync' })
+    assert.deepEqual(
+      sync.keys.map((k) => `${k.scope}/${k.key}`),
+      ['sync/c1'],
+    )
+    const first = await engine.singletonKeys({ limit: 2 })
+    assert.equal(first.keys.length, 2)
+    const rest = await engine.singletonKeys({ limit: 2, cursor: first.nextCursor ?? undefined })
+    assert.deepEqual(
+      rest,
+      { keys: [keys[2]], nextCursor: null },
+      'the second page holds the last key',
+    )
+    const listed = await engine.listRuns({ admissionKey: { scope: 'checkout', key: 'c1' } })
+    assert.deepEqual(
+      listed.runs.map((r) => [r.id, r.status, r.singletonKey]),
+      [...runs].reverse().map((r, i) => [r.runId, i < 2 ? 'queued' : 'waiting', 'c1']),
+    )
+    // Ending the holders promotes the waiters; ending everyone empties the list.
+    for (const run of [...runs, c2, s]) {
+      await engine.signal({ runId: run.runId, name: 'go' }, null)
+      await env.settle()
+    }
+    for (const run of [...runs, c2, s]) await engine.waitForRun(run.runId)
+    assert.deepEqual(await engine.singletonKeys(), { keys: [], nextCursor: null })
+    await assert.rejects(engine.singletonKeys({ scope: 'checkout' } as never), {
+      code: 'E_INVALID_ARGUMENT',
+    })
+    await assert.rejects(engine.singletonKeys({ limit: 0 }), { code: 'E_INVALID_ARGUMENT' })
+    await assert.rejects(engine.singletonKeys({ cursor: 'nope' }), { code: 'E_INVALID_CURSOR' })
+  })
+
   test('cancelling a queued run leaves the queue; the holder keeps its slot', async (env) => {
     const engine = await env.engine()
     registerCheckout(engine)

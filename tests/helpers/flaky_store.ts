@@ -83,6 +83,7 @@ export class FlakyStore implements StateStore {
   unpark: StateStore['unpark'] = (k, c, n) => this.inner.unpark(k, c, n)
   requeueRun: StateStore['requeueRun'] = (r) => this.inner.requeueRun(r)
   promoteQueued: StateStore['promoteQueued'] = (keys, now) => this.inner.promoteQueued(keys, now)
+  admissionKeys: StateStore['admissionKeys'] = (query) => this.inner.admissionKeys(query)
   grantQueueSlots: StateStore['grantQueueSlots'] = (q, now) => this.inner.grantQueueSlots(q, now)
   queueStats: StateStore['queueStats'] = (q, now) => this.inner.queueStats(q, now)
   getRun: StateStore['getRun'] = (id) => this.inner.getRun(id)

@@ -28,6 +28,7 @@ import { leaseRecoveryTests } from './lease_recovery.ts'
 import { listRunsTests } from './list_runs.ts'
 import { listOrderTests } from './list_order.ts'
 import { admissionTests } from './admission.ts'
+import { admissionKeyTests } from './admission_keys.ts'
 import { claimPriorityTests } from './claim_priority.ts'
 import { parkTests } from './park_unpark.ts'
 import { queueRateTests } from './queue_rates.ts'
@@ -67,6 +68,7 @@ export function storeConformance(test: TestFn, factory: StoreFactory): void {
   eventTests(definer(test, factory, 'broadcast events'))
   parkTests(definer(test, factory, 'parkUnrunnable and unpark'))
   admissionTests(definer(test, factory, 'singleton admission'))
+  admissionKeyTests(definer(test, factory, 'singleton keys'))
   queueTests(definer(test, factory, 'named queues'))
   queueRateTests(definer(test, factory, 'queue rates'))
   listRunsTests(definer(test, factory, 'listRuns'))

@@ -161,6 +161,40 @@ export function queueRateTests(define: Define): void {
   })
 
   define(
+    'a longer period or a larger limit counts the grants pruned from the log',
+    async (store) => {
+      const short = { limit: 2, periodMs: 100 }
+      const at = async (id: string, rate: QueueRateLimit, now: number) => {
+        const fence = await startRun(store, id)
+        const result = await applyOne(
+          store,
+          enqueueOp(fence, request({ concurrency: 100, rateLimit: rate })),
+          now,
+        )
+        noteOwnGrant(store, id, result)
+        return result
+      }
+      for (const [i, id] of ['r0', 'r1', 'r2', 'r3'].entries()) await at(id, short, T0 + i)
+      same(grantedRuns(await store.grantQueueSlots([Q], T0 + 100)), ['r2'], 'r0’s grant aged')
+      same(grantedRuns(await store.grantQueueSlots([Q], T0 + 101)), ['r3'], 'r1’s grant aged')
+      // The log now holds the last two grants (T0+100, T0+101): the older ones left it.
+      await at('r4', short, T0 + 300)
+      same(await grantedAmong(store, ['r4']), ['r4'], 'r2’s grant aged too')
+      // A longer period looks back at a grant the log holds: exact.
+      const longer = await at('r5', { limit: 2, periodMs: 1000 }, T0 + 301)
+      same(throttledOf(longer), [{ queue: Q, retryAt: T0 + 101 + 1000 }], 'r3’s grant (T0+101)')
+      // A larger limit as well looks back at r0's grant (T0), pruned: it counts as made when the
+      // oldest grant the log holds was (r3's, T0+101) — later than it was, never earlier. Five
+      // grants fell in the last 1000 ms: none may be made now.
+      const larger = await at('r6', { limit: 5, periodMs: 1000 }, T0 + 302)
+      same(throttledOf(larger), [{ queue: Q, retryAt: T0 + 101 + 1000 }], 'not before r3’s ages')
+      same(await grantedAmong(store, ['r5', 'r6']), [], 'nobody granted in the period')
+      same((await store.grantQueueSlots([Q], T0 + 1100)).grants, [], 'not yet')
+      same(grantedRuns(await store.grantQueueSlots([Q], T0 + 1101)), ['r5', 'r6'], 'then both')
+    },
+  )
+
+  define(
     'a queue without a rate logs nothing: a rate set later counts from then',
     async (store) => {
       await line(store, ['a', 'b', 'c'], () => request({ concurrency: 10 }))

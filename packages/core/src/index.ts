@@ -18,6 +18,7 @@ export {
   type CancelOptions,
   type RunList,
   type DrainResult,
+  type SingletonKeysQuery,
 } from './engine/engine.ts'
 export type { EngineOptions, ResolvedEngineOptions } from './engine/options.ts'
 export type { WorkerInfo, ListWorkersOptions, TaskQueueDepth } from './engine/worker_views.ts'

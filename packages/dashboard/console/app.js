@@ -11,6 +11,7 @@ import { runsView } from './view_runs.js'
 import { stepView } from './view_step.js'
 import { workersView } from './view_workers.js'
 import { queuesView } from './view_queues.js'
+import { singletonsView } from './view_singletons.js'
 import { notice } from './widgets.js'
 
 const main = byId('main')
@@ -28,6 +29,7 @@ const VIEWS = {
   },
   workers: { create: workersView, title: () => 'Workers' },
   queues: { create: queuesView, title: () => 'Queues' },
+  singletons: { create: singletonsView, title: () => 'Singletons' },
   login: { create: (route) => loginView(route, updateShell), title: () => 'Sign in' },
   notFound: { create: notFoundView, title: () => 'Not found' },
 }

@@ -24,6 +24,7 @@ const SINGLE_KEYS = [
   'createdTo',
   'claimableBefore',
   'stuckFor',
+  'singletonKey',
 ]
 const REPEATED_KEYS = ['status', 'attr']
 

@@ -39,7 +39,7 @@ export function liveTableView({ className, title, hint, loading, failure, load }
   }
 }
 
-/** A table of text cells: `rows` is an array of arrays of strings, one per column. */
+/** A table: `rows` is an array of arrays of cells (strings, or nodes such as links), one per column. */
 export function textTable(className, caption, columns, rows) {
   return h(
     'table',
@@ -61,7 +61,7 @@ export function textTable(className, caption, columns, rows) {
         h(
           'tr',
           {},
-          cells.map((text) => h('td', { text })),
+          cells.map((cell) => h('td', {}, cell)),
         ),
       ),
     ),

@@ -7,6 +7,7 @@
 //   #/runs/<id>/steps/<seq>                  step detail
 //   #/workers                                the remote-step fleet
 //   #/queues                                 the named queues
+//   #/singletons?workflow=checkout           singleton keys with open runs
 //   #/login?next=<hash>                      login (token mode)
 
 /** Parses a location hash into `{ name, params, query }`; unknown paths → `notFound`. */
@@ -31,6 +32,7 @@ function matchParts(parts) {
   }
   if (first === 'workers' && parts.length === 1) return { name: 'workers', params: {} }
   if (first === 'queues' && parts.length === 1) return { name: 'queues', params: {} }
+  if (first === 'singletons' && parts.length === 1) return { name: 'singletons', params: {} }
   if (first === 'login' && parts.length === 1) return { name: 'login', params: {} }
   return { name: 'notFound', params: {} }
 }
@@ -52,6 +54,12 @@ function decodeSegment(segment) {
 export function runsHref(query) {
   const search = query ? query.toString() : ''
   return search === '' ? '#/runs' : `#/runs?${search}`
+}
+
+/** The hash of the Singletons page with `query` (URLSearchParams: workflow, cursor). */
+export function singletonsHref(query) {
+  const search = query ? query.toString() : ''
+  return search === '' ? '#/singletons' : `#/singletons?${search}`
 }
 
 /** The hash of a run's detail page. */

@@ -1,6 +1,7 @@
-// The runs list's filter form: workflow, version, tag, run id search, created range and search
-// attributes. Submitting it (Enter or Apply) replaces these; status chips and the stuck filter
-// are separate (view_runs.js keeps them across Apply; Clear drops the stuck filter).
+// The runs list's filter form: workflow, version, tag, singleton key, run id search, created
+// range and search attributes. Submitting it (Enter or Apply) replaces these; status chips and
+// the stuck filter are separate (view_runs.js keeps them across Apply; Clear drops the stuck
+// filter).
 import { h, uniqueId } from './dom.js'
 import { ATTRIBUTE_OPS, formatAttr, parseAttr } from './filters.js'
 import { fromLocalInput, toLocalInput } from './format.js'
@@ -10,6 +11,7 @@ const TEXT_FIELDS = [
   { key: 'workflow', label: 'Workflow', list: true },
   { key: 'version', label: 'Version' },
   { key: 'tag', label: 'Tag' },
+  { key: 'singletonKey', label: 'Singleton key', placeholder: 'with its workflow' },
 ]
 const TIME_FIELDS = [
   { key: 'createdFrom', label: 'Created from' },

@@ -14,6 +14,8 @@ import { fileURLToPath } from 'node:url'
 const APP_ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const LISTENING = /Cairn shop listening on (http:\/\/\S+)/
 const BOOT_LIMIT_MS = 120_000
+/** Longer than any drain the shop is configured with (its server and worker drain in parallel). */
+const STOP_LIMIT_MS = 60_000
 
 export interface ShopServer {
   url: string
@@ -99,10 +101,25 @@ export async function startShop(
   }
 }
 
+/**
+ * SIGTERM, then wait for the shop (its server and worker drain) — up to STOP_LIMIT_MS: a shop
+ * that does not stop is killed and the test fails saying so, rather than holding the test
+ * file (and CI) open forever (a `durable:worker` once stayed up for an hour after SIGTERM).
+ */
 async function stop(child: ChildProcess, exited: Promise<void>): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return
   signalGroup(child, 'SIGTERM')
-  await exited
+  try {
+    await withLimit(
+      exited,
+      STOP_LIMIT_MS,
+      () => `the shop did not stop within ${STOP_LIMIT_MS} ms of SIGTERM`,
+    )
+  } catch (error) {
+    signalGroup(child, 'SIGKILL')
+    await exited
+    throw error
+  }
 }
 
 /** Signals the child's process group (the server, and the shell that started it if any). */

@@ -133,6 +133,44 @@ export interface AdmissionKey {
   key: string
 }
 
+/** Which singleton keys `admissionKeys` lists, and where its page starts. */
+export interface AdmissionKeysQuery {
+  /** Only keys of this scope (exact; the engine's scope is the workflow name). 1..256 chars. */
+  scope?: string
+  /** 1..1000; default 50. */
+  limit?: number
+  /** Opaque cursor from a previous page's `nextCursor`: the page continues after its last key. */
+  cursor?: string
+}
+
+/** One singleton key as `admissionKeys` sees it: its limit and its open runs, counted. */
+export interface AdmissionKeyStats {
+  /** The key's scope (the engine's: the workflow name). */
+  scope: string
+  /** The key itself. */
+  key: string
+  /** The key's limit as stored: the newest writer's (CreateRunOp.admission). */
+  limit: number
+  /** Runs holding one of its slots: pending, running, waiting, blocked or parked. */
+  admitted: number
+  /** Runs of status `queued` waiting for a slot. */
+  queued: number
+  /**
+   * `createdAt` of the key's first queued run (the next to be promoted, the longest in the
+   * queue; time in the queue counts from creation, as the execution timeout does); null when
+   * none is queued.
+   */
+  oldestQueuedSince: number | null
+}
+
+/** A page of `admissionKeys`. */
+export interface AdmissionKeyPage {
+  /** In (scope, key) order, each compared by code point (= UTF-8 bytes). */
+  keys: AdmissionKeyStats[]
+  /** Pass back as `cursor` to get the next page; null on the last page. */
+  nextCursor: string | null
+}
+
 /** The singleton key a run is admitted under (CreateRunOp.admission). */
 export interface Admission {
   /** Slots are counted per (scope, key); the engine's scope is the workflow's name. 1..256 chars. */
@@ -658,6 +696,14 @@ export interface ListRunsQuery {
   tag?: string
   /** Only runs made from this run (`origin.runId`: its retries with edited input and forks). */
   originRunId?: string
+  /**
+   * Only runs holding a slot of this singleton key or queued under it (RunRecord.admission,
+   * status pending, running, waiting, blocked, parked or queued): the key's open runs, which
+   * `admissionKeys` counts. Ended runs of the key never match. Combines with the others and
+   * with `cursor`; a scope or key that is no valid one (1..256 characters, no NUL) is
+   * E_INVALID_ARGUMENT. SQL stores read the key's range of the admission index.
+   */
+  admissionKey?: AdmissionKey
 }
 
 /** The order of a run list (ListRunsQuery.order). */
@@ -800,6 +846,20 @@ export interface StateStore {
    * Each key is its own transaction. Returns how many runs were promoted.
    */
   promoteQueued(keys: readonly AdmissionKey[], now: number): Promise<number>
+
+  /**
+   * A page of the singleton keys that have at least one open run (admitted or queued, see
+   * AdmissionKeyStats), of `query.scope` only when given, in (scope, key) code point order:
+   * each with its stored limit (the newest writer's) and its runs counted as stored — never a
+   * counter. Keys whose runs have all ended are not listed. Read-only; one read per page (SQL
+   * stores: one statement walking the key table in key order from the cursor, each key's runs
+   * counted through the admission index; keys without open runs are stepped over), so a key's
+   * counts are one snapshot, though a page is no snapshot across pages. Rejects with
+   * E_INVALID_ARGUMENT (nothing read) for a malformed query (store/admission_keys_query.ts:
+   * a scope that is no valid scope, a limit outside 1..1000, a cursor that is not a non-empty
+   * string) and E_INVALID_CURSOR for a cursor this store did not issue (garbage or altered).
+   */
+  admissionKeys(query: AdmissionKeysQuery): Promise<AdmissionKeyPage>
 
   /**
    * Let each of `queues` (at most 100 names; a malformed one is E_INVALID_ARGUMENT, nothing

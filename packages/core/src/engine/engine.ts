@@ -83,7 +83,7 @@ import {
   type RunOutcome,
   type StepInfo,
 } from './views.ts'
-import type { ListRunsQuery, RunBacklog } from '../contracts/state_store.ts'
+import type { AdmissionKeyPage, ListRunsQuery, RunBacklog } from '../contracts/state_store.ts'
 import type { WorkflowKey } from '../contracts/records.ts'
 import type { SearchAttributes } from '../contracts/search_attributes.ts'
 
@@ -104,6 +104,16 @@ export interface CancelOptions {
    * `cancelled`. Takes effect at once when this engine runs the run, else at its next turn.
    */
   compensate?: boolean
+}
+
+/** Which singleton keys `engine.singletonKeys` lists (StateStore.admissionKeys). */
+export interface SingletonKeysQuery {
+  /** Only keys of this workflow (its name: the keys' scope). */
+  workflow?: string
+  /** 1..1000; default 50. */
+  limit?: number
+  /** A previous page's `nextCursor`. */
+  cursor?: string
 }
 
 /** How a drain ended: every executing run finished or suspended, or `released` were handed back. */
@@ -505,6 +515,24 @@ export class Engine {
   }
 
   /**
+   * The singleton keys with open runs, in (workflow, key) code point order, of `workflow` only
+   * when given: each one's limit (the newest start's), runs holding a slot, runs queued and the
+   * creation time of the first queued one (StateStore.admissionKeys: counted by the store from
+   * the runs, every engine's). A key's runs: `listRuns({ admissionKey: { scope, key } })`.
+   * E_INVALID_ARGUMENT for a malformed query, E_INVALID_CURSOR for a cursor not issued.
+   */
+  async singletonKeys(query: SingletonKeysQuery = {}): Promise<AdmissionKeyPage> {
+    checkOptionKeys(query, specs.SINGLETON_KEYS_QUERY)
+    await this.open()
+    const { workflow, limit, cursor } = query
+    return this.options.store.admissionKeys({
+      ...(workflow === undefined ? {} : { scope: workflow }),
+      ...(limit === undefined ? {} : { limit }),
+      ...(cursor === undefined ? {} : { cursor }),
+    })
+  }
+
+  /**
    * What waits on the engine's transports now, per transport and step: due tasks no worker
    * holds, delayed ones, held ones, and the age of the oldest due one (EngineTransport.depth).
    * Reads the transports, not the store; counts every engine's tasks. For metrics.
@@ -530,9 +558,9 @@ export class Engine {
 
   /**
    * Runs, newest first (`order: 'oldest'` for oldest first); filter by workflow, version,
-   * status, parent, tag, origin, creation time window, id substring and search attributes
-   * (evaluated by the store: SQL stores in the query); page with `cursor`, which keeps the
-   * order of the page that gave it (E_INVALID_CURSOR with the other order). Each run comes
+   * status, parent, tag, origin, singleton key (`admissionKey`: its open runs), creation time
+   * window, id substring and search attributes (evaluated by the store: SQL stores in the
+   * query); page with `cursor`, which keeps the order of the page that gave it (E_INVALID_CURSOR with the other order). Each run comes
    * with its search attributes (one more read per page).
    */
   async listRuns<I = unknown, O = unknown>(query: ListRunsQuery = {}): Promise<RunList<I, O>> {

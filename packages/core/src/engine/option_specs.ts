@@ -13,7 +13,7 @@ import {
 } from '../util/foreign_options.ts'
 import { optionNames, type OptionsSpec } from '../util/known_keys.ts'
 import type { ContinueOptions } from './breakpoint_continuer.ts'
-import type { CancelOptions, WaitOptions } from './engine.ts'
+import type { CancelOptions, SingletonKeysQuery, WaitOptions } from './engine.ts'
 import type { GetEventOptions } from './event_reader.ts'
 import type { PublishEventOptions } from './event_publisher.ts'
 import type { EngineOptions } from './options.ts'
@@ -125,6 +125,7 @@ const FACET_QUERY_NAMES = optionNames<RunFacetQuery>({
   idContains: true,
   tag: true,
   originRunId: true,
+  admissionKey: true,
 })
 
 /** A filter nobody reads would list every run as if it matched: refused by name instead. */
@@ -143,6 +144,11 @@ export const LIST_RUNS_QUERY: OptionsSpec = {
 export const FACET_RUNS_QUERY: OptionsSpec = {
   call: 'engine.facetRuns',
   known: FACET_QUERY_NAMES,
+}
+
+export const SINGLETON_KEYS_QUERY: OptionsSpec = {
+  call: 'engine.singletonKeys',
+  known: optionNames<SingletonKeysQuery>({ workflow: true, limit: true, cursor: true }),
 }
 
 export const STEPS_PAGE: OptionsSpec = {

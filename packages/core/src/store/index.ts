@@ -34,6 +34,14 @@ export {
   MAX_ADMISSION_COUNT,
 } from './admission_check.ts'
 export {
+  checkAdmissionKeysQuery,
+  encodeAdmissionCursor,
+  decodeAdmissionCursor,
+  DEFAULT_ADMISSION_KEYS_PAGE,
+  MAX_ADMISSION_KEYS_PAGE,
+  type AdmissionKeysStart,
+} from './admission_keys_query.ts'
+export {
   decideAdmission,
   ADMITTED_STATUSES,
   type AdmissionCounts,

@@ -2,8 +2,13 @@
  * The rate rule every store applies to a queue's grants (QueueRateLimit), written once: a
  * queue keeps the `now` of each grant under its grant number (the queue's grant counter); the
  * grant numbered g is allowed at `now` when the grant numbered g − limit was made at least
- * `periodMs` before (or was never logged: made before the rate was set, or pruned as too old
- * to matter). So no interval of `periodMs` holds more than `limit` grants.
+ * `periodMs` before. So no interval of `periodMs` holds more than `limit` grants.
+ *
+ * A grant the log no longer holds (pruned) counts as made when the oldest grant it still holds
+ * was: pruning keeps the last `limit` grants and every grant inside the period of the rate in
+ * force, so a later rate with a longer period or a larger limit can look back further than
+ * the log reaches — it is then told a time no earlier than the real one (stricter, never
+ * looser). A log with no row at all (a rate just set: earlier grants were never logged) allows.
  */
 import type { QueueRateLimit } from '../contracts/index.ts'
 import { InvalidArgumentError } from '../errors/index.ts'
@@ -50,8 +55,10 @@ export function rateLogRange(
 /**
  * How many of the next grants the rate allows at `now`, up to `count`, and when the first
  * one it stops becomes possible (null: it stopped none of the `count`). `timeOf(n)`: the
- * logged time of grant n, undefined when not logged. A grant beyond `limit` in one pass is
- * always stopped: the grant it looks back at is made by the pass itself, at `now`.
+ * logged time of grant n, undefined when not logged; `oldestLogged()`: the time of the
+ * lowest-numbered grant the log holds (undefined: an empty log), asked only when a grant
+ * looked back at is missing. A grant beyond `limit` in one pass is always stopped: the grant
+ * it looks back at is made by the pass itself, at `now`.
  */
 export function rateAllowance(
   grants: number,
@@ -59,11 +66,12 @@ export function rateAllowance(
   count: number,
   now: number,
   timeOf: (grant: number) => number | undefined,
+  oldestLogged: () => number | undefined,
 ): { allowed: number; retryAt: number | null } {
   for (let i = 0; i < count; i += 1) {
     if (i >= rate.limit) return { allowed: i, retryAt: now + rate.periodMs }
     const back = grants + 1 + i - rate.limit
-    const at = back >= 1 ? timeOf(back) : undefined
+    const at = back >= 1 ? (timeOf(back) ?? oldestLogged()) : undefined
     if (at !== undefined && at > now - rate.periodMs)
       return { allowed: i, retryAt: at + rate.periodMs }
   }

@@ -1,7 +1,8 @@
 /**
  * The read API: `GET api/runs`, `api/runs/:id`, `api/runs/:id/steps`, `api/workflows`,
  * `api/workers` (the remote-step fleet on the engine's transports), `api/queues` (the named
- * queues this engine registered, as the store sees them).
+ * queues this engine registered, as the store sees them), `api/singletons` (the singleton keys
+ * with open runs, singleton_keys.ts).
  * Reads never change anything.
  */
 import type { Hono } from 'hono'
@@ -16,6 +17,7 @@ import { sortFromSearchParams } from './run_sort.ts'
 import { runSummary, stepView } from './run_views.ts'
 import { RunNotFoundError } from '@cairn/core'
 import { runIdParam } from './run_id_param.ts'
+import { singletonKeysPage } from './singleton_keys.ts'
 
 export function mountReadRoutes(app: Hono<AppEnv>, options: ResolvedOptions): void {
   const { engine, secret } = options
@@ -68,5 +70,9 @@ export function mountReadRoutes(app: Hono<AppEnv>, options: ResolvedOptions): vo
 
   app.get('/api/queues', async () => {
     return jsonResponse({ queues: await engine.queueStats(), now: engine.options.clock.now() })
+  })
+
+  app.get('/api/singletons', async (c) => {
+    return jsonResponse(await singletonKeysPage(engine, new URL(c.req.url).searchParams))
   })
 }

@@ -25,6 +25,7 @@ export const FILTER_KEYS = [
   'claimableBefore',
   'stuckFor',
   'attr',
+  'singletonKey',
 ] as const
 type FilterKey = (typeof FILTER_KEYS)[number]
 
@@ -79,6 +80,9 @@ function checkFilter(filter: RunFilter): RunFilter {
     if (filter[key] !== undefined) filter[key] = [isoInstant(key, filter[key][0] as string)]
   // Every route refuses a bad condition at the door (a stream would otherwise start first).
   if (filter.attr !== undefined) attributeFilter(filter.attr)
+  // A key is its workflow's (the engine's singleton scope is the workflow name).
+  if (filter.singletonKey !== undefined && filter.workflow === undefined)
+    throw badRequest('singletonKey needs workflow: a singleton key is its workflow\'s')
   checkStuckFor(filter)
   return canonical(filter)
 }
@@ -145,6 +149,9 @@ export function toListRunsQuery(filter: RunFilter, now: number): ListRunsQuery {
   if (filter.claimableBefore !== undefined)
     query.claimableBefore = Date.parse(filter.claimableBefore[0] as string)
   if (filter.attr !== undefined) query.searchAttributes = attributeFilter(filter.attr)
+  // The key's open runs (held or queued); the engine's scope of a key is its workflow's name.
+  if (filter.singletonKey !== undefined && query.workflow !== undefined)
+    query.admissionKey = { scope: query.workflow, key: filter.singletonKey[0] as string }
   applyStuckFor(query, filter.stuckFor, now)
   return query
 }

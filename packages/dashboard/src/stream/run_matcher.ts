@@ -3,7 +3,7 @@
  * with the store's semantics: search attribute terms through core's own matcher.
  */
 import { type ListRunsQuery, type RunInfo } from '@cairn/core'
-import { parseSearchFilter, termMatches } from '@cairn/core/store-kit'
+import { isTerminalStatus, parseSearchFilter, termMatches } from '@cairn/core/store-kit'
 
 /** What an engine event tells of its run; enough to rule most runs out without a read. */
 export interface RunKey {
@@ -31,9 +31,18 @@ export function runMatches(run: RunInfo, query: ListRunsQuery): boolean {
   if (query.createdBefore !== undefined && created >= query.createdBefore) return false
   if (query.claimableBefore !== undefined && !claimableBefore(run, query.claimableBefore))
     return false
+  if (query.admissionKey !== undefined && !openUnderKey(run, query.admissionKey)) return false
   return parseSearchFilter(query.searchAttributes).every((term) =>
     termMatches(run.searchAttributes[term.name], term),
   )
+}
+
+/**
+ * Open (not ended) and admitted or queued under the key. RunInfo names the key, not its scope:
+ * the engine's scope is the workflow name, so the run's workflow stands for it.
+ */
+function openUnderKey(run: RunInfo, key: { scope: string; key: string }): boolean {
+  return run.singletonKey === key.key && run.workflow === key.scope && !isTerminalStatus(run.status)
 }
 
 /** Parked and finished runs have no claimableAt: never before any time. */

@@ -77,6 +77,8 @@ export class KnexStore implements StateStore {
     this.#opened('requeueRun').requeueRun(request)
   readonly promoteQueued: StateStore['promoteQueued'] = (keys, now) =>
     this.#opened('promoteQueued').promoteQueued(keys, now)
+  readonly admissionKeys: StateStore['admissionKeys'] = (query) =>
+    this.#opened('admissionKeys').admissionKeys(query)
   readonly grantQueueSlots: StateStore['grantQueueSlots'] = (queues, now) =>
     this.#opened('grantQueueSlots').grantQueueSlots(queues, now)
   readonly queueStats: StateStore['queueStats'] = (queues, now) =>
@@ -157,6 +159,7 @@ function neverOpened(kind: string, operation: string): Required<StateStore> {
     unpark: reject,
     requeueRun: reject,
     promoteQueued: reject,
+    admissionKeys: reject,
     grantQueueSlots: reject,
     queueStats: reject,
     getRun: reject,

@@ -14,6 +14,7 @@ import {
 } from '@cairn/core/store-kit'
 import type { ListRunsQuery, RunFacetQuery, RunPage, RunStatus } from '@cairn/core/contracts'
 import type { SqlContext } from './context.ts'
+import { OPEN_UNDER_KEY } from './admission_keys.ts'
 import { idContainsSql, likeContainsPattern } from './id_contains.ts'
 import { Params } from './params.ts'
 import { runColumns, toRunRecord } from './row_mapping.ts'
@@ -103,6 +104,10 @@ export function runFilterSql(
       ),
     ),
     ...windowSql(p, window),
+    // A key's open runs: one range of the admission index per status (cairn_runs_admission).
+    query.admissionKey === undefined
+      ? null
+      : `r.admission_scope = ${p.add(query.admissionKey.scope)} AND r.admission_key = ${p.add(query.admissionKey.key)} AND r.status IN ${OPEN_UNDER_KEY}`,
   ].filter((term) => term !== null)
   return where
 }

@@ -48,7 +48,14 @@ export async function lockRuns(
   const text = `SELECT r.key, r.id, r.status, r.lease_epoch, r.inbox_seq, r.wake_on, r.wake_epoch
     FROM ${tables.runs} r
     WHERE ${dialect.inList(p, 'r.id', [...new Set(ids)], 'text')} ORDER BY r.key ${dialect.lockRows}`
-  const { rows } = await session.query(p.statement(text))
+  return lockedRuns((await session.query(p.statement(text))).rows)
+}
+
+/**
+ * Locked runs by id from rows of `key, id, status, lease_epoch, inbox_seq, wake_on,
+ * wake_epoch` (lockRuns' columns; a caller locking them in a statement of its own).
+ */
+export function lockedRuns(rows: readonly unknown[][]): Map<string, LockedRun> {
   return new Map(
     rows.map(([key, id, status, epoch, inboxSeq, wakeOn, wakeEpoch]) => [
       id as string,
@@ -159,14 +166,17 @@ export function acceptMessages(
   return inbox
 }
 
-/** The accepted messages counted on their runs (`inbox_seq + added`), waking waiting ones they name. */
+/**
+ * The accepted messages counted on their runs (`inbox_seq + added`), waking waiting ones they
+ * name. `p`: the Params to bind into (a grouped write's, write_group.ts).
+ */
 export function countMessages(
   ctx: SqlContext,
   inbox: InboxWrites,
   now: number,
+  p = new Params(ctx.dialect),
 ): SqlStatement | null {
   if (inbox.added.size === 0) return null
-  const p = new Params(ctx.dialect)
   const columns = [
     ['run_key', 'bigint'],
     ['added', 'bigint'],
@@ -176,20 +186,23 @@ export function countMessages(
   const source = ctx.dialect.rowSource(p, 'v', columns, rows)
   // One placeholder per use: `?` cannot be repeated (the source's placeholder comes first).
   const at = () => p.add(now)
-  const on = `r.key = v.run_key AND r.status NOT IN ${TERMINAL_STATUSES}`
+  // The keys again as a list, bound after the source (ON follows it in MySQL's text): a
+  // planner estimates it well, where the source looks like 100 rows to Postgres.
+  const keys = ctx.dialect.inList(p, 'r.key', [...inbox.added.keys()], 'bigint')
+  const on = `r.key = v.run_key AND ${keys} AND r.status NOT IN ${TERMINAL_STATUSES}`
   // Decided on the locked row's wake_on, read in this transaction (lockState).
   const assign = (set: string) => deliverAssignments('r', set, at, 'v.added', 'v.named = 1')
   return p.statement(ctx.dialect.updateFrom(ctx.tables.runs, 'r', source, on, assign))
 }
 
-/** The accepted messages, under the seqs decided on the locked runs. */
+/** The accepted messages, under the seqs decided on the locked runs (`p` as countMessages). */
 export function insertMessages(
   ctx: SqlContext,
   inbox: InboxWrites,
   now: number,
+  p = new Params(ctx.dialect),
 ): SqlStatement | null {
   if (inbox.messages.length === 0) return null
-  const p = new Params(ctx.dialect)
   const acceptedAt = p.add(now) // bound first: it comes first in the text (`?` is positional)
   const columns = [['run_key', 'bigint'], ['seq', 'bigint'], ...SOURCE_COLUMNS.deliver] as const
   const rows = inbox.messages.map(({ runKey, seq, ord, message }) => [

@@ -8,9 +8,10 @@ import type { QueueGrantReport, QueueStats, QueueThrottle, SlotGrant } from '@ca
 import { checkQueueNames } from '@cairn/core/store-kit'
 import type { BatchContext } from './apply_batch.ts'
 import type { SqlContext } from './context.ts'
-import { grantPass } from './queue_grants.ts'
+import type { Params } from './params.ts'
+import { pickGrants, writeGrants } from './queue_grants.ts'
 import { readStats } from './queue_line.ts'
-import { lockQueues, storeQueue } from './queue_statements.ts'
+import { lockQueues, storeQueues } from './queue_statements.ts'
 
 export async function grantQueueSlots(
   ctx: BatchContext,
@@ -25,9 +26,10 @@ export async function grantQueueSlots(
       const row = (await lockQueues(ctx, session, [name])).get(name)
       if (row === undefined) return null // never enqueued into: nothing to grant
       const before = row.grants
-      const outcome = await grantPass(ctx, session, row, now)
-      if (row.grants !== before) await storeQueue(ctx, session, row)
-      if (outcome.woke && ctx.wakeStatement !== undefined)
+      const pick = await pickGrants(ctx, session, row, now)
+      const store = (p: Params) => (row.grants === before ? null : storeQueues(ctx, p, [row]))
+      const [outcome] = await writeGrants(ctx, session, [pick], now, () => false, [store])
+      if (outcome?.woke === true && ctx.wakeStatement !== undefined)
         await session.query(ctx.wakeStatement(now))
       return outcome
     })

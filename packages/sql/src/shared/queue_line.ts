@@ -12,7 +12,7 @@ import type { SqlSession } from './driver.ts'
 import { toSafeInteger, toSafeIntegerOrNull } from './integers.ts'
 import { TERMINAL_STATUSES } from './op_columns.ts'
 import { Params } from './params.ts'
-import { rateOf } from './queue_statements.ts'
+import { rateOf, runKeys } from './queue_statements.ts'
 
 /** Stored statuses of runs whose items wait for a grant (parked and queued runs are passed over). */
 const WAITER_STATUSES = `('pending', 'running', 'waiting')`
@@ -37,28 +37,60 @@ function placeIn(p: Params, places: readonly ItemPlace[]): string {
 }
 
 /**
- * The queue's slots in use (granted items of runs pending, running or waiting — blocked runs
- * are stored waiting; parked ones hold nothing), and its items whose run ended or is gone (the
- * pass deletes them). One read of the granted and the ended items.
+ * A queue's line as a grant pass needs it, in one read: its slots in use (`held`: granted
+ * items of runs pending, running or waiting — blocked runs are stored waiting; parked ones
+ * hold nothing), its items whose run ended or is gone (the pass deletes them), and the
+ * waiters it may pick into the free slots: the first `concurrency − held` of each (priority,
+ * fairness key) in line order — within one, the grant rule takes them in that order — each
+ * with its key's last grant. Without waiters (or without a free slot) `held` is not read: 0.
  */
 export async function readLine(
   ctx: SqlContext,
   session: SqlSession,
   queue: string,
-): Promise<{ held: number; ended: ItemPlace[] }> {
+  concurrency: number,
+): Promise<{ held: number; ended: ItemPlace[]; waiters: Waiter[] }> {
   const p = new Params(ctx.dialect)
-  const ended = `(r.key IS NULL OR r.status IN ${TERMINAL_STATUSES})`
-  // A parked run's granted item holds nothing (its unpark drops it: the run asks again).
-  const holds = `r.status IN ${WAITER_STATUSES}`
-  const text = `SELECT i.run_key, i.seq, CASE WHEN ${ended} THEN 1 WHEN ${holds} THEN 0 ELSE 2 END
-    FROM ${ctx.tables.queueItems} i LEFT JOIN ${ctx.tables.runs} r ON r.key = i.run_key
-    WHERE i.queue = ${p.add(queue)} AND (i.granted = 1 OR ${ended})`
-  const line = { held: 0, ended: [] as ItemPlace[] }
-  for (const [runKey, seq, over] of (await session.query(p.statement(text))).rows) {
-    const state = toSafeInteger(over, 'ended')
-    if (state === 0) line.held += 1
-    else if (state === 1)
-      line.ended.push({ runKey: toSafeInteger(runKey, 'run_key'), seq: toSafeInteger(seq, 'seq') })
+  const { runs, queueItems, queueKeys } = ctx.tables
+  // Each item's state from its run, found by key one item at a time (a join may scan the runs):
+  // 1 ended (or gone: no row); 0 holds a slot; 3 waits; 2 neither (a parked run's item: its
+  // unpark drops it).
+  const state = `COALESCE((SELECT CASE WHEN r.status IN ${TERMINAL_STATUSES} THEN 1
+      WHEN r.status IN ${WAITER_STATUSES} THEN (CASE WHEN i.granted = 1 THEN 0 ELSE 3 END)
+      ELSE 2 END FROM ${runs} r WHERE r.key = i.run_key), 1)`
+  // Bound in text order (`?` is positional): the queue, then the concurrency. One level of
+  // derived table: MariaDB returns the VARBINARY columns of a second one as BLOBs.
+  const text = `SELECT w.state, w.run_key, w.seq,
+      (SELECT r.id FROM ${runs} r WHERE r.key = w.run_key), w.attempt, w.priority,
+      w.fairness_key, w.item_order, w.last_grant, w.held
+    FROM (SELECT i.run_key, i.seq, i.attempt, i.priority, i.fairness_key, i.item_order,
+        COALESCE(k.last_grant, 0) AS last_grant, ${state} AS state,
+        ROW_NUMBER() OVER (PARTITION BY ${state}, i.priority, i.fairness_key
+          ORDER BY i.item_order) AS n,
+        SUM(CASE WHEN ${state} = 0 THEN 1 ELSE 0 END) OVER () AS held
+      FROM ${queueItems} i
+      LEFT JOIN ${queueKeys} k ON k.queue = i.queue AND k.fairness_key = i.fairness_key
+      WHERE i.queue = ${p.add(queue)}) w
+    WHERE w.state = 1 OR (w.state = 3 AND w.n <= ${p.add(concurrency)} - w.held)`
+  const line = { held: 0, ended: [] as ItemPlace[], waiters: [] as Waiter[] }
+  for (const row of (await session.query(p.statement(text))).rows) {
+    const runKey = toSafeInteger(row[1], 'run_key')
+    const seq = toSafeInteger(row[2], 'seq')
+    if (toSafeInteger(row[0], 'state') === 1) {
+      line.ended.push({ runKey, seq })
+      continue
+    }
+    line.held = toSafeInteger(row[9], 'held')
+    line.waiters.push({
+      runKey,
+      runId: row[3] as string,
+      seq,
+      attempt: toSafeInteger(row[4], 'attempt'),
+      priority: toSafeInteger(row[5], 'priority'),
+      fairnessKey: row[6] as string,
+      order: toSafeInteger(row[7], 'item_order'),
+      lastGrant: toSafeInteger(row[8], 'last_grant'),
+    })
   }
   return line
 }
@@ -74,66 +106,68 @@ export async function deleteItems(
   await session.query(p.statement(text, true))
 }
 
-/**
- * The waiters a pass granting at most `free` slots may pick: the first `free` of each (priority,
- * fairness key) in line order — within one, the grant rule takes them in that order — each
- * with its key's last grant.
- */
-export async function loadWaiters(
-  ctx: SqlContext,
-  session: SqlSession,
-  queue: string,
-  free: number,
-): Promise<Waiter[]> {
-  const p = new Params(ctx.dialect)
-  const { runs, queueItems, queueKeys } = ctx.tables
-  const text = `SELECT w.run_key, w.id, w.seq, w.attempt, w.priority, w.fairness_key,
-      w.item_order, w.last_grant
-    FROM (SELECT i.run_key, r.id, i.seq, i.attempt, i.priority, i.fairness_key, i.item_order,
-        COALESCE(k.last_grant, 0) AS last_grant,
-        ROW_NUMBER() OVER (PARTITION BY i.priority, i.fairness_key ORDER BY i.item_order) AS n
-      FROM ${queueItems} i JOIN ${runs} r ON r.key = i.run_key
-      LEFT JOIN ${queueKeys} k ON k.queue = i.queue AND k.fairness_key = i.fairness_key
-      WHERE i.queue = ${p.add(queue)} AND i.granted = 0 AND r.status IN ${WAITER_STATUSES}) w
-    WHERE w.n <= ${p.add(free)}`
-  return (await session.query(p.statement(text))).rows.map((row) => ({
-    runKey: toSafeInteger(row[0], 'run_key'),
-    runId: row[1] as string,
-    seq: toSafeInteger(row[2], 'seq'),
-    attempt: toSafeInteger(row[3], 'attempt'),
-    priority: toSafeInteger(row[4], 'priority'),
-    fairnessKey: row[5] as string,
-    order: toSafeInteger(row[6], 'item_order'),
-    lastGrant: toSafeInteger(row[7], 'last_grant'),
-  }))
+/** A waiter a grant pass picked, with its queue. */
+export interface PickedItem {
+  queue: string
+  waiter: Waiter
 }
 
-export async function markGranted(
+/** Marks the picked items granted (one UPDATE over every queue of the wave). */
+export function markGranted(
   ctx: SqlContext,
-  session: SqlSession,
-  queue: string,
-  places: readonly ItemPlace[],
-): Promise<void> {
-  const p = new Params(ctx.dialect)
-  const text = `UPDATE ${ctx.tables.queueItems} SET granted = 1
-    WHERE queue = ${p.add(queue)} AND ${placeIn(p, places)}`
-  await session.query(p.statement(text, true))
-}
-
-/** Stores each fairness key's last grant number (`lastGrants`: key → number). */
-export async function storeLastGrants(
-  ctx: SqlContext,
-  session: SqlSession,
-  queue: string,
-  lastGrants: ReadonlyMap<string, number>,
-): Promise<void> {
-  const p = new Params(ctx.dialect)
-  const rows = [...lastGrants].map(
-    ([key, grant]) => `(${p.add(queue)}, ${p.add(key)}, ${p.add(grant)})`,
+  p: Params,
+  picked: readonly PickedItem[],
+): string | null {
+  if (picked.length === 0) return null
+  const columns = [
+    ['queue', 'text'],
+    ['run_key', 'bigint'],
+    ['seq', 'bigint'],
+  ] as const
+  const rows = picked.map(({ queue, waiter }) => [queue, waiter.runKey, waiter.seq])
+  const source = ctx.dialect.rowSource(p, 'v', columns, rows)
+  const keys = runKeys(
+    ctx,
+    p,
+    'i.run_key',
+    picked.map(({ waiter }) => waiter),
   )
-  const text = `INSERT INTO ${ctx.tables.queueKeys} (queue, fairness_key, last_grant)
-    VALUES ${rows.join(', ')} ${ctx.dialect.upsert(['queue', 'fairness_key'], ['last_grant'])}`
-  await session.query(p.statement(text, true))
+  const on = `i.queue = v.queue AND i.run_key = v.run_key AND ${keys} AND i.seq = v.seq`
+  return ctx.dialect.updateFrom(
+    ctx.tables.queueItems,
+    'i',
+    source,
+    on,
+    (set) => `${set}granted = 1`,
+  )
+}
+
+/**
+ * Stores each picked fairness key's last grant number: the number of the last pick of the
+ * key in its queue (picks are in grant order). One upsert over every queue of the wave.
+ */
+export function storeLastGrants(
+  ctx: SqlContext,
+  p: Params,
+  picked: readonly PickedItem[],
+): string | null {
+  if (picked.length === 0) return null
+  const last = new Map<string, [string, string, number]>()
+  for (const { queue, waiter } of picked)
+    last.set(JSON.stringify([queue, waiter.fairnessKey]), [
+      queue,
+      waiter.fairnessKey,
+      waiter.lastGrant,
+    ])
+  const columns = [
+    ['queue', 'text'],
+    ['fairness_key', 'text'],
+    ['last_grant', 'bigint'],
+  ] as const
+  const source = ctx.dialect.rowSource(p, 'v', columns, [...last.values()])
+  return `INSERT INTO ${ctx.tables.queueKeys} (queue, fairness_key, last_grant)
+    SELECT v.queue, v.fairness_key, v.last_grant FROM ${source}
+    ${ctx.dialect.upsert(['queue', 'fairness_key'], ['last_grant'])}`
 }
 
 /**

@@ -11,6 +11,7 @@ import type { SqlContext } from './context.ts'
 import type { SqlSession } from './driver.ts'
 import { toSafeInteger } from './integers.ts'
 import { Params } from './params.ts'
+import type { GroupedWrite } from './write_group.ts'
 
 /**
  * How many of the queue's next `count` grants its rate allows at `now`, and when the first it
@@ -27,43 +28,58 @@ export async function rateAllows(
   const { name, grants, rate } = queue
   const { from, to } = rateLogRange(grants, rate, count)
   const times = new Map<number, number>()
+  let oldest: { grant: number; at: number } | undefined
   if (from <= to) {
+    // The range, and the lowest-numbered row the log holds (a grant looked back at may have
+    // been pruned: queue_rate.ts counts it as made then) — one statement, two key seeks.
     const p = new Params(ctx.dialect)
-    const text = `SELECT grant_no, granted_at FROM ${ctx.tables.queueGrantLog}
-      WHERE queue = ${p.add(name)} AND grant_no BETWEEN ${p.add(from)} AND ${p.add(to)}`
-    for (const [grant, at] of (await session.query(p.statement(text))).rows)
-      times.set(toSafeInteger(grant, 'grant_no'), toSafeInteger(at, 'granted_at'))
+    const log = ctx.tables.queueGrantLog
+    const text = `SELECT grant_no, granted_at FROM ${log}
+      WHERE queue = ${p.add(name)} AND (grant_no BETWEEN ${p.add(from)} AND ${p.add(to)}
+        OR grant_no = (SELECT MIN(l.grant_no) FROM ${log} l WHERE l.queue = ${p.add(name)}))`
+    for (const [grantNo, grantedAt] of (await session.query(p.statement(text))).rows) {
+      const grant = toSafeInteger(grantNo, 'grant_no')
+      const at = toSafeInteger(grantedAt, 'granted_at')
+      times.set(grant, at)
+      if (oldest === undefined || grant < oldest.grant) oldest = { grant, at }
+    }
   }
-  return rateAllowance(grants, rate, count, now, (grant) => times.get(grant))
+  return rateAllowance(
+    grants,
+    rate,
+    count,
+    now,
+    (grant) => times.get(grant),
+    () => oldest?.at,
+  )
 }
 
 /**
- * Logs the grants numbered `first + 1` … `last`, all made at `now` (one INSERT), then deletes
- * the rows the rate no longer looks back at (prunableGrants; one DELETE, none when no row can
- * be old enough).
+ * The writes logging the grants numbered `first + 1` … `last`, all made at `now` (one
+ * INSERT), then deleting the rows the rate no longer looks back at (prunableGrants; one
+ * DELETE, none when no row can be old enough). Independent writes (write_group.ts): the
+ * DELETE never reaches a row the INSERT adds, logged at `now`, after the DELETE's bound.
  */
-export async function logGrants(
+export function logGrants(
   ctx: SqlContext,
-  session: SqlSession,
   queue: { name: string; rate: QueueRateLimit },
   first: number,
   last: number,
   now: number,
-): Promise<void> {
+): GroupedWrite[] {
   const log = ctx.tables.queueGrantLog
   const grantNos: number[][] = []
   for (let grant = first + 1; grant <= last; grant++) grantNos.push([grant])
-  const p = new Params(ctx.dialect)
-  const name = p.add(queue.name) // bound first: they come first in the text (`?` is positional)
-  const at = p.add(now)
-  const source = ctx.dialect.rowSource(p, 'v', [['grant_no', 'bigint']], grantNos)
-  const text = `INSERT INTO ${log} (queue, grant_no, granted_at)
-    SELECT ${name}, v.grant_no, ${at} FROM ${source}`
-  await session.query(p.statement(text, true))
+  const insert = (p: Params) => {
+    const name = p.add(queue.name) // bound first: they come first in the text (`?` is positional)
+    const at = p.add(now)
+    const source = ctx.dialect.rowSource(p, 'v', [['grant_no', 'bigint']], grantNos)
+    return `INSERT INTO ${log} (queue, grant_no, granted_at)
+      SELECT ${name}, v.grant_no, ${at} FROM ${source}`
+  }
   const { below, before } = prunableGrants(last, queue.rate, now)
-  if (below < 1) return
-  const d = new Params(ctx.dialect)
-  const prune = `DELETE FROM ${log} WHERE queue = ${d.add(queue.name)}
-    AND grant_no <= ${d.add(below)} AND granted_at <= ${d.add(before)}`
-  await session.query(d.statement(prune, true))
+  if (below < 1) return [insert]
+  const prune = (p: Params) => `DELETE FROM ${log} WHERE queue = ${p.add(queue.name)}
+    AND grant_no <= ${p.add(below)} AND granted_at <= ${p.add(before)}`
+  return [insert, prune]
 }

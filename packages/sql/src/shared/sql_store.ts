@@ -23,6 +23,8 @@ import type {
   ParkReason,
   RequeueRequest,
   AdmissionKey,
+  AdmissionKeyPage,
+  AdmissionKeysQuery,
   QueueGrantReport,
   QueueStats,
   RequeueResult,
@@ -50,6 +52,7 @@ import { facetRuns } from './facet_runs.ts'
 import { getRun, loadCheckpointPage, loadCheckpoints, loadInbox } from './reads.ts'
 import { requeueRun } from './requeue.ts'
 import { promoteQueued } from './admission_sweep.ts'
+import { admissionKeys } from './admission_keys.ts'
 import { grantQueueSlots, queueStats } from './queue_calls.ts'
 import { withRetries } from './retry.ts'
 
@@ -121,6 +124,10 @@ export class SqlStore implements StateStore {
 
   promoteQueued(keys: readonly AdmissionKey[], now: number): Promise<number> {
     return this.#call('promoteQueued', true, () => promoteQueued(this.parts, keys, now))
+  }
+
+  admissionKeys(query: AdmissionKeysQuery): Promise<AdmissionKeyPage> {
+    return this.#call('admissionKeys', false, () => admissionKeys(this.parts, query))
   }
 
   grantQueueSlots(queues: readonly string[], now: number): Promise<QueueGrantReport> {

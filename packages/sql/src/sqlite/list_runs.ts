@@ -15,6 +15,7 @@ import {
   storedStatusFilter,
   type StatusFilterShape,
 } from '../shared/blocked_status.ts'
+import { OPEN_UNDER_KEY } from '../shared/admission_keys.ts'
 import { RUN_COLUMNS, toRunRecord, type RunRow } from './row_mapping.ts'
 import type { StatementCache } from './statement_cache.ts'
 
@@ -35,6 +36,7 @@ interface Shape {
   idContains: boolean
   tag: boolean
   origin: boolean
+  admissionKey: boolean
 }
 
 /** A query's filters (listRuns and facetRuns): their shape and bound values, in text order. */
@@ -83,6 +85,7 @@ export function runFilter(query: RunFacetQuery): RunFilter | null {
     idContains: idContains !== undefined,
     tag: query.tag !== undefined,
     origin: query.originRunId !== undefined,
+    admissionKey: query.admissionKey !== undefined,
   }
   const params: SQLInputValue[] = [
     ...(query.tag !== undefined ? [query.tag] : []),
@@ -94,6 +97,7 @@ export function runFilter(query: RunFacetQuery): RunFilter | null {
     ...[version, createdFrom, createdBefore, claimableBefore, idContains].filter(
       (value) => value !== undefined,
     ),
+    ...(query.admissionKey !== undefined ? [query.admissionKey.scope, query.admissionKey.key] : []),
   ]
   return { shape, params }
 }
@@ -121,7 +125,7 @@ export function shapeKey(shape: Shape): string {
     shape.claimableBefore,
     shape.idContains,
   ]
-  return `${shape.workflow ? 'w' : '-'}:${shape.parent ? 'p' : '-'}:${statusShapeKey(shape.status)}:${window.map((given) => (given ? 1 : 0)).join('')}:${shape.terms.map(searchTermShape).join(',')}:${shape.tag ? 't' : '-'}${shape.origin ? 'o' : '-'}`
+  return `${shape.workflow ? 'w' : '-'}:${shape.parent ? 'p' : '-'}:${statusShapeKey(shape.status)}:${window.map((given) => (given ? 1 : 0)).join('')}:${shape.terms.map(searchTermShape).join(',')}:${shape.tag ? 't' : '-'}${shape.origin ? 'o' : '-'}${shape.admissionKey ? 'a' : '-'}`
 }
 
 /** A term's bound values, in the order searchTermSql places them. */
@@ -156,6 +160,10 @@ export function filterConditions(shape: Shape, tagJoined = false): string[] {
     shape.claimableBefore ? 'available_at < ?' : null,
     // instr, not LIKE: SQLite's LIKE ignores ASCII case and would need its wildcards escaped.
     shape.idContains ? 'instr(id, ?) > 0' : null,
+    // A key's open runs: one range of the admission index per status (cairn_runs_admission).
+    shape.admissionKey
+      ? `admission_scope = ? AND admission_key = ? AND cairn_runs.status IN ${OPEN_UNDER_KEY}`
+      : null,
   ].filter((term) => term !== null)
 }
 

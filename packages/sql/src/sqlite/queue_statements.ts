@@ -76,6 +76,9 @@ export const QUEUE_SQL = {
   selectGrantLog: `SELECT grant_no, granted_at FROM cairn_queue_grant_log
     WHERE queue = ? AND grant_no BETWEEN ? AND ?`,
   // queue, the grant's number, now: a rated queue's grant.
+  // The lowest-numbered grant still logged (a grant looked back at was pruned: queue_rate.ts).
+  selectOldestGrant: `SELECT granted_at FROM cairn_queue_grant_log
+    WHERE queue = ? ORDER BY grant_no LIMIT 1`,
   logGrant: `INSERT INTO cairn_queue_grant_log (queue, grant_no, granted_at) VALUES (?, ?, ?)`,
   // queue, below, before: the logged grants the rate no longer looks back at (store-kit
   // prunableGrants), found on one range of the primary key.

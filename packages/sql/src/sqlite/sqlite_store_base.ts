@@ -30,6 +30,8 @@ import type {
   ParkReason,
   RequeueRequest,
   AdmissionKey,
+  AdmissionKeyPage,
+  AdmissionKeysQuery,
   QueueGrantReport,
   QueueStats,
   QueueThrottle,
@@ -65,6 +67,7 @@ import {
 } from './row_mapping.ts'
 import { requeueRun } from './requeue.ts'
 import { promoteAdmission } from './ops/admission.ts'
+import { admissionKeys } from './admission_keys.ts'
 import { deliveredGrants, grantQueues } from './ops/queue_grants.ts'
 import { queueStats } from './queue_stats.ts'
 import { inImmediateTransaction } from './transaction.ts'
@@ -130,6 +133,11 @@ export abstract class SqliteStoreBase implements StateStore {
         promoted += inTransaction(c, () => promoteAdmission(c.s, scope, key, now))
       return promoted
     })
+  }
+
+  /** One read: the shared statement (admission_keys.ts). */
+  admissionKeys(query: AdmissionKeysQuery): Promise<AdmissionKeyPage> {
+    return this.call('admissionKeys', ({ cache }) => admissionKeys(cache, query))
   }
 
   /** One transaction per queue, each under SQLite's one writer (ops/queue_grants.ts). */

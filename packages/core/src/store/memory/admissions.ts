@@ -4,12 +4,16 @@
  * are read from those runs' statuses, never kept as counters: a run leaves its key's set in
  * the same change that ends it (StoreState.change), so a slot cannot outlive its holder.
  */
-import type { Admission, OpResult } from '../../contracts/index.ts'
+import type { Admission, AdmissionKeyStats, OpResult } from '../../contracts/index.ts'
+import type { AdmissionKeysStart } from '../admission_keys_query.ts'
 import { decideAdmission } from '../admission_decision.ts'
+import { compareCodePoints } from './code_point_order.ts'
 import { isTerminalStatus } from '../run_statuses.ts'
 import type { RunState } from './run_state.ts'
 
 interface KeyState {
+  scope: string
+  key: string
   limit: number
   nextSeq: number
   /** The key's runs that are not terminal: admitted (any open status) or queued. */
@@ -99,15 +103,56 @@ export class AdmissionIndex {
     return true
   }
 
+  /**
+   * admissionKeys: the keys with open runs after `start.after` (of `start.scope` when given),
+   * in (scope, key) code point order, up to `start.limit` and whether more follow. A scan of
+   * every key: the memory store is for tests and development.
+   */
+  list(start: AdmissionKeysStart): { keys: AdmissionKeyStats[]; more: boolean } {
+    const found: KeyState[] = []
+    for (const state of this.#keys.values()) {
+      if (state.live.size === 0) continue
+      if (start.scope !== undefined && state.scope !== start.scope) continue
+      if (start.after !== null && compareKeys(state, start.after) <= 0) continue
+      found.push(state)
+    }
+    found.sort(compareKeys)
+    const keys = found.slice(0, start.limit).map((state) => this.#stats(state))
+    return { keys, more: found.length > start.limit }
+  }
+
+  #stats(state: KeyState): AdmissionKeyStats {
+    const { admitted, queued } = this.counts(state.scope, state.key)
+    let first: RunState | null = null
+    for (const run of state.live)
+      if (run.run.status === 'queued' && (first === null || seqOf(run) < seqOf(first))) first = run
+    return {
+      scope: state.scope,
+      key: state.key,
+      limit: state.limit,
+      admitted,
+      queued,
+      oldestQueuedSince: first === null ? null : first.run.createdAt,
+    }
+  }
+
   #key(scope: string, key: string): KeyState {
     const id = keyOf(scope, key)
     let state = this.#keys.get(id)
     if (state === undefined) {
-      state = { limit: 1, nextSeq: 0, live: new Set() }
+      state = { scope, key, limit: 1, nextSeq: 0, live: new Set() }
       this.#keys.set(id, state)
     }
     return state
   }
+}
+
+function seqOf(state: RunState): number {
+  return QUEUE_SEQ.get(state) ?? 0
+}
+
+function compareKeys(a: { scope: string; key: string }, b: { scope: string; key: string }) {
+  return compareCodePoints(a.scope, b.scope) || compareCodePoints(a.key, b.key)
 }
 
 function keyOf(scope: string, key: string): string {

@@ -27,6 +27,8 @@ import type {
   RunPage,
   RequeueRequest,
   AdmissionKey,
+  AdmissionKeyPage,
+  AdmissionKeysQuery,
   QueueGrantReport,
   QueueStats,
   RequeueResult,
@@ -53,6 +55,7 @@ import {
 import { requeueRun } from './requeue.ts'
 import { promoteQueued } from './run_ops.ts'
 import { checkPromoteKeys } from '../admission_check.ts'
+import { checkAdmissionKeysQuery, encodeAdmissionCursor } from '../admission_keys_query.ts'
 import { checkQueueNames } from '../queue_check.ts'
 import { StoreState } from './store_state.ts'
 
@@ -98,6 +101,12 @@ export class MemoryStore implements StateStore {
     let promoted = 0
     for (const { scope, key } of keys) promoted += promoteQueued(this.#state, scope, key, now)
     return promoted
+  }
+
+  async admissionKeys(query: AdmissionKeysQuery): Promise<AdmissionKeyPage> {
+    const { keys, more } = this.#state.admissions.list(checkAdmissionKeysQuery(query))
+    const last = keys[keys.length - 1]
+    return { keys, nextCursor: more && last !== undefined ? encodeAdmissionCursor(last) : null }
   }
 
   async grantQueueSlots(queues: readonly string[], now: number): Promise<QueueGrantReport> {

@@ -61,6 +61,7 @@ export function listFilter(query: RunFacetQuery): ListFilter {
     ...checkRunFilters(query),
     tag: query.tag,
     originRunId: query.originRunId,
+    admissionKey: query.admissionKey,
   }
 }
 

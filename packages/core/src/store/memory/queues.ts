@@ -207,7 +207,13 @@ export class QueueIndex {
   /** When the queue's rate stops its next grant at `now`: the time it is possible; null: it does not. */
   #rateStops(queue: Queue, now: number): number | null {
     if (queue.rateLimit === null) return null
-    return rateAllowance(queue.grants, queue.rateLimit, 1, now, (n) => queue.log.get(n)).retryAt
+    const oldest = (): number | undefined => {
+      let lowest: number | undefined
+      for (const n of queue.log.keys()) if (lowest === undefined || n < lowest) lowest = n
+      return lowest === undefined ? undefined : queue.log.get(lowest)
+    }
+    return rateAllowance(queue.grants, queue.rateLimit, 1, now, (n) => queue.log.get(n), oldest)
+      .retryAt
   }
 
   /** Forgets logged grants the rate no longer looks back at (queue_rate.ts prunableGrants). */

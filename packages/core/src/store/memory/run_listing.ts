@@ -4,7 +4,8 @@
  * search. Pages walk from the cursor position, backwards (newest first) or forwards (oldest
  * first) (keyset pagination): runs created between two pages never shift the next page.
  */
-import type { RunStatus } from '../../contracts/index.ts'
+import type { AdmissionKey, RunStatus } from '../../contracts/index.ts'
+import { isTerminalStatus } from '../run_statuses.ts'
 import { termMatches, type SearchTerm } from '../../search/attribute_filter.ts'
 import { compareCodePoints } from './code_point_order.ts'
 import type { CursorPosition } from '../run_cursor.ts'
@@ -27,6 +28,8 @@ export interface ListFilter {
   idContains: string | undefined
   tag?: string | undefined
   originRunId?: string | undefined
+  /** Open runs (admitted or queued) of this singleton key. */
+  admissionKey?: AdmissionKey | undefined
 }
 
 function comparePosition(a: CursorPosition, b: CursorPosition): number {
@@ -113,7 +116,18 @@ function matches(state: RunState, filter: ListFilter): boolean {
   if (filter.idContains !== undefined && !run.id.includes(filter.idContains)) return false
   if (filter.tag !== undefined && !run.tags.includes(filter.tag)) return false
   if (filter.originRunId !== undefined && run.origin?.runId !== filter.originRunId) return false
+  if (filter.admissionKey !== undefined && !openUnder(run, filter.admissionKey)) return false
   return filter.terms.every((term) => termMatches(state.searchAttributes.get(term.name), term))
+}
+
+function openUnder(run: RunState['run'], key: AdmissionKey): boolean {
+  const held = run.admission
+  return (
+    held !== null &&
+    held.scope === key.scope &&
+    held.key === key.key &&
+    !isTerminalStatus(run.status)
+  )
 }
 
 function claimableBefore(run: RunState['run'], time: number): boolean {

@@ -37,7 +37,11 @@ export function rateAllowed(
     }>
     for (const row of rows) times.set(Number(row.grant_no), Number(row.granted_at))
   }
-  return rateAllowance(grants, rate, count, now, (n) => times.get(n))
+  const oldest = () => {
+    const row = s.selectOldestGrant.get(queue) as { granted_at: number } | undefined
+    return row === undefined ? undefined : Number(row.granted_at)
+  }
+  return rateAllowance(grants, rate, count, now, (n) => times.get(n), oldest)
 }
 
 /** The grant numbered `grantNo` was made at `now` (rated queues only). */
