@@ -53,7 +53,12 @@ async function rateAcrossProcesses(kind: ServerKind): Promise<void> {
   try {
     for (let id = 0; id < RUNS; id++) await client.start('metered', null, { runId: `m-${id}` })
     for (let i = 0; i < ENGINES; i++)
-      children.push(await spawnEngine(place.engineEnv(`e${i}`, { CRASH_RATE_LEDGER: ledger })))
+      // Two runs at once per engine: a period's four grants need two engines to run them.
+      children.push(
+        await spawnEngine(
+          place.engineEnv(`e${i}`, { CRASH_RATE_LEDGER: ledger, CRASH_CONCURRENCY: '2' }),
+        ),
+      )
     for (let id = 0; id < RUNS; id++) {
       const outcome = await client.waitForRun(`m-${id}`, { timeoutMs: 120_000 })
       assert.equal(outcome.status, 'completed', `m-${id}`)
