@@ -248,8 +248,11 @@ class World {
     if (stats === undefined) return
     if (stats.waiting === 0 || stats.granted >= stats.concurrency) return
     // Waiters beside a free slot: only the rate may hold them, and the sweep says until when.
+    // (queueStats.throttled counts from the grants the log holds, so it may show fewer than
+    // the rule holds back — grants made before the rate was written count as made when the
+    // first logged one was: docs/flow-control.md "Changing the rate".)
     const free = Math.min(stats.waiting, stats.concurrency - stats.granted)
-    assert.equal(stats.throttled, free, `held only by the rate: ${JSON.stringify(stats)}`)
+    assert.ok(stats.throttled <= free, `throttled within the free slots: ${JSON.stringify(stats)}`)
     const [throttle] = report.throttled
     assert.ok(throttle !== undefined && throttle.retryAt > this.#now, 'the sweep says when')
   }

@@ -283,9 +283,10 @@ export interface QueueRequest {
  * A queue's rate: at most `limit` grants in any interval of `periodMs` (half-open: grants at
  * t and t + periodMs fall in different intervals), measured by the `now` of the writes that
  * grant. Kept as a log of the queue's grant times (the grant numbered g is allowed when the
- * one numbered g − limit is at least `periodMs` old, or was never logged), so it is exact in
- * every interval, not a bucket's average. Grants made while the queue had no rate are not
- * logged: a rate set later counts from then. A pass stopped by the rate (waiters beside a free
+ * one numbered g − limit is at least `periodMs` old), so it is exact in every interval, not a
+ * bucket's average. A grant the log does not hold (pruned, or made while the queue had no
+ * rate) counts as made when the oldest grant it holds was; with an empty log it does not count
+ * (store-kit rateAllowance). A pass stopped by the rate (waiters beside a free
  * slot) reports when the next grant is possible (QueueThrottle); nothing grants then unless
  * asked (grantQueueSlots): the engine that learns of it sets a timer.
  */
