@@ -105,7 +105,6 @@ export class QueueIndex {
       }
       if (!had && names === null) continue
       const made = this.#grant(store, queue, now)
-      all.count += made.count
       all.woke ||= made.woke
       all.others.push(...made.others)
       all.throttled.push(...made.throttled)
@@ -171,6 +170,7 @@ export class QueueIndex {
   /** Grant into the free slots; `own`: the enqueuing item (granted without a message). */
   #grant(store: StoreState, queue: Queue, now: number, own?: string): Grants {
     const grants = noGrants()
+    const before = queue.grants
     const { held, waiters } = this.#scan(store, queue)
     const line = new Set(waiters)
     for (let free = queue.concurrency - held; free > 0; free--) {
@@ -186,7 +186,6 @@ export class QueueIndex {
       queue.grants += 1
       if (queue.rateLimit !== null) queue.log.set(queue.grants, now)
       queue.lastGrant.set(next.fairnessKey, queue.grants)
-      grants.count += 1
       // The enqueuing item learns of its grant from its op's result (no message).
       if (itemId(next.runId, next.seq) === own) continue
       const seq = deliverGrant(store, next, now)
@@ -200,7 +199,8 @@ export class QueueIndex {
         })
       }
     }
-    this.#prune(queue, now)
+    // After a pass that granted only, as the SQL stores do (a pass granting nothing logs nothing).
+    if (queue.grants > before) this.#prune(queue, now)
     return grants
   }
 
@@ -261,7 +261,6 @@ export class QueueIndex {
 export interface Grants {
   /** The enqueuing item holds a slot (set by enqueue). */
   own: boolean
-  count: number
   /** A grant made another run claimable (it was waiting for it). */
   woke: boolean
   /** The grants made to other items than `own` (OpResult.grants). */
@@ -271,7 +270,7 @@ export interface Grants {
 }
 
 function noGrants(): Grants {
-  return { own: false, count: 0, woke: false, others: [], throttled: [] }
+  return { own: false, woke: false, others: [], throttled: [] }
 }
 
 /** The fields a grant pass adds to an applied op's result. */
