@@ -11,6 +11,7 @@ import { FakeClock, settle } from '@cairn/core/testing'
 import { eachStore } from '../helpers/harness.ts'
 import { HeldStore } from '../helpers/held_store.ts'
 import { FlakyStore } from '../helpers/flaky_store.ts'
+import { killable } from '../helpers/killable_store.ts'
 
 const STEPS = ['a', 'b', 'c', 'd']
 const hang = () => new Promise<never>(() => {})
@@ -38,16 +39,19 @@ async function until(check: () => Promise<boolean>, what: string): Promise<void>
 eachStore('orphaned runs', (test) => {
   test('a restarted engine resubmitted its runs while its first claim is in flight replays them: no committed step runs again', async (env) => {
     const ran: Record<string, number> = {}
-    // The first process runs a, b, c and dies inside d (its clock stops: it does nothing more).
+    // The first process runs a, b, c and is killed inside d: it does nothing more.
+    const doomed = killable(env.handle.reopen())
     const first = await env.engine({
       instanceId: 'node-a',
       leaseMs: 60_000,
       clock: new FakeClock(env.clock.now()),
+      store: doomed.store,
     })
     first.register('chain', 1, chain(ran, 'd'))
     const { runId } = await first.start('chain', 7, { runId: 'chain-1' })
     await until(async () => (await first.getSteps(runId)).length === 3, 'a, b, c are recorded')
     assert.deepEqual(ran, { a: 1, b: 1, c: 1 })
+    await doomed.kill()
 
     // Restart under the same id. Its first claim waits at the store's door while the user
     // resubmits the run — the run is still `running`, leased to `node-a`, on its first turn.
@@ -62,7 +66,7 @@ eachStore('orphaned runs', (test) => {
     const claim = store.holdNextClaim()
     await restarted.startDriving()
     await claim.reached
-    const found = await first.getRun(runId)
+    const found = await restarted.getRun(runId)
     assert.equal(found?.status, 'running')
     assert.equal(found?.turns, 1)
     assert.deepEqual(await restarted.start('chain', 7, { runId: 'chain-1' }), {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { eachStore } from '../helpers/harness.ts'
 import { FlakyStore } from '../helpers/flaky_store.ts'
+import type { WorkflowContext } from '@cairn/core'
 
 eachStore('store failures', (test) => {
   test('a start during a store outage fails with E_STORE_FAILURE; retrying it makes one run', async (env) => {
@@ -53,5 +54,39 @@ eachStore('store failures', (test) => {
         ['c', 3],
       ],
     )
+  })
+
+  test('closing while the store is down returns after the drain and one flush; nothing committed is lost', async (env) => {
+    const store = new FlakyStore(env.handle.reopen())
+    const engine = await env.engine({ instanceId: 'node-a', leaseMs: 60_000, store })
+    const ran: string[] = []
+    const gate = Promise.withResolvers<void>()
+    const body = async (ctx: WorkflowContext) => {
+      const a = await ctx.localStep('a', () => (ran.push('a'), 1))
+      const b = await ctx.localStep('b', async () => (await gate.promise, ran.push('b'), a + 1))
+      return [a, b]
+    }
+    engine.register('w', 1, body)
+    const { runId } = await engine.start('w', null)
+    await env.settle()
+    assert.deepEqual(ran, ['a'])
+    // The store goes down for good: b's result and the drain's hand-back are retried, never
+    // taken. Before the bound, close waited on them forever.
+    store.failNext(1_000_000, 'before')
+    gate.resolve()
+    while (ran.length < 2) await new Promise((resolve) => setImmediate(resolve))
+    assert.deepEqual(await engine.close(50), { finished: false, released: 1 })
+
+    // The store is back (another process's connection): after the lease, the run goes on
+    // from its last committed step; b, never recorded, runs again.
+    const next = await env.engine({ instanceId: 'node-b' })
+    next.register('w', 1, body)
+    await env.skip(60_001)
+    assert.deepEqual(await next.waitForRun(runId, { timeoutMs: 5_000 }), {
+      runId,
+      status: 'completed',
+      output: [1, 2],
+    })
+    assert.deepEqual(ran, ['a', 'b', 'b'])
   })
 })

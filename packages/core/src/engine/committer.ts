@@ -61,6 +61,8 @@ export class Committer {
   private scheduled = false
   private closed = false
   private failures = 0
+  /** settle() calls waiting for the batch in flight (or the next one) to end. */
+  private readonly batchEnded = new Set<() => void>()
   private readonly options: CommitterOptions
 
   constructor(options: CommitterOptions) {
@@ -94,11 +96,35 @@ export class Committer {
     return this.queue.length
   }
 
-  /** Resolves when everything queued so far has been committed (or rejected). */
-  async settle(): Promise<void> {
+  /**
+   * Resolves true once everything queued so far has been committed (or rejected), false at
+   * `deadline` (a `Date.now()` time) if it has not: writes a store that stays down keeps
+   * refusing must not hold a close forever. It wakes at each batch's end, never spins: while
+   * a failed batch backs off there is nothing to look at.
+   */
+  async settle(deadline = Infinity): Promise<boolean> {
     while (this.queue.length > 0 || this.flushing) {
-      await new Promise((resolve) => setImmediate(resolve))
+      if (Date.now() >= deadline) return false
+      await this.nextBatchEnd(deadline)
     }
+    return true
+  }
+
+  /** A batch ended (or `deadline` came); after a macrotask, so its callbacks' writes are in. */
+  private nextBatchEnd(deadline: number): Promise<void> {
+    const { promise, resolve } = Promise.withResolvers<void>()
+    const timer = deadline === Infinity ? null : setTimeout(resolve, deadline - Date.now())
+    this.batchEnded.add(() => {
+      if (timer !== null) clearTimeout(timer)
+      setImmediate(resolve)
+    })
+    return promise
+  }
+
+  private announceBatchEnd(): void {
+    const waiting = [...this.batchEnded]
+    this.batchEnded.clear()
+    for (const wake of waiting) wake()
   }
 
   /**
@@ -130,6 +156,7 @@ export class Committer {
     this.queue = []
     for (const item of left)
       item.reject(new EngineStoppedError('the engine closed before this write'))
+    this.announceBatchEnd()
   }
 
   private schedule(): void {
@@ -158,6 +185,7 @@ export class Committer {
     } finally {
       this.flushing = false
       this.inFlight = null
+      this.announceBatchEnd()
     }
     if (this.queue.length > 0) this.schedule()
   }

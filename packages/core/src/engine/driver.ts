@@ -15,6 +15,7 @@ import { TurnContext } from '../execution/context.ts'
 import { Turn, type TurnDeps, type TurnRun } from '../execution/turn.ts'
 import type { TurnEnd } from '../execution/turn_end.ts'
 import { failpoint } from '../util/failpoints.ts'
+import { untilDeadline } from '../util/deadline.ts'
 import { startChildRun } from './child_starter.ts'
 import type { SingletonOptions } from '../execution/types.ts'
 import type { Committer } from './committer.ts'
@@ -38,6 +39,12 @@ import {
 } from './claimed_run_loader.ts'
 import { runAsBody } from '../execution/current_context.ts'
 import { tracing } from '../execution/tracing_hooks.ts'
+
+/**
+ * After a drain's deadline, how long the hand-backs and queued writes may still take. A
+ * healthy store needs milliseconds; a down one would retry them forever.
+ */
+export const DRAIN_FLUSH_MS = 5_000
 
 export interface DriverDeps {
   options: ResolvedEngineOptions
@@ -340,8 +347,11 @@ export class Driver {
     const busy = () => this.turns.size > 0 || this.claiming > 0 || this.reserved > 0
     while (busy() && Date.now() < deadline) await delay(Math.min(20, deadline - Date.now()))
     const left = [...this.turns.values()]
-    await Promise.all(left.map((turn) => turn.release()))
-    await this.deps.committer.settle()
+    // The hand-backs and the writes still queued get a bounded while of their own: a store
+    // that is down would retry them forever (closing then rejects them; the leases expire).
+    const flushBy = timeoutMs === Infinity ? Infinity : Date.now() + DRAIN_FLUSH_MS
+    await untilDeadline(Promise.all(left.map((turn) => turn.release())), flushBy)
+    await this.deps.committer.settle(flushBy)
     this.leases.stop()
     await this.stopWatching?.().catch(() => {})
     this.stopWatching = null

@@ -45,7 +45,7 @@ import { checkOptionKeys } from '../util/known_keys.ts'
 import { checkInteger, checkTimeoutOrForever, NUMBER_RANGES } from '../util/numbers.ts'
 import { assertIdentifier } from '../util/validate.ts'
 import { Committer } from './committer.ts'
-import { Driver } from './driver.ts'
+import { DRAIN_FLUSH_MS, Driver } from './driver.ts'
 import { publishEvent, type PublishEventOptions, type PublishedEvent } from './event_publisher.ts'
 import { EventHub, type EngineEventName, type Listener } from './events.ts'
 import * as specs from './option_specs.ts'
@@ -701,9 +701,16 @@ export class Engine {
   }
 
   private async closeOnce(drainTimeoutMs: number): Promise<DrainResult> {
+    // The drain's own flush ends by then too: close takes at most the drain and one flush.
+    const flushBy = Date.now() + drainTimeoutMs + DRAIN_FLUSH_MS
     const drained = await this.drain(drainTimeoutMs)
     await this.remote.stop()
-    await this.committer.settle()
+    if (!(await this.committer.settle(flushBy)))
+      this.options.logger.error(
+        { writes: this.committer.backlog },
+        'cairn: the store did not take the last writes before close; runs they would have ' +
+          'handed back are claimed when their leases expire',
+      )
     this.committer.close()
     this.queueRetries.close()
     if (this.opening !== null) await this.options.store.close()
