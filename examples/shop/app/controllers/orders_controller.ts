@@ -65,10 +65,14 @@ export default class OrdersController {
   async show({ params }: HttpContext) {
     const placing = await this.#placing(params.id)
     if (placing !== null) return placing
-    const order = await this.#findOrFail(params.id)
-    const [run, records] = await Promise.all([
-      durable.getRun(order.runId),
-      this.#records.read(order.id),
+    const { id, runId } = await this.#findOrFail(params.id)
+    // The run first, then the order's rows: the run's last transaction step commits before the
+    // run ends, so a run read as completed comes with the order it completed — never a torn
+    // view where the order still reads `placed` beside a completed run.
+    const run = await durable.getRun(runId)
+    const [order, records] = await Promise.all([
+      this.#findOrFail(id),
+      this.#records.read(id),
     ])
     return presentOrder(order, run, records)
   }
