@@ -16,7 +16,8 @@ const { promise: carrierUp, resolve: openCarrier } = Promise.withResolvers<void>
 const engine = new Engine({
   store: new MemoryStore(),
   logger: silentLogger,
-  queues: { carrier: { concurrency: 2 } }, // or engine.registerQueue('carrier', { concurrency: 2 })
+  // Two calls at once; each order's `merchant` is its fairness key (or engine.registerQueue).
+  queues: { carrier: { concurrency: 2, fairness: 'merchant' } },
 })
 engine.registerStep('bookShipment', async (order: { id: string }) => {
   inFlight += 1
@@ -29,8 +30,7 @@ engine.registerStep('bookShipment', async (order: { id: string }) => {
 engine.register('ship', 1, async (ctx, order: { id: string; merchant: string; express: boolean }) =>
   ctx.step('bookShipment', order, {
     queue: 'carrier',
-    priority: order.express ? 10 : 0,
-    fairnessKey: order.merchant,
+    priority: order.express ? 10 : 0, // fairnessKey here would win over the queue's fairness
   }),
 )
 await engine.startDriving()

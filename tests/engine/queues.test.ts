@@ -125,6 +125,103 @@ eachStore('named queues', (test) => {
     assert.deepEqual(gate.started, ['holder', 'vip', 'a1', 'b1', 'a2', 'a3', 'low'])
   })
 
+  test("a queue's fairness derives the key from the step's input; a call's own key wins", async (env) => {
+    const gate = new Gate()
+    const engine = await env.engine({ concurrency: 20 })
+    engine.registerQueue('carrier', { concurrency: 1, fairness: 'tenant' })
+    engine.registerStep('call', (input: { name: string }) => gate.handler(input.name))
+    engine.register(
+      'ship',
+      1,
+      async (ctx, input: { name: string; tenant: string | number; own?: string }) =>
+        ctx.step('call', input, {
+          queue: 'carrier',
+          ...(input.own === undefined ? {} : { fairnessKey: input.own }),
+        }),
+    )
+    const start = async (name: string, tenant: string | number, own?: string) => {
+      const { runId } = await engine.start('ship', { name, tenant, ...(own ? { own } : {}) })
+      await env.settle()
+      return runId
+    }
+    const ids = [await start('holder', 'h')]
+    await until(env, () => gate.blocked === 1, 'the holder runs')
+    for (const name of ['a1', 'a2', 'a3']) ids.push(await start(name, 'a'))
+    // A numeric tenant id is its decimal text; the call's own key goes before the input's.
+    ids.push(await start('n1', 7))
+    ids.push(await start('b1', 'a', 'b'))
+    await drain(env, engine, gate, ids)
+    // Without the queue's fairness every call would share key '' and go in arrival order.
+    assert.deepEqual(gate.started, ['holder', 'a1', 'n1', 'b1', 'a2', 'a3'])
+    const keys = await engine.store.queueStats(['carrier'], Date.now())
+    assert.deepEqual([keys[0]?.granted, keys[0]?.waiting], [0, 0])
+  })
+
+  test("a queue's fairness that cannot derive a key fails the call, never falls back to ''", async (env) => {
+    const engine = await env.engine()
+    const ran: unknown[] = []
+    engine.registerQueue('by-field', { concurrency: 1, fairness: 'tenant' })
+    engine.registerQueue('by-function', {
+      concurrency: 1,
+      fairness: (input) => (input as { derive(): unknown }).derive(),
+    })
+    engine.registerStep('call', (input: unknown) => (ran.push(input), 'ran'))
+    const inputs: Array<[string, unknown]> = [
+      ['by-field', { other: 1 }], // no tenant
+      ['by-field', JSON.parse('{"__proto__": {"tenant": "x"}}')], // not an own field
+      ['by-field', { tenant: { id: 1 } }], // an object
+      ['by-field', { tenant: Number.NaN }], // not finite
+      ['by-field', { tenant: 'x'.repeat(201) }], // too long
+      ['by-field', 'a string input'],
+      ['by-field', null],
+    ]
+    engine.register('misuse', 1, async (ctx) => {
+      const seen: string[] = []
+      for (const [queue, input] of inputs) {
+        try {
+          seen.push(await ctx.step('call', input, { queue }))
+        } catch (error) {
+          seen.push((error as { code?: string }).code ?? String(error))
+        }
+      }
+      return seen
+    })
+    const misuse = await engine.start('misuse', null)
+    const outcome = await engine.waitForRun(misuse.runId)
+    assert.deepEqual(
+      outcome.status === 'completed' ? outcome.output : outcome,
+      inputs.map(() => 'E_INVALID_ARGUMENT'),
+    )
+    assert.deepEqual(ran, [], 'no handler ran')
+    // A function that throws, or returns no string: the same, with the queue named.
+    engine.register('fn', 1, async (ctx, which: string) => {
+      const input = { derive: () => (which === 'throws' ? JSON.parse('{') : [1]) }
+      try {
+        return await ctx.step('call', input, { queue: 'by-function' })
+      } catch (error) {
+        return `${(error as { code?: string }).code}: ${(error as Error).message}`
+      }
+    })
+    for (const which of ['throws', 'array']) {
+      const run = await engine.start('fn', which)
+      const done = await engine.waitForRun(run.runId)
+      const said = String(done.status === 'completed' && done.output)
+      assert.match(
+        said,
+        /^E_INVALID_ARGUMENT: step "call": queue "by-function".* its fairness function( threw:|, which gave an array:)/,
+      )
+    }
+    for (const fairness of ['', 5, {}, 'x'.repeat(201)])
+      assert.throws(
+        () =>
+          engine.registerQueue(`q${String(fairness).length}`, {
+            concurrency: 1,
+            fairness,
+          } as never),
+        { code: 'E_INVALID_ARGUMENT', message: /fairness/ },
+      )
+  })
+
   test('a failed attempt gives its slot back while it backs off', async (env) => {
     const engine = await env.engine({ concurrency: 20 })
     engine.registerQueue('carrier', { concurrency: 1 })

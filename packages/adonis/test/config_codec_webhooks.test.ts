@@ -85,6 +85,13 @@ void describe('config/durable.ts: queues', () => {
       { queues: { carrier: { concurrency: 1, rateLimit: { limit: 5, periodMs: 1, burst: 2 } } } },
       /rateLimit has no "burst"/,
     )
+    const fair = {
+      carrier: { concurrency: 2, fairness: 'tenant' },
+      payments: { concurrency: 1, fairness: (input: unknown) => String(input) },
+    }
+    assert.equal(validateConfig({ ...base, queues: fair }).queues, fair, 'a fairness is kept')
+    refused({ queues: { carrier: { concurrency: 1, fairness: '' } } }, /fairness is the name/)
+    refused({ queues: { carrier: { concurrency: 1, fairness: 7 } } }, /fairness is the name/)
     refused({ queues: { '': { concurrency: 1 } } }, /queue name/)
     refused({ queues: [] }, /queues must be a plain object/)
     refused({ queues: new Map() }, /queues must be a plain object/)

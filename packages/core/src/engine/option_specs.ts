@@ -46,7 +46,7 @@ export const ENGINE_OPTIONS: OptionsSpec = {
 
 export const QUEUE_OPTIONS: OptionsSpec = {
   call: 'engine.registerQueue',
-  known: optionNames<QueueOptions>({ concurrency: true, rateLimit: true }),
+  known: optionNames<QueueOptions>({ concurrency: true, rateLimit: true, fairness: true }),
   foreign: FOREIGN_QUEUE_OPTIONS,
 }
 

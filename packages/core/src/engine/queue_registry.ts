@@ -10,6 +10,7 @@ import { checkQueueName, MAX_QUEUE_CONCURRENCY } from '../store/queue_check.ts'
 import { checkRateLimit } from '../store/queue_rate.ts'
 import { checkOptionKeys } from '../util/known_keys.ts'
 import { QUEUE_OPTIONS } from './option_specs.ts'
+import { fairnessRule, type FairnessRule, type QueueFairness } from './queue_fairness.ts'
 
 /** A queue's options. */
 export interface QueueOptions {
@@ -20,12 +21,19 @@ export interface QueueOptions {
    * 1..100000 per 1..2147483647 ms). Absent: no rate.
    */
   rateLimit?: QueueRateLimit
+  /**
+   * The fairness key of a step call that gives none (`fairnessKey`), from the step's input: the
+   * name of one of its fields (`'tenant'`: `input.tenant`) or a function of it. A string or a
+   * number; anything else fails the call with E_INVALID_ARGUMENT. Absent: '' (one key).
+   */
+  fairness?: QueueFairness
 }
 
 export interface RegisteredQueue {
   name: string
   concurrency: number
   rateLimit: QueueRateLimit | null
+  fairness: FairnessRule | null
 }
 
 export class QueueRegistry {
@@ -55,7 +63,12 @@ export class QueueRegistry {
         `queue "${name}": concurrency must be an integer from 1 to ${MAX_QUEUE_CONCURRENCY}, got ${String(concurrency)}`,
         { details: { queue: name, option: 'concurrency' } },
       )
-    const queue = { name, concurrency, rateLimit: queueRate(name, options.rateLimit) }
+    const queue = {
+      name,
+      concurrency,
+      rateLimit: queueRate(name, options.rateLimit),
+      fairness: fairnessRule(name, options.fairness),
+    }
     this.#byName.set(name, queue)
     return queue
   }
@@ -95,7 +108,7 @@ export function checkQueues(queues: unknown): Readonly<Record<string, QueueOptio
     queues === null || typeof queues !== 'object' ? undefined : Object.getPrototypeOf(queues)
   if (proto !== Object.prototype && proto !== null)
     throw new InvalidArgumentError(
-      'queues must be a plain object of { name: { concurrency, rateLimit? } } (not a Map, an array or an object with a prototype of its own)',
+      'queues must be a plain object of { name: { concurrency, rateLimit?, fairness? } } (not a Map, an array or an object with a prototype of its own)',
     )
   const registry = new QueueRegistry()
   for (const [name, options] of Object.entries(queues as object))

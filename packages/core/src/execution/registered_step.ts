@@ -33,7 +33,7 @@ import { resolveRetryPolicy } from './retry_policy.ts'
 import { remoteStep, type RemotePlan } from './remote_step.ts'
 import type { TurnRuntime } from './runtime.ts'
 import type { AttemptPlan } from './step_attempts.ts'
-import { checkStepQueueing } from './step_queue.ts'
+import { checkStepQueueing, placeOnQueue } from './step_queue.ts'
 import { checkStepTimeout } from './step_timeout.ts'
 import type { LocalStepOptions, StepFn, StepOptions, StepReference } from './types.ts'
 
@@ -105,7 +105,8 @@ function attemptPlan(
       input === undefined ? null : rt.codec.encode(input, `input of step "${registered.name}"`)
     return handler(encoded === null ? undefined : rt.codec.decode(encoded), stepContext)
   }
-  const queue = checkStepQueueing(options)
+  const choice = checkStepQueueing(options)
+  const queue = choice === null ? null : placeOnQueue(rt, choice, input, registered.name)
   return {
     fn,
     policy: resolveRetryPolicy(options, rt.retryDefaults),
@@ -135,7 +136,8 @@ function remotePlan(
       details: { step: name, transport },
     })
   }
-  const queue = checkStepQueueing(options)
+  const choice = checkStepQueueing(options)
+  const queue = choice === null ? null : placeOnQueue(rt, choice, input, name)
   return {
     name,
     transport,

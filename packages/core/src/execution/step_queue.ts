@@ -19,6 +19,7 @@ import {
   queueGrantId,
   queueSlotMessage,
 } from '../store/queue_check.ts'
+import { derivedFairnessKey } from '../engine/queue_fairness.ts'
 import type { StepRecordInput, TurnRuntime } from './runtime.ts'
 import type { StepOptions } from './types.ts'
 
@@ -29,12 +30,17 @@ export interface QueuePlacement {
   fairnessKey: string
 }
 
+/** A step's queue options as checked: `fairnessKey` null when neither call nor step gave one. */
+export interface QueueChoice extends Omit<QueuePlacement, 'fairnessKey'> {
+  fairnessKey: string | null
+}
+
 /**
  * The queue options of a step (registered or per call), checked: a well-formed queue name, a
  * priority and a fairness key only with a queue, and no transport with a queue. Throws an
  * Error whose message the caller wraps with the step's name.
  */
-export function checkStepQueueing(options: StepOptions): QueuePlacement | null {
+export function checkStepQueueing(options: StepOptions): QueueChoice | null {
   const { queue, priority, fairnessKey } = options
   if (queue === undefined) {
     if (priority !== undefined || fairnessKey !== undefined)
@@ -45,8 +51,28 @@ export function checkStepQueueing(options: StepOptions): QueuePlacement | null {
   return {
     queue,
     priority: priority === undefined ? DEFAULT_PRIORITY : checkPriority(priority, 'queue'),
-    fairnessKey: checkFairnessKey(fairnessKey ?? '', 'queue'),
+    fairnessKey: fairnessKey === undefined ? null : checkFairnessKey(fairnessKey, 'queue'),
   }
+}
+
+/**
+ * The call's place in its queue: the fairness key given, else the one the queue derives from
+ * the step's input (`registerQueue(name, { fairness })`), else '' (one key). A queue this
+ * engine does not know derives nothing here: the step parks before its first attempt, and
+ * the replay after the queue is registered places it again. Throws E_INVALID_ARGUMENT when
+ * the derivation fails.
+ */
+export function placeOnQueue(
+  rt: Pick<TurnRuntime, 'findQueue'>,
+  choice: QueueChoice,
+  input: unknown,
+  step: string,
+): QueuePlacement {
+  if (choice.fairnessKey !== null) return { ...choice, fairnessKey: choice.fairnessKey }
+  const rule = rt.findQueue(choice.queue)?.fairness ?? null
+  const where = `step "${step}"`
+  const fairnessKey = rule === null ? '' : derivedFairnessKey(choice.queue, rule, input, where)
+  return { ...choice, fairnessKey }
 }
 
 /** What the asker of a slot is told (QueueSlot.acquire). */

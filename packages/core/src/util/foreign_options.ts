@@ -76,12 +76,7 @@ export const FOREIGN_LOCAL_STEP_OPTIONS: Table = FLAT_BACKOFF
 export const FOREIGN_STEP_CALL_OPTIONS: Table = FLAT_BACKOFF
 
 /** `engine.registerQueue` options and the entries of EngineOptions.queues. */
-export const FOREIGN_QUEUE_OPTIONS: Table = {
-  fairness: {
-    instead: 'Cairn takes the fairness key per call: ctx.step(ref, input, { queue, fairnessKey })',
-    use: 'fairnessKey',
-  },
-}
+export const FOREIGN_QUEUE_OPTIONS: Table = {}
 
 /** `defineStep` / `engine.registerStep` options and a `BaseStep`'s `static step`. */
 export const FOREIGN_STEP_DEFINITION_OPTIONS: Table = {
