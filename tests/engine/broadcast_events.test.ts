@@ -124,7 +124,7 @@ eachStore('broadcast events', (test) => {
       engine.publishEvent('tick', 'once', { eventId: 'e-1' }),
     ])
     assert.deepEqual(sent.map((s) => s.delivered).sort(), [0, 1])
-    assert.deepEqual(sent[0], { eventId: 'e-1', delivered: sent[0]?.delivered })
+    assert.deepEqual(sent[0], { eventId: 'e-1', delivered: sent[0]?.delivered, started: [] })
     await env.skip(60_000)
     assert.equal((await engine.getRun(runId))?.status, 'waiting', 'at the second wait')
     assert.equal((await engine.publishEvent('tick', 'once', { eventId: 'e-1' })).delivered, 0)

@@ -43,11 +43,10 @@ async function outcomeOf(fn: () => unknown): Promise<string> {
   }
 }
 
-void test('engine.register: a seed option (onEvent, requires …) is refused as not yet in Cairn, and nothing is registered', async (t) => {
+void test('engine.register: a seed option (eventBatch, requires …) is refused as not yet in Cairn, and nothing is registered', async (t) => {
   const engine = await testEngine(t)
   const body = async () => 'done'
   const notYet = [
-    'onEvent',
     'eventBatch',
     'inputSchema',
     'validateInput',

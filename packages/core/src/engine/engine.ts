@@ -327,9 +327,11 @@ export class Engine {
   /**
    * Broadcast an event: every run whose `ctx.waitForEvent(name, { match })` began at or before
    * this call and still waits receives `payload`, if its match holds (a wait that begins later
-   * never sees it). Idempotent by `options.eventId`. Resolves with the event id and how many
-   * waits this call delivered to. E_INVALID_ARGUMENT for a bad name or id, E_NOT_SERIALIZABLE
-   * (nothing stored) for a payload the codec refuses.
+   * never sees it), and every registered workflow whose `onEvent` matches gets a run started,
+   * once per event id. Idempotent by `options.eventId`. Resolves with the event id, how many
+   * waits this call delivered to and what each triggered start came to (`started`).
+   * E_INVALID_ARGUMENT for a bad name or id, E_NOT_SERIALIZABLE (nothing stored) for a payload
+   * the codec refuses, E_STORE_FAILURE when a start failed for a reason a retry can mend.
    */
   async publishEvent(
     name: string,
@@ -339,7 +341,16 @@ export class Engine {
     if (typeof options === 'object' && options !== null)
       checkOptionKeys(options, specs.PUBLISH_EVENT_OPTIONS)
     await this.open()
-    return publishEvent(this.signalDeps(), name, payload, options)
+    return publishEvent(
+      {
+        ...this.signalDeps(),
+        workflows: () => this.registry.newestOfEach(),
+        start: (workflow, input, runId) => this.start(workflow, input, { runId }),
+      },
+      name,
+      payload,
+      options,
+    )
   }
 
   /**

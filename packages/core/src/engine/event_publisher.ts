@@ -5,7 +5,8 @@
  * registered waits of that name are read and delivered to: a run still on its way to
  * suspending finds the event in the log once its suspend is durable (event_catch_up.ts).
  * Cost: one read of the name's registered waits, matched here, and one delivery per match.
- * Idempotent by `eventId`: a wait receives a given event id at most once.
+ * Idempotent by `eventId`: a wait receives a given event id at most once. Workflows whose
+ * `onEvent` the event matches get a run started (event_triggers.ts), once per event id.
  */
 import { randomUUID } from 'node:crypto'
 import type { EventRecord, EventWaitRecord } from '../contracts/records.ts'
@@ -17,6 +18,10 @@ import { assertIdentifier } from '../util/validate.ts'
 import type { Committer } from './committer.ts'
 import type { Driver } from './driver.ts'
 import type { ResolvedEngineOptions } from './options.ts'
+import { triggeredStarts } from './event_triggers.ts'
+import type { RegisteredWorkflow } from './registry.ts'
+import type { StartedRun } from './run_starter.ts'
+import { startTriggeredRuns, type TriggeredRun } from './triggered_runs.ts'
 
 /** Old events pruned by one publish, at most: the log shrinks a little at every publish. */
 const PRUNE_PER_PUBLISH = 100
@@ -34,12 +39,21 @@ export interface PublishedEvent {
   eventId: string
   /** Waits this call delivered the event to (a retry reports 0 for those that already had it). */
   delivered: number
+  /**
+   * The runs the event starts (workflows' `onEvent`), one per workflow and run id, and what
+   * each came to: a retried publish reports them `existing`.
+   */
+  started: TriggeredRun[]
 }
 
 export interface EventPublisherDeps {
   options: ResolvedEngineOptions
   committer: Committer
   driver: Driver
+  /** The newest registered version of every workflow (whose `onEvent` may name the event). */
+  workflows(): readonly RegisteredWorkflow[]
+  /** engine.start of `workflow` with `input` under `runId`. */
+  start(workflow: string, input: unknown, runId: string): Promise<StartedRun>
 }
 
 export async function publishEvent(
@@ -62,6 +76,20 @@ export async function publishEvent(
   const { publishedAt } = await store.appendEvent(appended, prune)
   const event: EventRecord = { ...appended, publishedAt }
   const decoded = codec.decode(encoded)
+  const triggered = triggeredStarts(deps.workflows(), name, eventId, () => codec.decode(encoded))
+  // Settled into a value at once: a failed start must not be an unhandled rejection while the
+  // deliveries below are awaited; it fails the publish at the end.
+  const starting = startTriggeredRuns(
+    {
+      logger: deps.options.logger,
+      start: (workflow, runId) => deps.start(workflow, codec.decode(encoded), runId),
+    },
+    { name, eventId },
+    triggered,
+  ).then(
+    (runs) => ({ runs }),
+    (error: unknown) => ({ error }),
+  )
   const reached = (await store.loadEventWaits(name)).filter((wait) =>
     eventReaches(wait, event, decoded),
   )
@@ -72,7 +100,9 @@ export async function publishEvent(
   const delivered = results.filter((r) => r.status === 'delivered' && !r.duplicate).length
   // The store made the waiting runs claimable now; if this engine drives runs, take them.
   if (delivered > 0) deps.driver.wake(clock.now())
-  return { eventId, delivered }
+  const started = await starting
+  if ('error' in started) throw started.error
+  return { eventId, delivered, started: started.runs }
 }
 
 /** Waits whose run has ended (a cancelled run leaves its registrations behind) are removed. */

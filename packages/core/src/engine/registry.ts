@@ -19,6 +19,7 @@ import { checkOptionKeys } from '../util/known_keys.ts'
 import { checkInteger, MAX_TIME_MS } from '../util/numbers.ts'
 import { assertIdentifier } from '../util/validate.ts'
 import { checkSingletonOptions } from './singleton_check.ts'
+import { checkEventTriggers } from './event_triggers.ts'
 import { checkPriority } from '../store/run_priority.ts'
 
 export interface RegisteredWorkflow {
@@ -49,6 +50,7 @@ export class WorkflowRegistry {
       throw new DuplicateWorkflowError(`workflow "${name}" version "${v}" is already registered`)
     checkExecutionTimeout(name, options.executionTimeoutMs)
     checkSingletonOptions(name, options.singleton)
+    checkEventTriggers(name, options.onEvent)
     if (options.priority !== undefined) checkPriority(options.priority, `workflow "${name}"`)
     if (options.searchAttributes !== undefined && !isStandardSchema(options.searchAttributes)) {
       throw new InvalidArgumentError(
@@ -92,6 +94,11 @@ export class WorkflowRegistry {
   /** Every registered (workflow, version): what this engine may claim. */
   keys(): readonly WorkflowKey[] {
     return this.keyList
+  }
+
+  /** The newest registered version of every workflow. */
+  newestOfEach(): RegisteredWorkflow[] {
+    return [...this.latest.values()]
   }
 }
 

@@ -17,20 +17,20 @@ const MAX_PATH_LENGTH = 200
  * The match as stored: JSON text with its paths sorted (the same match, the same text), or
  * null when there is nothing to match (every event of the name is received).
  */
-export function encodeEventMatch(match: unknown): string | null {
+export function encodeEventMatch(match: unknown, what = 'waitForEvent match'): string | null {
   if (match === undefined) return null
   if (!isPlainObject(match)) {
     throw new InvalidArgumentError(
-      `waitForEvent match must be a plain object of dotted path → scalar, got ${describe(match)}`,
+      `${what} must be a plain object of dotted path → scalar, got ${describe(match)}`,
     )
   }
   const paths = Object.keys(match).sort()
   if (paths.length > MAX_PATHS) {
     throw new InvalidArgumentError(
-      `waitForEvent match may name at most ${MAX_PATHS} paths, got ${paths.length}`,
+      `${what} may name at most ${MAX_PATHS} paths, got ${paths.length}`,
     )
   }
-  for (const path of paths) checkEntry(path, match[path])
+  for (const path of paths) checkEntry(path, match[path], what)
   if (paths.length === 0) return null
   return JSON.stringify(Object.fromEntries(paths.map((path) => [path, match[path]])))
 }
@@ -54,10 +54,10 @@ function valueAt(payload: unknown, path: string): unknown {
   return value
 }
 
-function checkEntry(path: string, value: unknown): void {
+function checkEntry(path: string, value: unknown, what: string): void {
   if (path.length > MAX_PATH_LENGTH || path.split('.').some((segment) => segment === '')) {
     throw new InvalidArgumentError(
-      `waitForEvent match paths are 1 to ${MAX_PATH_LENGTH} characters of non-empty dot-separated names, got ${JSON.stringify(path)}`,
+      `${what} paths are 1 to ${MAX_PATH_LENGTH} characters of non-empty dot-separated names, got ${JSON.stringify(path)}`,
       { details: { path } },
     )
   }
@@ -68,7 +68,7 @@ function checkEntry(path: string, value: unknown): void {
     (typeof value === 'number' && Number.isFinite(value))
   if (!scalar) {
     throw new InvalidArgumentError(
-      `waitForEvent match values are strings, finite numbers, booleans or null; ${JSON.stringify(path)} is ${describe(value)}`,
+      `${what} values are strings, finite numbers, booleans or null; ${JSON.stringify(path)} is ${describe(value)}`,
       { details: { path } },
     )
   }

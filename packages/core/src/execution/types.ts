@@ -332,7 +332,33 @@ export interface WorkflowOptions {
    * (docs/flow-control.md "Run priority"); a start's own `priority` overrides it. Default 0.
    */
   priority?: number
+  /**
+   * Broadcast events that start a run of this workflow (docs/events.md "Starting runs from
+   * events"): `engine.publishEvent` starts one per matching event, exactly once per event id
+   * (or per the trigger's derived run id), with the event's payload as input. At most 32.
+   */
+  onEvent?: readonly EventTrigger[]
 }
+
+/** One trigger of a workflow (`onEvent`): an event name, or the name with what the event must hold. */
+export type EventTrigger =
+  | string
+  | {
+      /** The event's name (as `publishEvent` and `ctx.waitForEvent` take it). */
+      name: string
+      /**
+       * Which events of the name start a run: dotted path → scalar, as `ctx.waitForEvent`'s
+       * match (`{ 'order.country': 'FR' }`), or a function of the decoded payload (keep it
+       * pure: it runs at each publish). Default: every event of the name.
+       */
+      match?:
+        Readonly<Record<string, string | number | boolean | null>> | ((payload: unknown) => boolean)
+      /**
+       * The id of the run an event starts, from its decoded payload (a 1..255-character
+       * string): events giving one id start one run. Default `evt:<eventId>:<workflow>`.
+       */
+      runId?: (payload: unknown) => string
+    }
 
 /** `register(…, { singleton })`: see WorkflowOptions.singleton. */
 export interface SingletonOptions<I = never> {

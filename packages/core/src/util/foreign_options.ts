@@ -1,8 +1,8 @@
 /**
  * Options `@adonis-agora/durable` users write that Cairn does not take: capabilities Cairn has
  * not built yet, and names Cairn spells differently. Each is refused by name (known_keys.ts),
- * and the message says which it is, so a migrated `onEvent` fails at boot instead of quietly
- * starting nothing. The migration guide lists the same keys
+ * and the message says which it is, so a migrated `eventBatch` fails at boot instead of quietly
+ * starting one run per event. The migration guide lists the same keys
  * (docs/migrating-from-adonis-agora-durable.md); a key Cairn comes to honour leaves this table
  * when it joins its options type.
  */
@@ -31,7 +31,6 @@ const CAPABILITY_ROUTING: ForeignOption = {
 
 /** `engine.register` options, and the keys of a `BaseWorkflow`'s `static workflow`. */
 export const FOREIGN_WORKFLOW_OPTIONS: Table = {
-  onEvent: { notYet: 'a run started for each published event' },
   eventBatch: { notYet: 'debounced or batched event accumulators' },
   inputSchema: { notYet: 'a Standard Schema checking the input at start' },
   validateInput: { notYet: 'an input check at start' },
