@@ -40,8 +40,8 @@ console.log(free.started, pro.started)
 assert.deepEqual(
   pro.started.map((s) => `${s.workflow} ${s.runId} ${s.status}`),
   [
-    'welcome evt:signup-u2:welcome started',
-    'onboarding-call evt:signup-u2:onboarding-call started',
+    'welcome evt:welcome:signup-u2 started',
+    'onboarding-call evt:onboarding-call:signup-u2 started',
   ],
 )
 // The same publish again (a retry after a lost answer): nothing new.

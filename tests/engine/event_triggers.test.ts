@@ -36,10 +36,10 @@ eachStore('event-triggered starts', (test) => {
       { eventId: 'e1' },
     )
     assert.deepEqual(first.started, [
-      { workflow: 'welcome', runId: 'evt:e1:welcome', status: 'started' },
+      { workflow: 'welcome', runId: 'evt:welcome:e1', status: 'started' },
     ])
-    assert.deepEqual(await engine.waitForRun('evt:e1:welcome'), {
-      runId: 'evt:e1:welcome',
+    assert.deepEqual(await engine.waitForRun('evt:welcome:e1'), {
+      runId: 'evt:welcome:e1',
       status: 'completed',
       output: 'hi u1',
     })
@@ -48,7 +48,7 @@ eachStore('event-triggered starts', (test) => {
     // The publish retried (its acknowledgement lost), here and from another engine.
     const again = await engine.publishEvent('user.signed_up', { id: 'u1' }, { eventId: 'e1' })
     assert.deepEqual(again.started, [
-      { workflow: 'welcome', runId: 'evt:e1:welcome', status: 'existing' },
+      { workflow: 'welcome', runId: 'evt:welcome:e1', status: 'existing' },
     ])
     const other = await env.engine({ drive: false })
     other.register('welcome', 1, async () => null, { onEvent: ['user.signed_up'] })
@@ -67,11 +67,11 @@ eachStore('event-triggered starts', (test) => {
       ['welcome existing', 'audit existing'],
     )
     await env.settle()
-    assert.deepEqual(await runsOf(engine, 'welcome'), ['evt:e1:welcome', 'evt:e2:welcome'])
-    assert.deepEqual(await runsOf(engine, 'audit'), ['evt:e2:audit'])
+    assert.deepEqual(await runsOf(engine, 'welcome'), ['evt:welcome:e1', 'evt:welcome:e2'])
+    assert.deepEqual(await runsOf(engine, 'audit'), ['evt:audit:e2'])
     assert.deepEqual(await runsOf(engine, 'unrelated'), [])
     await env.skip(60_000) // the driving engine's poll takes the runs the other one created
-    assert.equal((await engine.waitForRun('evt:e2:audit')).status, 'completed')
+    assert.equal((await engine.waitForRun('evt:audit:e2')).status, 'completed')
   })
 
   test('a derived runId makes one run per id; a refused trigger is reported and the rest go on', async (env) => {
@@ -125,7 +125,7 @@ eachStore('event-triggered starts', (test) => {
     })
     await env.settle()
     assert.deepEqual(await runsOf(engine, 'reindex'), ['reindex-a'])
-    assert.deepEqual(await runsOf(engine, 'one-per-sku'), ['evt:p1:one-per-sku'])
+    assert.deepEqual(await runsOf(engine, 'one-per-sku'), ['evt:one-per-sku:p1'])
     assert.deepEqual(await runsOf(engine, 'bad-id'), [])
   })
 
@@ -142,7 +142,7 @@ eachStore('event-triggered starts', (test) => {
     })
     const retried = await engine.publishEvent('user.signed_up', { id: 'u1' }, { eventId: 'e1' })
     assert.deepEqual(retried.started, [
-      { workflow: 'welcome', runId: 'evt:e1:welcome', status: 'existing' },
+      { workflow: 'welcome', runId: 'evt:welcome:e1', status: 'existing' },
     ])
     store.failNext(1, 'before') // nothing commits
     await assert.rejects(engine.publishEvent('user.signed_up', { id: 'u2' }, { eventId: 'e2' }), {
@@ -154,7 +154,51 @@ eachStore('event-triggered starts', (test) => {
       ['started'],
     )
     await env.settle()
-    assert.deepEqual(await runsOf(engine, 'welcome'), ['evt:e1:welcome', 'evt:e2:welcome'])
+    assert.deepEqual(await runsOf(engine, 'welcome'), ['evt:welcome:e1', 'evt:welcome:e2'])
+  })
+
+  test('default run ids are unambiguous and bounded; a singleton key that throws is a refusal, not a failed publish', async (env) => {
+    const engine = await env.engine({ drive: false })
+    engine.register('b:c', 1, async () => null, { onEvent: ['signup'] })
+    engine.register('b', 1, async () => null, { onEvent: ['signup'] })
+    engine.register('keyed', 1, async () => null, {
+      onEvent: ['signup'],
+      singleton: { key: (p: { sku: { id: string } }) => p.sku.id },
+    })
+    // Workflow "b:c" with event "a" and workflow "b" with event "c:a" would both be evt:b:c:a
+    // unescaped; and an event id of 250 characters would overflow a run id.
+    const first = await engine.publishEvent('signup', { sku: { id: 's' } }, { eventId: 'a' })
+    const second = await engine.publishEvent('signup', {}, { eventId: 'c:a' })
+    const long = await engine.publishEvent(
+      'signup',
+      { sku: { id: 't' } },
+      { eventId: 'x'.repeat(250) },
+    )
+    const ids = (report: typeof first) => report.started.map((s) => s.runId)
+    assert.deepEqual(ids(first), ['evt:b\\:c:a', 'evt:b:a', 'evt:keyed:a'])
+    assert.deepEqual(ids(second), ['evt:b\\:c:c:a', 'evt:b:c:a', 'evt:keyed:c:a'])
+    assert.deepEqual(
+      [...first.started, ...second.started].map((s) => s.error?.code ?? s.status),
+      ['started', 'started', 'started', 'started', 'started', 'E_INVALID_ARGUMENT'],
+      'the singleton key threw on a payload without sku: that start is refused',
+    )
+    assert.match(String(second.started[2]?.error?.message), /the start threw/)
+    for (const started of long.started) {
+      assert.match(String(started.runId), /^evt~[0-9a-f]{64}$/)
+      assert.equal(started.status, 'started')
+    }
+    assert.equal(new Set(ids(long)).size, 3)
+  })
+
+  test('a sparse onEvent is refused at registration; a publish never trips on a trigger', async (env) => {
+    const engine = await env.engine({ drive: false })
+    // eslint-disable-next-line no-sparse-arrays -- the point: a hole in the array
+    const holed = ['a', , 'b']
+    assert.throws(() => engine.register('w', 1, async () => null, { onEvent: holed as never }), {
+      code: 'E_INVALID_ARGUMENT',
+      message: /onEvent\[1\]: an entry is an event name/,
+    })
+    assert.deepEqual((await engine.publishEvent('a', 1)).started, [])
   })
 
   test('a bad onEvent fails registration with E_INVALID_ARGUMENT naming the entry; nothing is registered', async (env) => {

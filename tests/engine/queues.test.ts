@@ -168,7 +168,8 @@ eachStore('named queues', (test) => {
     engine.registerStep('call', (input: unknown) => (ran.push(input), 'ran'))
     const inputs: Array<[string, unknown]> = [
       ['by-field', { other: 1 }], // no tenant
-      ['by-field', JSON.parse('{"__proto__": {"tenant": "x"}}')], // not an own field
+      ['by-field', Object.create({ tenant: 'x' })], // inherited, not an own field
+      ['by-field', { tenant: '' }], // the common key: it would undo fairness
       ['by-field', { tenant: { id: 1 } }], // an object
       ['by-field', { tenant: Number.NaN }], // not finite
       ['by-field', { tenant: 'x'.repeat(201) }], // too long
@@ -196,11 +197,10 @@ eachStore('named queues', (test) => {
     // A function that throws, or returns no string: the same, with the queue named.
     engine.register('fn', 1, async (ctx, which: string) => {
       const input = { derive: () => (which === 'throws' ? JSON.parse('{') : [1]) }
-      try {
-        return await ctx.step('call', input, { queue: 'by-function' })
-      } catch (error) {
-        return `${(error as { code?: string }).code}: ${(error as Error).message}`
-      }
+      // A rejected promise, not a synchronous throw: .catch sees it.
+      return ctx
+        .step('call', input, { queue: 'by-function' })
+        .catch((error: Error & { code?: string }) => `${error.code}: ${error.message}`)
     })
     for (const which of ['throws', 'array']) {
       const run = await engine.start('fn', which)
@@ -220,6 +220,35 @@ eachStore('named queues', (test) => {
           } as never),
         { code: 'E_INVALID_ARGUMENT', message: /fairness/ },
       )
+  })
+
+  test("a queue's fairness added by a later deploy leaves the steps runs already recorded alone", async (env) => {
+    const ran: unknown[] = []
+    const register = (engine: Engine, fairness?: string) => {
+      engine.registerQueue('carrier', { concurrency: 1, ...(fairness ? { fairness } : {}) })
+      engine.registerStep('call', (input: unknown) => (ran.push(input), 'called'))
+      engine.register('ship', 1, async (ctx) => {
+        const called = await ctx.step('call', { other: 1 }, { queue: 'carrier' })
+        await ctx.sleep('1m')
+        return called
+      })
+    }
+    const before = await env.engine({ instanceId: 'before' })
+    register(before)
+    const { runId } = await before.start('ship', null)
+    await env.settle()
+    assert.equal((await before.getRun(runId))?.status, 'waiting')
+    await before.close()
+    // The deploy: the queue now takes its key from `tenant`, which the recorded input lacks.
+    const after = await env.engine({ instanceId: 'after' })
+    register(after, 'tenant')
+    await env.skip(60_000)
+    assert.deepEqual(await after.waitForRun(runId, { timeoutMs: 5_000 }), {
+      runId,
+      status: 'completed',
+      output: 'called',
+    })
+    assert.deepEqual(ran, [{ other: 1 }], 'the recorded step replayed, not placed again')
   })
 
   test('a failed attempt gives its slot back while it backs off', async (env) => {

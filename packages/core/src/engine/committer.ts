@@ -52,6 +52,8 @@ export interface CommitterOptions {
 
 const RETRY_BASE_MS = 20
 const RETRY_MAX_MS = 2_000
+/** setTimeout's longest delay; a longer one fires at once (with a warning). */
+const MAX_TIMER_MS = 2_147_483_647
 
 export class Committer {
   private queue: Pending[] = []
@@ -63,6 +65,10 @@ export class Committer {
   private failures = 0
   /** settle() calls waiting for the batch in flight (or the next one) to end. */
   private readonly batchEnded = new Set<() => void>()
+  /** When a batch last committed (Date.now()): settle() gives up only on a stalled store. */
+  private lastSuccessAt = 0
+  /** When the settle() calls waiting now began (null: none is waiting for a stalled store). */
+  private settlingSince: number | null = null
   private readonly options: CommitterOptions
 
   constructor(options: CommitterOptions) {
@@ -97,27 +103,45 @@ export class Committer {
   }
 
   /**
-   * Resolves true once everything queued so far has been committed (or rejected), false at
-   * `deadline` (a `Date.now()` time) if it has not: writes a store that stays down keeps
-   * refusing must not hold a close forever. It wakes at each batch's end, never spins: while
-   * a failed batch backs off there is nothing to look at.
+   * Resolves true once everything queued so far has been committed (or rejected), false once
+   * no batch has succeeded for `stallMs` while writes are left: writes a store that stays down
+   * keeps refusing must not hold a close forever, but a slow store that keeps taking batches is
+   * waited for. It wakes at each batch's end, never spins: while a failed batch backs off there
+   * is nothing to look at.
    */
-  async settle(deadline = Infinity): Promise<boolean> {
+  async settle(stallMs = Infinity): Promise<boolean> {
+    // From the first settle still unanswered: a close after a drain that gave up does not
+    // wait a second time for a store that has taken nothing since.
+    this.settlingSince ??= Date.now()
     while (this.queue.length > 0 || this.flushing) {
-      if (Date.now() >= deadline) return false
-      await this.nextBatchEnd(deadline)
+      const since = (this.settlingSince ??= Date.now())
+      const giveUpAt = Math.max(since, this.lastSuccessAt) + stallMs
+      if (Date.now() >= giveUpAt) return false
+      await this.nextBatchEnd(giveUpAt)
     }
+    this.settlingSince = null
     return true
   }
 
   /** A batch ended (or `deadline` came); after a macrotask, so its callbacks' writes are in. */
   private nextBatchEnd(deadline: number): Promise<void> {
     const { promise, resolve } = Promise.withResolvers<void>()
-    const timer = deadline === Infinity ? null : setTimeout(resolve, deadline - Date.now())
-    this.batchEnded.add(() => {
+    const wake = (): void => {
       if (timer !== null) clearTimeout(timer)
       setImmediate(resolve)
-    })
+    }
+    // At most a timer's longest delay: a later wake-up only checks the time again.
+    const timer =
+      deadline === Infinity
+        ? null
+        : setTimeout(
+            () => {
+              this.batchEnded.delete(wake)
+              resolve()
+            },
+            Math.min(MAX_TIMER_MS, Math.max(0, deadline - Date.now())),
+          )
+    this.batchEnded.add(wake)
     return promise
   }
 
@@ -177,6 +201,7 @@ export class Committer {
         this.options.clock.now(),
       )
       this.failures = 0
+      this.lastSuccessAt = Date.now()
       for (let i = 0; i < batch.length; i++) (batch[i] as Pending).resolve(results[i] as OpResult)
       this.announceGrants(results)
     } catch (error) {
@@ -214,6 +239,12 @@ export class Committer {
 
   // Keep the writes and try again later: acknowledging nothing is the only safe answer.
   private requeueAfterFailure(batch: Pending[], error: unknown): void {
+    // Closed while the batch was in flight: nobody will retry it; its writers hear so.
+    if (this.closed) {
+      for (const item of batch)
+        item.reject(new EngineStoppedError('the engine closed before this write'))
+      return
+    }
     this.failures += 1
     for (const item of batch) if (item.failFast) item.reject(asStoreFailure(error))
     this.queue = batch.filter((item) => !item.failFast).concat(this.queue)

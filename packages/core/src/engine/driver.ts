@@ -15,7 +15,6 @@ import { TurnContext } from '../execution/context.ts'
 import { Turn, type TurnDeps, type TurnRun } from '../execution/turn.ts'
 import type { TurnEnd } from '../execution/turn_end.ts'
 import { failpoint } from '../util/failpoints.ts'
-import { untilDeadline } from '../util/deadline.ts'
 import { startChildRun } from './child_starter.ts'
 import type { SingletonOptions } from '../execution/types.ts'
 import type { Committer } from './committer.ts'
@@ -41,8 +40,9 @@ import { runAsBody } from '../execution/current_context.ts'
 import { tracing } from '../execution/tracing_hooks.ts'
 
 /**
- * After a drain's deadline, how long the hand-backs and queued writes may still take. A
- * healthy store needs milliseconds; a down one would retry them forever.
+ * After a drain's deadline, how long the hand-backs and queued writes are waited for without
+ * the store taking a batch. A healthy store needs milliseconds; a down one would retry them
+ * forever.
  */
 export const DRAIN_FLUSH_MS = 5_000
 
@@ -347,19 +347,22 @@ export class Driver {
     const busy = () => this.turns.size > 0 || this.claiming > 0 || this.reserved > 0
     while (busy() && Date.now() < deadline) await delay(Math.min(20, deadline - Date.now()))
     const left = [...this.turns.values()]
-    // The hand-backs and the writes still queued get a bounded while of their own: a store
-    // that is down would retry them forever (closing then rejects them; the leases expire).
-    const flushBy = timeoutMs === Infinity ? Infinity : Date.now() + DRAIN_FLUSH_MS
-    await untilDeadline(Promise.all(left.map((turn) => turn.release())), flushBy)
-    await this.deps.committer.settle(flushBy)
+    // The hand-backs and the writes still queued are waited for while the store takes them;
+    // a store that took nothing for DRAIN_FLUSH_MS would retry them forever (closing then
+    // rejects them, and the leases expire).
+    const releases = Promise.all(left.map((turn) => turn.release()))
+    const stallMs = timeoutMs === Infinity ? Infinity : DRAIN_FLUSH_MS
+    if (await this.deps.committer.settle(stallMs))
+      for (const handedBack of await releases)
+        if (handedBack !== null) this.handedBack.add(handedBack)
     this.leases.stop()
     await this.stopWatching?.().catch(() => {})
     this.stopWatching = null
     this.driving = false
     if (this.keepAlive !== null) clearInterval(this.keepAlive)
     this.keepAlive = null
-    const released = new Set([...left.map((turn) => turn.runId), ...this.handedBack]).size
-    return { finished: released === 0, released }
+    const released = this.handedBack.size
+    return { finished: released === 0 && left.length === 0, released }
   }
 
   /**

@@ -712,11 +712,10 @@ export class Engine {
   }
 
   private async closeOnce(drainTimeoutMs: number): Promise<DrainResult> {
-    // The drain's own flush ends by then too: close takes at most the drain and one flush.
-    const flushBy = Date.now() + drainTimeoutMs + DRAIN_FLUSH_MS
     const drained = await this.drain(drainTimeoutMs)
     await this.remote.stop()
-    if (!(await this.committer.settle(flushBy)))
+    const stallMs = drainTimeoutMs === Infinity ? Infinity : DRAIN_FLUSH_MS
+    if (!(await this.committer.settle(stallMs)))
       this.options.logger.error(
         { writes: this.committer.backlog },
         'cairn: the store did not take the last writes before close; runs they would have ' +

@@ -13,12 +13,13 @@
  * started nothing for a workflow it does not register); the newest registered version's
  * triggers count, and the run starts on that version, as `engine.start` does.
  */
+import { createHash } from 'node:crypto'
 import { InvalidArgumentError } from '../errors/index.ts'
 import { encodeEventMatch, eventMatches } from '../execution/event_match.ts'
 import type { EventTrigger } from '../execution/types.ts'
 import { checkSignalName } from '../execution/wait_names.ts'
 import { checkOptionKeys, optionNames, type OptionsSpec } from '../util/known_keys.ts'
-import { assertIdentifier } from '../util/validate.ts'
+import { assertIdentifier, MAX_ID_LENGTH } from '../util/validate.ts'
 import type { RegisteredWorkflow } from './registry.ts'
 
 /** A trigger as checked at registration. */
@@ -52,7 +53,8 @@ function triggersOf(workflow: string, onEvent: unknown): CheckedTrigger[] {
     )
   const known = checked.get(onEvent)
   if (known !== undefined) return known
-  const triggers = onEvent.map((entry: unknown, i) =>
+  // Array.from: a hole (`['a', , 'b']`) is an entry like any other (undefined), refused here.
+  const triggers = Array.from(onEvent as unknown[]).map((entry, i) =>
     checkTrigger(entry, `workflow "${workflow}" onEvent[${i}]`, { workflow, index: i }),
   )
   checked.set(onEvent, triggers)
@@ -141,10 +143,25 @@ function startOf(
 ): TriggeredStart | null {
   try {
     if (!trigger.matches(payload())) return null
-    const runId = trigger.runId === null ? `evt:${eventId}:${workflow}` : trigger.runId(payload())
+    const runId =
+      trigger.runId === null ? defaultRunId(workflow, eventId) : trigger.runId(payload())
     assertIdentifier(runId, `the run id onEvent gave for workflow "${workflow}"`)
     return { workflow, runId }
   } catch (error) {
     return { workflow, runId: null, error }
   }
+}
+
+/**
+ * `evt:<workflow>:<eventId>`, the workflow's `\` and `:` escaped so that no two (workflow,
+ * event id) pairs give one id; past the 255 characters of a run id, `evt~<sha-256 of both>`
+ * (a prefix the readable form never has).
+ */
+export function defaultRunId(workflow: string, eventId: string): string {
+  const readable = `evt:${workflow.replaceAll('\\', '\\\\').replaceAll(':', '\\:')}:${eventId}`
+  if (readable.length <= MAX_ID_LENGTH) return readable
+  const digest = createHash('sha256')
+    .update(JSON.stringify([workflow, eventId]))
+    .digest('hex')
+  return `evt~${digest}`
 }

@@ -58,6 +58,12 @@ export function derivedFairnessKey(
       `${where}: queue "${queue}" takes its fairness key from ${rule.source}, which gave ${describe(key)}: give a string (or a number), or the call's own fairnessKey`,
       { details: { queue, option: 'fairness' } },
     )
+  // '' is the common key of calls that give none: deriving it would quietly undo fairness.
+  if (text === '')
+    throw new InvalidArgumentError(
+      `${where}: queue "${queue}" takes its fairness key from ${rule.source}, which gave an empty string: give a non-empty key, or the call's own fairnessKey`,
+      { details: { queue, option: 'fairness' } },
+    )
   try {
     return checkFairnessKey(text, where)
   } catch (error) {

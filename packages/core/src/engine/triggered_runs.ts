@@ -4,10 +4,11 @@
  * the publish is retried. What each start came to is reported on the publish's result.
  *
  * A start the engine refuses for good (a full singleton key that rejects, an id another
- * workflow's run holds, a trigger function that threw) is reported and logged, and the other
- * starts and the event's deliveries go on. A start that failed for a reason a retry can mend
- * (the store unreachable, the engine closing) fails the publish once every start has settled:
- * retrying it with its event id starts what is missing and nothing twice.
+ * workflow's run holds, a trigger or singleton key function that threw) is reported and
+ * logged, and the other starts and the event's deliveries go on. A start that failed for a
+ * reason a retry can mend (the store unreachable, the engine closing) fails the publish once
+ * every start has settled: retrying it with its event id starts what is missing and nothing
+ * twice.
  */
 import { CairnError, ErrorCodes } from '../errors/index.ts'
 import type { Logger } from '../contracts/logger.ts'
@@ -34,14 +35,13 @@ export interface TriggeredRunDeps {
   start(workflow: string, runId: string): Promise<StartedRun>
 }
 
-/** Refusals a retry of the publish would meet again: reported, not thrown. */
-const FOR_GOOD: ReadonlySet<string> = new Set([
-  ErrorCodes.SINGLETON_FULL,
-  ErrorCodes.INVALID_ARGUMENT,
-  ErrorCodes.RUN_ID_CONFLICT,
-  ErrorCodes.NOT_SERIALIZABLE,
-  ErrorCodes.PAYLOAD_TOO_LARGE,
-])
+/**
+ * Failures a retry of the publish can mend (the store unreachable, the engine closing): they
+ * fail the publish. Anything else — a full singleton key, an id another workflow's run holds,
+ * a singleton `key` function that throws on this payload — a retry would meet again: it is
+ * reported, not thrown.
+ */
+const PASSING: ReadonlySet<string> = new Set([ErrorCodes.STORE_FAILURE, ErrorCodes.ENGINE_STOPPED])
 
 export async function startTriggeredRuns(
   deps: TriggeredRunDeps,
@@ -63,22 +63,25 @@ export async function startTriggeredRuns(
 
 async function startOne(deps: TriggeredRunDeps, start: TriggeredStart): Promise<TriggeredRun> {
   const { workflow, runId } = start
-  if (runId === null) return { workflow, runId, status: 'refused', error: described(start.error) }
+  if (runId === null)
+    return { workflow, runId, status: 'refused', error: described(start.error, 'the trigger') }
   try {
     const started = await deps.start(workflow, runId)
     const status = started.existing ? 'existing' : started.queued === true ? 'queued' : 'started'
     return { workflow, runId, status }
   } catch (error) {
-    if (!CairnError.isCairnError(error) || !FOR_GOOD.has(error.code)) throw error
+    const cairn = CairnError.isCairnError(error) ? error : null
+    if (cairn !== null && PASSING.has(cairn.code)) throw error
     // The run of this id exists with another input: an earlier event deriving the same id.
-    if (error.code === ErrorCodes.RUN_ID_CONFLICT && error.details?.workflow === workflow)
+    if (cairn?.code === ErrorCodes.RUN_ID_CONFLICT && cairn.details?.workflow === workflow)
       return { workflow, runId, status: 'existing' }
-    return { workflow, runId, status: 'refused', error: described(error) }
+    // A raw error here is the workflow's own code throwing (a singleton key function).
+    return { workflow, runId, status: 'refused', error: described(error, 'the start') }
   }
 }
 
-function described(error: unknown): { code: string; message: string } {
+function described(error: unknown, what: string): { code: string; message: string } {
   if (CairnError.isCairnError(error)) return { code: error.code, message: error.message }
   const message = error instanceof Error ? error.message : String(error)
-  return { code: ErrorCodes.INVALID_ARGUMENT, message: `the trigger threw: ${message}` }
+  return { code: ErrorCodes.INVALID_ARGUMENT, message: `${what} threw: ${message}` }
 }

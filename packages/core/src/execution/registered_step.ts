@@ -33,7 +33,7 @@ import { resolveRetryPolicy } from './retry_policy.ts'
 import { remoteStep, type RemotePlan } from './remote_step.ts'
 import type { TurnRuntime } from './runtime.ts'
 import type { AttemptPlan } from './step_attempts.ts'
-import { checkStepQueueing, placeOnQueue } from './step_queue.ts'
+import { checkStepQueueing, queueLane } from './step_queue.ts'
 import { checkStepTimeout } from './step_timeout.ts'
 import type { LocalStepOptions, StepFn, StepOptions, StepReference } from './types.ts'
 
@@ -106,7 +106,7 @@ function attemptPlan(
     return handler(encoded === null ? undefined : rt.codec.decode(encoded), stepContext)
   }
   const choice = checkStepQueueing(options)
-  const queue = choice === null ? null : placeOnQueue(rt, choice, input, registered.name)
+  const queue = choice === null ? null : queueLane(rt, choice, input, registered.name)
   return {
     fn,
     policy: resolveRetryPolicy(options, rt.retryDefaults),
@@ -137,7 +137,7 @@ function remotePlan(
     })
   }
   const choice = checkStepQueueing(options)
-  const queue = choice === null ? null : placeOnQueue(rt, choice, input, name)
+  const queue = choice === null ? null : queueLane(rt, choice, input, name)
   return {
     name,
     transport,

@@ -26,7 +26,7 @@ import { decideRetry, type RetryPolicy } from './retry_policy.ts'
 import { errorFromWire, taskMessage, taskResultName } from './remote_task.ts'
 import { emitDispatched, emitOutcome, type RemoteAttemptRef } from './remote_step_events.ts'
 import type { StepRecordInput, TurnRuntime } from './runtime.ts'
-import { QueueSlot, type QueuePlacement } from './step_queue.ts'
+import { QueueSlot, type QueueLane } from './step_queue.ts'
 
 /** How a failed attempt is settled: what it consumes, who to tell, what the worker said. */
 interface FailedAttempt {
@@ -61,7 +61,7 @@ export interface RemotePlan {
   /** How long a task may wait to be picked up (StepPlacement.pickupTimeoutMs), if limited. */
   pickupTimeoutMs: number | undefined
   /** The queue each attempt takes a slot of before its dispatch; absent: none. */
-  queue?: QueuePlacement
+  queue?: QueueLane
 }
 
 export function remoteStep<O>(rt: TurnRuntime, plan: RemotePlan): Promise<O> {
@@ -154,6 +154,12 @@ class RemoteWait {
       granted: () => this.dispatch(attempt),
       waiting: () => {},
       lost: () => {},
+      // No attempt can be placed in the queue: the step fails for good, recorded.
+      refused: (error) =>
+        this.rt.complete(this.step(attempt - 1, null), {
+          ok: false,
+          error: encodeError(error, this.rt.codec),
+        }),
     })
   }
 

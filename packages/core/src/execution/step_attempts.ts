@@ -15,7 +15,7 @@ import { longTimeout, MAX_TIME_MS } from '../util/numbers.ts'
 import { encodeError, encodeValue } from './outcome.ts'
 import { decideRetry, type RetryPolicy } from './retry_policy.ts'
 import type { EncodedOutcome, StepRecordInput, TurnRuntime } from './runtime.ts'
-import { QueueSlot, type QueuePlacement } from './step_queue.ts'
+import { QueueSlot, type QueueLane } from './step_queue.ts'
 import type { StepContext, StepFn } from './types.ts'
 
 /** How a step runs and retries; resolved before its position is taken (bad options throw). */
@@ -29,7 +29,7 @@ export interface AttemptPlan {
    */
   encodedInput?: () => string | null
   /** The queue each attempt takes a slot of (step_queue.ts); absent: none. */
-  queue?: QueuePlacement
+  queue?: QueueLane
 }
 
 export interface StepPlan extends AttemptPlan {
@@ -94,6 +94,12 @@ export class StepAttempts {
       },
       waiting: () => this.rt.endWork(),
       lost: () => this.rt.endWork(),
+      refused: (error) => {
+        // No attempt can be placed: the step fails for good, recorded (a replay answers so).
+        this.rt.complete(this.step(), { ok: false, error: encodeError(error, this.rt.codec) })
+        this.emit('step:failed', () => serializeError(error))
+        this.rt.endWork()
+      },
     })
   }
 

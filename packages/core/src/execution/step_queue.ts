@@ -56,23 +56,39 @@ export function checkStepQueueing(options: StepOptions): QueueChoice | null {
 }
 
 /**
- * The call's place in its queue: the fairness key given, else the one the queue derives from
- * the step's input (`registerQueue(name, { fairness })`), else '' (one key). A queue this
- * engine does not know derives nothing here: the step parks before its first attempt, and
- * the replay after the queue is registered places it again. Throws E_INVALID_ARGUMENT when
- * the derivation fails.
+ * A step's queue as its plan carries it: the queue's name, and its place in the line worked
+ * out only when an attempt asks for a slot (`place`) — never on a replay of a recorded
+ * outcome, so a queue's `fairness` added by a later deploy cannot change what a finished step
+ * replays to.
  */
-export function placeOnQueue(
+export interface QueueLane {
+  queue: string
+  place(): QueuePlacement
+}
+
+/**
+ * The lane of a call: its place is the fairness key given, else the one the queue derives from
+ * the step's input (`registerQueue(name, { fairness })`), else '' (one key). A queue this
+ * engine does not know derives nothing: the step parks before its attempt, and the replay
+ * after the queue is registered places it again. `place` throws E_INVALID_ARGUMENT when the
+ * derivation fails.
+ */
+export function queueLane(
   rt: Pick<TurnRuntime, 'findQueue'>,
   choice: QueueChoice,
   input: unknown,
   step: string,
-): QueuePlacement {
-  if (choice.fairnessKey !== null) return { ...choice, fairnessKey: choice.fairnessKey }
-  const rule = rt.findQueue(choice.queue)?.fairness ?? null
-  const where = `step "${step}"`
-  const fairnessKey = rule === null ? '' : derivedFairnessKey(choice.queue, rule, input, where)
-  return { ...choice, fairnessKey }
+): QueueLane {
+  return {
+    queue: choice.queue,
+    place: () => {
+      if (choice.fairnessKey !== null) return { ...choice, fairnessKey: choice.fairnessKey }
+      const rule = rt.findQueue(choice.queue)?.fairness ?? null
+      const where = `step "${step}"`
+      const fairnessKey = rule === null ? '' : derivedFairnessKey(choice.queue, rule, input, where)
+      return { ...choice, fairnessKey }
+    },
+  }
 }
 
 /** What the asker of a slot is told (QueueSlot.acquire). */
@@ -86,25 +102,31 @@ export interface SlotHandlers {
   waiting(): void
   /** The turn was lost, the position holds an outcome, or the run was parked: stop. */
   lost(): void
+  /**
+   * The attempt cannot be placed in its queue (its fairness key could not be derived from the
+   * input): the step fails for good with `error` (E_INVALID_ARGUMENT), recorded like any
+   * outcome so a replay answers the same.
+   */
+  refused(error: unknown): void
 }
 
 /** Asks for a slot before each attempt of one position. */
 export class QueueSlot {
   readonly #rt: TurnRuntime
-  readonly #placement: QueuePlacement
+  readonly #lane: QueueLane
   readonly #seq: number
   readonly #message: string
 
-  constructor(rt: TurnRuntime, seq: number, placement: QueuePlacement) {
+  constructor(rt: TurnRuntime, seq: number, lane: QueueLane) {
     this.#rt = rt
     this.#seq = seq
-    this.#placement = placement
+    this.#lane = lane
     this.#message = queueSlotMessage(seq)
-    rt.noteQueue(placement.queue)
+    rt.noteQueue(lane.queue)
   }
 
   get queue(): string {
-    return this.#placement.queue
+    return this.#lane.queue
   }
 
   /**
@@ -115,13 +137,19 @@ export class QueueSlot {
    */
   acquire(step: StepRecordInput, attempt: number, handlers: SlotHandlers): void {
     if (this.#takeGrant(attempt)) return handlers.granted(false)
-    const queue = this.#rt.findQueue(this.#placement.queue)
+    const queue = this.#rt.findQueue(this.#lane.queue)
     if (queue === undefined) {
       this.#parkUnknown()
       return handlers.lost()
     }
+    let placement: QueuePlacement
+    try {
+      placement = this.#lane.place()
+    } catch (error) {
+      return handlers.refused(error)
+    }
     const request: QueueRequest = {
-      ...this.#placement,
+      ...placement,
       concurrency: queue.concurrency,
       rateLimit: queue.rateLimit,
       attempt,
@@ -155,7 +183,7 @@ export class QueueSlot {
           if (!done && this.#rt.live && grant.attempt === attempt) granted()
         })
       : () => {}
-    const label = `a slot of queue "${this.#placement.queue}"`
+    const label = `a slot of queue "${this.#lane.queue}"`
     // A recheck runs when this turn reads new messages: granted, or wait on.
     const waitOn = (): void =>
       this.#rt.waitDurably(this.#seq, null, label, null, this.#message, () => {
@@ -180,7 +208,7 @@ export class QueueSlot {
 
   /** A queue this engine does not know: park, as for a step it lacks, until one registers it. */
   #parkUnknown(): void {
-    const { queue } = this.#placement
+    const { queue } = this.#lane
     void this.#rt.park({
       code: ErrorCodes.QUEUE_NOT_REGISTERED,
       message: `queue "${queue}" (step at position ${this.#seq}) is not registered on this engine; register it with engine.registerQueue (or EngineOptions.queues) and restart, or cancel the run`,

@@ -833,9 +833,9 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     return this.ending.park(reason)
   }
 
-  /** Hand the run back to the store (drain), releasing the lease at once. */
-  release(): Promise<void> {
-    return this.ending.release()
+  /** Hand the run back to the store (drain), releasing the lease at once: its id once done. */
+  async release(): Promise<string | null> {
+    return (await this.ending.release()) ? this.runId : null
   }
 
   /** The lease is gone (fenced write or failed renewal): stop without writing anything. */

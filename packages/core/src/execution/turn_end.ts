@@ -290,15 +290,17 @@ export class TurnEnding {
     this.end({ kind: 'parked', reason })
   }
 
-  async release(): Promise<void> {
-    if (!this.begin('engine draining')) return
+  /** Hand the run back (drain); true when the store took it back. */
+  async release(): Promise<boolean> {
+    if (!this.begin('engine draining')) return false
     const op: StoreOp = {
       type: 'releaseRun',
       fence: this.turn.fence,
       availableAt: this.deps.clock.now(),
     }
-    if ((await this.commit([op])) === null) return
+    if ((await this.commit([op])) === null) return false
     this.end({ kind: 'released' })
+    return true
   }
 
   /** End without writing: the lease is gone or the run was cancelled. */

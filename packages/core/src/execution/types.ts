@@ -333,8 +333,8 @@ export interface WorkflowOptions {
    */
   priority?: number
   /**
-   * Broadcast events that start a run of this workflow (docs/events.md "Starting runs from
-   * events"): `engine.publishEvent` starts one per matching event, exactly once per event id
+   * Broadcast events that start a run of this workflow (docs/flow-control.md "Starting runs
+   * from events"): `engine.publishEvent` starts one per matching event, exactly once per event id
    * (or per the trigger's derived run id), with the event's payload as input. At most 32.
    */
   onEvent?: readonly EventTrigger[]
@@ -355,7 +355,7 @@ export type EventTrigger =
         Readonly<Record<string, string | number | boolean | null>> | ((payload: unknown) => boolean)
       /**
        * The id of the run an event starts, from its decoded payload (a 1..255-character
-       * string): events giving one id start one run. Default `evt:<eventId>:<workflow>`.
+       * string): events giving one id share one run. Default `evt:<workflow>:<eventId>`.
        */
       runId?: (payload: unknown) => string
     }
