@@ -70,10 +70,7 @@ export default class OrdersController {
     // run ends, so a run read as completed comes with the order it completed — never a torn
     // view where the order still reads `placed` beside a completed run.
     const run = await durable.getRun(runId)
-    const [order, records] = await Promise.all([
-      this.#findOrFail(id),
-      this.#records.read(id),
-    ])
+    const [order, records] = await Promise.all([this.#findOrFail(id), this.#records.read(id)])
     return presentOrder(order, run, records)
   }
 
