@@ -62,6 +62,11 @@ export default class DurableWorkerCommand extends DurableCommand {
   }
 
   override async run(): Promise<void> {
+    // Listening from the first line: bin/console.ts's own SIGTERM listener (app.terminate())
+    // keeps Node from exiting on a signal, so one that came while the app booted or the worker
+    // started, unheard here, left the worker taking tasks for good once it had started.
+    const stop = new StopSignals(this.logger)
+    let failure: { error: unknown } | null = null
     try {
       workerOverrides(this) // flags checked before anything boots
       this.app.container.bindValue('durable.role', 'worker')
@@ -69,17 +74,25 @@ export default class DurableWorkerCommand extends DurableCommand {
       await this.app.start(() => {})
       const config = validateConfig(this.app.config.get<object>('durable'))
       const worker = await this.#worker(config)
-      await worker.start()
       const drainMs = workerOverrides(this).drainTimeoutMs ?? config.drainTimeoutMs
-      this.logger.info('Taking tasks. SIGINT or SIGTERM drains and stops.')
-      await this.#untilStopped(worker, drainMs)
+      const closed = stop.requested.then((signal) => {
+        this.logger.info(`${signal} received: draining for up to ${drainMs} ms`)
+        return worker.close(drainMs)
+      })
+      // A stop during the start ends it (Worker.close); a stop before it, nothing starts.
+      if (!stop.received) await worker.start()
+      if (!stop.received) this.logger.info('Taking tasks. SIGINT or SIGTERM drains and stops.')
+      await closed
       this.exitCode = 0
-      await this.terminate()
     } catch (error) {
       this.exitCode = 1
-      await this.terminate()
-      this.refuse(error)
+      failure = { error }
+    } finally {
+      stop.dispose()
     }
+    exitIfHeld(this.logger, this.exitCode ?? 1)
+    await this.terminate()
+    if (failure !== null) this.refuse(failure.error)
   }
 
   async #worker(config: ResolvedDurableConfig): Promise<Worker> {
@@ -118,38 +131,68 @@ export default class DurableWorkerCommand extends DurableCommand {
     )
     return worker
   }
-
-  /**
-   * Resolves once a stop signal's drain is over; a second signal exits at once. A repeat within
-   * a second of the first is the same request delivered twice — a terminal's Ctrl-C reaches the
-   * whole process group, and a launcher (npm, the shop's bin/start.ts) forwards it too — not an
-   * operator asking to skip the drain.
-   */
-  #untilStopped(worker: Worker, drainMs: number): Promise<void> {
-    return new Promise((resolve, reject) => {
-      let firstAt: number | null = null
-      const listener = (signal: NodeJS.Signals): void => {
-        if (firstAt === null) {
-          firstAt = Date.now()
-          this.logger.info(`${signal} received: draining for up to ${drainMs} ms`)
-          worker.close(drainMs).then(() => {
-            process.removeListener('SIGINT', listener)
-            process.removeListener('SIGTERM', listener)
-            resolve()
-          }, reject)
-        } else if (Date.now() - firstAt >= REPEAT_WINDOW_MS) {
-          this.logger.warning(`${signal} received again: exiting without waiting`)
-          process.exit(1)
-        }
-      }
-      process.prependListener('SIGINT', listener)
-      process.prependListener('SIGTERM', listener)
-    })
-  }
 }
 
 /** Signals this close after the first are one stop request delivered twice. */
 const REPEAT_WINDOW_MS = 1_000
+
+/** How long the process may stay up once the worker closed (the app's shutdown included). */
+const EXIT_GRACE_MS = 5_000
+
+type UiLogger = DurableWorkerCommand['logger']
+
+/**
+ * The stop signals, from the command's start to its end. The first is the stop (`requested`);
+ * a second, a second or more after it, exits at once. A repeat within a second of the first is
+ * the same request delivered twice — a terminal's Ctrl-C reaches the whole process group, and a
+ * launcher (npm, the shop's bin/start.ts) forwards it too — not an operator asking to skip the
+ * drain. Prepended, so the drain begins before the app's own SIGTERM handler runs.
+ */
+class StopSignals {
+  readonly requested: Promise<NodeJS.Signals>
+  #firstAt: number | null = null
+  #listener: (signal: NodeJS.Signals) => void = () => {}
+
+  constructor(logger: UiLogger) {
+    this.requested = new Promise((resolve) => {
+      this.#listener = (signal) => {
+        if (this.#firstAt === null) {
+          this.#firstAt = Date.now()
+          resolve(signal)
+        } else if (Date.now() - this.#firstAt >= REPEAT_WINDOW_MS) {
+          logger.warning(`${signal} received again: exiting without waiting`)
+          process.exit(1)
+        }
+      }
+    })
+    for (const signal of SIGNALS) process.prependListener(signal, this.#listener)
+  }
+
+  get received(): boolean {
+    return this.#firstAt !== null
+  }
+
+  dispose(): void {
+    for (const signal of SIGNALS) process.removeListener(signal, this.#listener)
+  }
+}
+
+const SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM']
+
+/**
+ * Once the worker closed, nothing of it needs the process; what still holds it — a step body
+ * that ignored its abort signal (its attempt already completed as failed, to be retried
+ * elsewhere), a connection a transport or a provider's shutdown could not end — must not keep
+ * it up. Unref'd: a process with nothing left exits on its own first.
+ */
+function exitIfHeld(logger: UiLogger, code: number): void {
+  setTimeout(() => {
+    logger.warning(
+      `still running ${EXIT_GRACE_MS} ms after the worker closed (${process.getActiveResourcesInfo().join(', ')}): exiting`,
+    )
+    process.exit(code)
+  }, EXIT_GRACE_MS).unref()
+}
 
 /** The flag's transport, else config `transport`, else the only one configured. */
 function transportName(config: ResolvedDurableConfig, flag: string | undefined): string {

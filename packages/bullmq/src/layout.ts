@@ -64,8 +64,14 @@ export function servedQueues(
 /**
  * A connection of the transport's own. `maxRetriesPerRequest: null` as BullMQ requires (commands
  * wait through a reconnect instead of failing); the first connect fails fast and clearly.
+ * `made` sees the client at once, so a close can disconnect one still waiting for Redis's
+ * answer (after the TCP connect, ioredis has no timeout of its own); a disconnect rejects.
  */
-export async function connect(options: ResolvedOptions, role: string): Promise<Redis> {
+export async function connect(
+  options: ResolvedOptions,
+  role: string,
+  made: (client: Redis) => void = () => {},
+): Promise<Redis> {
   // Not lazyConnect: BullMQ duplicates this client for its blocking connections, and a lazy
   // duplicate closed before it connected leaves a rejection nobody handles.
   const client = new Redis({
@@ -74,10 +80,12 @@ export async function connect(options: ResolvedOptions, role: string): Promise<R
     maxRetriesPerRequest: null,
     connectionName: `cairn:${role}`,
   })
+  made(client)
   try {
     await new Promise<void>((resolve, reject) => {
       client.once('ready', resolve)
       client.once('error', reject)
+      client.once('end', () => reject(new Error('the connection was closed')))
     })
   } catch (error) {
     client.disconnect()

@@ -20,6 +20,7 @@ import {
 } from '@cairn/core/wire'
 import { Queue, Worker, type Job } from 'bullmq'
 import type { Redis } from 'ioredis'
+import { untilDeadline } from '@cairn/core/wire'
 import { NEVER_GIVE_UP } from './engine.ts'
 import {
   connect,
@@ -41,6 +42,15 @@ interface Held {
   queue: string
 }
 
+/**
+ * How long each step of close() may take: the hand-backs (with an open still in progress),
+ * then the connections' goodbyes. A Redis that is down or stopped answering would keep either
+ * waiting for ever (commands wait through reconnects: maxRetriesPerRequest is null); past it
+ * the hand-backs are given up (the locks lapse and the tasks are delivered again) and the
+ * connections are dropped. Two of them fit well inside the worker's CLOSE_GRACE_MS.
+ */
+export const CLOSE_STEP_MS = 2_000
+
 export class BullmqWorkerTransport implements WorkerTransport {
   readonly name = 'bullmq'
   readonly #options: ResolvedOptions
@@ -51,6 +61,8 @@ export class BullmqWorkerTransport implements WorkerTransport {
   #subscriber: Redis | null = null
   #opening: Promise<void> | null = null
   #closing = false
+  /** Every connection open() made, connected or not: a close that gives up drops them. */
+  readonly #made: Redis[] = []
   /** One manual BullMQ Worker per task queue this worker has taken from. */
   readonly #fetchers = new Map<string, Worker>()
   /** Tasks held now, by delivery token: handed back on close. */
@@ -66,8 +78,9 @@ export class BullmqWorkerTransport implements WorkerTransport {
   /** A failed open is forgotten: the next open() tries again. */
   open(): Promise<void> {
     this.#opening ??= (async () => {
-      this.#client = await connect(this.#options, 'worker')
-      this.#subscriber = await connect(this.#options, 'worker-wake')
+      const made = (client: Redis) => this.#made.push(client)
+      this.#client = await connect(this.#options, 'worker', made)
+      this.#subscriber = await connect(this.#options, 'worker-wake', made)
       this.#subscriber.on('message', (_channel: string, queue: string) => {
         this.#look.woke(queue)
         for (const wake of [...this.#wakers]) wake(queue)
@@ -86,23 +99,52 @@ export class BullmqWorkerTransport implements WorkerTransport {
     return this.#opening
   }
 
+  /** Bounded (CLOSE_STEP_MS per step): a Redis that is down or stopped answering cannot hold it. */
   async close(): Promise<void> {
     if (this.#closing) return
     this.#closing = true
-    await this.#opening?.catch(() => {})
+    const handBackBy = Date.now() + CLOSE_STEP_MS
+    if (this.#opening !== null && !(await untilDeadline(this.#opening, handBackBy))) {
+      this.#dropConnections() // an open still waiting for Redis: it fails
+      return
+    }
     for (const wake of [...this.#wakers]) wake('')
-    const handedBack = [...this.#held.values()]
-    await Promise.all(handedBack.map((held) => this.#handBack(held)))
+    await this.#handBackHeld(handBackBy)
+    if (!(await untilDeadline(this.#closeConnections(), Date.now() + CLOSE_STEP_MS)))
+      this.#dropConnections()
+    this.#client = null
+    this.#subscriber = null
+  }
+
+  /** The safety net for what the worker could not complete or hand back itself. */
+  async #handBackHeld(deadline: number): Promise<void> {
+    const held = [...this.#held.values()]
+    if (held.length === 0) return
+    const back = Promise.all(held.map((one) => this.#handBack(one).catch(this.#options.onError)))
+    if (!(await untilDeadline(back, deadline)))
+      this.#options.onError(
+        new Error(
+          `bullmq transport: handing back ${held.length} task(s) did not finish in ${CLOSE_STEP_MS} ms; given up, they are delivered again when their locks lapse`,
+        ),
+      )
+  }
+
+  async #closeConnections(): Promise<void> {
+    // Forced: a fetcher runs no job of its own, and its blocking connection is only dropped.
     for (const fetcher of this.#fetchers.values())
-      await fetcher.close().catch(this.#options.onError)
+      await fetcher.close(true).catch(this.#options.onError)
     this.#fetchers.clear()
     for (const reader of this.#delayedQueues.values())
       await reader.close().catch(this.#options.onError)
     this.#delayedQueues.clear()
     await quit(this.#subscriber)
     await quit(this.#client)
-    this.#client = null
-    this.#subscriber = null
+  }
+
+  /** Drops every connection at once (ioredis destroys a socket its goodbye does not close). */
+  #dropConnections(): void {
+    for (const client of this.#made) client.disconnect()
+    for (const fetcher of this.#fetchers.values()) void fetcher.close(true).catch(() => {})
   }
 
   async receive(options: ReceiveOptions): Promise<ReceivedTask[]> {

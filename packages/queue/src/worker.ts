@@ -20,6 +20,7 @@ import {
 } from '@cairn/core/wire'
 import type { QueueAdapter } from './adapter.ts'
 import { openAdapter, Pause } from './connection.ts'
+import { untilDeadline } from '@cairn/core/wire'
 import { NEVER_GIVE_UP } from './engine.ts'
 import { queueNames, REPORT_JOB, servedQueues, WITHDRAWN, type QueueNames } from './layout.ts'
 import type { ResolvedOptions } from './options.ts'
@@ -29,6 +30,15 @@ interface Held {
   id: string
   queue: string
 }
+
+/**
+ * How long each step of close() may take: the hand-backs (with an open still in progress), then
+ * the adapter's destroy. A store that is down or stopped answering could keep either waiting
+ * for ever (a command waiting for a reply, a query on a dead connection); past it the
+ * hand-backs are given up (the holds lapse and the stalled-job recovery puts the tasks back)
+ * and the adapter is left to its owner. Two of them fit well inside the worker's CLOSE_GRACE_MS.
+ */
+export const CLOSE_STEP_MS = 2_000
 
 export class QueueWorkerTransport implements WorkerTransport {
   readonly name = 'queue'
@@ -52,7 +62,13 @@ export class QueueWorkerTransport implements WorkerTransport {
   /** A failed open is forgotten: the next open() tries again. */
   open(): Promise<void> {
     this.#opening ??= (async () => {
-      this.#adapter = await openAdapter(this.#options, `cairn-worker-${randomUUID()}`)
+      const adapter = await openAdapter(this.#options, `cairn-worker-${randomUUID()}`)
+      if (this.#closing) {
+        // Closed meanwhile (a close that gave up waiting for this open): nothing stays open.
+        await adapter.destroy().catch(this.#options.onError)
+        throw new InvalidArgumentError('the queue transport is closed')
+      }
+      this.#adapter = adapter
     })().catch((error: unknown) => {
       this.#opening = null
       throw error
@@ -60,17 +76,40 @@ export class QueueWorkerTransport implements WorkerTransport {
     return this.#opening
   }
 
+  /** Bounded (CLOSE_STEP_MS per step): a store that is down cannot hold it. */
   async close(): Promise<void> {
     if (this.#closing) return
     this.#closing = true
-    await this.#opening?.catch(() => {})
     this.#pause.wakeAll()
+    const handBackBy = Date.now() + CLOSE_STEP_MS
+    // An open in progress undoes itself when it ends (it sees #closing).
+    if (this.#opening !== null) await untilDeadline(this.#opening, handBackBy)
     const adapter = this.#adapter
-    if (adapter !== null) {
-      await Promise.all([...this.#held.values()].map((held) => this.#handBack(adapter, held)))
-      await adapter.destroy().catch(this.#options.onError)
-    }
     this.#adapter = null
+    if (adapter === null) return
+    await this.#handBackHeld(adapter, handBackBy)
+    const destroyed = adapter.destroy().catch(this.#options.onError)
+    if (!(await untilDeadline(destroyed, Date.now() + CLOSE_STEP_MS)))
+      this.#options.onError(
+        new Error(
+          `queue transport: the adapter's destroy did not finish in ${CLOSE_STEP_MS} ms; given up`,
+        ),
+      )
+  }
+
+  /** The safety net for what the worker could not complete or hand back itself. */
+  async #handBackHeld(adapter: QueueAdapter, deadline: number): Promise<void> {
+    const held = [...this.#held.values()]
+    if (held.length === 0) return
+    const back = Promise.all(
+      held.map((one) => this.#handBack(adapter, one).catch(this.#options.onError)),
+    )
+    if (!(await untilDeadline(back, deadline)))
+      this.#options.onError(
+        new Error(
+          `queue transport: handing back ${held.length} task(s) did not finish in ${CLOSE_STEP_MS} ms; given up, the stalled-job recovery puts them back when their holds lapse`,
+        ),
+      )
   }
 
   async receive(options: ReceiveOptions): Promise<ReceivedTask[]> {

@@ -20,6 +20,7 @@ import {
 import { stepTable, type StepTable, type WorkerOptions } from './options.ts'
 import { AdaptiveLimit, adaptiveSettings } from './adaptive_limit.ts'
 import { LoadSampler } from './load_sampler.ts'
+import { untilDeadline } from '@cairn/core/wire'
 import { runTask } from './task_runner.ts'
 import { defaultWorkerId } from './worker_id.ts'
 
@@ -34,10 +35,21 @@ export interface Worker {
   /**
    * Stops taking tasks, lets running ones finish for up to `drainMs` (default 10 000), then
    * aborts the rest (their handlers' signals) and hands them back; announces that it leaves and
-   * closes the transport. Idempotent.
+   * closes the transport. Resolves within `drainMs` plus twice CLOSE_GRACE_MS (10 s) whatever
+   * the transport does: what it could not send by then is logged at error and given up, and
+   * delivered again when its hold lapses. Idempotent; during `start()`, that start ends
+   * without taking tasks.
    */
   close(drainMs?: number): Promise<void>
 }
+
+/**
+ * After the drain, how long each of close's last steps may take: the aborted attempts' results
+ * with the leaving announcement, then the transport's close (its hand-backs, its connections).
+ * A healthy transport needs milliseconds; one whose backend is down or unreachable would keep
+ * a close waiting for ever (a receive or a write that never returns), so close gives up.
+ */
+export const CLOSE_GRACE_MS = 5_000
 
 export function createWorker(options: WorkerOptions): Worker {
   return new StepWorker(options)
@@ -66,10 +78,12 @@ class StepWorker implements Worker {
   readonly #announceEveryMs: number
   readonly #codec: Codec
   readonly #logger: Logger
-  readonly #running = new Set<Promise<void>>()
+  /** Attempts running now, and their task ids. */
+  readonly #running = new Map<Promise<void>, string>()
   readonly #receiving = new AbortController()
   readonly #stopping = new AbortController()
   readonly #startedAt = Date.now()
+  #starting: Promise<void> | null = null
   #loop: Promise<void> | null = null
   #announcer: NodeJS.Timeout | null = null
   #closed: Promise<void> | null = null
@@ -107,10 +121,27 @@ class StepWorker implements Worker {
     return this.#fixed ?? (this.#adaptive as AdaptiveLimit).limit
   }
 
-  async start(): Promise<void> {
-    if (this.#loop !== null) return
-    await this.#transport.open()
-    await this.#announce(false)
+  start(): Promise<void> {
+    this.#starting ??= this.#start().catch((error: unknown) => {
+      this.#starting = null // a worker started before its transport was up may start again
+      throw error
+    })
+    return this.#starting
+  }
+
+  async #start(): Promise<void> {
+    const closed = this.#receiving.signal
+    try {
+      await this.#transport.open()
+      if (closed.aborted) return
+      await this.#announce(false)
+    } catch (error) {
+      // Closed while it started (the transport closed under it): nothing to start, no failure.
+      if (closed.aborted) return
+      throw error
+    }
+    // A close during the opening or the announcement: no timer, no receive loop after it.
+    if (closed.aborted) return
     this.#announcer = setInterval(() => {
       this.#announce(false).catch((error: unknown) =>
         this.#logger.warn({ err: error }, 'announce failed'),
@@ -126,23 +157,61 @@ class StepWorker implements Worker {
     return this.#closed
   }
 
+  /**
+   * Every wait is bounded: a transport whose backend is down can leave a receive, a result or
+   * its own close pending for ever (a query on a connection nobody answers, a command queued
+   * until Redis comes back), and a worker that never exits is worse than a hold that lapses.
+   */
   async #close(drainMs: number): Promise<void> {
+    this.#stopTaking()
+    await this.#drain(Date.now() + drainMs)
+    // Past the drain: abort the handlers; each still completes its task (as failed), and the
+    // transport's close hands back anything not completed.
+    this.#stopping.abort(new Error('the worker is shutting down'))
+    await this.#flush(Date.now() + CLOSE_GRACE_MS)
+    await this.#closeTransport(Date.now() + CLOSE_GRACE_MS)
+  }
+
+  #stopTaking(): void {
     this.#receiving.abort()
     // A full worker's loop waits for a slot: let it see the abort now, not when a task ends.
     this.#wakeReceiver()
     if (this.#announcer !== null) clearInterval(this.#announcer)
     if (this.#adjuster !== null) clearInterval(this.#adjuster)
     this.#sampler.stop()
-    await this.#loop
-    const drained = await settleWithin([...this.#running], drainMs)
-    if (!drained) {
-      // Past the drain: abort the handlers; each still completes its task (as failed), and the
-      // transport's close hands back anything not completed.
-      this.#stopping.abort(new Error('the worker is shutting down'))
-      await Promise.allSettled([...this.#running])
-    }
-    await this.#announce(true).catch(() => {})
-    await this.#transport.close()
+  }
+
+  /** Until `deadline`: a start in progress ends, the receive loop ends, running attempts finish. */
+  async #drain(deadline: number): Promise<void> {
+    if (this.#starting !== null) await untilDeadline(this.#starting, deadline)
+    if (this.#loop !== null && !(await untilDeadline(this.#loop, deadline)))
+      this.#logger.warn(
+        {},
+        'a receive did not return by the end of the drain; what it takes is handed back',
+      )
+    await untilDeadline(Promise.allSettled(this.#running.keys()), deadline)
+  }
+
+  /** The aborted attempts' results, then the leaving announcement, until `deadline`. */
+  async #flush(deadline: number): Promise<void> {
+    if (!(await untilDeadline(Promise.allSettled(this.#running.keys()), deadline)))
+      this.#logger.error(
+        { taskIds: [...this.#running.values()] },
+        'results not sent in time: given up; their tasks are delivered again when their holds lapse',
+      )
+    await untilDeadline(this.#announce(true), deadline) // missed: engines forget it in 30 s
+  }
+
+  /** The transport's close (it hands back what is still held), until `deadline`. */
+  async #closeTransport(deadline: number): Promise<void> {
+    const closing = this.#transport.close().catch((error: unknown) => {
+      this.#logger.error({ err: error }, 'closing the transport failed')
+    })
+    if (!(await untilDeadline(closing, deadline)))
+      this.#logger.error(
+        {},
+        'the transport did not close in time: given up; tasks it still holds are delivered again when their holds lapse',
+      )
   }
 
   async #receiveLoop(): Promise<void> {
@@ -167,8 +236,23 @@ class StepWorker implements Worker {
         await pause(1_000, signal)
         continue
       }
-      for (const task of tasks) this.#run(task)
+      for (const task of tasks) {
+        if (this.#stopping.signal.aborted) this.#handBackLate(task)
+        else this.#run(task)
+      }
     }
+  }
+
+  /** Taken by a receive that returned after the drain: nobody runs it here, another worker may. */
+  #handBackLate(task: ReceivedTask): void {
+    task
+      .handBack()
+      .catch((error: unknown) =>
+        this.#logger.error(
+          { err: error, taskId: task.message.taskId },
+          'could not hand back a task received after the drain; it is delivered again when its hold lapses',
+        ),
+      )
   }
 
   #run(task: ReceivedTask): void {
@@ -182,7 +266,7 @@ class StepWorker implements Worker {
       this.#running.delete(running)
       this.#wakeReceiver()
     })
-    this.#running.add(running)
+    this.#running.set(running, task.message.taskId)
     this.#peak = Math.max(this.#peak, this.#running.size)
   }
 
@@ -250,17 +334,6 @@ function positive(
       `${name} must be an integer from 1 to ${max}, got ${String(value)}`,
     )
   return value
-}
-
-/** True when every promise settled within `ms`. */
-async function settleWithin(promises: Promise<unknown>[], ms: number): Promise<boolean> {
-  if (promises.length === 0) return true
-  let timer: NodeJS.Timeout | undefined
-  const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)))
-  const done = Promise.allSettled(promises).then(() => true as const)
-  const result = await Promise.race([done, timedOut])
-  clearTimeout(timer)
-  return result
 }
 
 function pause(ms: number, signal: AbortSignal): Promise<void> {

@@ -21,6 +21,7 @@ import type {
   StoreOp,
 } from '../contracts/state_store.ts'
 import { CairnError, EngineStoppedError, StoreFailureError } from '../errors/index.ts'
+import { MAX_TIMER_MS } from '../util/numbers.ts'
 
 function asStoreFailure(error: unknown): Error {
   if (CairnError.isCairnError(error)) return error
@@ -52,8 +53,6 @@ export interface CommitterOptions {
 
 const RETRY_BASE_MS = 20
 const RETRY_MAX_MS = 2_000
-/** setTimeout's longest delay; a longer one fires at once (with a warning). */
-const MAX_TIMER_MS = 2_147_483_647
 
 export class Committer {
   private queue: Pending[] = []

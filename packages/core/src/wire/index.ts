@@ -28,3 +28,5 @@ export {
   type TransportTuningOptions,
   type TuningDefaults,
 } from './transport_tuning.ts'
+// A bound on a transport's or worker's close: a backend that stopped answering must not hold it.
+export { untilDeadline } from '../util/deadline.ts'

@@ -13,6 +13,7 @@ import type { EngineTransport, WorkerTransport } from '@cairn/core/contracts'
 import type pg from 'pg'
 import type { Pool as MysqlPool, PoolOptions as MysqlPoolOptions } from 'mysql2/promise'
 import { DbEngineTransport } from './engine_half.ts'
+import { mysqlSocket, OwnSockets, postgresSocket } from './own_sockets.ts'
 import {
   checkInteger,
   checkObject,
@@ -90,10 +91,14 @@ export function postgresTransport(options: PostgresTransportOptions): DbTranspor
     const { PostgresTables } = await import('./postgres_tables.ts')
     const given = options.pool
     const settings: pg.PoolConfig = connection ?? { connectionString: connectionString ?? '' }
-    const pool = given ?? new pgModule.Pool({ ...settings, max })
+    // Sockets made here, so a close can cut them (own_sockets.ts); a given pool's are its owner's.
+    const sockets = new OwnSockets()
+    const stream = postgresSocket(sockets)
+    const pool = given ?? new pgModule.Pool({ ...settings, stream: settings.stream ?? stream, max })
     if (given === undefined) pool.on('error', tuning.onError)
-    const listenerConfig = given === undefined ? settings : given.options
-    return new PostgresTables({ pool, owned: given === undefined, schema, listenerConfig })
+    const base = given === undefined ? settings : given.options
+    const listenerConfig = { ...base, stream: base.stream ?? stream }
+    return new PostgresTables({ pool, owned: given === undefined, schema, listenerConfig, sockets })
   }
   return halves(tables, tuning)
 }
@@ -113,8 +118,11 @@ export function mysqlTransport(options: MysqlTransportOptions): DbTransport {
     const { MysqlTables } = await import('./mysql_tables.ts')
     const given = options.pool
     const settings: MysqlPoolOptions = connection ?? { uri: uri ?? '' }
-    const pool = given ?? mysql.createPool({ ...settings, connectionLimit: max })
-    return new MysqlTables({ pool, owned: given === undefined, database })
+    // Sockets made here, so a close can cut them (own_sockets.ts); a given pool's are its owner's.
+    const sockets = new OwnSockets()
+    const stream: unknown = settings.stream ?? mysqlSocket(sockets)
+    const pool = given ?? mysql.createPool({ ...settings, stream, connectionLimit: max })
+    return new MysqlTables({ pool, owned: given === undefined, database, sockets })
   }
   return halves(tables, tuning)
 }

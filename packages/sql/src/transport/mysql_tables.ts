@@ -16,6 +16,7 @@ import type {
   TransportTables,
 } from './tables.ts'
 import { depthSql, toDepthRows } from './depth_sql.ts'
+import { OwnSockets } from './own_sockets.ts'
 import { repeatedPerStep } from './repeat_counts.ts'
 
 const NOW = "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)"
@@ -26,6 +27,8 @@ export interface MysqlTablesConfig {
   owned: boolean
   /** Qualifies the tables (created when missing); null: the connection's database. */
   database: string | null
+  /** The sockets the pool (when owned) connects through: cut() destroys them. */
+  sockets?: OwnSockets
 }
 
 type Row = unknown[]
@@ -35,12 +38,14 @@ export class MysqlTables implements TransportTables {
   readonly #pool: Pool
   readonly #owned: boolean
   readonly #database: string | null
+  readonly #sockets: OwnSockets
   readonly #t: { tasks: string; reports: string; workers: string; counters: string }
 
   constructor(config: MysqlTablesConfig) {
     this.#pool = config.pool
     this.#owned = config.owned
     this.#database = config.database
+    this.#sockets = config.sockets ?? new OwnSockets()
     const q = config.database === null ? '' : `${ident(config.database)}.`
     this.#t = {
       tasks: `${q}cairn_tasks`,
@@ -278,6 +283,10 @@ export class MysqlTables implements TransportTables {
 
   async close(): Promise<void> {
     if (this.#owned) await this.#pool.end()
+  }
+
+  cut(): void {
+    this.#sockets.cutAll()
   }
 
   async #query(sql: string, values: unknown[] = []): Promise<Row[]> {

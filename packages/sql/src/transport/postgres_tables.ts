@@ -8,6 +8,7 @@ import type pg from 'pg'
 import type { ClientConfig } from 'pg'
 import { startWakeListener } from '../postgres/wake_listener.ts'
 import { keyOf } from './keys.ts'
+import { OwnSockets } from './own_sockets.ts'
 import type {
   CompletedTask,
   ClaimedReport,
@@ -31,6 +32,8 @@ export interface PostgresTablesConfig {
   schema: string
   /** For the LISTEN connection (a pooled one cannot listen). */
   listenerConfig: ClientConfig
+  /** The sockets the pool (when owned) and the listener connect through: cut() destroys them. */
+  sockets?: OwnSockets
 }
 
 export class PostgresTables implements TransportTables {
@@ -39,6 +42,7 @@ export class PostgresTables implements TransportTables {
   readonly #owned: boolean
   readonly #schema: string
   readonly #listenerConfig: ClientConfig
+  readonly #sockets: OwnSockets
   readonly #t: { tasks: string; reports: string; workers: string; counters: string }
 
   constructor(config: PostgresTablesConfig) {
@@ -46,6 +50,7 @@ export class PostgresTables implements TransportTables {
     this.#owned = config.owned
     this.#schema = config.schema
     this.#listenerConfig = config.listenerConfig
+    this.#sockets = config.sockets ?? new OwnSockets()
     const s = ident(config.schema)
     this.#t = {
       tasks: `${s}.cairn_tasks`,
@@ -317,6 +322,10 @@ export class PostgresTables implements TransportTables {
 
   async close(): Promise<void> {
     if (this.#owned) await this.#pool.end()
+  }
+
+  cut(): void {
+    this.#sockets.cutAll()
   }
 
   /**

@@ -295,6 +295,11 @@ export class SqliteTables implements TransportTables {
     if (this.#db.isOpen) this.#db.close()
   }
 
+  /** A file has no connection to wait for: the same as close(). */
+  cut(): void {
+    if (this.#db.isOpen) this.#db.close()
+  }
+
   #run(operation: string, sql: string, ...values: SQLInputValue[]): Promise<void> {
     return this.#write(operation, () => {
       this.#db.prepare(sql).run(...values)

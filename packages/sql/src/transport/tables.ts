@@ -126,4 +126,9 @@ export interface TransportTables {
   insertRawTask(taskKey: string, stepKey: string, body: string): Promise<void>
   /** Ends the connections this transport opened. */
   close(): Promise<void>
+  /**
+   * Cuts the connections this transport opened, at once, whatever they are doing: the end of a
+   * close whose connections would not end (a database that stopped answering).
+   */
+  cut(): void
 }

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { ReceiveOptions, ReceivedTask, WorkerTransport } from '@cairn/core/contracts'
-import { InvalidArgumentError } from '@cairn/core/errors'
+import { InvalidArgumentError, StoreFailureError } from '@cairn/core/errors'
 import {
   checkReceiveOptions,
   ProtocolGate,
@@ -17,6 +17,7 @@ import {
   type ResultMessage,
   type TaskMessage,
 } from '@cairn/core/wire'
+import { untilDeadline } from '@cairn/core/wire'
 import { keyOf } from './keys.ts'
 import type { ResolvedTuning } from './options.ts'
 import { GroupedWrites } from './grouped_writes.ts'
@@ -28,11 +29,21 @@ interface Hold {
   holder: string
 }
 
+/**
+ * How long each step of close() may take: the hand-back (with an open still in progress), then
+ * the connections' goodbye. A database that stopped answering would keep either waiting for
+ * ever; past it the hand-back is given up (the holds lapse and the tasks are delivered again)
+ * and the connections are cut. Two of them fit well inside the worker's CLOSE_GRACE_MS.
+ */
+export const CLOSE_STEP_MS = 2_000
+
 export class DbWorkerTransport implements WorkerTransport {
   readonly name = 'db'
   readonly #tables: () => Promise<TransportTables>
   readonly #tuning: ResolvedTuning
   #db: TransportTables | null = null
+  /** The tables of an open still in progress: close() cuts them if that open never ends. */
+  #made: TransportTables | null = null
   #opening: Promise<void> | null = null
   #closing = false
   #unlisten: (() => Promise<void>) | null = null
@@ -51,10 +62,14 @@ export class DbWorkerTransport implements WorkerTransport {
   open(): Promise<void> {
     this.#opening ??= (async () => {
       const db = await this.#tables()
+      this.#made = db
       try {
         await db.ensureSchema()
         this.#unlisten = await db.listen('tasks', () => this.#wakeup.wake())
+        // Closed meanwhile (a close that gave up waiting for this open): nothing stays open.
+        if (this.#closing) throw new InvalidArgumentError('the db transport is closed')
       } catch (error) {
+        await this.#unlisten?.().catch(() => {})
         await db.close().catch(() => {})
         throw error
       }
@@ -66,18 +81,39 @@ export class DbWorkerTransport implements WorkerTransport {
     return this.#opening
   }
 
+  /** Bounded (CLOSE_STEP_MS per step): a database that stopped answering cannot hold it. */
   async close(): Promise<void> {
     if (this.#closing) return
     this.#closing = true
     this.#wakeup.wake()
-    await this.#opening?.catch(() => {})
+    const handBackBy = Date.now() + CLOSE_STEP_MS
+    // An open in progress undoes itself (it sees #closing); one stuck connecting is cut.
+    if (this.#opening !== null && !(await untilDeadline(this.#opening, handBackBy))) {
+      this.#made?.cut()
+      return
+    }
     const db = this.#db
     if (db === null) return
-    if (this.#held.size > 0) await db.handBack([...this.#held.values()]).catch(this.#tuning.onError)
-    this.#held.clear()
-    await this.#unlisten?.().catch(this.#tuning.onError)
-    await db.close()
     this.#db = null
+    await this.#handBackHeld(db, handBackBy)
+    const unlisten = this.#unlisten?.().catch(this.#tuning.onError)
+    const ended = Promise.all([unlisten, db.close().catch(this.#tuning.onError)])
+    // Connections busy with a statement nobody answers, or waiting for a goodbye: cut.
+    if (!(await untilDeadline(ended, Date.now() + CLOSE_STEP_MS))) db.cut()
+  }
+
+  /** The safety net for what the worker could not complete or hand back itself. */
+  async #handBackHeld(db: TransportTables, deadline: number): Promise<void> {
+    const holds = [...this.#held.values()]
+    this.#held.clear()
+    if (holds.length === 0) return
+    const back = db.handBack(holds).catch(this.#tuning.onError)
+    if (!(await untilDeadline(back, deadline)))
+      this.#tuning.onError(
+        new StoreFailureError(
+          `db transport: handing back ${holds.length} task(s) did not finish in ${CLOSE_STEP_MS} ms; given up, they are delivered again when their holds lapse`,
+        ),
+      )
   }
 
   async receive(options: ReceiveOptions): Promise<ReceivedTask[]> {
