@@ -34,8 +34,17 @@ export async function runTask(
   const task = received.message
   const startedAt = Date.now()
   if (handler === undefined) {
-    // The transport delivered a step this worker does not serve: another worker may.
-    await received.handBack()
+    // The transport delivered a step this worker does not serve: another worker may. A failed
+    // hand-back is logged, never thrown: nothing awaits this task, and a rejection here would
+    // be unhandled (the worker process would crash); the task's hold lapses instead.
+    await received
+      .handBack()
+      .catch((error: unknown) =>
+        deps.logger.error(
+          { err: error, taskId: task.taskId, step: task.step },
+          'could not hand back a task for a step this worker does not serve; it is delivered again when its hold lapses',
+        ),
+      )
     return
   }
   const abort = new AbortController()

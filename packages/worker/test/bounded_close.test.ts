@@ -248,3 +248,29 @@ void test(
     assert.deepEqual(completed, { status: 'completed', output: codec.encode('finished', 'output') })
   },
 )
+
+void test(
+  'a failed hand-back of a task for a step this worker does not serve is logged, not a crash',
+  HANG,
+  async () => {
+    // An unhandled rejection would fail this test (and crash a worker process).
+    const transport = new StuckTransport(new Set(), [taskFor('unserved')])
+    transport.received = (message) => ({
+      message,
+      heartbeat: async () => 'held',
+      complete: async () => {},
+      handBack: async () => {
+        throw new Error('injected: backend down')
+      },
+    })
+    const { logger, logged } = recordingLogger()
+    const worker = createWorker({ transport, logger, steps: { work: () => null } })
+    await worker.start()
+    await until(() => logged.some((entry) => entry.level === 'error'))
+    await worker.close(0)
+    assert.match(
+      logged.find((entry) => entry.level === 'error')?.msg ?? '',
+      /could not hand back a task for a step this worker does not serve/,
+    )
+  },
+)
