@@ -8,6 +8,7 @@
  * the transport delivers again. Heartbeats keep the transport's hold; the engine does not store
  * them (docs/design/remote_steps.md).
  */
+import { untilDeadline } from '../util/deadline.ts'
 import type { Clock, TimerHandle } from '../contracts/clock.ts'
 import type { Logger } from '../contracts/logger.ts'
 import type {
@@ -28,6 +29,9 @@ import { FleetView } from './fleet_view.ts'
 
 const FIRST_RECONNECT_MS = 1_000
 const MAX_RECONNECT_MS = 60_000
+
+/** How long the engine's close waits for each transport's own close. */
+export const TRANSPORT_CLOSE_MS = 5_000
 
 export class RemoteTransports {
   /** Attempts whose turn waits in memory here: their results skip the inbox (live_tasks.ts). */
@@ -140,9 +144,16 @@ export class RemoteTransports {
     const opened = [...this.opened]
     this.opened.clear()
     for (const transport of opened) {
-      await transport.close().catch((error: unknown) => {
+      const closing = transport.close().catch((error: unknown) => {
         this.logger.warn({ err: error, transport: transport.name }, 'closing a transport failed')
       })
+      // A transport whose backend stopped answering (Redis, a database) must not hold the
+      // engine's close, and with it a process's shutdown, for ever.
+      if (!(await untilDeadline(closing, Date.now() + TRANSPORT_CLOSE_MS)))
+        this.logger.error(
+          { transport: transport.name, waitedMs: TRANSPORT_CLOSE_MS },
+          'a transport did not close in time; the engine closes without it',
+        )
     }
   }
 
