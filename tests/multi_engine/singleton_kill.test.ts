@@ -13,7 +13,7 @@ import { test } from 'node:test'
 import { Engine, silentLogger } from '@cairn/core'
 import { crashKey, type CrashInput } from '../crash/crash_workflow.ts'
 import { readTimeline, type Timeline } from '../crash/ledger.ts'
-import { killMarked } from '../crash/process_marks.ts'
+import { freeze, killMarked, thaw } from '../crash/process_marks.ts'
 import { checkRuns, waitUntilAllFinished } from '../crash/run_checks.ts'
 import type { ServerKind } from '../crash/server_sites.ts'
 import { kill, pause, spawnEngine, type EngineChild } from '../crash/supervisor.ts'
@@ -65,9 +65,10 @@ async function singletonKill(kind: ServerKind): Promise<void> {
     children.push(a)
     const b = await spawnEngine(env('b'))
     children.push(b)
-    // Kill a while it holds admitted runs, mid-chain.
-    await until(async () => (await leasedTo(store, 'a')).length > 0, 20_000, 'a never held a run')
-    const heldByA = await leasedTo(store, 'a')
+    // Kill a while it holds admitted runs, mid-chain. Frozen first, so what it holds cannot
+    // change between the read and the kill: a run it finished in that gap freed its key, and
+    // the slot check below looked at a key that had moved on (a fresh-clone run saw it).
+    const heldByA = await frozenHolding(a, 'a', store, ledger)
     await killMarked(a, ledger)
     const killedAt = Date.now()
     // Starts on the killed holders' keys while their leases run: the slots are taken.
@@ -109,6 +110,32 @@ async function singletonKill(kind: ServerKind): Promise<void> {
     await client.close(0)
     await place.drop()
   }
+}
+
+/**
+ * Freezes `engine` (SIGSTOP) while it (`owner`) holds a run and answers what it holds: thawed and
+ * tried again when it turns out to hold none once frozen. A statement it sent just before the
+ * stop is given a moment to land before the read.
+ */
+async function frozenHolding(
+  engine: EngineChild,
+  owner: string,
+  store: Parameters<typeof leasedTo>[0],
+  ledger: string,
+): Promise<Awaited<ReturnType<typeof leasedTo>>> {
+  for (let tries = 0; tries < 20; tries++) {
+    await until(
+      async () => (await leasedTo(store, owner)).length > 0,
+      20_000,
+      `${owner} held no run`,
+    )
+    await freeze(engine, ledger)
+    await pause(50)
+    const held = await leasedTo(store, owner)
+    if (held.length > 0) return held
+    thaw(engine, ledger)
+  }
+  throw new Error(`${owner} held no run whenever it was frozen`)
 }
 
 /** A key's open runs as stored: the admitted ones (any open status but queued). */
