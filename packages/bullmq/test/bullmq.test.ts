@@ -1,8 +1,9 @@
 /** What the conformance suite does not cover: options, an unreachable Redis, tasks that stall often. */
+import { firstAttemptTask } from '@cairn/core/testing'
 import assert from 'node:assert/strict'
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
 import { test } from 'node:test'
-import { taskIdOf, type TaskMessage } from '@cairn/core/wire'
+import type { TaskMessage } from '@cairn/core/wire'
 import { Queue } from 'bullmq'
 import { Redis } from 'ioredis'
 import { bullmqTransport } from '../src/index.ts'
@@ -130,20 +131,7 @@ void test(
 
 function task(step: string): TaskMessage {
   const runId = `stall-${process.pid}-${Date.now()}`
-  return {
-    v: 1,
-    type: 'task',
-    taskId: taskIdOf({ runId, seq: 0, attempt: 1 }),
-    runId,
-    seq: 0,
-    attempt: 1,
-    step,
-    input: '{}',
-    requires: [],
-    timeoutMs: null,
-    heartbeatIntervalMs: 100,
-    dispatchedAt: Date.now(),
-  }
+  return firstAttemptTask({ runId, step, input: '{}', heartbeatIntervalMs: 100 })
 }
 
 if (redisUp) {

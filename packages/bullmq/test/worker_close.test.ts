@@ -6,10 +6,11 @@
  * then exits. A close or a process that hung would be failed by the test's timeout, not by a
  * measured duration.
  */
+import { firstAttemptTask } from '@cairn/core/testing'
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { taskIdOf, type TaskMessage } from '@cairn/core/wire'
-import { startScript } from '../../worker/test/script_process.ts'
+import type { TaskMessage } from '@cairn/core/wire'
+import { closingWorkerScript, startScript } from '../../worker/test/script_process.ts'
 import { TcpRelay } from '../../worker/test/tcp_relay.ts'
 import { createUnderTest, REDIS_URL, redisUp, uniquePrefix } from './redis_fixture.ts'
 
@@ -20,44 +21,16 @@ const HANG = { timeout: 60_000, skip: !redisUp && 'Redis is down' }
  * the task and waits for the word that Redis went away), then closes, prints what onError got,
  * and must then exit on its own.
  */
-const WORKER = `
-const [url, prefix, mode] = process.argv.slice(1)
+const WORKER = closingWorkerScript(`
+const [url, prefix] = process.argv.slice(1)
 const { bullmqTransport } = await import('@cairn/bullmq')
 const errors = []
 const worker = bullmqTransport({ connection: url, prefix, onError: (e) => errors.push(e.message) }).worker()
-const say = (line) => process.stdout.write(line + '\\n')
-if (mode === 'held') {
-  await worker.open()
-  const signal = new AbortController().signal
-  const held = await worker.receive({ steps: ['close-test'], capabilities: [], max: 1, holdMs: 30000, signal })
-  say(\`held \${held.length}\`)
-  await new Promise((resolve) => process.stdin.once('data', resolve))
-  process.stdin.destroy()
-  await worker.close()
-} else {
-  const opening = worker.open().then(() => 'opened', () => 'failed')
-  await worker.close()
-  say(\`open \${await opening}\`)
-}
-say(\`closed \${JSON.stringify(errors)}\`)
-`
+`)
 
 function task(step: string): TaskMessage {
   const runId = `close-${process.pid}-${Date.now()}`
-  return {
-    v: 1,
-    type: 'task',
-    taskId: taskIdOf({ runId, seq: 0, attempt: 1 }),
-    runId,
-    seq: 0,
-    attempt: 1,
-    step,
-    input: '{}',
-    requires: [],
-    timeoutMs: null,
-    heartbeatIntervalMs: 1_000,
-    dispatchedAt: Date.now(),
-  }
+  return firstAttemptTask({ runId, step, input: '{}', heartbeatIntervalMs: 1_000 })
 }
 
 for (const outage of ['refuse', 'blackhole'] as const)

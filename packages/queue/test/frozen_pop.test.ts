@@ -4,13 +4,14 @@
  * docs/queue-transport.md gives for MariaDB (`idle_transaction_timeout`), another worker takes
  * the task within seconds. Without it, the task would wait for the frozen worker to resume.
  */
+import { firstAttemptTask } from '@cairn/core/testing'
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { test } from 'node:test'
 import { QueueSchemaService } from '@boringnode/queue'
 import { knex as knexAdapter } from '@boringnode/queue/drivers/knex_adapter'
 import type { ReceivedTask } from '@cairn/core/contracts'
-import { taskIdOf, type TaskMessage } from '@cairn/core/wire'
+import type { TaskMessage } from '@cairn/core/wire'
 import knex, { type Knex } from 'knex'
 import { MYSQL_URL, serviceAvailable } from '../../../tests/helpers/services.ts'
 import { queueTransport } from '../src/index.ts'
@@ -24,20 +25,7 @@ interface CallbackConnection {
 
 function charge(): TaskMessage {
   const runId = `r-${randomBytes(4).toString('hex')}`
-  return {
-    v: 1,
-    type: 'task',
-    taskId: taskIdOf({ runId, seq: 0, attempt: 1 }),
-    runId,
-    seq: 0,
-    attempt: 1,
-    step: 'charge',
-    input: 'null',
-    requires: [],
-    timeoutMs: null,
-    heartbeatIntervalMs: 5_000,
-    dispatchedAt: Date.now(),
-  }
+  return firstAttemptTask({ runId, step: 'charge' })
 }
 
 void test(

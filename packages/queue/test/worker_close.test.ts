@@ -6,9 +6,10 @@
  * the stuck store; a close that hung would be failed by the test's timeout, not by a measured
  * duration.
  */
+import { firstAttemptTask } from '@cairn/core/testing'
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { taskIdOf, type TaskMessage } from '@cairn/core/wire'
+import type { TaskMessage } from '@cairn/core/wire'
 import type { QueueAdapter, QueueJobData } from '../src/adapter.ts'
 import { queueTransport } from '../src/index.ts'
 
@@ -17,20 +18,7 @@ const NEVER = new Promise<never>(() => {})
 
 function task(): TaskMessage {
   const runId = `close-${process.pid}-${Date.now()}`
-  return {
-    v: 1,
-    type: 'task',
-    taskId: taskIdOf({ runId, seq: 0, attempt: 1 }),
-    runId,
-    seq: 0,
-    attempt: 1,
-    step: 'charge',
-    input: 'null',
-    requires: [],
-    timeoutMs: null,
-    heartbeatIntervalMs: 1_000,
-    dispatchedAt: Date.now(),
-  }
+  return firstAttemptTask({ runId, step: 'charge', heartbeatIntervalMs: 1_000 })
 }
 
 type Stuck = 'open' | 'renew' | 'renew-fails' | 'destroy'

@@ -5,11 +5,12 @@
  * an hour after SIGTERM). Each test gives the worker a transport that never settles one of
  * them; a close that hung would be failed by the test's timeout, not by a measured duration.
  */
+import { firstAttemptTask } from '@cairn/core/testing'
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { createCodec } from '@cairn/core/codec'
 import type { Logger, ReceiveOptions, ReceivedTask, WorkerTransport } from '@cairn/core/contracts'
-import { taskIdOf, type AnnounceMessage, type TaskMessage } from '@cairn/core/wire'
+import type { AnnounceMessage, TaskMessage } from '@cairn/core/wire'
 import { createWorker } from '../src/index.ts'
 
 /** Far more than a bounded close takes (drain + twice CLOSE_GRACE_MS), far less than a hang. */
@@ -20,20 +21,7 @@ let counter = 0
 
 function taskFor(step: string): TaskMessage {
   const runId = `run-${++counter}`
-  return {
-    v: 1,
-    type: 'task',
-    taskId: taskIdOf({ runId, seq: 0, attempt: 1 }),
-    runId,
-    seq: 0,
-    attempt: 1,
-    step,
-    input: codec.encode(null),
-    requires: [],
-    timeoutMs: null,
-    heartbeatIntervalMs: 60_000,
-    dispatchedAt: Date.now(),
-  }
+  return firstAttemptTask({ runId, step, heartbeatIntervalMs: 60_000 })
 }
 
 const NEVER = new Promise<never>(() => {})

@@ -43,3 +43,31 @@ export function startScript(
     exited,
   }
 }
+
+/**
+ * The script of a worker half's process, around `build` (code ending with `const worker = …`
+ * and an `errors` array its onError fills; its last argument is the mode): in `held` mode it
+ * opens, takes one `close-test` task, prints `held <n>` and waits for the word (told when the
+ * backend stopped answering) before it closes; otherwise it closes while opening and prints
+ * `open opened|failed`. Then `closed <errors as JSON>` — and it must exit on its own.
+ */
+export function closingWorkerScript(build: string): string {
+  return `${build}
+const mode = process.argv.at(-1)
+const say = (line) => process.stdout.write(line + '\\n')
+if (mode === 'held') {
+  await worker.open()
+  const signal = new AbortController().signal
+  const held = await worker.receive({ steps: ['close-test'], capabilities: [], max: 1, holdMs: 30000, signal })
+  say(\`held \${held.length}\`)
+  await new Promise((resolve) => process.stdin.once('data', resolve))
+  process.stdin.destroy()
+  await worker.close()
+} else {
+  const opening = worker.open().then(() => 'opened', () => 'failed')
+  await worker.close()
+  say(\`open \${await opening}\`)
+}
+say(\`closed \${JSON.stringify(errors)}\`)
+`
+}

@@ -7,3 +7,4 @@ export {
   type MemoryTransportOptions,
 } from './memory_transport.ts'
 export type { MemoryBroker } from './memory_broker.ts'
+export { firstAttemptTask, type FirstAttemptTask } from './task_message.ts'

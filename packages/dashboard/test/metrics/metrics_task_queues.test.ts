@@ -7,26 +7,13 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { Engine, MemoryStore, silentLogger } from '@cairn/core'
 import type { EngineTransport } from '@cairn/core/contracts'
-import { createMemoryTransport } from '@cairn/core/testing'
-import { taskIdOf, type TaskMessage } from '@cairn/core/wire'
+import { createMemoryTransport, firstAttemptTask } from '@cairn/core/testing'
+import type { TaskMessage } from '@cairn/core/wire'
 import { createMetrics } from '../../src/metrics/index.ts'
 import { parseExposition, samplesOf, valueOf } from './exposition.ts'
 
 function task(step: string, runId: string): TaskMessage {
-  return {
-    v: 1,
-    type: 'task',
-    taskId: taskIdOf({ runId, seq: 0, attempt: 1 }),
-    runId,
-    seq: 0,
-    attempt: 1,
-    step,
-    input: 'null',
-    requires: [],
-    timeoutMs: null,
-    heartbeatIntervalMs: 5_000,
-    dispatchedAt: Date.now(),
-  }
+  return firstAttemptTask({ runId, step })
 }
 
 void test('task queue gauges: ready, delayed and held per transport and step, the oldest ready age, redeliveries; a failed read is counted', async (t) => {

@@ -6,25 +6,24 @@
  * none keeps the worker's process alive. A close that hung would be failed by the test's
  * timeout, not by a measured duration.
  */
+import { firstAttemptTask } from '@cairn/core/testing'
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { createCodec } from '@cairn/core/codec'
-import { taskIdOf, type TaskMessage } from '@cairn/core/wire'
+import type { TaskMessage } from '@cairn/core/wire'
 import { MYSQL_URL, PG_URL } from '../../../../tests/helpers/services.ts'
-import { startScript } from '../../../worker/test/script_process.ts'
+import { closingWorkerScript, startScript } from '../../../worker/test/script_process.ts'
 import { TcpRelay } from '../../../worker/test/tcp_relay.ts'
 import { createDbUnderTest, dialectUp } from './db_fixture.ts'
 
 const HANG = { timeout: 60_000 }
-const codec = createCodec()
 
 /**
  * The worker's process: a worker half through the relay that opens (and, in `held` mode, takes
  * the task and waits for the word that the relay stopped answering), then closes, prints what
  * onError got, and must then exit on its own — nothing left open.
  */
-const WORKER = `
-const [dialect, url, place, mode] = process.argv.slice(1)
+const WORKER = closingWorkerScript(`
+const [dialect, url, place] = process.argv.slice(1)
 const { postgresTransport, mysqlTransport } = await import('@cairn/sql/transport')
 const errors = []
 const onError = (error) => errors.push(\`\${error.code ?? ''} \${error.message}\`)
@@ -32,39 +31,11 @@ const worker = (dialect === 'postgres'
   ? postgresTransport({ connectionString: url, schema: place, onError })
   : mysqlTransport({ uri: url, database: place, onError })
 ).worker()
-const say = (line) => process.stdout.write(line + '\\n')
-if (mode === 'held') {
-  await worker.open()
-  const signal = new AbortController().signal
-  const held = await worker.receive({ steps: ['close-test'], capabilities: [], max: 1, holdMs: 30000, signal })
-  say(\`held \${held.length}\`)
-  await new Promise((resolve) => process.stdin.once('data', resolve))
-  process.stdin.destroy()
-  await worker.close()
-} else {
-  const opening = worker.open().then(() => 'opened', () => 'failed')
-  await worker.close()
-  say(\`open \${await opening}\`)
-}
-say(\`closed \${JSON.stringify(errors)}\`)
-`
+`)
 
 function task(step: string): TaskMessage {
   const runId = `close-${process.pid}-${Date.now()}`
-  return {
-    v: 1,
-    type: 'task',
-    taskId: taskIdOf({ runId, seq: 0, attempt: 1 }),
-    runId,
-    seq: 0,
-    attempt: 1,
-    step,
-    input: codec.encode(null),
-    requires: [],
-    timeoutMs: null,
-    heartbeatIntervalMs: 1_000,
-    dispatchedAt: Date.now(),
-  }
+  return firstAttemptTask({ runId, step, heartbeatIntervalMs: 1_000 })
 }
 
 for (const dialect of ['postgres', 'mysql'] as const) {
