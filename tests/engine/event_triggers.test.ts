@@ -5,7 +5,7 @@
  * engine. Runs are counted from the store, never from the publish's own report alone.
  */
 import assert from 'node:assert/strict'
-import type { Engine } from '@cairn/core'
+import { silentLogger, type Engine } from '@cairn/core'
 import { eachStore } from '../helpers/harness.ts'
 import { FlakyStore } from '../helpers/flaky_store.ts'
 
@@ -75,7 +75,9 @@ eachStore('event-triggered starts', (test) => {
   })
 
   test('a derived runId makes one run per id; a refused trigger is reported and the rest go on', async (env) => {
-    const engine = await env.engine()
+    const warned: unknown[] = []
+    const logger = { ...silentLogger, warn: (obj: unknown) => void warned.push(obj) }
+    const engine = await env.engine({ logger })
     const sku = (payload: unknown) => (payload as { sku: string }).sku
     engine.register('reindex', 1, async (_ctx, product: { sku: string }) => product.sku, {
       onEvent: [{ name: 'product.changed', runId: (p) => `reindex-${sku(p)}` }],
@@ -127,6 +129,15 @@ eachStore('event-triggered starts', (test) => {
     assert.deepEqual(await runsOf(engine, 'reindex'), ['reindex-a'])
     assert.deepEqual(await runsOf(engine, 'one-per-sku'), ['evt:one-per-sku:p1'])
     assert.deepEqual(await runsOf(engine, 'bad-id'), [])
+    // Each refusal is logged at warn, naming the event and the workflow (2 + 3 above).
+    const refusals = warned.filter((entry) => (entry as { status?: string }).status === 'refused')
+    assert.deepEqual(
+      refusals.map((entry) => {
+        const { eventId, workflow } = entry as { eventId: string; workflow: string }
+        return `${eventId} ${workflow}`
+      }),
+      ['p1 bad-id', 'p1 bad-match', 'p2 bad-id', 'p2 bad-match', 'p2 one-per-sku'],
+    )
   })
 
   test('a store failure while starting fails the publish; retrying it starts what is missing, once', async (env) => {
