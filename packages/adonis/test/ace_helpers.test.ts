@@ -39,6 +39,7 @@ function run(fields: Partial<RunInfo>): RunInfo {
     origin: null,
     priority: 0,
     singletonKey: null,
+    queue: null,
     ...fields,
   }
 }

@@ -63,6 +63,7 @@ export function createdRecord(
     origin: run.origin ?? null,
     admission: null,
     priority: run.priority ?? 0,
+    queue: run.queue ?? null,
   }
 }
 

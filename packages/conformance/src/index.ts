@@ -33,6 +33,7 @@ import { claimPriorityTests } from './claim_priority.ts'
 import { parkTests } from './park_unpark.ts'
 import { queueRateTests } from './queue_rates.ts'
 import { queueTests } from './queues.ts'
+import { runQueueTests } from './run_queue.ts'
 import { payloadTests } from './payloads.ts'
 import { requeueTests } from './requeue.ts'
 import { runsCreateTests } from './runs_create.ts'
@@ -55,6 +56,7 @@ export function storeConformance(test: TestFn, factory: StoreFactory): void {
   checkpointInputTests(definer(test, factory, 'checkpoint inputs'))
   claimTests(definer(test, factory, 'claims and leases'))
   claimPriorityTests(definer(test, factory, 'run priority'))
+  runQueueTests(definer(test, factory, 'runs on a queue'))
   claimCounterTests(definer(test, factory, 'claim counters'))
   leaseRecoveryTests(definer(test, factory, 'lease recovery'))
   transitionTests(definer(test, factory, 'suspend, release, finish, park'))

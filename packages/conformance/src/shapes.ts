@@ -83,6 +83,7 @@ const RUN_FIELDS: Record<keyof RunRecord, Check> = {
       text((value as Record<string, unknown>).scope) &&
       text((value as Record<string, unknown>).key)),
   priority: (value) => integer(value) && (value as number) >= -1000 && (value as number) <= 1000,
+  queue: textOrNull,
 }
 
 const CHECKPOINT_FIELDS: Record<keyof CheckpointRecord, Check> = {

@@ -62,6 +62,7 @@ export {
   checkQueueNames,
   queueSlotMessage,
   QUEUE_SLOT_PREFIX,
+  RUN_SLOT_SEQ,
   queueGrantId,
   queueWaitingOn,
   MAX_QUEUE_NAME_LENGTH,

@@ -102,7 +102,7 @@ void test('engine.start: an unknown or seed option creates no run', async (t) =>
   }
   await assert.rejects(
     engine.start('order', null, { runID: 'o-1' } as never),
-    refusal('runID', /\(engine\.start takes runId, version, tags, priority\)/),
+    refusal('runID', /\(engine\.start takes runId, version, tags, priority, queue\)/),
   )
   await assert.rejects(
     engine.start('order', null, JSON.parse('{"runId": "o-1", "__proto__": {"tags": ["x"]}}')),

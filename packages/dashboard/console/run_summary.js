@@ -55,6 +55,7 @@ function runFacts(run) {
     // Shown when it differs from the default: most runs have priority 0.
     ['Priority', run.priority ? String(run.priority) : null],
     ['Singleton key', run.singletonKey ?? null],
+    ['Queue', run.queue ?? null],
     ['Parked', run.parkReason ? `${run.parkReason.code}: ${run.parkReason.message}` : null],
     [
       'Tags',

@@ -124,6 +124,12 @@ export interface RunRecord {
    * takes higher priority first (ClaimRequest). Fixed at creation.
    */
   priority: number
+  /**
+   * The named queue the whole run holds a slot of while it executes (`engine.start(…, {
+   * queue })`), or null. Fixed at creation. The slot itself is a queue item of the run
+   * (RUN_SLOT_SEQ), asked for by the run's turns, not by the create.
+   */
+  queue: string | null
 }
 
 /** How an operator made a run from another one (`engine.retryWithInput`, `engine.fork`). */

@@ -83,6 +83,13 @@ export interface NewRun {
    * absent is 0. A store refuses others with E_INVALID_ARGUMENT (the batch applies nothing).
    */
   priority?: number
+  /**
+   * The named queue the run executes in (RunRecord.queue): a queue name (1..200 code points,
+   * well formed, no NUL); absent is none. Stored as given — the store neither knows nor
+   * checks that a queue of that name is registered (the engine parks a run whose queue it
+   * lacks). A store refuses a malformed name with E_INVALID_ARGUMENT.
+   */
+  queue?: string
 }
 
 /**

@@ -55,6 +55,8 @@ export async function startChildRun(
       createdAt: deps.options.clock.now(),
       parent: request.parent,
       ...(request.priority === DEFAULT_PRIORITY ? {} : { priority: request.priority }),
+      // A child runs in its workflow's queue, if it has one (a queue this engine lacks parks it).
+      ...(workflow.options.queue === undefined ? {} : { queue: workflow.options.queue }),
     }
     admission = admissionOf(workflow, run.input, deps.options.codec, run.id)
   } catch (error) {

@@ -472,9 +472,9 @@ export class Driver {
     const ctx = new TurnContext(turn)
     const body = () => runAsBody(ctx, () => workflow.body(ctx, input as never))
     const hooks = tracing.current
-    if (hooks === null) return turn.begin(body)
+    if (hooks === null) return turn.begin(body, input)
     const trace = { runId: run.id, workflow: run.workflow, version: run.version, epoch: run.epoch }
-    turn.begin(() => hooks.turn(trace, body))
+    turn.begin(() => hooks.turn(trace, body), input)
   }
 
   private onTurnEnded(turn: Turn, end: TurnEnd): void {

@@ -79,6 +79,7 @@ import {
   toOutcome,
   toRunInfo,
   toStepInfo,
+  timelineRecords,
   type RunInfo,
   type RunOutcome,
   type StepInfo,
@@ -459,7 +460,7 @@ export class Engine {
   async getSteps(runId: string): Promise<StepInfo[]> {
     await this.open()
     const records = await this.options.store.loadCheckpoints(runId)
-    return records.map((r) => toStepInfo(r, this.options.codec))
+    return timelineRecords(records).map((r) => toStepInfo(r, this.options.codec))
   }
 
   /**
@@ -797,6 +798,7 @@ export class Engine {
       committer: this.committer,
       driver: this.driver,
       events: this.events,
+      queues: this.queues,
     }
   }
 }

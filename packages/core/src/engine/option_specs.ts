@@ -52,7 +52,13 @@ export const QUEUE_OPTIONS: OptionsSpec = {
 
 export const START_OPTIONS: OptionsSpec = {
   call: 'engine.start',
-  known: optionNames<StartOptions>({ runId: true, version: true, tags: true, priority: true }),
+  known: optionNames<StartOptions>({
+    runId: true,
+    version: true,
+    tags: true,
+    priority: true,
+    queue: true,
+  }),
   foreign: FOREIGN_START_OPTIONS,
 }
 

@@ -21,6 +21,7 @@ import { assertIdentifier } from '../util/validate.ts'
 import { checkSingletonOptions } from './singleton_check.ts'
 import { checkEventTriggers } from './event_triggers.ts'
 import { checkPriority } from '../store/run_priority.ts'
+import { checkQueueName } from '../store/queue_check.ts'
 
 export interface RegisteredWorkflow {
   name: string
@@ -52,6 +53,7 @@ export class WorkflowRegistry {
     checkSingletonOptions(name, options.singleton)
     checkEventTriggers(name, options.onEvent)
     if (options.priority !== undefined) checkPriority(options.priority, `workflow "${name}"`)
+    if (options.queue !== undefined) checkQueueName(options.queue, `workflow "${name}"`)
     if (options.searchAttributes !== undefined && !isStandardSchema(options.searchAttributes)) {
       throw new InvalidArgumentError(
         `workflow "${name}": searchAttributes must be a Standard Schema (an object with ~standard.validate)`,

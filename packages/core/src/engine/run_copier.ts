@@ -157,6 +157,8 @@ async function createCopy(
     ...(source.tags.length > 0 ? { tags: source.tags } : {}),
     // A copy is the same work again: it keeps the source's place in the claim order.
     ...(source.priority === DEFAULT_PRIORITY ? {} : { priority: source.priority }),
+    // And in the same queue (its turns ask for a slot of their own).
+    ...(source.queue === null ? {} : { queue: source.queue }),
   }
   const seed = outcomes.map((record) => ({ ...record, runId: id }))
   const admission = copyAdmission(deps, source, input, id)

@@ -7,9 +7,14 @@
 import type { RunRecord } from '../contracts/records.ts'
 import type { Admission } from '../contracts/state_store.ts'
 import { admissionOf, singletonFull } from './admission_of.ts'
-import { InvalidArgumentError, RunIdConflictError } from '../errors/index.ts'
+import {
+  InvalidArgumentError,
+  QueueNotRegisteredError,
+  RunIdConflictError,
+} from '../errors/index.ts'
 import { checkTags } from '../store/create_check.ts'
 import { checkPriority, DEFAULT_PRIORITY } from '../store/run_priority.ts'
+import { checkQueueName } from '../store/queue_check.ts'
 import { checkOptionKeys } from '../util/known_keys.ts'
 import { newRunId } from '../util/run_id.ts'
 import { assertCallerRunId } from '../execution/continue_as_new.ts'
@@ -18,6 +23,7 @@ import type { Driver } from './driver.ts'
 import type { EventHub } from './events.ts'
 import type { ResolvedEngineOptions } from './options.ts'
 import { START_OPTIONS } from './option_specs.ts'
+import type { QueueRegistry } from './queue_registry.ts'
 import type { WorkflowRegistry } from './registry.ts'
 
 export interface StartOptions {
@@ -35,6 +41,13 @@ export interface StartOptions {
    * (docs/flow-control.md "Run priority"). Default: the workflow's `priority`, else 0.
    */
   priority?: number
+  /**
+   * The named queue the run executes in: it holds one of the queue's slots from before its
+   * first step until it ends (docs/flow-control.md "Whole runs on a queue"). Default: the
+   * workflow's `queue`, else none. A queue this engine has not registered is
+   * E_QUEUE_NOT_REGISTERED, and nothing is created.
+   */
+  queue?: string
 }
 
 export interface StartedRun {
@@ -54,6 +67,7 @@ export interface StarterDeps {
   committer: Committer
   driver: Driver
   events: EventHub
+  queues: Pick<QueueRegistry, 'find'>
 }
 
 export async function startRun(
@@ -68,6 +82,12 @@ export async function startRun(
   if (opts.runId !== undefined) assertCallerRunId(runId, 'runId')
   const tags = opts.tags === undefined ? undefined : [...checkTags(opts.tags, 'start')]
   const priority = startPriority(opts.priority, workflow.options.priority, name)
+  // null is not "none": a start cannot leave its workflow's queue, and a typo'd null says so.
+  const queue = startQueue(
+    deps,
+    opts.queue === undefined ? workflow.options.queue : opts.queue,
+    workflow.name,
+  )
   const encoded = deps.options.codec.encode(input, `input of workflow "${name}"`)
   const createdAt = deps.options.clock.now()
   const run = {
@@ -78,6 +98,7 @@ export async function startRun(
     createdAt,
     ...(tags !== undefined && tags.length > 0 ? { tags } : {}),
     ...(priority === DEFAULT_PRIORITY ? {} : { priority }),
+    ...(queue === null ? {} : { queue }),
   }
   const admission = admissionOf(workflow, encoded, deps.options.codec, runId)
   const claimed = deps.driver.tryReserve(runId)
@@ -122,6 +143,7 @@ export async function startRun(
       leaseGrantedAt: sentAt,
       admission: held,
       priority,
+      queue,
     })
   else deps.driver.wake(createdAt)
   return { runId, existing: false }
@@ -131,6 +153,22 @@ export async function startRun(
 function startPriority(given: unknown, workflows: number | undefined, name: string): number {
   if (given === undefined) return workflows ?? DEFAULT_PRIORITY
   return checkPriority(given, `engine.start("${name}")`)
+}
+
+/**
+ * A start's queue: well formed and registered on this engine (a run started on a queue no
+ * engine of this deploy knows would only park), else null for none.
+ */
+function startQueue(deps: StarterDeps, queue: unknown, workflow: string): string | null {
+  if (queue === undefined) return null
+  const where = `engine.start("${workflow}")`
+  checkQueueName(queue, where)
+  if (deps.queues.find(queue as string) === undefined)
+    throw new QueueNotRegisteredError(
+      `${where}: queue ${JSON.stringify(queue)} is not registered on this engine; register it with engine.registerQueue (or EngineOptions.queues) first`,
+      { details: { workflow, queue } },
+    )
+  return queue as string
 }
 
 /** Before anything is read or written: a run is never created from options it would ignore. */

@@ -6,7 +6,7 @@
  */
 import type { Codec } from '../contracts/codec.ts'
 import type { CheckpointPage, StateStore } from '../contracts/state_store.ts'
-import { toStepInfo, type StepInfo } from './views.ts'
+import { timelineRecords, toStepInfo, type StepInfo } from './views.ts'
 
 export interface StepPage {
   /** Steps at positions >= fromSeq, in position order, at most `limit`. */
@@ -27,7 +27,7 @@ export async function readStepPage(
   const records = await store.loadCheckpointPage(runId, page)
   const last = records[records.length - 1]
   return {
-    steps: records.map((record) => toStepInfo(record, codec)),
+    steps: timelineRecords(records).map((record) => toStepInfo(record, codec)),
     nextFromSeq: records.length === page.limit && last !== undefined ? last.seq + 1 : null,
   }
 }

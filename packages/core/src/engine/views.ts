@@ -14,6 +14,7 @@ import type {
   TerminalStatus,
 } from '../contracts/records.ts'
 import type { SearchAttributes } from '../contracts/search_attributes.ts'
+import { RUN_SLOT_SEQ } from '../store/queue_check.ts'
 
 export interface RunInfo<I = unknown, O = unknown> {
   id: string
@@ -60,6 +61,8 @@ export interface RunInfo<I = unknown, O = unknown> {
   priority: number
   /** The singleton key the run was admitted (or queued) under, or null (docs/flow-control.md). */
   singletonKey: string | null
+  /** The named queue the whole run executes in (`start(…, { queue })`), or null. */
+  queue: string | null
 }
 
 export interface StepInfo {
@@ -136,7 +139,17 @@ export function toRunInfo<I, O>(
     origin: run.origin,
     priority: run.priority,
     singletonKey: run.admission?.key ?? null,
+    queue: run.queue,
   }
+}
+
+/**
+ * The checkpoints a timeline shows: every position of the body. A run on a queue also keeps
+ * its slot's request (RUN_SLOT_SEQ, run_slot.ts): not a step — the run's status and
+ * `waitingOn` say when it waits for its slot — so left out.
+ */
+export function timelineRecords(records: readonly CheckpointRecord[]): CheckpointRecord[] {
+  return records.filter((record) => record.seq !== RUN_SLOT_SEQ)
 }
 
 export function toStepInfo(record: CheckpointRecord, codec: Codec): StepInfo {

@@ -51,6 +51,11 @@ export class RunIdConflictError extends defineError(ErrorCodes.RUN_ID_CONFLICT) 
  * created. `details`: `{ workflow, key, limit, admitted, queued }`.
  */
 export class SingletonFullError extends defineError(ErrorCodes.SINGLETON_FULL) {}
+/**
+ * A start named a queue (`{ queue }`, or its workflow's `queue`) this engine has not
+ * registered: nothing was created. `details`: `{ workflow, queue }`.
+ */
+export class QueueNotRegisteredError extends defineError(ErrorCodes.QUEUE_NOT_REGISTERED) {}
 /** `waitForRun` gave up before the run reached a terminal status (the run goes on). */
 export class WaitTimeoutError extends defineError(ErrorCodes.WAIT_TIMEOUT) {}
 /** The engine is stopped or draining and takes no new work. */

@@ -34,6 +34,7 @@ export const WORKFLOW_OPTIONS: OptionsSpec = {
     searchAttributes: true,
     singleton: true,
     priority: true,
+    queue: true,
     onEvent: true,
   }),
   foreign: FOREIGN_WORKFLOW_OPTIONS,

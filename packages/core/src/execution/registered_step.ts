@@ -106,7 +106,7 @@ function attemptPlan(
     return handler(encoded === null ? undefined : rt.codec.decode(encoded), stepContext)
   }
   const choice = checkStepQueueing(options)
-  const queue = choice === null ? null : queueLane(rt, choice, input, registered.name)
+  const queue = choice === null ? null : queueLane(rt, choice, input, `step "${registered.name}"`)
   return {
     fn,
     policy: resolveRetryPolicy(options, rt.retryDefaults),
@@ -137,7 +137,7 @@ function remotePlan(
     })
   }
   const choice = checkStepQueueing(options)
-  const queue = choice === null ? null : queueLane(rt, choice, input, name)
+  const queue = choice === null ? null : queueLane(rt, choice, input, `step "${name}"`)
   return {
     name,
     transport,

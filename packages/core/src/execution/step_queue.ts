@@ -67,8 +67,8 @@ export interface QueueLane {
 }
 
 /**
- * The lane of a call: its place is the fairness key given, else the one the queue derives from
- * the step's input (`registerQueue(name, { fairness })`), else '' (one key). A queue this
+ * The lane of a call (`where`: what holds the place, for errors — `step "charge"`): its place
+ * is the fairness key given, else the one the queue derives from the step's (or run's) input (`registerQueue(name, { fairness })`), else '' (one key). A queue this
  * engine does not know derives nothing: the step parks before its attempt, and the replay
  * after the queue is registered places it again. `place` throws E_INVALID_ARGUMENT when the
  * derivation fails.
@@ -77,14 +77,13 @@ export function queueLane(
   rt: Pick<TurnRuntime, 'findQueue'>,
   choice: QueueChoice,
   input: unknown,
-  step: string,
+  where: string,
 ): QueueLane {
   return {
     queue: choice.queue,
     place: () => {
       if (choice.fairnessKey !== null) return { ...choice, fairnessKey: choice.fairnessKey }
       const rule = rt.findQueue(choice.queue)?.fairness ?? null
-      const where = `step "${step}"`
       const fairnessKey = rule === null ? '' : derivedFairnessKey(choice.queue, rule, input, where)
       return { ...choice, fairnessKey }
     },
@@ -116,11 +115,14 @@ export class QueueSlot {
   readonly #lane: QueueLane
   readonly #seq: number
   readonly #message: string
+  readonly #holder: string
 
-  constructor(rt: TurnRuntime, seq: number, lane: QueueLane) {
+  /** `holder`: what asks for the slot, as a park reason names it. */
+  constructor(rt: TurnRuntime, seq: number, lane: QueueLane, holder = `step at position ${seq}`) {
     this.#rt = rt
     this.#seq = seq
     this.#lane = lane
+    this.#holder = holder
     this.#message = queueSlotMessage(seq)
     rt.noteQueue(lane.queue)
   }
@@ -211,7 +213,7 @@ export class QueueSlot {
     const { queue } = this.#lane
     void this.#rt.park({
       code: ErrorCodes.QUEUE_NOT_REGISTERED,
-      message: `queue "${queue}" (step at position ${this.#seq}) is not registered on this engine; register it with engine.registerQueue (or EngineOptions.queues) and restart, or cancel the run`,
+      message: `queue "${queue}" (${this.#holder}) is not registered on this engine; register it with engine.registerQueue (or EngineOptions.queues) and restart, or cancel the run`,
       details: { queue, seq: this.#seq },
     })
   }

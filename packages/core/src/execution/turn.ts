@@ -30,7 +30,7 @@ import type {
 import type { ChildRequest, ChildStart } from '../engine/child_starter.ts'
 import type { Committer } from '../engine/committer.ts'
 import type { EventHub } from '../engine/events.ts'
-import { NonDeterminismError, type StepIdentity } from '../errors/index.ts'
+import { InvalidArgumentError, NonDeterminismError, type StepIdentity } from '../errors/index.ts'
 import { failpoint } from '../util/failpoints.ts'
 import type { Deliverer, DeliveryTarget } from './deliverer.ts'
 import type { LiveResultHandler, LiveTasks } from './live_tasks.ts'
@@ -54,6 +54,8 @@ import { TurnLease } from './turn_lease.ts'
 import type { RegisteredStep } from '../engine/step_registry.ts'
 import type { RegisteredQueue } from '../engine/queue_registry.ts'
 import { DEFAULT_PRIORITY } from '../store/run_priority.ts'
+import { RUN_SLOT_SEQ } from '../store/queue_check.ts'
+import { holdRunSlot } from './run_slot.ts'
 
 export interface TurnDeps {
   /** Creates a child run for `ctx.child` (engine/child_starter.ts). */
@@ -119,6 +121,8 @@ export interface TurnRun {
   admission?: { scope: string; key: string } | null
   /** RunRecord.priority; absent: 0 (its successor and its children inherit it). */
   priority?: number
+  /** RunRecord.queue: the queue the whole run holds a slot of (run_slot.ts); null/absent: none. */
+  queue?: string | null
 }
 
 /** A workflow's execution timeout, anchored at the run's creation. */
@@ -224,6 +228,8 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   readonly admission: { scope: string; key: string } | null
   /** The run's claim priority (RunRecord.priority). */
   readonly priority: number
+  /** The queue the whole run executes in (RunRecord.queue), or null. */
+  readonly queue: string | null
 
   constructor(
     deps: TurnDeps,
@@ -246,6 +252,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
         : { runId: run.parentRunId, seq: run.parentSeq }
     this.admission = run.admission ?? null
     this.priority = run.priority ?? DEFAULT_PRIORITY
+    this.queue = run.queue ?? null
     this.runId = run.id
     this.workflow = run.workflow
     this.version = run.version
@@ -298,9 +305,21 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     return this.fence.epoch
   }
 
-  /** Start the body; recorded outcomes are then delivered one per macrotask, in order. */
-  begin(body: () => Promise<unknown>): void {
+  /**
+   * Start the body — once the run holds its queue's slot, for a run on a queue (`input`: the
+   * run's decoded input, which the queue's fairness key may come from); recorded outcomes are
+   * then delivered one per macrotask, in order.
+   */
+  begin(body: () => Promise<unknown>, input?: unknown): void {
     if (this.limit !== null && !this.armDeadline(this.limit)) return
+    if (this.queue === null) return this.startBody(body)
+    holdRunSlot(this, this.queue, input, {
+      start: () => this.startBody(body),
+      fail: (error) => this.startBody(() => Promise.reject(error)),
+    })
+  }
+
+  private startBody(body: () => Promise<unknown>): void {
     this.deps.deliverer.hold(this)
     for (const record of this.history.deliveries) {
       this.active += 1
@@ -351,6 +370,11 @@ export class Turn implements TurnRuntime, DeliveryTarget {
       this.history.at(this.nextSeq) === undefined
     )
       return STOPPED
+    // The last position is the run's own queue slot (run_slot.ts): no body gets that far.
+    if (this.nextSeq >= RUN_SLOT_SEQ)
+      throw new InvalidArgumentError(
+        `a run takes at most ${RUN_SLOT_SEQ} positions; continue as new (ctx.continueAsNew) well before`,
+      )
     return this.nextSeq++
   }
 

@@ -126,6 +126,8 @@ export class TurnEnding {
         ...(this.turn.parent === null ? {} : { parent: this.turn.parent }),
         // The successor is the same logical run: it keeps its place in the claim order.
         ...(this.turn.priority === DEFAULT_PRIORITY ? {} : { priority: this.turn.priority }),
+        // And its queue: it asks for a slot at its first turn (this run's end frees its own).
+        ...(this.turn.queue === null ? {} : { queue: this.turn.queue }),
       },
       ...this.inherited(),
     }

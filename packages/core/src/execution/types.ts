@@ -333,6 +333,13 @@ export interface WorkflowOptions {
    */
   priority?: number
   /**
+   * The named queue every run of this workflow executes in (docs/flow-control.md "Whole runs
+   * on a queue"): a run holds one of the queue's slots from before its first step until it
+   * ends — through its waits — so at most `concurrency` runs of the queue are under way
+   * fleet-wide. A start's own `queue` overrides it. Default: none.
+   */
+  queue?: string
+  /**
    * Broadcast events that start a run of this workflow (docs/flow-control.md "Starting runs
    * from events"): `engine.publishEvent` starts one per matching event, exactly once per event id
    * (or per the trigger's derived run id), with the event's payload as input. At most 32.

@@ -1,12 +1,13 @@
 /**
  * What every store refuses in a createRun before applying anything (E_INVALID_ARGUMENT, the
- * whole batch applies nothing): malformed tags, origin, priority or seed checkpoints. The engine checks
+ * whole batch applies nothing): malformed tags, origin, priority, queue or seed checkpoints. The engine checks
  * tags at `start` with the same rules (checkTags), so a caller's mistake is reported there.
  */
 import type { CheckpointRecord, CreateRunOp, RunOrigin, StoreOp } from '../contracts/index.ts'
 import { InvalidArgumentError } from '../errors/index.ts'
 import { checkAdmission } from './admission_check.ts'
 import { checkPriority } from './run_priority.ts'
+import { checkQueueName } from './queue_check.ts'
 
 export const MAX_TAGS = 20
 export const MAX_TAG_LENGTH = 64
@@ -22,6 +23,7 @@ export function checkCreateOp(op: StoreOp): void {
   if (run.tags !== undefined) checkTags(run.tags, 'createRun')
   if (run.origin !== undefined) checkOrigin(run.origin)
   if (run.priority !== undefined) checkPriority(run.priority, `createRun ${JSON.stringify(run.id)}`)
+  if (run.queue !== undefined) checkQueueName(run.queue, `createRun ${JSON.stringify(run.id)}`)
   if (op.seed !== undefined) checkSeed(op)
   if (op.admission !== undefined) checkAdmission(op.admission, run.id)
 }

@@ -54,6 +54,7 @@ export {
   checkQueueNames,
   queueSlotMessage,
   QUEUE_SLOT_PREFIX,
+  RUN_SLOT_SEQ,
   queueGrantId,
   queueWaitingOn,
   MAX_QUEUE_NAME_LENGTH,

@@ -19,6 +19,14 @@ const KEYS = new Set(['queue', 'concurrency', 'attempt', 'priority', 'fairnessKe
 /** What every grant message's name starts with (a requeue consumes the run's grants by it). */
 export const QUEUE_SLOT_PREFIX = 'cairn:slot:'
 
+/**
+ * The position of a whole run's slot in its queue (`engine.start(…, { queue })`): the run's
+ * turns ask for it with a `waiting` checkpoint at this seq, and its end releases it. No step
+ * of a body reaches it (the engine refuses a position this high), and a seq this size fits
+ * every store's integer columns and a JavaScript number exactly.
+ */
+export const RUN_SLOT_SEQ = 2_147_483_647
+
 /** The inbox message a grant of position `seq` is delivered as. */
 export function queueSlotMessage(seq: number): string {
   return `${QUEUE_SLOT_PREFIX}${seq}`

@@ -24,6 +24,8 @@ export interface RunDetail extends Omit<RunSummary, 'error'> {
   priority: number
   /** The singleton key it was admitted or queued under, or null. */
   singletonKey: string | null
+  /** The named queue the whole run executes in (RunInfo.queue), or null. */
+  queue: string | null
   lineage: {
     parentRunId: string | null
     children: RunSummary[]
@@ -59,6 +61,7 @@ export async function loadRunDetail(engine: Engine, runId: string): Promise<RunD
     leaseOwner: run.leaseOwner,
     priority: run.priority,
     singletonKey: run.singletonKey,
+    queue: run.queue,
     lineage: {
       parentRunId: run.parentRunId,
       children: children.runs.map(runSummary),

@@ -130,6 +130,7 @@ CREATE TABLE `cairn_runs` (
   `admission_key` varbinary(1024) DEFAULT NULL,
   `admission_seq` bigint(20) DEFAULT NULL,
   `priority` smallint(6) NOT NULL DEFAULT 0,
+  `queue` varbinary(800) DEFAULT NULL,
   PRIMARY KEY (`key`),
   UNIQUE KEY `cairn_runs_id` (`id`),
   KEY `cairn_runs_claimable` (`available_at`,`workflow`,`version`),

@@ -121,7 +121,8 @@ CREATE TABLE cairn_runs (
   admission_scope text,
   admission_key text,
   admission_seq bigint,
-  priority smallint NOT NULL DEFAULT 0
+  priority smallint NOT NULL DEFAULT 0,
+  queue text COLLATE "C"
 );
 
 CREATE TABLE cairn_schema (

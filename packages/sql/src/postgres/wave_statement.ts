@@ -193,10 +193,10 @@ const WRITES: Readonly<Record<OpKind, (tables: Tables, now: () => string) => str
   // Keys are assigned in batch order, so a batch's runs sit together in the checkpoint index.
   create: (tables) => `ci AS (INSERT INTO ${tables.runs} (id, workflow, version, status, input,
       created_at, updated_at, available_at, lease_owner, lease_epoch, turns, parent_run_id, parent_seq,
-      continued_from, priority, admission_scope, admission_key)
+      continued_from, priority, admission_scope, admission_key, queue)
     SELECT id, workflow, version, status, input, created_at, created_at, available_at, lease_owner,
       epoch, epoch, parent_run_id, parent_seq, continued_from, priority, admission_scope,
-      admission_key FROM cv ORDER BY ord
+      admission_key, queue FROM cv ORDER BY ord
     ON CONFLICT (id) DO NOTHING RETURNING id)`,
   save: (
     tables,

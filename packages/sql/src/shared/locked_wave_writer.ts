@@ -282,15 +282,15 @@ function overwriteCheckpoints(
 
 /**
  * Keys in batch order: a batch's runs sit together in the checkpoint index. The links (parent,
- * predecessor), the priority and the singleton key are written only by a statement creating a
- * run that has one
- * (the columns default to NULL and 0): on MariaDB the more JSON_TABLE columns, NULL as they
- * are for top-level runs, measured 10–20% of a 20-create INSERT.
+ * predecessor), the priority, the singleton key and the queue are written only by a statement
+ * creating a run that has one (the columns default to NULL and 0): on MariaDB the more
+ * JSON_TABLE columns, NULL as they are for top-level runs, measured 10–20% of a 20-create
+ * INSERT.
  */
 function insertRuns(ctx: SqlContext, ops: readonly PlannedOp[], now: number) {
   if (ops.length === 0) return null
   const p = new Params(ctx.dialect)
-  // The trailing columns (links, priority, key) only when a create writes one of them.
+  // The trailing columns (links, priority, key, queue) only when a create writes one of them.
   const trailing = ops.some(({ op }) => createsTrailing(op))
   const columns = trailing
     ? SOURCE_COLUMNS.create

@@ -52,23 +52,29 @@ type Columns = ReadonlyArray<readonly [name: string, type: SqlType]>
 
 /**
  * A child run's parent link and a successor's predecessor (NULL for most runs): with the
- * priority and the singleton key, the trailing columns of a create, which a statement
- * creating none can leave out.
+ * priority, the singleton key and the queue, the trailing columns of a create, which a
+ * statement creating none can leave out.
  */
 const LINK_COLUMNS: readonly string[] = ['parent_run_id', 'parent_seq', 'continued_from']
 
-/** The create columns after the leading ones: the links, the priority, the singleton key. */
+/**
+ * The create columns after the leading ones: the links, the priority, the singleton key, the
+ * queue.
+ */
 export const TRAILING_CREATE_COLUMNS: readonly string[] = [
   ...LINK_COLUMNS,
   'priority',
   'admission_scope',
   'admission_key',
+  'queue',
 ]
 
 /** Whether a create writes a trailing column (TRAILING_CREATE_COLUMNS) other than NULL or 0. */
 export function createsTrailing(op: StoreOp): boolean {
   return (
-    createsLink(op) || prioritized(op) || (op.type === 'createRun' && op.admission !== undefined)
+    createsLink(op) ||
+    prioritized(op) ||
+    (op.type === 'createRun' && (op.admission !== undefined || op.run.queue !== undefined))
   )
 }
 
@@ -112,6 +118,8 @@ export const SOURCE_COLUMNS: Readonly<Record<OpKind, Columns>> = {
     // The singleton key, written by the create itself (decided after the wave: admission_writes.ts).
     ['admission_scope', 'text'],
     ['admission_key', 'text'],
+    // RunRecord.queue: the name as given, NULL for a run on no queue.
+    ['queue', 'text'],
   ],
   save: [
     ['ord', 'int'],
@@ -221,6 +229,7 @@ export function sourceRow(op: StoreOp, ord: number, now: number): unknown[] {
         run.priority ?? DEFAULT_PRIORITY,
         op.admission?.scope ?? null,
         op.admission?.key ?? null,
+        run.queue ?? null,
       ]
     }
     case 'saveCheckpoint':

@@ -53,6 +53,8 @@ export const RUN_COLUMNS: ReadonlyArray<readonly [name: string, type: SqlType]> 
   ['admission_key', 'text'],
   // RunRecord.priority (migration 13).
   ['priority', 'bigint'],
+  // RunRecord.queue (migration 16).
+  ['queue', 'text'],
 ]
 
 /**
@@ -146,6 +148,7 @@ export function toRunRecord(row: readonly unknown[], at = 0): RunRecord {
     origin: toOrigin(row[at + 22], row[at + 23], nullableInt(24)),
     admission: toAdmission(row[at + 26], row[at + 27]),
     priority: int(28),
+    queue: nullableText(29),
   }
 }
 

@@ -25,8 +25,9 @@ const CHECKPOINT_WRITABLE = "('running', 'cancelled')"
 const SQL = {
   insertRun: `INSERT INTO cairn_runs (id, workflow, version, status, input, created_at, updated_at,
     available_at, lease_owner, lease_epoch, turns, parent_run_id, parent_seq, continued_from,
-    tags, origin_kind, origin_run_id, origin_from_seq, admission_scope, admission_key, priority)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+    tags, origin_kind, origin_run_id, origin_from_seq, admission_scope, admission_key, priority,
+    queue) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (id) DO NOTHING`,
   // A new run's tag (the tag, then its run id): keyed by tag for listRuns({ tag }).
   insertRunTag: `INSERT INTO cairn_run_tags (tag, run_created_at, run_id, run_key)
     SELECT ?, created_at, id, key FROM cairn_runs WHERE id = ?`,

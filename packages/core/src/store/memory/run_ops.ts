@@ -101,6 +101,7 @@ function newRunRecord(op: CreateRunOp, now: number): RunRecord {
     continuedFrom: op.run.continuedFrom ?? null,
     continuedTo: null,
     priority: op.run.priority ?? DEFAULT_PRIORITY,
+    queue: op.run.queue ?? null,
     tags: [...(op.run.tags ?? [])],
     origin: op.run.origin === undefined ? null : { ...op.run.origin },
     admission:

@@ -14,6 +14,7 @@ import { admission } from './012_admission.ts'
 import { priority } from './013_priority.ts'
 import { queues } from './014_queues.ts'
 import { queueRates } from './015_queue_rates.ts'
+import { runQueue } from './016_run_queue.ts'
 
 /** Every MySQL/MariaDB migration, in revision order. Append only; each statement idempotent. */
 export const migrations: readonly Migration[] = [
@@ -32,6 +33,7 @@ export const migrations: readonly Migration[] = [
   priority,
   queues,
   queueRates,
+  runQueue,
 ]
 
 export const latestRevision = migrations.length

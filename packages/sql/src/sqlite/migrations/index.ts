@@ -13,6 +13,7 @@ import { admission } from './012_admission.ts'
 import { priority } from './013_priority.ts'
 import { queues } from './014_queues.ts'
 import { queueRates } from './015_queue_rates.ts'
+import { runQueue } from './016_run_queue.ts'
 import type { Migration } from './migration.ts'
 
 export type { Migration } from './migration.ts'
@@ -34,6 +35,7 @@ export const migrations: readonly Migration[] = [
   priority,
   queues,
   queueRates,
+  runQueue,
 ]
 
 export const latestRevision = migrations.length

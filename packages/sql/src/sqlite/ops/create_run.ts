@@ -31,6 +31,7 @@ export function createRun(s: Statements, op: CreateRunOp, now: number): OpResult
     ...lineageValues(run),
     ...admissionValues(op),
     run.priority ?? DEFAULT_PRIORITY,
+    run.queue ?? null,
   )
   if (Number(changes) > 0) {
     const result: OpResult =
