@@ -124,7 +124,12 @@ eachStore('broadcast events', (test) => {
       engine.publishEvent('tick', 'once', { eventId: 'e-1' }),
     ])
     assert.deepEqual(sent.map((s) => s.delivered).sort(), [0, 1])
-    assert.deepEqual(sent[0], { eventId: 'e-1', delivered: sent[0]?.delivered, started: [] })
+    assert.deepEqual(sent[0], {
+      eventId: 'e-1',
+      delivered: sent[0]?.delivered,
+      started: [],
+      batched: [],
+    })
     await env.skip(60_000)
     assert.equal((await engine.getRun(runId))?.status, 'waiting', 'at the second wait')
     assert.equal((await engine.publishEvent('tick', 'once', { eventId: 'e-1' })).delivered, 0)

@@ -46,6 +46,20 @@ function registerImports(engine: Engine, ledger: Ledger, concurrency: number): v
   )
 }
 
+/** `careful` (on `imports`): enters, then parks at a step not registered until the test says. */
+function registerCareful(engine: Engine): void {
+  engine.register(
+    'careful',
+    1,
+    async (ctx, name: string) => {
+      await ctx.step('enter', name)
+      await ctx.step('missing', name)
+      return ctx.step('leave', name)
+    },
+    { queue: 'imports' },
+  )
+}
+
 async function until(env: Env, check: () => boolean | Promise<boolean>, what: string) {
   for (let i = 0; i < 200; i++) {
     if (await check()) return
@@ -176,16 +190,7 @@ eachStore('whole runs on a queue', (test) => {
     const ledger = new Ledger()
     const engine = await env.engine({ concurrency: 20 })
     registerImports(engine, ledger, 1)
-    engine.register(
-      'careful',
-      1,
-      async (ctx, name: string) => {
-        await ctx.step('enter', name)
-        await ctx.step('missing', name) // not registered yet: the run parks here
-        return ctx.step('leave', name)
-      },
-      { queue: 'imports' },
-    )
+    registerCareful(engine)
     const careful = await engine.start('careful', 'careful')
     await until(
       env,
@@ -213,6 +218,178 @@ eachStore('whole runs on a queue', (test) => {
     // "careful" left its first step's count behind when it parked (a step never left): 1 inside.
     assert.deepEqual(missing, ['careful while 1 inside'], 'it ran once the other run had ended')
     assert.deepEqual(ledger.entered, ['careful', 'other'], 'each entered once')
+  })
+
+  test('a run granted by message, parked and unparked, is granted by message again', async (env) => {
+    const ledger = new Ledger()
+    const engine = await env.engine({ concurrency: 20 })
+    registerImports(engine, ledger, 1)
+    registerCareful(engine)
+    const status = async (runId: string) => (await engine.getRun(runId))?.status
+    const holder = await engine.start('import', 'holder')
+    await until(env, () => ledger.entered.length === 1, 'the holder enters')
+    const careful = await engine.start('careful', 'careful')
+    await env.skip(10_000) // suspended in line: its grant will come as a message
+    await engine.signal({ runId: holder.runId, name: 'go' }, null)
+    await until(env, async () => (await status(careful.runId)) === 'parked', 'granted, it parks')
+    const other = await engine.start('import', 'other')
+    await until(env, () => ledger.entered.length === 3, 'the other run takes the freed slot')
+    engine.registerStep('missing', (name: string) => name)
+    await until(env, async () => (await status(careful.runId)) !== 'parked', 'unparked')
+    await env.skip(10_000) // suspended in line again: the same grant, by message
+    await engine.signal({ runId: other.runId, name: 'go' }, null)
+    const done = await engine.waitForRun(careful.runId, { timeoutMs: 5_000 })
+    assert.equal(done.status, 'completed', 'its second grant reached it')
+  })
+
+  test('a holder that parks frees its slot to the next waiter at once', async (env) => {
+    const ledger = new Ledger()
+    // A sweep two hours away: only the park itself can hand the slot on.
+    const engine = await env.engine({ concurrency: 20, parkUnrunnableAfterMs: 7_200_000 })
+    registerImports(engine, ledger, 1)
+    engine.register(
+      'careful',
+      1,
+      async (ctx) => {
+        await ctx.step('enter', 'careful')
+        await ctx.waitForSignal('go')
+        return ctx.step('missing', null) // not registered: the run parks here, holding the slot
+      },
+      { queue: 'imports' },
+    )
+    const careful = await engine.start('careful', null)
+    await until(env, () => ledger.entered.length === 1, 'the holder enters')
+    const next = await engine.start('import', 'next')
+    await env.skip(10_000) // the waiter suspends in line
+    await engine.signal({ runId: careful.runId, name: 'go' }, null)
+    await until(
+      env,
+      async () => (await engine.getRun(careful.runId))?.status === 'parked',
+      'the holder parks',
+    )
+    await until(env, () => ledger.entered.length === 2, 'the waiter enters')
+    await engine.signal({ runId: next.runId, name: 'go' }, null)
+    assert.equal((await engine.waitForRun(next.runId, { timeoutMs: 5_000 })).status, 'completed')
+  })
+
+  test('a holder whose execution timeout ends it frees its slot at once', async (env) => {
+    const ledger = new Ledger()
+    const engine = await env.engine({ concurrency: 20, parkUnrunnableAfterMs: 7_200_000 })
+    registerImports(engine, ledger, 1)
+    engine.register(
+      'slow',
+      1,
+      async (ctx) => {
+        await ctx.step('enter', 'slow')
+        return ctx.waitForSignal('never')
+      },
+      { queue: 'imports', executionTimeoutMs: 60_000 },
+    )
+    const slow = await engine.start('slow', null)
+    await until(env, () => ledger.entered.length === 1, 'the slow run enters')
+    const next = await engine.start('import', 'next')
+    await env.skip(30_000)
+    assert.deepEqual(ledger.entered, ['slow'], 'next waits')
+    await env.skip(31_000)
+    assert.equal((await engine.waitForRun(slow.runId, { timeoutMs: 5_000 })).status, 'cancelled')
+    await until(env, () => ledger.entered.length === 2, 'the waiter enters after the timeout')
+    await engine.signal({ runId: next.runId, name: 'go' }, null)
+    assert.equal((await engine.waitForRun(next.runId, { timeoutMs: 5_000 })).status, 'completed')
+  })
+
+  for (const [where, skip] of [
+    ['held in memory', 0],
+    ['suspended', 10_000],
+  ] as const)
+    test(`a compensating cancel of a run waiting for its slot (${where}) runs its compensations`, async (env) => {
+      const ledger = new Ledger()
+      const undone: string[] = []
+      const engine = await env.engine({ concurrency: 20 })
+      registerImports(engine, ledger, 1)
+      engine.register(
+        'reserving',
+        1,
+        async (ctx) => {
+          await ctx.localStep('reserve', () => 'r1', { compensate: () => void undone.push('r1') })
+          await ctx.step('missing', null)
+          return 'done'
+        },
+        { queue: 'imports' },
+      )
+      const run = await engine.start('reserving', null)
+      await until(env, async () => (await engine.getRun(run.runId))?.status === 'parked', 'parks')
+      const holder = await engine.start('import', 'holder')
+      await until(env, () => ledger.entered.length === 1, 'the holder takes the slot')
+      engine.registerStep('missing', () => null)
+      await until(
+        env,
+        async () => (await engine.getRun(run.runId))?.status !== 'parked',
+        'unparked',
+      )
+      await env.skip(skip)
+      await engine.cancel(run.runId, { compensate: true, reason: 'changed my mind' })
+      assert.equal((await engine.waitForRun(run.runId, { timeoutMs: 5_000 })).status, 'cancelled')
+      assert.deepEqual(undone, ['r1'], 'its completed step was undone')
+      await engine.signal({ runId: holder.runId, name: 'go' }, null)
+    })
+
+  test("a queue's fairness added by a later deploy leaves a run under way in its place", async (env) => {
+    const first = await env.engine()
+    const register = (engine: Engine, fairness: boolean) => {
+      engine.registerQueue('imports', {
+        concurrency: 1,
+        ...(fairness ? { fairness: 'tenant' } : {}),
+      })
+      engine.registerStep('s', (input: unknown) => input)
+      engine.register(
+        'import',
+        1,
+        async (ctx, input: { other: number }) => {
+          await ctx.step('s', input)
+          await ctx.waitForSignal('go')
+          return ctx.step('s', input)
+        },
+        { queue: 'imports' },
+      )
+    }
+    register(first, false)
+    const run = await first.start('import', { other: 1 })
+    await env.skip(10_000)
+    await first.close()
+    const second = await env.engine()
+    register(second, true)
+    await second.signal({ runId: run.runId, name: 'go' }, null)
+    assert.equal((await second.waitForRun(run.runId, { timeoutMs: 5_000 })).status, 'completed')
+  })
+
+  test("a step may not wait on its own run's queue; a fork counts only body positions", async (env) => {
+    const engine = await env.engine()
+    engine.registerQueue('imports', { concurrency: 1 })
+    engine.registerStep('s', (n: number) => n)
+    engine.register(
+      'selfish',
+      1,
+      async (ctx) => {
+        await ctx.step('s', 1)
+        try {
+          await ctx.step('s', 2, { queue: 'imports' })
+          return 'waited'
+        } catch (error) {
+          return (error as { code?: string }).code
+        }
+      },
+      { queue: 'imports' },
+    )
+    const run = await engine.start('selfish', null)
+    const done = await engine.waitForRun(run.runId, { timeoutMs: 5_000 })
+    assert.deepEqual(done.status === 'completed' && done.output, 'E_INVALID_ARGUMENT')
+    // The refused call took no position: the body's one position is all a fork may skip.
+    await assert.rejects(engine.fork(run.runId, { fromSeq: 2 }), {
+      code: 'E_INVALID_ARGUMENT',
+      message: /from 0 to 1 /,
+    })
+    const fork = await engine.fork(run.runId, { fromSeq: 1 })
+    assert.equal((await engine.waitForRun(fork.runId, { timeoutMs: 5_000 })).status, 'completed')
   })
 
   test("a killed holder's slot returns when another engine takes its run over", async (env) => {

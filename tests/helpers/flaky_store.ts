@@ -100,7 +100,10 @@ export class FlakyStore implements StateStore {
   loadCheckpointPage: StateStore['loadCheckpointPage'] = (id, page) =>
     this.inner.loadCheckpointPage(id, page)
   backlog: StateStore['backlog'] = (now) => this.inner.backlog(now)
-  appendEvent: StateStore['appendEvent'] = (e, p) => this.inner.appendEvent(e, p)
+  appendEvent: StateStore['appendEvent'] = (e, p, b) => this.inner.appendEvent(e, p, b)
+  claimEventBatches: StateStore['claimEventBatches'] = (r) => this.inner.claimEventBatches(r)
+  deleteEventBatch: StateStore['deleteEventBatch'] = (w, k, i) =>
+    this.inner.deleteEventBatch(w, k, i)
   loadEvents: StateStore['loadEvents'] = async (n, s) => {
     if (this.eventReadFailures > 0) {
       this.eventReadFailures -= 1

@@ -11,7 +11,7 @@ import { startApp, tempDir } from './helpers.ts'
 
 const EVENTS_APP_ROOT = new URL('./fixtures/events_app/', import.meta.url)
 
-void test('static workflow onEvent: a published event starts the class, once per run id', async (t) => {
+void test('static workflow onEvent, eventBatch and queue: published events start the classes', async (t) => {
   const dir = await tempDir(t)
   const app = await startApp(
     t,
@@ -19,6 +19,7 @@ void test('static workflow onEvent: a published event starts the class, once per
       store: 'sqlite',
       stores: { sqlite: stores.sqlite({ path: join(dir, 'd.sqlite') }) },
       drive: true,
+      queues: { digests: { concurrency: 1 } },
     }),
     { root: EVENTS_APP_ROOT },
   )
@@ -38,4 +39,18 @@ void test('static workflow onEvent: a published event starts the class, once per
     output: 'call booked for u2',
   })
   assert.equal((await engine.listRuns({ workflow: 'onboarding' })).runs.length, 1)
+  // The digest class gathers every signup, two per run, on its queue.
+  let digests = await engine.listRuns({ workflow: 'digest' })
+  for (let i = 0; i < 3000 && digests.runs.length === 0; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    digests = await engine.listRuns({ workflow: 'digest' })
+  }
+  assert.equal(digests.runs.length, 1, 'three signups: one full pair so far')
+  const digest = digests.runs[0]
+  assert.equal(digest?.queue, 'digests')
+  assert.deepEqual(await engine.waitForRun(digest?.id as string, { timeoutMs: 30_000 }), {
+    runId: digest?.id,
+    status: 'completed',
+    output: 'digest of u1+u2',
+  })
 })

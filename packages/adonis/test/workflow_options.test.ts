@@ -15,7 +15,7 @@ import { createApp, tempDir } from './helpers.ts'
 
 const SEED_OPTIONS_APP_ROOT = new URL('./fixtures/seed_options_app/', import.meta.url)
 
-void test('a static workflow declaring eventBatch fails boot: not in Cairn yet, naming the file', async (t) => {
+void test('a static workflow declaring validateInput fails boot: not in Cairn yet, naming the file', async (t) => {
   const dir = await tempDir(t)
   const config = defineConfig({
     store: 'sqlite',
@@ -27,13 +27,13 @@ void test('a static workflow declaring eventBatch fails boot: not in Cairn yet, 
     assert.ok(InvalidArgumentError.is(error))
     assert.match(
       error.message,
-      /^workflow "digest": unknown option "eventBatch": @adonis-agora\/durable's "eventBatch" \(.*\) is not in Cairn yet \(docs\/migrating-from-adonis-agora-durable\.md\)/,
+      /^workflow "digest": unknown option "validateInput": @adonis-agora\/durable's "validateInput" \(.*\) is not in Cairn yet \(docs\/migrating-from-adonis-agora-durable\.md\)/,
     )
     assert.match(error.message, /\(in app\/workflows\/digest_workflow\.ts\)$/)
     assert.deepEqual(error.details, {
       workflow: 'digest',
       call: 'engine.register',
-      option: 'eventBatch',
+      option: 'validateInput',
       notYet: true,
       file: 'app/workflows/digest_workflow.ts',
     })
@@ -77,8 +77,8 @@ void test('dispatch and start inside a workflow refuse a start option a child ru
 void test('a static workflow written with `satisfies WorkflowDefinition` refuses a seed key at compile time', () => {
   // Compile-time only: tsc fails if the error below disappears. Boot would refuse it too.
   class Digest extends BaseWorkflow<null, null> {
-    // @ts-expect-error -- eventBatch is not a Cairn workflow option
-    static workflow = { name: 'digest', version: 1, eventBatch: {} } satisfies WorkflowDefinition
+    // @ts-expect-error -- validateInput is not a Cairn workflow option
+    static workflow = { name: 'digest', version: 1, validateInput: {} } satisfies WorkflowDefinition
 
     override async run() {
       return null

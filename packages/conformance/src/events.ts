@@ -64,7 +64,11 @@ export function eventTests(define: Define): void {
         event('c', T0),
         event('x', T0 + 1, 'other'),
       ])
-        same(await store.appendEvent(e, KEEP_ALL), { publishedAt: e.publishedAt }, `append ${e.id}`)
+        same(
+          await store.appendEvent(e, KEEP_ALL),
+          { publishedAt: e.publishedAt, appended: true, batches: [] },
+          `append ${e.id}`,
+        )
       same(
         await store.loadEvents('order.paid', T0),
         [event('c', T0), event('a', T0 + 2), event('b', T0 + 2)],
@@ -85,7 +89,11 @@ export function eventTests(define: Define): void {
     async (store) => {
       await store.appendEvent(event('e-1', T0), KEEP_ALL)
       const retried = { ...event('e-1', T0 + 500), payload: '"different"' }
-      same(await store.appendEvent(retried, KEEP_ALL), { publishedAt: T0 }, 'the stored time')
+      same(
+        await store.appendEvent(retried, KEEP_ALL),
+        { publishedAt: T0, appended: false, batches: [] },
+        'the stored time',
+      )
       same(
         await store.loadEvents('order.paid', 0),
         [event('e-1', T0)],

@@ -18,6 +18,7 @@ import { checkpointPageTests } from './checkpoint_page.ts'
 import { claimTests } from './claims_leases.ts'
 import { claimCounterTests } from './claim_counters.ts'
 import { eventTests } from './events.ts'
+import { eventBatchTests } from './event_batches.ts'
 import { facetTests } from './facets.ts'
 import { definer, type StoreFactory, type TestFn } from './harness.ts'
 import { inboxTests } from './inbox.ts'
@@ -68,6 +69,7 @@ export function storeConformance(test: TestFn, factory: StoreFactory): void {
   childrenTests(definer(test, factory, 'child runs'))
   continuationTests(definer(test, factory, 'continueAsNew'))
   eventTests(definer(test, factory, 'broadcast events'))
+  eventBatchTests(definer(test, factory, 'event accumulators'))
   parkTests(definer(test, factory, 'parkUnrunnable and unpark'))
   admissionTests(definer(test, factory, 'singleton admission'))
   admissionKeyTests(definer(test, factory, 'singleton keys'))

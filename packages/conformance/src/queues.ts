@@ -278,6 +278,65 @@ export function queueTests(define: Define): void {
   )
 
   define(
+    'after an unpark or a requeue, a grant of the same attempt is delivered again',
+    async (store) => {
+      const [h, b] = await line(store, ['h', 'b'])
+      await release(store, h as Fence, T0 + 3)
+      const first = await store.loadInbox('b')
+      same(
+        first.map((m) => m.dedupeId),
+        [queueGrantId(SEQ, 1)],
+        'b granted by a message',
+      )
+      const reason = { code: 'E_TEST', message: 'parked by the test' }
+      await park(store, b as Fence, reason, T0 + 4)
+      assert.equal(await store.unpark([ORDERS_V1], 'E_TEST', T0 + 5), 1)
+      const x = await startRun(store, 'x', T0 + 6)
+      await enqueue(store, x, request(), T0 + 6)
+      const claimed = await claim(store, { now: T0 + 7, limit: 1 })
+      const again = claimed.claimed.map((run) => ({ runId: run.id, epoch: run.leaseEpoch }))[0]
+      assert.equal(again?.runId, 'b', 'the unparked run is claimed')
+      const asked = await applyOne(store, enqueueOp(again as Fence), T0 + 8)
+      same(asked, { status: 'applied' }, 'b asks again, under the same attempt, and waits')
+      await release(store, x, T0 + 9)
+      same(
+        (await store.loadInbox('b')).map((m) => m.dedupeId),
+        [queueGrantId(SEQ, 1)],
+        'its new grant arrives (not taken for the first one, which the park consumed)',
+      )
+      // The same after a requeue: b fails, is requeued, asks again behind a holder.
+      const failed: StoreOp = {
+        type: 'finishRun',
+        fence: again as Fence,
+        status: 'failed',
+        output: null,
+        error: '{"message":"boom"}',
+        releaseQueues: [Q],
+      }
+      expectApplied(await applyOne(store, failed, T0 + 10), 'b fails')
+      const requeued = await store.requeueRun({
+        runId: 'b',
+        epoch: again?.epoch as number,
+        resetSeqs: [],
+        now: T0 + 11,
+      })
+      assert.equal(requeued.status, 'applied')
+      const y = await startRun(store, 'y', T0 + 12)
+      await enqueue(store, y, request(), T0 + 12)
+      const third = (await claim(store, { now: T0 + 13, limit: 1 })).claimed[0]
+      assert.equal(third?.id, 'b')
+      const fence = { runId: 'b', epoch: third?.leaseEpoch as number }
+      same(await applyOne(store, enqueueOp(fence), T0 + 14), { status: 'applied' }, 'waits')
+      await release(store, y, T0 + 15)
+      same(
+        (await store.loadInbox('b')).map((m) => m.dedupeId),
+        [queueGrantId(SEQ, 1)],
+        'granted by a message once more',
+      )
+    },
+  )
+
+  define(
     'the newest concurrency wins: raised grants more, lowered evicts nobody',
     async (store) => {
       const [a, b, c, d] = await line(store, ['a', 'b', 'c', 'd'], () =>

@@ -87,3 +87,14 @@ export {
   MAX_TIMER_MS,
   type IntegerRange,
 } from './util/numbers.ts'
+export {
+  checkEventBatchAdds,
+  checkClaimEventBatches,
+  checkEventBatchRef,
+  joinsAccumulator,
+  afterAdd,
+  MAX_EVENT_BATCH_SIZE,
+  MAX_EVENT_BATCH_ADDS,
+  MAX_EVENT_BATCH_CLAIM,
+  type AccumulatorTimes,
+} from './store/event_batch_rules.ts'

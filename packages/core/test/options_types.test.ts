@@ -16,8 +16,8 @@ function engineCalls(engine: Engine): void {
   const body = async () => null
   // @ts-expect-error -- @adonis-agora/durable's singleton admission is not in Cairn
   engine.register('order', 1, body, { singleton: { limit: 1 } })
-  // @ts-expect-error -- nor its event batches
-  engine.register('order', 1, body, { eventBatch: { mode: 'debounce', windowMs: 5 } })
+  // @ts-expect-error -- an event batch needs its window
+  engine.register('order', 1, body, { onEvent: ['a'], eventBatch: { mode: 'debounce' } })
   // @ts-expect-error -- an event trigger names its event
   engine.register('order', 1, body, { onEvent: [{ match: { a: 1 } }] })
   // @ts-expect-error -- Cairn's is executionTimeoutMs

@@ -29,6 +29,12 @@
  * queues arrive with their own issues as new method groups; the batch op union grows with them.
  */
 import type {
+  ClaimEventBatchesRequest,
+  ClaimedEventBatches,
+  EventBatchAdd,
+  EventBatchState,
+} from './event_batches.ts'
+import type {
   SearchAttributeFilter,
   SearchAttributes,
   SearchAttributeUpsert,
@@ -90,6 +96,16 @@ export interface NewRun {
    * lacks). A store refuses a malformed name with E_INVALID_ARGUMENT.
    */
   queue?: string
+}
+
+/** What `appendEvent` did. */
+export interface EventAppend {
+  /** The stored event's publish time: the first publish's, for a retry. */
+  publishedAt: number
+  /** False when an event with this id was there already (nothing changed). */
+  appended: boolean
+  /** Each add's accumulator after the append, in the order given ([] when not appended). */
+  batches: EventBatchState[]
 }
 
 /**
@@ -961,12 +977,44 @@ export interface StateStore {
 
   /**
    * Append `event` to the event log unless an event with its id is there already (then
-   * nothing changes). Resolves with the stored `publishedAt` (the first publish's, for a
-   * retry), which is what waits compare with. Durable before it resolves. Then, in its own transaction, deletes at
-   * most `prune.limit` events published before `prune.before` (pruning is best effort and
-   * never removes the event just appended). Retry: safe (by event id).
+   * nothing changes: `appended` false, no add applied, `batches` []). Resolves with the
+   * stored `publishedAt` (the first publish's, for a retry), which is what waits compare with.
+   *
+   * `batches` (event_batches.ts; at most 32, no two naming one workflow and key): in the
+   * append's transaction, the event's payload goes to each named accumulator — the open one
+   * of its workflow and key, or a new one with the add's `openId` (an accumulator is open
+   * until it is claimed; a `batch` one also until it holds `maxSize`). `debounce` replaces its
+   * payload and moves its due time; `batch` appends (event_batch_rules.ts: `afterAdd`, with the
+   * event's `publishedAt` as the time). An add that would open an accumulator under an id its
+   * workflow and key already use rejects with E_INVALID_ARGUMENT. The answer lists each add's
+   * accumulator as it is after the append, in the order given. Malformed adds reject with
+   * E_INVALID_ARGUMENT and nothing is appended.
+   *
+   * Durable before it resolves. Then, in its own transaction, deletes at most `prune.limit`
+   * events published before `prune.before` (pruning is best effort and never removes the
+   * event just appended; accumulators keep their payloads). Retry: safe (by event id).
    */
-  appendEvent(event: EventRecord, prune: EventPruning): Promise<{ publishedAt: number }>
+  appendEvent(
+    event: EventRecord,
+    prune: EventPruning,
+    batches?: readonly EventBatchAdd[],
+  ): Promise<EventAppend>
+
+  /**
+   * Claim up to `limit` due accumulators of `workflows` — `dueAt <= now`, not claimed or
+   * claimed with a lease ended before `now` — oldest due first: each is closed to adds from then on (an add
+   * for its workflow and key opens a new one) and leased to `owner` until `now + leaseMs`.
+   * One transaction; exact under racing claims (an accumulator goes to one claimer per lease).
+   * Rejects with E_INVALID_ARGUMENT (nothing claimed) on a malformed request.
+   */
+  claimEventBatches(request: ClaimEventBatchesRequest): Promise<ClaimedEventBatches>
+
+  /**
+   * Delete the accumulator `id` of `workflow` and `key` with its payloads, once its run
+   * exists. Unknown ones are skipped (a retry, or a takeover deleted it). Resolves true when
+   * it deleted one. Retry: safe.
+   */
+  deleteEventBatch(workflow: string, key: string, id: string): Promise<boolean>
 
   /** The logged events named `name` published at or after `since`, oldest first (then by id). */
   loadEvents(name: string, since: number): Promise<EventRecord[]>

@@ -5,6 +5,7 @@
  * signals), a child never starts after its parent was cancelled. A run that fails a check has
  * been dealt with (handed back, or ended) and does not start.
  */
+import { timelineRecords } from './views.ts'
 import type { RunRecord } from '../contracts/records.ts'
 import { History } from '../execution/history.ts'
 import { Inbox } from '../execution/inbox.ts'
@@ -48,14 +49,15 @@ export async function loadClaimedRun(
     mayHaveMessages(run) ? store.loadInbox(run.id) : [],
   ])
   let messages = loaded
-  if (records.length === 0 && run.continuedFrom !== null) {
+  // No position of the body yet (a run on a queue may have waited for its slot: not one).
+  const unstarted = timelineRecords(records).length === 0
+  if (unstarted && run.continuedFrom !== null) {
     // A successor's first step waits for its predecessor's end, and takes its signals.
     if (!(await deps.successors.check(run))) return null
     messages = await store.loadInbox(run.id)
   }
   // A child's first step waits for nothing, but never follows its parent's cancel.
-  if (records.length === 0 && isChild(run) && !(await parentAllowsStart(deps.unstarted, run)))
-    return null
+  if (unstarted && isChild(run) && !(await parentAllowsStart(deps.unstarted, run))) return null
   return { history: new History(records), inbox: new Inbox(messages, run.inboxSeq) }
 }
 

@@ -28,6 +28,7 @@ import type { QueueRetries } from './queue_retries.ts'
 import type { RunWaiters, TerminalOutcome } from './run_waiters.ts'
 import { LeaseKeeper } from './lease_keeper.ts'
 import { ParkSweeper } from './park_sweeper.ts'
+import type { EventBatchFirer } from './event_batch_firer.ts'
 import { PollSchedule } from './poll_schedule.ts'
 import { emitRecovered } from './recovery_events.ts'
 import { OrphanAdopter } from './orphan_adopter.ts'
@@ -55,6 +56,8 @@ export interface DriverDeps {
   liveGrants: LiveGrants
   /** Timers granting rate-limited queues when their rate allows (queue_retries.ts). */
   queueRetries: QueueRetries
+  /** Starts the runs of due event accumulators while driving (event_batch_firer.ts). */
+  eventBatches: EventBatchFirer
   committer: Committer
   deliverer: Deliverer
   events: EventHub
@@ -141,6 +144,7 @@ export class Driver {
       liveTasks: deps.remote.live,
       liveGrants: deps.liveGrants,
       wakeEngine: (at) => this.wake(at),
+      grantFreed: (queues) => deps.queueRetries.grantNow(queues),
       newestVersion: (workflow) => deps.registry.resolve(workflow).version,
       singletonOf: (workflow) =>
         deps.registry.resolve(workflow).options.singleton as SingletonOptions<unknown> | undefined,
@@ -184,7 +188,7 @@ export class Driver {
   get quiet(): boolean {
     if (this.polls.busy || this.reserved > 0 || this.parkSweeper.busy || this.unparking > 0)
       return false
-    if (this.deps.queueRetries.busy) return false
+    if (this.deps.queueRetries.busy || this.deps.eventBatches.busy) return false
     if (this.cascading > 0) return false
     for (const turn of this.turns.values()) if (!turn.quiet) return false
     return true
@@ -208,6 +212,7 @@ export class Driver {
     this.keepAlive ??= setInterval(() => {}, 1 << 30)
     this.leases.start()
     this.parkSweeper.start()
+    this.deps.eventBatches.start()
     await this.watchStore()
     this.polls.now()
   }
@@ -339,6 +344,7 @@ export class Driver {
     this.draining = true
     this.polls.stop()
     this.parkSweeper.stop()
+    this.deps.eventBatches.stop()
     this.handedBack.clear()
     const deadline = Date.now() + timeoutMs
     // Turns finish or suspend. A claim, a load or a create-with-claim still in flight is not

@@ -46,6 +46,7 @@ import { checkInteger, checkTimeoutOrForever, NUMBER_RANGES } from '../util/numb
 import { assertIdentifier } from '../util/validate.ts'
 import { Committer } from './committer.ts'
 import { DRAIN_FLUSH_MS, Driver } from './driver.ts'
+import { EventBatchFirer } from './event_batch_firer.ts'
 import { publishEvent, type PublishEventOptions, type PublishedEvent } from './event_publisher.ts'
 import { EventHub, type EngineEventName, type Listener } from './events.ts'
 import * as specs from './option_specs.ts'
@@ -136,6 +137,7 @@ export class Engine {
   private readonly steps: StepRegistry
   private readonly queues = new QueueRegistry()
   private readonly queueRetries: QueueRetries
+  private readonly eventBatches: EventBatchFirer
   private readonly events: EventHub
   private readonly committer: Committer
   private readonly waiters = new RunWaiters()
@@ -153,6 +155,11 @@ export class Engine {
       options: this.options,
       liveGrants,
       wake: (at) => this.driver.wake(at),
+    })
+    this.eventBatches = new EventBatchFirer({
+      options: this.options,
+      workflows: () => this.registry.newestOfEach().map((workflow) => workflow.name),
+      start: (workflow, input, runId) => this.start(workflow, input, { runId }),
     })
     this.committer = new Committer({
       store,
@@ -183,6 +190,7 @@ export class Engine {
       remote: this.remote,
       liveGrants,
       queueRetries: this.queueRetries,
+      eventBatches: this.eventBatches,
     })
   }
 
@@ -203,6 +211,7 @@ export class Engine {
   ): this {
     const entry = this.registry.add(name, version, body as WorkflowBody<never, unknown>, options)
     void this.driver.registered({ workflow: entry.name, version: entry.version })
+    this.eventBatches.workflowsChanged()
     return this
   }
 
@@ -347,6 +356,7 @@ export class Engine {
         ...this.signalDeps(),
         workflows: () => this.registry.newestOfEach(),
         start: (workflow, input, runId) => this.start(workflow, input, { runId }),
+        batchDueAt: (at) => this.eventBatches.dueAt(at),
       },
       name,
       payload,

@@ -9,6 +9,7 @@
  * `onEvent` the event matches get a run started (event_triggers.ts), once per event id.
  */
 import { randomUUID } from 'node:crypto'
+import type { EventBatchState } from '../contracts/event_batches.ts'
 import type { EventRecord, EventWaitRecord } from '../contracts/records.ts'
 import type { OpResult } from '../contracts/state_store.ts'
 import { InvalidArgumentError } from '../errors/index.ts'
@@ -18,7 +19,7 @@ import { assertIdentifier } from '../util/validate.ts'
 import type { Committer } from './committer.ts'
 import type { Driver } from './driver.ts'
 import type { ResolvedEngineOptions } from './options.ts'
-import { triggeredStarts } from './event_triggers.ts'
+import { planTriggers } from './event_triggers.ts'
 import type { RegisteredWorkflow } from './registry.ts'
 import type { StartedRun } from './run_starter.ts'
 import { startTriggeredRuns, type TriggeredRun } from './triggered_runs.ts'
@@ -41,9 +42,16 @@ export interface PublishedEvent {
   delivered: number
   /**
    * The runs the event starts (workflows' `onEvent`), one per workflow and run id, and what
-   * each came to: a retried publish reports them `existing`.
+   * each came to: a retried publish reports them `existing`. A trigger whose `match`, `runId`
+   * or batch `key` threw is here too, `refused` with no run id.
    */
   started: TriggeredRun[]
+  /**
+   * The accumulators the event joined (triggers with a `batch`), each as it is now: its
+   * workflow, key, id, size and due time. [] for a retried publish (it joined them the first
+   * time).
+   */
+  batched: EventBatchState[]
 }
 
 export interface EventPublisherDeps {
@@ -54,6 +62,8 @@ export interface EventPublisherDeps {
   workflows(): readonly RegisteredWorkflow[]
   /** engine.start of `workflow` with `input` under `runId`. */
   start(workflow: string, input: unknown, runId: string): Promise<StartedRun>
+  /** An accumulator the event joined is due at `at` (EventBatchFirer.dueAt). */
+  batchDueAt(at: number): void
 }
 
 export async function publishEvent(
@@ -73,10 +83,12 @@ export async function publishEvent(
   const now = clock.now()
   const appended = { id: eventId, name, payload: encoded, publishedAt: now }
   const prune = { before: now - eventRetentionMs, limit: PRUNE_PER_PUBLISH }
-  const { publishedAt } = await store.appendEvent(appended, prune)
+  // Decided before the append: the accumulator adds go in its transaction (once per event id).
+  const plan = planTriggers(deps.workflows(), name, eventId, () => codec.decode(encoded))
+  const { publishedAt, batches } = await store.appendEvent(appended, prune, plan.adds)
+  for (const batch of batches) deps.batchDueAt(batch.dueAt)
   const event: EventRecord = { ...appended, publishedAt }
   const decoded = codec.decode(encoded)
-  const triggered = triggeredStarts(deps.workflows(), name, eventId, () => codec.decode(encoded))
   // Settled into a value at once: a failed start must not be an unhandled rejection while the
   // deliveries below are awaited; it fails the publish at the end.
   const starting = startTriggeredRuns(
@@ -85,7 +97,7 @@ export async function publishEvent(
       start: (workflow, runId) => deps.start(workflow, codec.decode(encoded), runId),
     },
     { name, eventId },
-    triggered,
+    plan.starts,
   ).then(
     (runs) => ({ runs }),
     (error: unknown) => ({ error }),
@@ -102,7 +114,7 @@ export async function publishEvent(
   if (delivered > 0) deps.driver.wake(clock.now())
   const started = await starting
   if ('error' in started) throw started.error
-  return { eventId, delivered, started: started.runs }
+  return { eventId, delivered, started: started.runs, batched: batches }
 }
 
 /** Waits whose run has ended (a cancelled run leaves its registrations behind) are removed. */

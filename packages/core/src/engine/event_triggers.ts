@@ -16,10 +16,12 @@
 import { createHash } from 'node:crypto'
 import { InvalidArgumentError } from '../errors/index.ts'
 import { encodeEventMatch, eventMatches } from '../execution/event_match.ts'
-import type { EventTrigger } from '../execution/types.ts'
+import type { EventBatchAdd } from '../contracts/event_batches.ts'
+import type { EventTrigger, WorkflowOptions } from '../execution/types.ts'
 import { checkSignalName } from '../execution/wait_names.ts'
 import { checkOptionKeys, optionNames, type OptionsSpec } from '../util/known_keys.ts'
 import { assertIdentifier, MAX_ID_LENGTH } from '../util/validate.ts'
+import { batchAdd, checkBatchSpec, type CheckedBatch } from './event_batch_spec.ts'
 import type { RegisteredWorkflow } from './registry.ts'
 
 /** A trigger as checked at registration. */
@@ -27,37 +29,62 @@ interface CheckedTrigger {
   name: string
   matches(payload: unknown): boolean
   runId: ((payload: unknown) => string) | null
+  /** Its events gather into one run per window (its own `batch`, else the workflow's). */
+  batch: CheckedBatch | null
 }
 
 const MAX_TRIGGERS = 32
 
 const TRIGGER_OPTIONS: OptionsSpec = {
   call: 'onEvent',
-  known: optionNames<Exclude<EventTrigger, string>>({ name: true, match: true, runId: true }),
+  known: optionNames<Exclude<EventTrigger, string>>({
+    name: true,
+    match: true,
+    runId: true,
+    batch: true,
+  }),
 }
 
-/** Checked triggers by the `onEvent` array registered (checked once, at registration). */
+/** A workflow's options as far as its triggers go. */
+type TriggerOptions = Pick<WorkflowOptions, 'onEvent' | 'eventBatch'>
+
+/** Checked triggers by the options registered (checked once, at registration). */
 const checked = new WeakMap<object, CheckedTrigger[]>()
 
-/** Checks a workflow's `onEvent` at registration; throws E_INVALID_ARGUMENT naming the entry. */
-export function checkEventTriggers(workflow: string, onEvent: unknown): void {
-  triggersOf(workflow, onEvent)
+/**
+ * Checks a workflow's `onEvent` and `eventBatch` at registration; throws E_INVALID_ARGUMENT
+ * naming the entry.
+ */
+export function checkEventTriggers(workflow: string, options: TriggerOptions): void {
+  triggersOf(workflow, options)
 }
 
-function triggersOf(workflow: string, onEvent: unknown): CheckedTrigger[] {
-  if (onEvent === undefined) return []
+function triggersOf(workflow: string, options: TriggerOptions): CheckedTrigger[] {
+  const { onEvent, eventBatch } = options
+  if (onEvent === undefined) {
+    if (eventBatch !== undefined)
+      throw new InvalidArgumentError(
+        `workflow "${workflow}": eventBatch gathers the events its onEvent names, and it has no onEvent`,
+        { details: { workflow, option: 'eventBatch' } },
+      )
+    return []
+  }
   if (!Array.isArray(onEvent) || onEvent.length > MAX_TRIGGERS)
     throw new InvalidArgumentError(
-      `workflow "${workflow}": onEvent is an array of at most ${MAX_TRIGGERS} event names or { name, match?, runId? }`,
+      `workflow "${workflow}": onEvent is an array of at most ${MAX_TRIGGERS} event names or { name, match?, runId?, batch? }`,
       { details: { workflow, option: 'onEvent' } },
     )
-  const known = checked.get(onEvent)
+  const known = checked.get(options)
   if (known !== undefined) return known
+  const shared =
+    eventBatch === undefined
+      ? null
+      : checkBatchSpec(eventBatch, `workflow "${workflow}" eventBatch`)
   // Array.from: a hole (`['a', , 'b']`) is an entry like any other (undefined), refused here.
   const triggers = Array.from(onEvent as unknown[]).map((entry, i) =>
-    checkTrigger(entry, `workflow "${workflow}" onEvent[${i}]`, { workflow, index: i }),
+    checkTrigger(entry, `workflow "${workflow}" onEvent[${i}]`, { workflow, index: i }, shared),
   )
-  checked.set(onEvent, triggers)
+  checked.set(options, triggers)
   return triggers
 }
 
@@ -65,6 +92,7 @@ function checkTrigger(
   entry: unknown,
   where: string,
   details: Record<string, unknown>,
+  shared: CheckedBatch | null,
 ): CheckedTrigger {
   const refuse = (message: string) =>
     new InvalidArgumentError(`${where}: ${message}`, { details: { ...details, option: 'onEvent' } })
@@ -76,19 +104,21 @@ function checkTrigger(
       throw refuse((error as Error).message)
     }
   }
-  if (typeof entry === 'string') return { name: named(entry), matches: () => true, runId: null }
+  if (typeof entry === 'string')
+    return { name: named(entry), matches: () => true, runId: null, batch: shared }
   if (entry === null || typeof entry !== 'object' || Array.isArray(entry))
-    throw refuse('an entry is an event name or { name, match?, runId? }')
-  if (Object.hasOwn(entry, 'batch'))
-    throw refuse(
-      'batch (debounced or batched starts: one run per window of events) is not in Cairn yet; onEvent starts one run per event',
-    )
+    throw refuse('an entry is an event name or { name, match?, runId?, batch? }')
   checkOptionKeys(entry, TRIGGER_OPTIONS, where, details)
-  const { name, match, runId } = entry as Exclude<EventTrigger, string>
+  const { name, match, runId, batch } = entry as Exclude<EventTrigger, string>
   if (runId !== undefined && typeof runId !== 'function')
     throw refuse('runId is a function of the payload returning the run id')
   try {
-    return { name: named(name), matches: matcher(match), runId: runId ?? null }
+    const own = batch === undefined ? shared : checkBatchSpec(batch, `${where}`)
+    if (own !== null && runId !== undefined)
+      throw refuse(
+        "runId and a batch do not go together: a batch's run takes its id from its window (use batch.key to keep windows apart)",
+      )
+    return { name: named(name), matches: matcher(match), runId: runId ?? null, batch: own }
   } catch (error) {
     if (error instanceof InvalidArgumentError && error.message.startsWith(where)) throw error
     throw refuse((error as Error).message)
@@ -104,45 +134,60 @@ function matcher(match: unknown): (payload: unknown) => boolean {
 /** A run an event is to start: its workflow (newest version) and the id it gets. */
 export interface TriggeredStart {
   workflow: string
-  /** Null when the trigger's match or runId failed: `error` says why. */
+  /** Null when the trigger's match, runId or batch key failed: `error` says why. */
   runId: string | null
   error?: unknown
 }
 
+/** What an event's triggers come to: runs to start now, and accumulators to add it to. */
+export interface TriggerPlan {
+  starts: TriggeredStart[]
+  /** At most one per workflow and key (the first trigger naming it). */
+  adds: EventBatchAdd[]
+}
+
 /**
- * The runs the event `name` (id `eventId`) starts among `workflows` (each workflow's newest
- * registered version), one per workflow and run id; `payload()` decodes a fresh copy of the
- * payload for each trigger (a match function cannot change what another sees). A `match` or
- * `runId` that throws, or a run id that is not an identifier, is that trigger's error; the
+ * What the event `name` (id `eventId`) triggers among `workflows` (each workflow's newest
+ * registered version): one start per workflow and run id, one accumulator add per workflow and
+ * batch key; `payload()` decodes a fresh copy of the payload for each trigger (a match
+ * function cannot change what another sees). A `match`, `runId` or batch `key` that throws,
+ * or gives a malformed id or key, is that trigger's error (a start with no run id); the
  * others go on.
  */
-export function triggeredStarts(
+export function planTriggers(
   workflows: readonly RegisteredWorkflow[],
   name: string,
   eventId: string,
   payload: () => unknown,
-): TriggeredStart[] {
+): TriggerPlan {
   const starts = new Map<string, TriggeredStart>()
+  const adds = new Map<string, EventBatchAdd>()
   for (const workflow of workflows) {
-    for (const trigger of triggersOf(workflow.name, workflow.options.onEvent)) {
+    for (const trigger of triggersOf(workflow.name, workflow.options)) {
       if (trigger.name !== name) continue
-      const start = startOf(workflow.name, trigger, eventId, payload)
-      if (start === null) continue
-      const id = start.runId ?? `failed trigger ${starts.size}`
-      starts.set(JSON.stringify([start.workflow, id]), start)
+      const planned = planOf(workflow.name, trigger, eventId, payload)
+      if (planned === null) continue
+      if ('openId' in planned) {
+        const slot = JSON.stringify([planned.workflow, planned.key])
+        if (!adds.has(slot)) adds.set(slot, planned)
+        continue
+      }
+      const id = planned.runId ?? `failed trigger ${starts.size}`
+      starts.set(JSON.stringify([planned.workflow, id]), planned)
     }
   }
-  return [...starts.values()]
+  return { starts: [...starts.values()], adds: [...adds.values()] }
 }
 
-function startOf(
+function planOf(
   workflow: string,
   trigger: CheckedTrigger,
   eventId: string,
   payload: () => unknown,
-): TriggeredStart | null {
+): TriggeredStart | EventBatchAdd | null {
   try {
     if (!trigger.matches(payload())) return null
+    if (trigger.batch !== null) return batchAdd(workflow, trigger.batch, payload)
     const runId =
       trigger.runId === null ? defaultRunId(workflow, eventId) : trigger.runId(payload())
     assertIdentifier(runId, `the run id onEvent gave for workflow "${workflow}"`)

@@ -62,6 +62,26 @@ export class QueueRetries {
     this.note(report.throttled)
   }
 
+  /**
+   * Grant `queues` now: slots a write freed without a grant pass of its own (a run that parked
+   * holding them). A failed call is retried like a throttled queue's.
+   */
+  grantNow(queues: readonly string[]): void {
+    if (this.#closed || queues.length === 0) return
+    const { store, clock, logger } = this.#deps.options
+    this.#busy += 1
+    store
+      .grantQueueSlots(queues, clock.now())
+      .then(
+        (report) => this.took(report),
+        (error: unknown) => {
+          logger.warn({ err: error, queues }, 'cairn: could not grant freed queue slots; retrying')
+          for (const queue of queues) this.#schedule(queue, clock.now() + RETRY_AFTER_FAILURE_MS)
+        },
+      )
+      .finally(() => (this.#busy -= 1))
+  }
+
   /** No timer fires after this. */
   close(): void {
     this.#closed = true

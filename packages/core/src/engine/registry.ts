@@ -51,7 +51,7 @@ export class WorkflowRegistry {
       throw new DuplicateWorkflowError(`workflow "${name}" version "${v}" is already registered`)
     checkExecutionTimeout(name, options.executionTimeoutMs)
     checkSingletonOptions(name, options.singleton)
-    checkEventTriggers(name, options.onEvent)
+    checkEventTriggers(name, options)
     if (options.priority !== undefined) checkPriority(options.priority, `workflow "${name}"`)
     if (options.queue !== undefined) checkQueueName(options.queue, `workflow "${name}"`)
     if (options.searchAttributes !== undefined && !isStandardSchema(options.searchAttributes)) {

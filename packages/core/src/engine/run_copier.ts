@@ -24,6 +24,7 @@
  * The new run is top-level (no parent: a child's copy does not report to the parent), keeps
  * the source's tags, and records where it came from (`origin`).
  */
+import { timelineRecords } from './views.ts'
 import type { CheckpointRecord, RunOrigin, RunRecord } from '../contracts/records.ts'
 import { DEFAULT_PRIORITY } from '../store/run_priority.ts'
 import type { Admission, CreateRunOp, NewRun } from '../contracts/state_store.ts'
@@ -107,7 +108,8 @@ function checkFromSeq(
   records: readonly CheckpointRecord[],
   runId: string,
 ): number {
-  const positions = records.reduce((most, r) => Math.max(most, r.seq + 1), 0)
+  // The positions of the body: a run's queue slot (RUN_SLOT_SEQ) is none of them.
+  const positions = timelineRecords(records).reduce((most, r) => Math.max(most, r.seq + 1), 0)
   if (
     Number.isSafeInteger(fromSeq) &&
     (fromSeq as number) >= 0 &&

@@ -36,6 +36,7 @@ export const WORKFLOW_OPTIONS: OptionsSpec = {
     priority: true,
     queue: true,
     onEvent: true,
+    eventBatch: true,
   }),
   foreign: FOREIGN_WORKFLOW_OPTIONS,
 }

@@ -33,7 +33,7 @@ import { resolveRetryPolicy } from './retry_policy.ts'
 import { remoteStep, type RemotePlan } from './remote_step.ts'
 import type { TurnRuntime } from './runtime.ts'
 import type { AttemptPlan } from './step_attempts.ts'
-import { checkStepQueueing, queueLane } from './step_queue.ts'
+import { checkStepQueueing, queueLane, type QueueChoice } from './step_queue.ts'
 import { checkStepTimeout } from './step_timeout.ts'
 import type { LocalStepOptions, StepFn, StepOptions, StepReference } from './types.ts'
 
@@ -105,7 +105,7 @@ function attemptPlan(
       input === undefined ? null : rt.codec.encode(input, `input of step "${registered.name}"`)
     return handler(encoded === null ? undefined : rt.codec.decode(encoded), stepContext)
   }
-  const choice = checkStepQueueing(options)
+  const choice = notRunQueue(rt, checkStepQueueing(options), registered.name)
   const queue = choice === null ? null : queueLane(rt, choice, input, `step "${registered.name}"`)
   return {
     fn,
@@ -136,7 +136,7 @@ function remotePlan(
       details: { step: name, transport },
     })
   }
-  const choice = checkStepQueueing(options)
+  const choice = notRunQueue(rt, checkStepQueueing(options), name)
   const queue = choice === null ? null : queueLane(rt, choice, input, `step "${name}"`)
   return {
     name,
@@ -148,6 +148,22 @@ function remotePlan(
     pickupTimeoutMs: options.pickupTimeoutMs,
     ...(queue === null ? {} : { queue }),
   }
+}
+
+/**
+ * A step may not take a slot of the queue its own run holds one of: with every slot held by
+ * runs whose steps wait for one, nothing would ever move.
+ */
+function notRunQueue(
+  rt: TurnRuntime,
+  choice: QueueChoice | null,
+  step: string,
+): QueueChoice | null {
+  if (choice === null || choice.queue !== rt.queue) return choice
+  throw new InvalidArgumentError(
+    `step "${step}": queue "${choice.queue}" is the queue this run holds a slot of; a step of it waiting for another slot could wait forever (give the step a queue of its own)`,
+    { details: { step, queue: choice.queue } },
+  )
 }
 
 function parkMissing(rt: TurnRuntime, name: string, seq: number): void {

@@ -15,7 +15,8 @@
  */
 import { RUN_SLOT_SEQ } from '../store/queue_check.ts'
 import type { StepRecordInput, TurnRuntime } from './runtime.ts'
-import { QueueSlot, queueLane } from './step_queue.ts'
+import type { CheckpointRecord } from '../contracts/records.ts'
+import { QueueSlot, queueLane, type QueuePlacement } from './step_queue.ts'
 
 /** The name of the run slot's `waiting` checkpoint (at RUN_SLOT_SEQ). */
 export const RUN_SLOT_NAME = 'cairn:run-slot'
@@ -43,15 +44,24 @@ export function holdRunSlot(
   input: unknown,
   handlers: RunSlotHandlers,
 ): void {
-  const choice = { queue, priority: rt.priority, fairnessKey: null }
-  const lane = queueLane(rt, choice, input, `run of workflow "${rt.workflow}"`)
+  const recorded = rt.recordAt(RUN_SLOT_SEQ)
+  let placement: QueuePlacement
+  try {
+    placement = recordedPlacement(rt, recorded, queue) ?? placeRun(rt, queue, input)
+  } catch (error) {
+    return handlers.fail(error)
+  }
+  const lane = { queue, place: () => placement }
   const slot = new QueueSlot(rt, RUN_SLOT_SEQ, lane, "the run's own slot")
   const step: StepRecordInput = {
     seq: RUN_SLOT_SEQ,
     name: RUN_SLOT_NAME,
     kind: 'step',
     attempts: 0,
-    startedAt: rt.recordAt(RUN_SLOT_SEQ)?.startedAt ?? rt.clock.now(),
+    startedAt: recorded?.startedAt ?? rt.clock.now(),
+    // The place as first worked out: a later turn asks from it again, so a queue's fairness
+    // changed by a later deploy never moves (or fails) a run already under way.
+    input: rt.codec.encode(placement, 'the run slot placement'),
   }
   rt.beginWork()
   // One attempt for the run's whole life: a request again is the same item, keeping its place.
@@ -69,4 +79,31 @@ export function holdRunSlot(
       rt.endWork()
     },
   })
+}
+
+/** The run's place in its queue, from its priority and the queue's fairness over its input. */
+function placeRun(rt: TurnRuntime, queue: string, input: unknown): QueuePlacement {
+  const choice = { queue, priority: rt.priority, fairnessKey: null }
+  return queueLane(rt, choice, input, `run of workflow "${rt.workflow}"`).place()
+}
+
+/** The place a previous turn recorded with the request, or null (first turn, or unreadable). */
+function recordedPlacement(
+  rt: TurnRuntime,
+  recorded: CheckpointRecord | undefined,
+  queue: string,
+): QueuePlacement | null {
+  if (recorded?.input == null) return null
+  try {
+    const placed = rt.codec.decode(recorded.input) as Partial<QueuePlacement> | null
+    if (
+      placed?.queue === queue &&
+      typeof placed.fairnessKey === 'string' &&
+      Number.isSafeInteger(placed.priority)
+    )
+      return { queue, priority: placed.priority as number, fairnessKey: placed.fairnessKey }
+  } catch {
+    // Written by another codec: worked out again below.
+  }
+  return null
 }

@@ -53,6 +53,8 @@ export interface TurnRuntime {
   readonly version: string
   /** The run's claim priority: its children's unless they are given one. */
   readonly priority: number
+  /** The queue the whole run holds a slot of (RunRecord.queue), or null. */
+  readonly queue: string | null
   readonly clock: Clock
   readonly codec: Codec
   readonly events: EventHub

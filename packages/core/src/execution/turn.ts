@@ -101,6 +101,8 @@ export interface TurnDeps {
   liveGrants: LiveGrants
   /** Another run became claimable at `at` (a queue grant this turn's write made): look now. */
   wakeEngine(at: number): void
+  /** Grant these queues now: this run parked, freeing the slots it held (no write granted them). */
+  grantFreed(queues: readonly string[]): void
   onEnded(turn: Turn, end: TurnEnd): void
 }
 
@@ -211,6 +213,8 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   private readonly hold = new DeliveryHold()
   /** A compensating cancel: the body gets no new position, completed steps are undone. */
   private cancelRequest: { reason: string } | null = null
+  /** Starts the body that waits for the run's queue slot (run_slot.ts); null once started. */
+  private gatedBody: (() => void) | null = null
   private unwinding = false
   /**
    * An event wait of this run was open during this turn, so one may be registered in the
@@ -311,11 +315,22 @@ export class Turn implements TurnRuntime, DeliveryTarget {
    * then delivered one per macrotask, in order.
    */
   begin(body: () => Promise<unknown>, input?: unknown): void {
+    // Whatever ends this turn (a deadline already past, a cancel) gives the run's slot back.
+    if (this.queue !== null) this.queuesUsed.add(this.queue)
     if (this.limit !== null && !this.armDeadline(this.limit)) return
-    if (this.queue === null) return this.startBody(body)
+    // A compensating cancel unwinds at once: replaying the body needs no slot.
+    if (this.queue === null || this.cancelRequest !== null) return this.startBody(body)
+    let started = false
+    const go = (run: () => Promise<unknown>) => {
+      if (started) return
+      started = true
+      this.gatedBody = null
+      this.startBody(run)
+    }
+    this.gatedBody = () => go(body)
     holdRunSlot(this, this.queue, input, {
-      start: () => this.startBody(body),
-      fail: (error) => this.startBody(() => Promise.reject(error)),
+      start: () => go(body),
+      fail: (error) => go(() => Promise.reject(error)),
     })
   }
 
@@ -410,6 +425,8 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     // A remote step's result is not worth waiting for: the run unwinds now, a late result is
     // refused by the cancelled run.
     for (const release of [...this.resultHolds]) release()
+    // Waiting for its queue's slot: the body replays now, so its compensations are known.
+    this.gatedBody?.()
     this.checkIdleSoon()
   }
 

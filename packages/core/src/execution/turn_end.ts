@@ -288,6 +288,8 @@ export class TurnEnding {
   async park(reason: ParkReason): Promise<void> {
     if (!this.begin(reason.message)) return
     if ((await this.commit([{ type: 'parkRun', fence: this.turn.fence, reason }])) === null) return
+    // A parked run holds no slot, and the park grants nobody: the next waiters are granted now.
+    if (this.turn.queuesUsed.size > 0) this.deps.grantFreed([...this.turn.queuesUsed])
     this.deps.events.emit('run:parked', { ...this.ref(), reason })
     this.end({ kind: 'parked', reason })
   }

@@ -345,7 +345,35 @@ export interface WorkflowOptions {
    * (or per the trigger's derived run id), with the event's payload as input. At most 32.
    */
   onEvent?: readonly EventTrigger[]
+  /**
+   * The accumulator every `onEvent` trigger of this workflow feeds (a trigger's own `batch`
+   * wins): one run per window of events instead of one per event (docs/flow-control.md
+   * "Debounced and batched starts"). Default: none, a run per event.
+   */
+  eventBatch?: EventBatchOptions
 }
+
+/**
+ * How a trigger's events are gathered into one run. `debounce`: a run starts `windowMs` after
+ * the last event of a burst (no later than `maxWaitMs` after its first, when given), with that
+ * last event's payload as input. `batch`: a run starts `windowMs` after the first event, or as
+ * soon as `maxSize` have come (1..1000), with the payloads as its input — an array, in publish
+ * order. `key(payload)` (a string of 0..200 characters) keeps separate windows apart, e.g. one
+ * per product; default: one per workflow.
+ */
+export type EventBatchOptions =
+  | {
+      mode: 'debounce'
+      windowMs: number
+      maxWaitMs?: number
+      key?: (payload: unknown) => string
+    }
+  | {
+      mode: 'batch'
+      maxSize: number
+      windowMs: number
+      key?: (payload: unknown) => string
+    }
 
 /** One trigger of a workflow (`onEvent`): an event name, or the name with what the event must hold. */
 export type EventTrigger =
@@ -365,6 +393,11 @@ export type EventTrigger =
        * string): events giving one id share one run. Default `evt:<workflow>:<eventId>`.
        */
       runId?: (payload: unknown) => string
+      /**
+       * Gather this trigger's events into one run per window instead of one per event
+       * (EventBatchOptions); the run's id then comes from its window (no `runId`).
+       */
+      batch?: EventBatchOptions
     }
 
 /** `register(…, { singleton })`: see WorkflowOptions.singleton. */

@@ -71,3 +71,14 @@ export {
   MAX_RATE_LIMIT,
   MAX_RATE_PERIOD_MS,
 } from './queue_rate.ts'
+export {
+  checkEventBatchAdds,
+  checkClaimEventBatches,
+  checkEventBatchRef,
+  joinsAccumulator,
+  afterAdd,
+  MAX_EVENT_BATCH_SIZE,
+  MAX_EVENT_BATCH_ADDS,
+  MAX_EVENT_BATCH_CLAIM,
+  type AccumulatorTimes,
+} from './event_batch_rules.ts'

@@ -31,7 +31,6 @@ const CAPABILITY_ROUTING: ForeignOption = {
 
 /** `engine.register` options, and the keys of a `BaseWorkflow`'s `static workflow`. */
 export const FOREIGN_WORKFLOW_OPTIONS: Table = {
-  eventBatch: { notYet: 'debounced or batched event accumulators' },
   inputSchema: { notYet: 'a Standard Schema checking the input at start' },
   validateInput: { notYet: 'an input check at start' },
   requires: CAPABILITY_ROUTING,

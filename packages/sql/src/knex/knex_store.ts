@@ -94,8 +94,12 @@ export class KnexStore implements StateStore {
   readonly loadCheckpointPage: StateStore['loadCheckpointPage'] = (runId, page) =>
     this.#opened('loadCheckpointPage').loadCheckpointPage(runId, page)
   readonly backlog: StateStore['backlog'] = (now) => this.#opened('backlog').backlog(now)
-  readonly appendEvent: StateStore['appendEvent'] = (event, prune) =>
-    this.#opened('appendEvent').appendEvent(event, prune)
+  readonly appendEvent: StateStore['appendEvent'] = (event, prune, batches) =>
+    this.#opened('appendEvent').appendEvent(event, prune, batches)
+  readonly claimEventBatches: StateStore['claimEventBatches'] = (request) =>
+    this.#opened('claimEventBatches').claimEventBatches(request)
+  readonly deleteEventBatch: StateStore['deleteEventBatch'] = (workflow, key, id) =>
+    this.#opened('deleteEventBatch').deleteEventBatch(workflow, key, id)
   readonly loadEvents: StateStore['loadEvents'] = (name, since) =>
     this.#opened('loadEvents').loadEvents(name, since)
   readonly loadEventWaits: StateStore['loadEventWaits'] = (name) =>
@@ -170,6 +174,8 @@ function neverOpened(kind: string, operation: string): Required<StateStore> {
     loadCheckpointPage: reject,
     backlog: reject,
     appendEvent: reject,
+    claimEventBatches: reject,
+    deleteEventBatch: reject,
     loadEvents: reject,
     loadEventWaits: reject,
     removeEventWaits: reject,

@@ -67,5 +67,7 @@ export const mysqlDialect: SqlDialect = {
     },
     release: { text: 'SELECT RELEASE_LOCK(?)', values: [migrationLockName(database)] },
   }),
+  // GET_LOCK locks belong to the session, not the transaction: the row locks do (see callers).
+  lockNames: () => null,
   byCodePoint: (column) => column,
 }

@@ -34,6 +34,35 @@ CREATE TABLE `cairn_events` (
   KEY `cairn_events_published` (`published_at`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
+CREATE TABLE `cairn_event_batches` (
+  `workflow` varbinary(1020) NOT NULL,
+  `batch_key` varbinary(800) NOT NULL,
+  `id` varbinary(1020) NOT NULL,
+  `mode` varchar(16) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+  `first_at` bigint(20) NOT NULL,
+  `due_at` bigint(20) NOT NULL,
+  `size` int(11) NOT NULL,
+  `is_open` tinyint(4) DEFAULT NULL,
+  `lease_owner` varbinary(1020) DEFAULT NULL,
+  `lease_until` bigint(20) DEFAULT NULL,
+  PRIMARY KEY (`workflow`,`batch_key`,`id`),
+  UNIQUE KEY `cairn_event_batches_open` (`workflow`,`batch_key`,`is_open`),
+  KEY `cairn_event_batches_due` (`due_at`,`id`,`workflow`),
+  KEY `cairn_event_batches_leased` (`lease_until`),
+  CONSTRAINT `cairn_event_batches_open_flag` CHECK (`is_open` = 1),
+  CONSTRAINT `cairn_event_batches_mode` CHECK (`mode` in ('debounce','batch'))
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+CREATE TABLE `cairn_event_batch_items` (
+  `workflow` varbinary(1020) NOT NULL,
+  `batch_key` varbinary(800) NOT NULL,
+  `batch_id` varbinary(1020) NOT NULL,
+  `item_no` int(11) NOT NULL,
+  `event_id` varbinary(1020) NOT NULL,
+  `payload` longtext NOT NULL,
+  PRIMARY KEY (`workflow`,`batch_key`,`batch_id`,`item_no`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
 CREATE TABLE `cairn_event_waits` (
   `run_id` varbinary(1020) NOT NULL,
   `seq` bigint(20) NOT NULL,

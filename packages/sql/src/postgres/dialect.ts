@@ -1,4 +1,5 @@
 /** The Postgres spelling of the pieces shared SQL leaves to the dialect (shared/dialect.ts). */
+import { createHash } from 'node:crypto'
 import type { SqlDialect, SqlType } from '../shared/dialect.ts'
 import type { Params } from '../shared/params.ts'
 import { recordsetJson, recordsetSql } from './recordset.ts'
@@ -9,6 +10,21 @@ import { recordsetJson, recordsetSql } from './recordset.ts'
  * as the second, so migrators of different schemas do not wait for each other.
  */
 const MIGRATION_LOCK_CLASS = 0x43616972 // 'Cair'
+
+/** The first key of the advisory locks of lockNames (the second: a hash of the name). */
+const NAME_LOCK_CLASS = 0x4361696e // 'Cain'
+
+/**
+ * Transaction advisory locks on `names`, by the first 32 bits of their SHA-1, taken in
+ * ascending order (unnest keeps the array's), so no two callers take two in opposite orders.
+ */
+function lockNames(params: Params, names: readonly string[]): string {
+  const keys = [
+    ...new Set(names.map((name) => createHash('sha1').update(name).digest().readInt32BE(0))),
+  ]
+  keys.sort((a, b) => a - b)
+  return `SELECT pg_advisory_xact_lock(${NAME_LOCK_CLASS}, k) FROM unnest(${params.add(keys, 'int4[]')}) AS k`
+}
 
 /**
  * Creates the schema only when it is missing: a plain CREATE SCHEMA IF NOT EXISTS checks the
@@ -63,5 +79,6 @@ export const postgresDialect: SqlDialect = {
     },
     release: null,
   }),
+  lockNames,
   byCodePoint: (column) => `${column} COLLATE "C"`,
 }

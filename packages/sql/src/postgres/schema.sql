@@ -22,6 +22,28 @@ CREATE TABLE cairn_checkpoints (
   worker text
 );
 
+CREATE TABLE cairn_event_batch_items (
+  workflow text COLLATE "C" NOT NULL,
+  batch_key text COLLATE "C" NOT NULL,
+  batch_id text COLLATE "C" NOT NULL,
+  item_no integer NOT NULL,
+  event_id text COLLATE "C" NOT NULL,
+  payload text NOT NULL
+);
+
+CREATE TABLE cairn_event_batches (
+  workflow text COLLATE "C" NOT NULL,
+  batch_key text COLLATE "C" NOT NULL,
+  id text COLLATE "C" NOT NULL,
+  mode text NOT NULL,
+  first_at bigint NOT NULL,
+  due_at bigint NOT NULL,
+  size integer NOT NULL,
+  is_open smallint,
+  lease_owner text,
+  lease_until bigint
+);
+
 CREATE TABLE cairn_event_waits (
   run_id text COLLATE "C" NOT NULL,
   seq bigint NOT NULL,
@@ -142,6 +164,16 @@ ALTER TABLE cairn_admission_keys ADD CONSTRAINT cairn_admission_keys_pkey PRIMAR
 
 ALTER TABLE cairn_checkpoints ADD CONSTRAINT cairn_checkpoints_pkey PRIMARY KEY (run_key, seq);
 
+ALTER TABLE cairn_event_batch_items ADD CONSTRAINT cairn_event_batch_items_pkey PRIMARY KEY (workflow, batch_key, batch_id, item_no);
+
+ALTER TABLE cairn_event_batches ADD CONSTRAINT cairn_event_batches_mode CHECK ((mode = ANY (ARRAY['debounce'::text, 'batch'::text])));
+
+ALTER TABLE cairn_event_batches ADD CONSTRAINT cairn_event_batches_open UNIQUE (workflow, batch_key, is_open) DEFERRABLE;
+
+ALTER TABLE cairn_event_batches ADD CONSTRAINT cairn_event_batches_open_flag CHECK ((is_open = 1));
+
+ALTER TABLE cairn_event_batches ADD CONSTRAINT cairn_event_batches_pkey PRIMARY KEY (workflow, batch_key, id);
+
 ALTER TABLE cairn_event_waits ADD CONSTRAINT cairn_event_waits_pkey PRIMARY KEY (run_id, seq);
 
 ALTER TABLE cairn_events ADD CONSTRAINT cairn_events_pkey PRIMARY KEY (id);
@@ -171,6 +203,10 @@ ALTER TABLE cairn_schema ADD CONSTRAINT cairn_schema_id_check CHECK ((id = 1));
 ALTER TABLE cairn_schema ADD CONSTRAINT cairn_schema_pkey PRIMARY KEY (id);
 
 ALTER TABLE cairn_search_attributes ADD CONSTRAINT cairn_search_attributes_pkey PRIMARY KEY (run_key, name);
+
+CREATE INDEX cairn_event_batches_due ON cairn_event_batches USING btree (due_at, id, workflow);
+
+CREATE INDEX cairn_event_batches_leased ON cairn_event_batches USING btree (lease_until) WHERE (lease_until IS NOT NULL);
 
 CREATE INDEX cairn_event_waits_name ON cairn_event_waits USING btree (name);
 

@@ -4,6 +4,7 @@ import type { SqlStoreParts } from '../shared/sql_store.ts'
 import { qualifiedTables } from '../shared/tables.ts'
 import { postgresClaims } from './claim_writer.ts'
 import { postgresDialect } from './dialect.ts'
+import { postgresBatchClaims } from './event_batch_claims.ts'
 import { migrations } from './migrations/index.ts'
 import { resolveOptions, type PostgresStoreOptions } from './options.ts'
 import type { PgPool } from './pg_pool.ts'
@@ -42,6 +43,7 @@ export function postgresOnPool(
     tables,
     writer: new PostgresWaveWriter(tables, channel),
     claims: postgresClaims,
+    batchClaims: postgresBatchClaims,
     migrations,
     // Delivered on commit, like the NOTIFY of a batch (wave_statement.ts): same channel, payload.
     wakeStatement: (at) => ({ text: 'SELECT pg_notify($1, $2)', values: [channel, String(at)] }),

@@ -85,6 +85,13 @@ export interface SqlDialect {
    */
   migrationLock(schema: string): { acquire: SqlStatement; release: SqlStatement | null }
   /**
+   * A statement taking a lock on each of `names` until the transaction ends, in an order fixed
+   * for every caller (Postgres: transaction advisory locks on hashes of the names; a hash
+   * shared by two names only makes them wait for each other), or null where the server has no
+   * such locks (MySQL's GET_LOCK outlives the transaction) and callers rely on row locks.
+   */
+  lockNames(params: Params, names: readonly string[]): string | null
+  /**
    * `column` (a text column) as an ORDER BY key in code point order: Postgres `column COLLATE
    * "C"` (names are TEXT in the database's collation); MySQL the column itself (VARBINARY).
    */

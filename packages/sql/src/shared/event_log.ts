@@ -1,15 +1,10 @@
 /**
  * The event calls of the StateStore (broadcast events), written once for Postgres and MySQL:
- * the log (append, prune, read one name since a time) and the registered waits (read one
- * name's, remove stale ones). Each call is one or two autocommitted statements: the log is
+ * the log's read (one name since a time; appends are event_append.ts) and the registered waits
+ * (read one name's, remove stale ones). Each call is one autocommitted statement: the log is
  * append-only, so no read here needs a lock.
  */
-import type {
-  EventPruning,
-  EventRecord,
-  EventWaitRecord,
-  EventWaitRef,
-} from '@cairn/core/contracts'
+import type { EventRecord, EventWaitRecord, EventWaitRef } from '@cairn/core/contracts'
 import type { SqlContext } from './context.ts'
 import {
   EVENT_COLUMNS,
@@ -17,50 +12,7 @@ import {
   toEventRecord,
   toEventWaitRecord,
 } from './event_rows.ts'
-import { toSafeInteger } from './integers.ts'
 import { Params } from './params.ts'
-
-/** Inserts unless the id is taken, prunes, and reads back the stored publication time. */
-export async function appendEvent(
-  ctx: SqlContext,
-  event: EventRecord,
-  prune: EventPruning,
-): Promise<{ publishedAt: number }> {
-  const { dialect, tables, pool } = ctx
-  const p = new Params(dialect)
-  const values = [event.id, event.name, event.payload, event.publishedAt].map((v) => p.add(v))
-  const insert = `INSERT INTO ${tables.events} (${EVENT_COLUMNS}) VALUES (${values.join(', ')})
-    ${dialect.ignoreDuplicate('id')}`
-  await pool.query(p.statement(insert, true))
-  await pool.query(pruneStatement(ctx, event.id, prune))
-  const read = new Params(dialect)
-  const { rows } = await pool.query(
-    read.statement(`SELECT published_at FROM ${tables.events} WHERE id = ${read.add(event.id)}`),
-  )
-  const stored = rows[0]?.[0]
-  return {
-    publishedAt: stored === undefined ? event.publishedAt : toSafeInteger(stored, 'published_at'),
-  }
-}
-
-/**
- * At most `limit` of the oldest events before `before`, sparing `keepId`. The LIMIT sits in a
- * derived table: Postgres has no DELETE … LIMIT, and MySQL refuses LIMIT directly in an IN
- * subquery but takes it one level down.
- */
-function pruneStatement(ctx: SqlContext, keepId: string, prune: EventPruning) {
-  const p = new Params(ctx.dialect)
-  const { events } = ctx.tables
-  const text = `DELETE FROM ${events} WHERE id IN (SELECT id FROM (SELECT id FROM ${events}
-    WHERE published_at < ${p.add(prune.before)} AND id <> ${p.add(keepId)}
-    ORDER BY published_at LIMIT ${limitOf(prune)}) oldest)`
-  return p.statement(text, true)
-}
-
-/** Written into the text, not bound: a bound LIMIT trips MySQL's prepared statements. */
-function limitOf(prune: EventPruning): number {
-  return Number.isSafeInteger(prune.limit) && prune.limit > 0 ? prune.limit : 0
-}
 
 export async function loadEvents(
   ctx: SqlContext,

@@ -46,11 +46,11 @@ export async function unpark(
     const items = new Params(ctx.dialect)
     const drop = `DELETE FROM ${ctx.tables.queueItems} WHERE run_key IN (${runs(items)})`
     await session.query(items.statement(drop, true))
+    // Consumed ones too: their dedupe ids would swallow the grants the replay asks for again.
     const grants = new Params(ctx.dialect)
-    const consume = `UPDATE ${ctx.tables.messages} SET consumed_at = ${grants.add(now)}
-      WHERE consumed_at IS NULL AND name LIKE ${grants.add(`${QUEUE_SLOT_PREFIX}%`)}
-      AND run_key IN (${runs(grants)})`
-    await session.query(grants.statement(consume, true))
+    const forget = `DELETE FROM ${ctx.tables.messages}
+      WHERE name LIKE ${grants.add(`${QUEUE_SLOT_PREFIX}%`)} AND run_key IN (${runs(grants)})`
+    await session.query(grants.statement(forget, true))
     const p = new Params(ctx.dialect)
     const text = `UPDATE ${ctx.tables.runs} SET status = 'pending', available_at = ${p.add(now)},
       park_reason = NULL, updated_at = ${p.add(now)} WHERE ${parked(p)}`

@@ -33,7 +33,7 @@ export async function requeueRun(
       return { status: 'refused', current: { status: run.status, epoch: run.epoch } }
     await markPending(ctx, session, request.runId, request.now)
     const positionsReset = await resetPositions(ctx, session, run.key, request.resetSeqs)
-    await dropQueueItems(ctx, session, run.key, request.now)
+    await dropQueueItems(ctx, session, run.key)
     const queued =
       held !== null && (await reenterKey(ctx, session, request.runId, held, request.now))
     if (ctx.wakeStatement !== undefined) await session.query(ctx.wakeStatement(request.now))
@@ -81,21 +81,16 @@ async function markPending(ctx: SqlContext, session: SqlSession, runId: string, 
  * did not name its queues, they would hold one again once it is pending: they go, and so do
  * its unconsumed grant messages (a replay takes a grant message as its slot).
  */
-async function dropQueueItems(
-  ctx: SqlContext,
-  session: SqlSession,
-  key: unknown,
-  now: number,
-): Promise<void> {
+async function dropQueueItems(ctx: SqlContext, session: SqlSession, key: unknown): Promise<void> {
   const p = new Params(ctx.dialect)
   await session.query(
     p.statement(`DELETE FROM ${ctx.tables.queueItems} WHERE run_key = ${p.add(key)}`, true),
   )
+  // Consumed ones too: their dedupe ids would swallow the grants the replay asks for again.
   const q = new Params(ctx.dialect)
-  const consume = `UPDATE ${ctx.tables.messages} SET consumed_at = ${q.add(now)}
-    WHERE run_key = ${q.add(key)} AND name LIKE ${q.add(`${QUEUE_SLOT_PREFIX}%`)}
-    AND consumed_at IS NULL`
-  await session.query(q.statement(consume, true))
+  const forget = `DELETE FROM ${ctx.tables.messages}
+    WHERE run_key = ${q.add(key)} AND name LIKE ${q.add(`${QUEUE_SLOT_PREFIX}%`)}`
+  await session.query(q.statement(forget, true))
 }
 
 async function resetPositions(

@@ -8,8 +8,12 @@
  */
 import type {
   CheckpointRecord,
+  ClaimEventBatchesRequest,
+  ClaimedEventBatches,
   ClaimRequest,
   ClaimResult,
+  EventAppend,
+  EventBatchAdd,
   EventPruning,
   EventRecord,
   EventWaitRecord,
@@ -40,7 +44,10 @@ import { applyBatch, type BatchContext } from './apply_batch.ts'
 import { backlog } from './backlog.ts'
 import { CallGate } from './call_gate.ts'
 import { claimRuns, type ClaimWriter } from './claim_runs.ts'
-import { appendEvent, loadEventWaits, loadEvents, removeEventWaits } from './event_log.ts'
+import { appendEvent } from './event_append.ts'
+import { claimEventBatches, type EventBatchClaimWriter } from './event_batch_claims.ts'
+import { deleteEventBatch } from './event_batch_delete.ts'
+import { loadEventWaits, loadEvents, removeEventWaits } from './event_log.ts'
 import type { SqlStatement } from './driver.ts'
 import { closedStoreError, storeFailure } from './failures.ts'
 import { listRuns } from './list_runs.ts'
@@ -60,6 +67,8 @@ export interface SqlStoreParts extends BatchContext {
   /** The store's `kind`, first word of its error messages. */
   kind: string
   claims: ClaimWriter
+  /** How claimEventBatches takes due accumulators. */
+  batchClaims: EventBatchClaimWriter
   migrations: readonly Migration[]
   /**
    * A statement publishing a wake-up hint on commit, for writes outside applyBatch that make a
@@ -172,8 +181,24 @@ export class SqlStore implements StateStore {
     return this.#call('backlog', false, () => backlog(this.parts, now))
   }
 
-  appendEvent(event: EventRecord, prune: EventPruning): Promise<{ publishedAt: number }> {
-    return this.#call('appendEvent', true, () => appendEvent(this.parts, event, prune))
+  appendEvent(
+    event: EventRecord,
+    prune: EventPruning,
+    batches?: readonly EventBatchAdd[],
+  ): Promise<EventAppend> {
+    return this.#call('appendEvent', true, () => appendEvent(this.parts, event, prune, batches))
+  }
+
+  claimEventBatches(request: ClaimEventBatchesRequest): Promise<ClaimedEventBatches> {
+    return this.#call('claimEventBatches', true, () =>
+      claimEventBatches(this.parts, this.parts.batchClaims, request),
+    )
+  }
+
+  deleteEventBatch(workflow: string, key: string, id: string): Promise<boolean> {
+    return this.#call('deleteEventBatch', true, () =>
+      deleteEventBatch(this.parts, workflow, key, id),
+    )
   }
 
   loadEvents(name: string, since: number): Promise<EventRecord[]> {

@@ -29,6 +29,10 @@ export interface Tables {
   queueKeys: string
   /** Each rate-limited queue's recent grants: grant number → its time (migration 15). */
   queueGrantLog: string
+  /** Event accumulators: one row per accumulator, its times and claim lease (migration 17). */
+  eventBatches: string
+  /** An accumulator's payloads, numbered in append order (migration 17). */
+  eventBatchItems: string
   /** The one-row schema revision marker. */
   marker: string
 }
@@ -49,6 +53,8 @@ export function qualifiedTables(dialect: SqlDialect, schema: string): Tables {
     queueItems: qualify('cairn_queue_items'),
     queueKeys: qualify('cairn_queue_keys'),
     queueGrantLog: qualify('cairn_queue_grant_log'),
+    eventBatches: qualify('cairn_event_batches'),
+    eventBatchItems: qualify('cairn_event_batch_items'),
     marker: qualify('cairn_schema'),
   }
 }

@@ -43,7 +43,7 @@ export function unpark(
   const n = keys.length
   const values = keyValues(keys)
   cache.get(`unpark:items:${n}`, () => dropItemsSql(n)).run(reasonCode, ...values)
-  cache.get(`unpark:grants:${n}`, () => consumeGrantsSql(n)).run(now, reasonCode, ...values)
+  cache.get(`unpark:grants:${n}`, () => forgetGrantsSql(n)).run(reasonCode, ...values)
   const statement = cache.get(`unpark:${n}`, () => unparkSql(n))
   return Number(statement.run(now, now, reasonCode, ...values).changes)
 }
@@ -63,8 +63,11 @@ function dropItemsSql(keyCount: number): string {
     (SELECT key FROM cairn_runs WHERE ${parkedWith(keyCount)})`
 }
 
-function consumeGrantsSql(keyCount: number): string {
-  return `UPDATE cairn_messages SET consumed_at = ?
-    WHERE consumed_at IS NULL AND name LIKE '${QUEUE_SLOT_PREFIX}%'
+/**
+ * Every grant message of the runs, consumed ones too: their dedupe ids would swallow the
+ * grants the replay asks for again (the same positions and attempts).
+ */
+function forgetGrantsSql(keyCount: number): string {
+  return `DELETE FROM cairn_messages WHERE name LIKE '${QUEUE_SLOT_PREFIX}%'
     AND run_key IN (SELECT key FROM cairn_runs WHERE ${parkedWith(keyCount)})`
 }

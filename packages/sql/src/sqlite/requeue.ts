@@ -14,8 +14,9 @@ const REQUEUE_RUN = `UPDATE cairn_runs SET status = 'pending', error = NULL, fin
     available_at = ?, waiting_on = NULL, park_reason = NULL, lease_epoch = lease_epoch + 1, updated_at = ?
     WHERE id = ? AND status = 'failed' AND lease_epoch = ? RETURNING key, lease_epoch`
 
-const CONSUME_GRANTS = `UPDATE cairn_messages SET consumed_at = ?
-    WHERE run_key = ? AND name LIKE ? AND consumed_at IS NULL`
+// Deleted, consumed ones too: their dedupe ids would swallow the grants its replay asks for
+// again (the same positions and attempts).
+const FORGET_GRANTS = `DELETE FROM cairn_messages WHERE run_key = ? AND name LIKE ?`
 
 const RESET_POSITIONS = `DELETE FROM cairn_checkpoints
     WHERE run_key = ? AND status = 'failed' AND seq IN (SELECT value FROM json_each(?))`
@@ -38,9 +39,9 @@ export function requeueRun(
         )
   // Its queue items held no slot while it had failed; left by an end that did not name their
   // queues, they would hold one again once it is pending: they go, and so do its unconsumed
-  // grant messages (a replay takes a grant message as its slot).
+  // grant messages (a replay takes a grant message as its slot), consumed ones too.
   s.deleteRunItems.all(row.key)
-  cache.get('requeue:grants', () => CONSUME_GRANTS).run(now, row.key, `${QUEUE_SLOT_PREFIX}%`)
+  cache.get('requeue:grants', () => FORGET_GRANTS).run(row.key, `${QUEUE_SLOT_PREFIX}%`)
   const queued = reenterAdmission(s, runId, now)
   return {
     status: 'applied',

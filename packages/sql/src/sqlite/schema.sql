@@ -22,6 +22,30 @@ CREATE TABLE cairn_checkpoints (
   PRIMARY KEY (run_key, seq)
 ) STRICT;
 
+CREATE TABLE cairn_event_batch_items (
+  workflow TEXT NOT NULL,
+  batch_key TEXT NOT NULL,
+  batch_id TEXT NOT NULL,
+  item_no INTEGER NOT NULL,
+  event_id TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  PRIMARY KEY (workflow, batch_key, batch_id, item_no)
+) STRICT;
+
+CREATE TABLE cairn_event_batches (
+  workflow TEXT NOT NULL,
+  batch_key TEXT NOT NULL,
+  id TEXT NOT NULL,
+  mode TEXT NOT NULL CHECK (mode IN ('debounce', 'batch')),
+  first_at INTEGER NOT NULL,
+  due_at INTEGER NOT NULL,
+  size INTEGER NOT NULL,
+  is_open INTEGER CHECK (is_open = 1),
+  lease_owner TEXT,
+  lease_until INTEGER,
+  PRIMARY KEY (workflow, batch_key, id)
+) STRICT, WITHOUT ROWID;
+
 CREATE TABLE cairn_event_waits (
   run_id TEXT NOT NULL,
   seq INTEGER NOT NULL,
@@ -127,6 +151,13 @@ CREATE TABLE cairn_search_attributes (
   number_value REAL,
   PRIMARY KEY (run_key, name)
 ) STRICT;
+
+CREATE INDEX cairn_event_batches_due ON cairn_event_batches (due_at, id, workflow);
+
+CREATE INDEX cairn_event_batches_leased ON cairn_event_batches (lease_until)
+  WHERE lease_until IS NOT NULL;
+
+CREATE UNIQUE INDEX cairn_event_batches_open ON cairn_event_batches (workflow, batch_key, is_open);
 
 CREATE INDEX cairn_event_waits_name ON cairn_event_waits (name);
 

@@ -10,6 +10,9 @@ import {
   checkCreateOp,
   checkBacklogTime,
   checkCheckpointQueue,
+  checkClaimEventBatches,
+  checkEventBatchAdds,
+  checkEventBatchRef,
   checkFinishOp,
   checkPromoteKeys,
   checkQueueNames,
@@ -18,8 +21,12 @@ import {
 import type {
   CheckpointPage,
   CheckpointRecord,
+  ClaimEventBatchesRequest,
+  ClaimedEventBatches,
   ClaimRequest,
   ClaimResult,
+  EventAppend,
+  EventBatchAdd,
   EventPruning,
   EventRecord,
   EventWaitRecord,
@@ -51,6 +58,7 @@ import { backlogSql, toRunBacklog } from '../shared/backlog.ts'
 import { CallGate } from '../shared/call_gate.ts'
 import { claimRuns } from './claim_runs.ts'
 import { appendEvent, loadEventWaits, loadEvents, removeEventWaits } from './ops/event_ops.ts'
+import { claimBatches, deleteBatch, nextBatchAt } from './ops/event_batches.ts'
 import { facetRuns } from './facet_runs.ts'
 import { listRuns } from './list_runs.ts'
 import { loadSearchAttributes } from './load_attributes.ts'
@@ -217,8 +225,35 @@ export abstract class SqliteStoreBase implements StateStore {
     })
   }
 
-  appendEvent(event: EventRecord, prune: EventPruning): Promise<{ publishedAt: number }> {
-    return this.#write('appendEvent', ({ s }) => appendEvent(s, event, prune))
+  appendEvent(
+    event: EventRecord,
+    prune: EventPruning,
+    batches?: readonly EventBatchAdd[],
+  ): Promise<EventAppend> {
+    return this.call('appendEvent', (c) => {
+      const adds = checkEventBatchAdds(batches, 'appendEvent') // refused before anything is written
+      return inTransaction(c, () => appendEvent(c.s, event, prune, adds))
+    })
+  }
+
+  /**
+   * Most calls find nothing due: one read answers them, without taking the write lock. Else
+   * one transaction (ops/event_batches.ts).
+   */
+  claimEventBatches(request: ClaimEventBatchesRequest): Promise<ClaimedEventBatches> {
+    return this.call('claimEventBatches', (c) => {
+      checkClaimEventBatches(request)
+      const next = nextBatchAt(c.s, request.workflows)
+      if (next === null || next > request.now) return { claimed: [], nextAt: next }
+      return inTransaction(c, () => claimBatches(c.s, request))
+    })
+  }
+
+  deleteEventBatch(workflow: string, key: string, id: string): Promise<boolean> {
+    return this.call('deleteEventBatch', (c) => {
+      checkEventBatchRef(workflow, key, id)
+      return inTransaction(c, () => deleteBatch(c.s, workflow, key, id))
+    })
   }
 
   loadEvents(name: string, since: number): Promise<EventRecord[]> {

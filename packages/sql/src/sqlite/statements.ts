@@ -15,6 +15,7 @@ import {
 import type { TransactionStatements } from './transaction.ts'
 import { ADMISSION_SQL } from './admission_statements.ts'
 import { QUEUE_SQL } from './queue_statements.ts'
+import { EVENT_BATCH_SQL } from './event_batch_statements.ts'
 
 /** Appended to a run UPDATE: the write applies only under the current lease. */
 const FENCED = `WHERE id = ? AND lease_epoch = ? AND status = 'running'`
@@ -119,13 +120,14 @@ const SQL = {
     WHERE available_at IS NOT NULL AND status = 'running' AND lease_owner = ?`,
   ...ADMISSION_SQL,
   ...QUEUE_SQL,
+  ...EVENT_BATCH_SQL,
 } as const
 
 export type Statements = { readonly [K in keyof typeof SQL]: SqliteStatement } & {
   tx: TransactionStatements
 }
 
-/** Statements whose rows are whole runs or checkpoints: read as arrays (see row_mapping.ts). */
+/** Statements whose rows are read as arrays, by column position (see row_mapping.ts). */
 const ARRAY_ROWS: ReadonlySet<string> = new Set([
   'selectRun',
   'claimRun',
@@ -136,6 +138,10 @@ const ARRAY_ROWS: ReadonlySet<string> = new Set([
   'loadEvents',
   'loadEventWaits',
   'loadAttributes',
+  'selectOpenBatch',
+  'dueBatches',
+  'batchItems',
+  'nextBatchAt',
 ])
 
 export function prepareStatements(db: SqliteDatabase, tx: TransactionStatements): Statements {

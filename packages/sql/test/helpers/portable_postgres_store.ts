@@ -1,10 +1,11 @@
 /**
- * A test helper: the Postgres store running the portable
- * writers of shared/ (lock, decide, write; claims by locking read then UPDATE), the ones a
+ * A test helper: the Postgres store running the portable writers of shared/ (lock, decide,
+ * write; claims of runs and of event accumulators by locking read then UPDATE), the ones a
  * MySQL/MariaDB store uses, so they are proven against a real server before that dialect
  * exists. No wake-ups.
  */
 import { SqlStore } from '../../src/shared/sql_store.ts'
+import { lockedBatchClaims } from '../../src/shared/locked_batch_claims.ts'
 import { lockedClaims } from '../../src/shared/locked_claims.ts'
 import { LockedWaveWriter } from '../../src/shared/locked_wave_writer.ts'
 import { poolOfStore } from '../../src/postgres/debug_access.ts'
@@ -14,7 +15,12 @@ import { postgresSetup } from '../../src/postgres/store_setup.ts'
 export class PortablePostgresStore extends SqlStore {
   constructor(options: PostgresStoreOptions) {
     const { parts } = postgresSetup(options)
-    super({ ...parts, writer: new LockedWaveWriter(parts), claims: lockedClaims })
+    super({
+      ...parts,
+      writer: new LockedWaveWriter(parts),
+      claims: lockedClaims,
+      batchClaims: lockedBatchClaims,
+    })
     poolOfStore.set(this, parts.pool)
   }
 }

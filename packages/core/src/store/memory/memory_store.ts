@@ -13,6 +13,10 @@ import type {
   CheckpointRecord,
   ClaimRequest,
   EventPruning,
+  EventAppend,
+  EventBatchAdd,
+  ClaimEventBatchesRequest,
+  ClaimedEventBatches,
   EventRecord,
   EventWaitRecord,
   EventWaitRef,
@@ -42,6 +46,7 @@ import { applyBatch } from './apply_batch.ts'
 import { backlog } from './backlog.ts'
 import { claimRuns, reclaimOwned } from './claims.ts'
 import { appendEvent, loadEventWaits, loadEvents, removeEventWaits } from './event_ops.ts'
+import { checkClaimEventBatches, checkEventBatchRef } from '../event_batch_rules.ts'
 import { parkUnrunnable, unpark } from './parking.ts'
 import { facetRuns } from './facets.ts'
 import {
@@ -148,8 +153,21 @@ export class MemoryStore implements StateStore {
     return backlog(this.#state, now)
   }
 
-  async appendEvent(event: EventRecord, prune: EventPruning): Promise<{ publishedAt: number }> {
-    return appendEvent(this.#state, event, prune)
+  async appendEvent(
+    event: EventRecord,
+    prune: EventPruning,
+    batches?: readonly EventBatchAdd[],
+  ): Promise<EventAppend> {
+    return appendEvent(this.#state, event, prune, batches)
+  }
+
+  async claimEventBatches(request: ClaimEventBatchesRequest): Promise<ClaimedEventBatches> {
+    return this.#state.eventBatches.claim(checkClaimEventBatches(request))
+  }
+
+  async deleteEventBatch(workflow: string, key: string, id: string): Promise<boolean> {
+    checkEventBatchRef(workflow, key, id)
+    return this.#state.eventBatches.delete(workflow, key, id)
   }
 
   async loadEvents(name: string, since: number): Promise<EventRecord[]> {

@@ -114,7 +114,8 @@ export class QueueIndex {
 
   /**
    * Forget every item of `runId` (no grant pass: a failed or parked run's items held no
-   * slot), and its unconsumed grant messages: its replay asks for its slots again.
+   * slot), its unconsumed grant messages, and every grant's dedupe id — consumed ones too: its
+   * replay asks for its slots again under the same attempts, and their grants must arrive.
    */
   forgetRun(state: RunState): void {
     const runId = state.run.id
@@ -122,6 +123,8 @@ export class QueueIndex {
       for (const [id, item] of queue.items) if (item.runId === runId) queue.items.delete(id)
     if (state.inbox.some((m) => m.name.startsWith(QUEUE_SLOT_PREFIX)))
       state.inbox = state.inbox.filter((m) => !m.name.startsWith(QUEUE_SLOT_PREFIX))
+    for (const dedupeId of state.dedupeIds.keys())
+      if (dedupeId.startsWith(QUEUE_SLOT_PREFIX)) state.dedupeIds.delete(dedupeId)
   }
 
   grantQueues(store: StoreState, names: readonly string[], now: number): Grants {

@@ -1,6 +1,7 @@
 import type { RunRecord } from '../../contracts/index.ts'
 import { AdmissionIndex } from './admissions.ts'
 import { ClaimIndex } from './claim_index.ts'
+import { EventBatches } from './event_batches.ts'
 import { EventState } from './event_state.ts'
 import { QueueIndex } from './queues.ts'
 import { RunListing } from './run_listing.ts'
@@ -15,6 +16,8 @@ export class StoreState {
   readonly listing = new RunListing()
   /** The event log and the registered event waits (broadcast events). */
   readonly events = new EventState()
+  /** Event accumulators (onEvent `batch`). */
+  readonly eventBatches = new EventBatches()
   /** Singleton keys and their live runs (admissions.ts). */
   readonly admissions = new AdmissionIndex()
   /** Named queues and their items (queues.ts). */

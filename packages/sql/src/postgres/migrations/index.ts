@@ -15,6 +15,7 @@ import { priority } from './013_priority.ts'
 import { queues } from './014_queues.ts'
 import { queueRates } from './015_queue_rates.ts'
 import { runQueue } from './016_run_queue.ts'
+import { eventBatches } from './017_event_batches.ts'
 
 /** Every Postgres migration, in revision order. Append only. */
 export const migrations: readonly Migration[] = [
@@ -34,6 +35,7 @@ export const migrations: readonly Migration[] = [
   queues,
   queueRates,
   runQueue,
+  eventBatches,
 ]
 
 export const latestRevision = migrations.length

@@ -14,6 +14,7 @@ import { priority } from './013_priority.ts'
 import { queues } from './014_queues.ts'
 import { queueRates } from './015_queue_rates.ts'
 import { runQueue } from './016_run_queue.ts'
+import { eventBatches } from './017_event_batches.ts'
 import type { Migration } from './migration.ts'
 
 export type { Migration } from './migration.ts'
@@ -36,6 +37,7 @@ export const migrations: readonly Migration[] = [
   queues,
   queueRates,
   runQueue,
+  eventBatches,
 ]
 
 export const latestRevision = migrations.length

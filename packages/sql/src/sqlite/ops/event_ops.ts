@@ -1,8 +1,11 @@
 /**
- * Broadcast events on SQLite: the log calls (each its own transaction) and the event wait rows
- * that ride on batch ops (inside the batch's transaction, only when the op applied).
+ * Broadcast events on SQLite: the log calls (each its own transaction; an append's
+ * accumulator adds in it: event_batches.ts) and the event wait rows that ride on batch ops
+ * (inside the batch's transaction, only when the op applied).
  */
 import type {
+  EventAppend,
+  EventBatchAdd,
   EventPruning,
   EventRecord,
   EventWaitRecord,
@@ -14,18 +17,27 @@ import type {
 import { toEventRecord, toEventWaitRecord } from '../../shared/event_rows.ts'
 import { toSafeInteger } from '../../shared/integers.ts'
 import type { Statements } from '../statements.ts'
+import { addToBatches } from './event_batches.ts'
 
+/** The event unless its id is taken, with its accumulator adds (checked) when it was appended. */
 export function appendEvent(
   s: Statements,
   event: EventRecord,
   prune: EventPruning,
-): { publishedAt: number } {
-  s.insertEvent.run(event.id, event.name, event.payload, event.publishedAt)
+  adds: readonly EventBatchAdd[],
+): EventAppend {
+  const { changes } = s.insertEvent.run(event.id, event.name, event.payload, event.publishedAt)
+  const appended = Number(changes) > 0
+  // A retried publish adds nothing twice.
+  const batches = appended ? addToBatches(s, adds, event) : []
   s.pruneEvents.run(prune.before, event.id, prune.limit)
+  if (appended) return { publishedAt: event.publishedAt, appended, batches }
   const stored = s.selectEventPublishedAt.get(event.id) as { published_at: unknown } | undefined
   return {
     publishedAt:
       stored === undefined ? event.publishedAt : toSafeInteger(stored.published_at, 'published_at'),
+    appended,
+    batches,
   }
 }
 

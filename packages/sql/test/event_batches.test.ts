@@ -1,0 +1,126 @@
+/**
+ * Event accumulators beyond the conformance suite: appends racing each other on one slot and
+ * racing claims, on every SQL store (several connections to one database each); and what an
+ * append with adds, a claim and a delete cost on Postgres.
+ */
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import type { EventBatchAdd, StateStore } from '@cairn/core/contracts'
+import { createPostgresStore } from '@cairn/sql/postgres'
+import { poolOfStore } from '../src/postgres/debug_access.ts'
+import type { SqlPool } from '../src/shared/driver.ts'
+import { createMysqlStore } from '@cairn/sql/mysql'
+import { createSqliteStore } from '@cairn/sql/sqlite'
+import { appendsRacingClaims, racingAppends } from './helpers/event_batch_races.ts'
+import { PortablePostgresStore } from './helpers/portable_postgres_store.ts'
+import { PG_URL, pgTest, randomSchema, dropSchema, storeInFreshSchema } from './helpers/postgres.ts'
+import { MYSQL_URL, mysqlTest, randomDatabase, dropDatabase } from './helpers/mysql.ts'
+import { makeTempDir } from './helpers/temp_dir.ts'
+
+type Body = (stores: readonly StateStore[]) => Promise<void>
+
+const CASES: ReadonlyArray<[title: string, body: Body]> = [
+  [
+    '60 appends at once to one slot lose no add; batches fill in turn',
+    (s) => racingAppends(s, 60, 7),
+  ],
+  [
+    'appends racing claims: each event reaches one claimed accumulator',
+    (s) => appendsRacingClaims(s, 60),
+  ],
+]
+
+/** Two stores (pools) on one database: the races cross connections and processes' pools. */
+async function onTwo(make: () => StateStore, body: Body): Promise<void> {
+  const stores = [make(), make()]
+  try {
+    for (const store of stores) await store.open()
+    await body(stores)
+  } finally {
+    for (const store of stores) await store.close()
+  }
+}
+
+for (const [title, body] of CASES) {
+  void test(`sqlite: ${title}`, async () => {
+    const dir = await makeTempDir()
+    try {
+      await onTwo(() => createSqliteStore({ path: dir.file('races.db') }), body)
+    } finally {
+      await dir.remove()
+    }
+  })
+  for (const [name, make] of [
+    ['postgres', createPostgresStore],
+    [
+      'postgres (portable writers)',
+      (o: { connectionString: string; schema: string }) => new PortablePostgresStore(o),
+    ],
+  ] as const)
+    pgTest(`${name}: ${title}`, async () => {
+      const schema = randomSchema()
+      try {
+        await onTwo(() => make({ connectionString: PG_URL, schema }), body)
+      } finally {
+        await dropSchema(schema)
+      }
+    })
+  mysqlTest(`mysql: ${title}`, async () => {
+    const database = randomDatabase()
+    try {
+      await onTwo(() => createMysqlStore({ uri: MYSQL_URL, database }), body)
+    } finally {
+      await dropDatabase(database)
+    }
+  })
+}
+
+const T0 = 2_200_000_000_000
+const KEEP_ALL = { before: 0, limit: 100 }
+
+pgTest('postgres: the statements an append with adds, a claim and a delete cost', async () => {
+  const { store, cleanup } = storeInFreshSchema()
+  const pool = poolOfStore.get(store) as SqlPool
+  const cost = async <T>(call: () => Promise<T>): Promise<[number, T]> => {
+    const before = pool.statementCount
+    const result = await call()
+    return [pool.statementCount - before, result]
+  }
+  const add = (openId: string): EventBatchAdd => ({
+    workflow: 'digest',
+    key: '',
+    mode: 'batch',
+    windowMs: 1000,
+    maxSize: 2,
+    maxWaitMs: null,
+    openId,
+  })
+  const append = (i: number) =>
+    store.appendEvent(
+      { id: `e${i}`, name: 'order.paid', payload: '{}', publishedAt: T0 + i },
+      KEEP_ALL,
+      [add(`acc-${i}`)],
+    )
+  const claim = (now: number) =>
+    store.claimEventBatches({ now, limit: 10, owner: 'a', leaseMs: 1000, workflows: ['digest'] })
+  try {
+    await store.open()
+    // BEGIN, the event's insert (with the slot's lock), the locking read of the open
+    // accumulator, the id check, the writes (one statement), COMMIT; the prune.
+    assert.equal((await cost(() => append(1)))[0], 7, 'an add opening an accumulator')
+    assert.equal((await cost(() => append(2)))[0], 6, 'an add joining one (no id to check)')
+    const [idle, none] = await cost(() => claim(T0))
+    assert.deepEqual(
+      [idle, none],
+      [1, { claimed: [], nextAt: T0 + 2 }],
+      'a claim of nothing due (the full batch is due at T0 + 2)',
+    )
+    const [taking, taken] = await cost(() => claim(T0 + 2))
+    assert.equal(taking, 2, 'a claim: one statement, then the payloads')
+    assert.deepEqual(taken.claimed[0]?.eventIds, ['e1', 'e2'])
+    assert.deepEqual(await cost(() => store.deleteEventBatch('digest', '', 'acc-1')), [1, true])
+  } finally {
+    await store.close()
+    await cleanup()
+  }
+})
