@@ -158,6 +158,58 @@ eachStore('debounced and batched starts', (test) => {
     assert.deepEqual(await inputsOf(survivor, 'reindex'), [{ sku: 'a' }], 'taken over, once')
   })
 
+  test(
+    'a batch too large for one run is split, losing no event',
+    async (env) => {
+      const engine = await env.engine()
+      const sizes: number[] = []
+      engine.register(
+        'digest',
+        1,
+        async (_ctx, events: string[]) => (sizes.push(events.length), null),
+        {
+          onEvent: [{ name: 'blob', batch: { mode: 'batch', maxSize: 10, windowMs: 1_000 } }],
+        },
+      )
+      // Ten payloads of 600 KB: one input of 6 MB is over the codec's 4 MB.
+      for (let i = 0; i < 10; i++) await engine.publishEvent('blob', `${i}`.padEnd(600_000, 'x'))
+      await env.skip(10)
+      const runs = await runsOf(engine, 'digest')
+      for (const run of runs) await engine.waitForRun(run.id, { timeoutMs: 10_000 })
+      assert.deepEqual(sizes.sort(), [5, 5], 'two runs of five: every event in one of them')
+    },
+    (store) => store === 'memory' || store === 'sqlite',
+  )
+
+  test('a run whose queue this engine lacks is retried, not dropped', async (env) => {
+    const engine = await env.engine({ leaseMs: 10_000 })
+    engine.register('reindex', 1, async (_ctx, product: unknown) => product, {
+      onEvent: [{ name: 'product.changed', batch: { mode: 'debounce', windowMs: 1_000 } }],
+      queue: 'indexer',
+    })
+    await publish(env, engine, { sku: 'a' })
+    await env.skip(1_100)
+    assert.deepEqual(await runsOf(engine, 'reindex'), [], 'not started: no queue "indexer" here')
+    engine.registerQueue('indexer', { concurrency: 1 })
+    await env.skip(10_000) // its claim's lease lapses: claimed again, started now
+    assert.deepEqual(await inputsOf(engine, 'reindex'), [{ sku: 'a' }])
+  })
+
+  test(
+    'an engine with more workflows than one claim names fires them all',
+    async (env) => {
+      const engine = await env.engine()
+      for (let i = 0; i < 1_200; i++) engine.register(`w${i}`, 1, async () => null)
+      engine.register('last', 1, async (_ctx, product: unknown) => product, {
+        onEvent: [{ name: 'product.changed', batch: { mode: 'debounce', windowMs: 1_000 } }],
+      })
+      await publish(env, engine, { sku: 'a' })
+      await env.skip(1_100)
+      assert.deepEqual(await inputsOf(engine, 'last'), [{ sku: 'a' }])
+    },
+    (store) => store === 'memory',
+  )
+
   test('bad batch options fail registration; a throwing key refuses that trigger only', async (env) => {
     const engine = await env.engine()
     const body = async () => null

@@ -284,6 +284,7 @@ export function eventBatchTests(define: Define): void {
       { ...ok, leaseMs: 0 },
       { ...ok, now: Number.NaN },
       { ...ok, workflows: [] },
+      { ...ok, leaseMs: 8_640_000_000_000_000 }, // a lease end past any time
       { ...ok, workflows: [''] },
       { ...ok, workflows: 'digest' },
       { now: T0, limit: 1, owner: 'a', leaseMs: 1 },

@@ -350,7 +350,8 @@ export class Driver {
     // Turns finish or suspend. A claim, a load or a create-with-claim still in flight is not
     // done either: what it took is handed back unstarted (runClaimed, runReserved), and waited
     // for here, so no turn starts after the drain returns.
-    const busy = () => this.turns.size > 0 || this.claiming > 0 || this.reserved > 0
+    const busy = () =>
+      this.turns.size > 0 || this.claiming > 0 || this.reserved > 0 || this.deps.eventBatches.busy
     while (busy() && Date.now() < deadline) await delay(Math.min(20, deadline - Date.now()))
     const left = [...this.turns.values()]
     // The hand-backs and the writes still queued are waited for while the store takes them;

@@ -76,6 +76,8 @@ export function checkClaimEventBatches(request: unknown): ClaimEventBatchesReque
   if (typeof r.owner !== 'string' || r.owner === '')
     throw invalid(`${where}: owner is a non-empty string`, r.owner)
   checkTime(r.leaseMs, `${where}: leaseMs`)
+  if ((r.now as number) + (r.leaseMs as number) > MAX_TIME_MS)
+    throw invalid(`${where}: now + leaseMs is past ${MAX_TIME_MS}`, r.leaseMs)
   if (
     !Array.isArray(r.workflows) ||
     r.workflows.length < 1 ||

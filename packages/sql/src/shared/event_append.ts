@@ -31,7 +31,13 @@ export async function appendEvent(
           await writePlan(ctx, session, plan)
           return { ...stored, batches: plan.states }
         })
-  await ctx.pool.query(pruneStatement(ctx, event.id, prune))
+  // Best effort, after the commit: a failed prune must not fail (and so retry) an append that
+  // is durable — the retry would find the event and report nothing joined.
+  try {
+    await ctx.pool.query(pruneStatement(ctx, event.id, prune))
+  } catch {
+    // The next publish prunes.
+  }
   return outcome
 }
 
