@@ -6,7 +6,7 @@
  * and their inputs are read from the store, never from the publish's own report.
  */
 import assert from 'node:assert/strict'
-import type { Engine, RunInfo } from '@cairn/core'
+import { silentLogger, type Engine, type RunInfo } from '@cairn/core'
 import { eachStore, type Env } from '../helpers/harness.ts'
 
 async function runsOf(engine: Engine, workflow: string): Promise<RunInfo[]> {
@@ -193,6 +193,56 @@ eachStore('debounced and batched starts', (test) => {
     engine.registerQueue('indexer', { concurrency: 1 })
     await env.skip(10_000) // its claim's lease lapses: claimed again, started now
     assert.deepEqual(await inputsOf(engine, 'reindex'), [{ sku: 'a' }])
+  })
+
+  test('a batch refused for good is logged at error with its events, and dropped', async (env) => {
+    const errors: Array<{ obj: Record<string, unknown>; msg: string }> = []
+    const logger = {
+      ...silentLogger,
+      error: (obj: Record<string, unknown>, msg: string) => void errors.push({ obj, msg }),
+    }
+    const engine = await env.engine({ logger, leaseMs: 10_000 })
+    engine.register(
+      'sync',
+      1,
+      async (ctx) => {
+        await ctx.waitForSignal('go')
+        return 'synced'
+      },
+      {
+        singleton: { key: () => 'all', limit: 1, onFull: 'reject' },
+        onEvent: [{ name: 'product.changed', batch: { mode: 'debounce', windowMs: 1_000 } }],
+      },
+    )
+    const holder = await engine.start('sync', { sku: 'held' })
+    await publish(env, engine, { sku: 'a' }, 'e1')
+    await publish(env, engine, { sku: 'b' }, 'e2')
+    await env.skip(1_100)
+    assert.deepEqual(
+      errors.map(({ obj, msg }) => [
+        msg,
+        obj.workflow,
+        obj.eventIds,
+        (obj.err as { code?: string }).code,
+      ]),
+      [
+        [
+          'cairn: an event batch could not start its run; its events are dropped',
+          'sync',
+          ['e2'], // a debounce carries its last event; e1 was superseded, not dropped
+          'E_SINGLETON_FULL',
+        ],
+      ],
+    )
+    await engine.signal({ runId: holder.runId, name: 'go' }, null)
+    assert.equal((await engine.waitForRun(holder.runId)).status, 'completed')
+    await env.skip(20_000) // a kept accumulator would be claimed again after its lease
+    assert.deepEqual(
+      (await runsOf(engine, 'sync')).map((run) => run.id),
+      [holder.runId],
+      'the dropped batch never starts',
+    )
+    assert.equal(errors.length, 1, 'dropped once')
   })
 
   test(

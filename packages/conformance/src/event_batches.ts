@@ -131,6 +131,29 @@ export function eventBatchTests(define: Define): void {
     assert.equal(nextAt, T0 + 1003, 'the open one is due next')
   })
 
+  define(
+    'a lowered maxSize opens the next batch; the fuller one stays due at its window end',
+    async (store) => {
+      for (let i = 0; i < 3; i++)
+        await store.appendEvent(event(`e${i}`, T0 + i), KEEP_ALL, [batch('acc-0', { maxSize: 5 })])
+      const { batches } = await store.appendEvent(event('e3', T0 + 3), KEEP_ALL, [
+        batch('acc-3', { maxSize: 2 }),
+      ])
+      same(
+        batches,
+        [{ workflow: 'digest', key: '', id: 'acc-3', size: 1, dueAt: T0 + 1003 }],
+        'a deploy with maxSize 2 finds 3 payloads (full by its rule): it opens the next one',
+      )
+      same((await claim(store, T0 + 999)).claimed, [], 'neither is due before its window ends')
+      const { claimed } = await claim(store, T0 + 1000)
+      same(
+        claimed.map((b) => [b.id, b.eventIds]),
+        [['acc-0', ['e0', 'e1', 'e2']]],
+        'the older one, whole, at its window end: nothing is lost or moved',
+      )
+    },
+  )
+
   define('workflows and keys accumulate apart', async (store) => {
     const adds = (n: number) => [
       debounce(`r-${n}`, { key: n % 2 === 0 ? 'even' : 'odd' }),

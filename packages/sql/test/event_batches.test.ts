@@ -13,8 +13,22 @@ import { createMysqlStore } from '@cairn/sql/mysql'
 import { createSqliteStore } from '@cairn/sql/sqlite'
 import { appendsRacingClaims, racingAppends } from './helpers/event_batch_races.ts'
 import { PortablePostgresStore } from './helpers/portable_postgres_store.ts'
-import { PG_URL, pgTest, randomSchema, dropSchema, storeInFreshSchema } from './helpers/postgres.ts'
-import { MYSQL_URL, mysqlTest, randomDatabase, dropDatabase } from './helpers/mysql.ts'
+import {
+  PG_URL,
+  adminQuery as pgAdmin,
+  pgTest,
+  randomSchema,
+  dropSchema,
+  storeInFreshSchema,
+} from './helpers/postgres.ts'
+import {
+  MYSQL_URL,
+  adminQuery as mysqlAdmin,
+  mysqlTest,
+  randomDatabase,
+  dropDatabase,
+  storeInFreshDatabase,
+} from './helpers/mysql.ts'
 import { makeTempDir } from './helpers/temp_dir.ts'
 
 type Body = (stores: readonly StateStore[]) => Promise<void>
@@ -124,3 +138,93 @@ pgTest('postgres: the statements an append with adds, a claim and a delete cost'
     await cleanup()
   }
 })
+
+/**
+ * The prune runs after the append's commit: a prune the database refuses (a trigger here, a
+ * real failure of the server) must not fail — and so retry — an append that is durable, whose
+ * retry would find the event and report nothing joined.
+ */
+const refusingPrune: ReadonlyArray<
+  [name: string, run: (test: (store: StateStore) => Promise<void>) => Promise<void>]
+> = [
+  [
+    'postgres',
+    async (body) => {
+      const { store, schema, cleanup } = storeInFreshSchema()
+      try {
+        await store.open()
+        await pgAdmin(`CREATE FUNCTION ${schema}.refuse() RETURNS trigger LANGUAGE plpgsql AS
+          $$ BEGIN RAISE EXCEPTION 'prune refused'; END $$`)
+        await pgAdmin(`CREATE TRIGGER refuse BEFORE DELETE ON ${schema}.cairn_events
+          FOR EACH ROW EXECUTE FUNCTION ${schema}.refuse()`)
+        await body(store)
+      } finally {
+        await store.close()
+        await cleanup()
+      }
+    },
+  ],
+  [
+    'mysql',
+    async (body) => {
+      const { store, database, cleanup } = storeInFreshDatabase()
+      try {
+        await store.open()
+        await mysqlAdmin(`CREATE TRIGGER \`${database}\`.refuse BEFORE DELETE ON
+          \`${database}\`.cairn_events FOR EACH ROW
+          SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'prune refused'`)
+        await body(store)
+      } finally {
+        await store.close()
+        await cleanup()
+      }
+    },
+  ],
+]
+
+for (const [name, run] of refusingPrune)
+  (name === 'postgres' ? pgTest : mysqlTest)(
+    `${name}: a prune the database refuses leaves the append durable and its adds reported`,
+    () =>
+      run(async (store) => {
+        const add: EventBatchAdd = {
+          workflow: 'digest',
+          key: '',
+          mode: 'batch',
+          windowMs: 1000,
+          maxSize: 5,
+          maxWaitMs: null,
+          openId: 'acc-1',
+        }
+        const event = (i: number) => ({
+          id: `e${i}`,
+          name: 'order.paid',
+          payload: `{"i":${i}}`,
+          publishedAt: T0 + i,
+        })
+        await store.appendEvent(event(1), KEEP_ALL, [add])
+        // Prunes e1 (published before T0 + 2): refused by the trigger.
+        const second = await store.appendEvent(event(2), { before: T0 + 2, limit: 10 }, [add])
+        assert.equal(second.appended, true)
+        assert.deepEqual(
+          second.batches.map((b) => [b.id, b.size]),
+          [['acc-1', 2]],
+          'the add is reported as made',
+        )
+        assert.deepEqual(
+          (await store.loadEvents('order.paid', 0)).map((e) => e.id),
+          ['e1', 'e2'],
+          'both durable; the refused prune deleted nothing',
+        )
+        const retried = await store.appendEvent(event(2), KEEP_ALL, [add])
+        assert.equal(retried.appended, false, 'a retry of the same event appends nothing')
+        const { claimed } = await store.claimEventBatches({
+          now: T0 + 5_000,
+          limit: 10,
+          owner: 'a',
+          leaseMs: 1000,
+          workflows: ['digest'],
+        })
+        assert.deepEqual(claimed[0]?.eventIds, ['e1', 'e2'], 'each payload joined once')
+      }),
+  )
