@@ -7,6 +7,8 @@
  * (default 2 s), CRASH_SINGLETON_KEYS (admit one `crash` run per key over that many keys);
  * CRASH_QUEUE_LEDGER + CRASH_QUEUE_CONCURRENCY (the `queued` workflow, queue_workflow.ts);
  * CRASH_RATE_LEDGER (the `metered` workflow on a rate-limited queue, rate_workflow.ts);
+ * CRASH_POISON_LEDGER (the `poison` workflow that kills its process, poison_workflow.ts) with
+ * CRASH_MAX_RECOVERY (maxRecoveryAttempts);
  * failpoints by
  * CAIRN_FAILPOINTS.
  */
@@ -16,6 +18,7 @@ import { openStore } from './child_store.ts'
 import { registerCrashWorkflow, watchStepStarts } from './crash_workflow.ts'
 import { registerQueuedWorkflow } from './queue_workflow.ts'
 import { registerRatedWorkflow } from './rate_workflow.ts'
+import { registerPoisonWorkflow } from './poison_workflow.ts'
 
 const engine = new Engine({
   store: await openStore(),
@@ -25,6 +28,9 @@ const engine = new Engine({
   leaseMs: Number(process.env.CRASH_LEASE_MS ?? 2_000),
   holdTimersUpToMs: 100,
   pollIntervalMs: 50,
+  ...(process.env.CRASH_MAX_RECOVERY === undefined
+    ? {}
+    : { maxRecoveryAttempts: Number(process.env.CRASH_MAX_RECOVERY) }),
 })
 const singletonKeys = process.env.CRASH_SINGLETON_KEYS
 registerCrashWorkflow(
@@ -38,6 +44,8 @@ if (queueLedger !== undefined)
   registerQueuedWorkflow(engine, queueLedger, Number(process.env.CRASH_QUEUE_CONCURRENCY ?? 1))
 const rateLedger = process.env.CRASH_RATE_LEDGER
 if (rateLedger !== undefined) registerRatedWorkflow(engine, rateLedger)
+const poisonLedger = process.env.CRASH_POISON_LEDGER
+if (poisonLedger !== undefined) registerPoisonWorkflow(engine, poisonLedger)
 traceEvents(engine, process.env.CRASH_TRACE)
 await engine.startDriving()
 process.stdout.write('ready\n')

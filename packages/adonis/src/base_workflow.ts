@@ -9,6 +9,7 @@ import {
   deserializeError,
   InvalidArgumentError,
   type ChildOptions,
+  type DeadLetter,
   type Engine,
   type StartOptions,
   type WorkflowContext,
@@ -54,6 +55,14 @@ export abstract class BaseWorkflow<Input = unknown, Output = unknown> {
 
   /** The workflow body: deterministic code that does its work through `ctx`. */
   abstract run(ctx: WorkflowContext, input: Input): Promise<Output>
+
+  /**
+   * Optional: this workflow's own dead-letter handler, a workflow body of its own (registered
+   * as `<name>.dlq`), started as `dlq:<runId>` when a run ends `dead` or `failed`
+   * (docs/dead-letters.md). Declaring it beside `static workflow = { deadLetterWorkflow }`
+   * fails boot.
+   */
+  deadLetter?(ctx: WorkflowContext, dead: DeadLetter): Promise<unknown>
 
   /**
    * Starts a run of this workflow (the version this class declares) and returns its id. Called

@@ -36,6 +36,8 @@ const KNOWN_FIELDS = new Set([
   'transport',
   'transports',
   'queues',
+  'maxRecoveryAttempts',
+  'deadLetterWorkflow',
 ])
 
 export function defineConfig<Stores extends Record<string, StoreProvider>>(
@@ -90,6 +92,7 @@ export function validateConfig(config: unknown): ResolvedDurableConfig {
   const webhooks = resolveWebhooksConfig(c.webhookUrl, c.webhooks)
   const { transports, transport } = checkTransports(c.transports, c.transport)
   const queues = c.queues === undefined ? {} : configValue('queues', () => checkQueues(c.queues))
+  checkDeadLetters(c)
   return {
     store: c.store,
     stores: stores as Record<string, StoreProvider>,
@@ -108,7 +111,21 @@ export function validateConfig(config: unknown): ResolvedDurableConfig {
     transports,
     transport,
     queues,
+    maxRecoveryAttempts: c.maxRecoveryAttempts as number | undefined,
+    deadLetterWorkflow: c.deadLetterWorkflow as string | undefined,
   }
+}
+
+/** The engine's own checks of maxRecoveryAttempts and deadLetterWorkflow, at config load. */
+function checkDeadLetters(c: Record<string, unknown>): void {
+  const max = c.maxRecoveryAttempts
+  if (max !== undefined && max !== Infinity)
+    configNumber('maxRecoveryAttempts', () =>
+      checkInteger(max, 'maxRecoveryAttempts', { min: 0, max: 1_000 }),
+    )
+  const name = c.deadLetterWorkflow
+  if (name !== undefined && (typeof name !== 'string' || name === ''))
+    throw invalidConfig('deadLetterWorkflow', `must name a workflow, got ${JSON.stringify(name)}`)
 }
 
 /** Transport names are engine transport names: identifiers, made by transports.*(…). */

@@ -79,6 +79,17 @@ export interface DurableConfig<
    * name, queue: 'carrier' }` or `ctx.step(ref, input, { queue })`). Default: none.
    */
   queues?: Record<string, QueueOptions>
+  /**
+   * Takeovers a run may take without moving on before it ends `dead` (docs/dead-letters.md):
+   * 0 to 1000, or `Infinity`. Default 5.
+   */
+  maxRecoveryAttempts?: number
+  /**
+   * The workflow every `dead` or `failed` run starts as `dlq:<runId>` with a `DeadLetter`
+   * input; a workflow's own `static workflow = { deadLetterWorkflow }` (or `deadLetter`
+   * method) overrides it. Default: none.
+   */
+  deadLetterWorkflow?: string
 }
 
 /** The config after `defineConfig`: every default filled in. */
@@ -101,6 +112,8 @@ export interface ResolvedDurableConfig {
   transports: Record<string, TransportProvider>
   transport: string | undefined
   queues: Readonly<Record<string, QueueOptions>>
+  maxRecoveryAttempts: number | undefined
+  deadLetterWorkflow: string | undefined
 }
 
 /**

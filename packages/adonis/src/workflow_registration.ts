@@ -6,7 +6,7 @@
  */
 import type { ApplicationService } from '@adonisjs/core/types'
 import { naming } from './file_errors.ts'
-import type { Engine } from '@cairn/core'
+import { InvalidArgumentError, type DeadLetter, type Engine } from '@cairn/core'
 import type { BaseWorkflow } from './base_workflow.ts'
 import type { DiscoveredWorkflow } from './discovery.ts'
 
@@ -28,6 +28,9 @@ function register(engine: Engine, app: ApplicationService, entry: DiscoveredWork
   // Cairn does not have (an @adonis-agora/durable `singleton`) fails boot, never ignored.
   const { name: _name, version: _version, ...options } = workflow.workflow
   const workflowClass = workflow as unknown as RunnableWorkflow
+  const deadLetter = registerDeadLetter(engine, app, entry)
+  if (deadLetter !== null)
+    (options as { deadLetterWorkflow?: string }).deadLetterWorkflow = deadLetter
   engine.register(
     name,
     version,
@@ -37,4 +40,30 @@ function register(engine: Engine, app: ApplicationService, entry: DiscoveredWork
     },
     options,
   )
+}
+
+/**
+ * A class's inline `deadLetter(ctx, dead)` method, registered as the workflow `<name>.dlq`
+ * (same version) and named as its dead-letter workflow; null when it has none. Declaring it
+ * beside `static workflow = { deadLetterWorkflow }` is refused: one of them would be ignored.
+ */
+function registerDeadLetter(
+  engine: Engine,
+  app: ApplicationService,
+  entry: DiscoveredWorkflow,
+): string | null {
+  const { workflow, name, version } = entry
+  const workflowClass = workflow as unknown as RunnableWorkflow
+  if (typeof workflowClass.prototype.deadLetter !== 'function') return null
+  if ((workflow.workflow as { deadLetterWorkflow?: unknown }).deadLetterWorkflow !== undefined)
+    throw new InvalidArgumentError(
+      `workflow "${name}" declares both a deadLetter method and static workflow.deadLetterWorkflow: keep one`,
+      { details: { workflow: name } },
+    )
+  const dlq = `${name}.dlq`
+  engine.register(dlq, version, async (ctx, dead: DeadLetter) => {
+    const instance = await app.container.make(workflowClass)
+    return instance.deadLetter?.(ctx, dead)
+  })
+  return dlq
 }

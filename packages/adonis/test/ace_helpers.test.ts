@@ -29,6 +29,7 @@ function run(fields: Partial<RunInfo>): RunInfo {
     updatedAt: new Date(NOW - 60_000),
     finishedAt: null,
     turns: 0,
+    recoveries: 0,
     leaseOwner: null,
     parentRunId: null,
     parentSeq: null,

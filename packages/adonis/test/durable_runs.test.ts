@@ -125,7 +125,7 @@ void describe('durable:runs', () => {
     assert.equal(status.code, 1)
     assert.match(
       status.stderr,
-      /E_INVALID_ARGUMENT: --status "bogus" is not a run status \(one of: queued, pending, running, waiting, blocked, parked, completed, failed, cancelled, continued\)/,
+      /E_INVALID_ARGUMENT: --status "bogus" is not a run status \(one of: queued, pending, running, waiting, blocked, parked, completed, failed, cancelled, continued, dead\)/,
     )
     const stale = await runAce(['durable:runs', '--stale', '--status=completed'], db)
     assert.equal(stale.code, 1)

@@ -8,10 +8,10 @@ import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { BaseWorkflow, defineConfig, stores, type WorkflowDefinition } from '@cairn/adonis'
-import { InvalidArgumentError, type WorkflowContext } from '@cairn/core'
+import { InvalidArgumentError, type Engine, type WorkflowContext } from '@cairn/core'
 import { createTestEngine } from '@cairn/core/testing'
 import GreetWorkflow from './fixtures/app/app/workflows/greet_workflow.ts'
-import { createApp, tempDir } from './helpers.ts'
+import { createApp, startApp, tempDir } from './helpers.ts'
 
 const SEED_OPTIONS_APP_ROOT = new URL('./fixtures/seed_options_app/', import.meta.url)
 
@@ -85,4 +85,39 @@ void test('a static workflow written with `satisfies WorkflowDefinition` refuses
     }
   }
   assert.equal(Digest.workflow.name, 'digest')
+})
+
+void test("a class's deadLetter method runs as <name>.dlq for its failed runs; beside deadLetterWorkflow it fails boot", async (t) => {
+  const dir = await tempDir(t)
+  const config = (file: string) =>
+    defineConfig({
+      store: 'sqlite',
+      stores: { sqlite: stores.sqlite({ path: join(dir, file) }) },
+      drive: true,
+    })
+  const app = await startApp(t, config('ok.sqlite'), {
+    root: new URL('./fixtures/dead_letter_app/', import.meta.url),
+  })
+  const engine = (await app.container.make('durable.engine')) as Engine
+  const { runId } = await engine.start('charge', { amount: 42 })
+  assert.equal((await engine.waitForRun(runId, { timeoutMs: 5_000 })).status, 'failed')
+  const letter = await engine.waitForRun(`dlq:${runId}`, { timeoutMs: 5_000 })
+  assert.deepEqual(letter, {
+    runId: `dlq:${runId}`,
+    status: 'completed',
+    output: `refunded 42 of ${runId}`,
+  })
+  assert.equal((await engine.getRun(`dlq:${runId}`))?.workflow, 'charge.dlq')
+  const both = await createApp(config('both.sqlite'), {
+    root: new URL('./fixtures/dead_letter_both_app/', import.meta.url),
+  })
+  t.after(() => both.terminate())
+  await assert.rejects(both.boot(), (error: Error) => {
+    assert.ok(InvalidArgumentError.is(error))
+    assert.match(
+      error.message,
+      /declares both a deadLetter method and static workflow\.deadLetterWorkflow/,
+    )
+    return true
+  })
 })

@@ -54,6 +54,7 @@ export function createdRecord(
     leaseOwner: claim ? claim.owner : null,
     leaseEpoch: claim ? 1 : 0,
     turns: claim ? 1 : 0,
+    recoveries: 0,
     inboxSeq: 0,
     parentRunId: run.parent?.runId ?? null,
     parentSeq: run.parent?.seq ?? null,

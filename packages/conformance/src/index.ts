@@ -34,6 +34,7 @@ import { claimPriorityTests } from './claim_priority.ts'
 import { parkTests } from './park_unpark.ts'
 import { queueRateTests } from './queue_rates.ts'
 import { queueTests } from './queues.ts'
+import { recoveryTests } from './recoveries.ts'
 import { runQueueTests } from './run_queue.ts'
 import { payloadTests } from './payloads.ts'
 import { requeueTests } from './requeue.ts'
@@ -60,6 +61,7 @@ export function storeConformance(test: TestFn, factory: StoreFactory): void {
   runQueueTests(definer(test, factory, 'runs on a queue'))
   claimCounterTests(definer(test, factory, 'claim counters'))
   leaseRecoveryTests(definer(test, factory, 'lease recovery'))
+  recoveryTests(definer(test, factory, 'recoveries and dead runs'))
   transitionTests(definer(test, factory, 'suspend, release, finish, park'))
   cancelTests(definer(test, factory, 'cancelRun'))
   requeueTests(definer(test, factory, 'requeueRun'))

@@ -65,6 +65,7 @@ const RUN_FIELDS: Record<keyof RunRecord, Check> = {
   leaseOwner: textOrNull,
   leaseEpoch: integer,
   turns: integer,
+  recoveries: integer,
   inboxSeq: integer,
   parentRunId: textOrNull,
   parentSeq: integerOrNull,

@@ -46,7 +46,7 @@ async function outcomeOf(fn: () => unknown): Promise<string> {
 void test('engine.register: a seed option (inputSchema, requires …) is refused as not yet in Cairn, and nothing is registered', async (t) => {
   const engine = await testEngine(t)
   const body = async () => 'done'
-  const notYet = ['inputSchema', 'validateInput', 'requires', 'deadLetterWorkflow', 'tags']
+  const notYet = ['inputSchema', 'validateInput', 'requires', 'tags']
   for (const option of notYet) {
     assert.throws(
       () => engine.register('order', 1, body, { [option]: {} } as never),

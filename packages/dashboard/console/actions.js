@@ -15,10 +15,13 @@ const path = (run, action) => `${runPath(run.id)}/${action}`
 const ACTIONS = [
   {
     label: 'Retry',
-    when: (run) => run.status === 'failed',
+    when: (run) => run.status === 'failed' || run.status === 'dead',
     dialog: (run) => ({
       title: 'Retry this run?',
-      description: `Failed positions of run ${run.id} are reset and the run is queued again.`,
+      description:
+        run.status === 'dead'
+          ? `Run ${run.id} is queued again with its recovery count at 0; its completed steps are not re-run.`
+          : `Failed positions of run ${run.id} are reset and the run is queued again.`,
       confirmLabel: 'Retry run',
       onConfirm: () => post(path(run, 'retry'), {}),
     }),

@@ -13,7 +13,7 @@ import { actionsAllowed } from './session.js'
 const REQUESTED_LIMIT = 10_000
 
 const KINDS = {
-  retry: { label: 'Retry failed…', verb: 'retried', which: 'failed runs' },
+  retry: { label: 'Retry failed…', verb: 'retried', which: 'failed and dead runs' },
   cancel: { label: 'Cancel open…', verb: 'cancelled', which: 'open runs' },
 }
 

@@ -11,6 +11,7 @@ export const STATUSES = [
   'failed',
   'cancelled',
   'continued',
+  'dead',
   'parked',
 ]
 export const OPEN_STATUSES = ['queued', 'pending', 'running', 'waiting', 'blocked', 'parked']

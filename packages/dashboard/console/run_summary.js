@@ -51,6 +51,8 @@ function runFacts(run) {
     [waitLabel(run.status), run.waitingOn],
     ['Claimable at', run.claimableAt ? formatTime(run.claimableAt) : null],
     ['Turns', String(run.turns ?? 0)],
+    // Shown once it has been taken over: a count near maxRecoveryAttempts is a poison run.
+    ['Recoveries', run.recoveries ? String(run.recoveries) : null],
     ['Lease owner', run.leaseOwner],
     // Shown when it differs from the default: most runs have priority 0.
     ['Priority', run.priority ? String(run.priority) : null],

@@ -37,6 +37,7 @@ export function detail(run: RunInfo, now: number): string {
     case 'parked':
       return run.parkReason === null ? '' : `${run.parkReason.code}: ${run.parkReason.message}`
     case 'failed':
+    case 'dead':
     case 'cancelled':
       return run.error === null ? '' : `${run.error.code ?? run.error.name}: ${run.error.message}`
     case 'continued':

@@ -57,6 +57,12 @@ export default class DurableProvider {
           ...(config.pollIntervalMs === undefined ? {} : { pollIntervalMs: config.pollIntervalMs }),
           ...(config.codec === undefined ? {} : { codec: config.codec }),
           ...(config.webhookUrl === undefined ? {} : { webhookUrl: config.webhookUrl }),
+          ...(config.maxRecoveryAttempts === undefined
+            ? {}
+            : { maxRecoveryAttempts: config.maxRecoveryAttempts }),
+          ...(config.deadLetterWorkflow === undefined
+            ? {}
+            : { deadLetterWorkflow: config.deadLetterWorkflow }),
         })
       } catch (error) {
         await store.close().catch(() => {})

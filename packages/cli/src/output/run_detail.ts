@@ -19,6 +19,7 @@ export function formatRun(run: RunInfo): string {
     ],
     ['Error', run.error === null ? null : errorText(run.error)],
     ['Turns', String(run.turns)],
+    ['Recoveries', String(run.recoveries)],
     ['Parent', run.parentRunId],
     ['Continued from', run.continuedFrom],
     ['Continued to', run.continuedTo],

@@ -18,8 +18,11 @@
  *   parked   → pending (unpark) | cancelled
  *   queued   → pending (promoted into a freed admission slot) | cancelled — created over its
  *              singleton key's limit (CreateRunOp.admission); not claimable
- *   completed | failed | cancelled | continued: terminal, absorbing (I5). `continued`: the run
- *   ended with `ctx.continueAsNew` and its successor (`continuedTo`) carries on.
+ *   completed | failed | cancelled | continued | dead: terminal, absorbing (I5) but for an
+ *   operator's requeue (failed, dead). `continued`: the run ended with `ctx.continueAsNew` and
+ *   its successor (`continuedTo`) carries on. `dead`: an engine gave up recovering it — its
+ *   lease was taken over more than `maxRecoveryAttempts` times without the run moving on
+ *   (`recoveries`); the reason is its `error`.
  */
 export type RunStatus =
   | 'pending'
@@ -32,8 +35,9 @@ export type RunStatus =
   | 'continued'
   | 'parked'
   | 'queued'
+  | 'dead'
 
-export type TerminalStatus = 'completed' | 'failed' | 'cancelled' | 'continued'
+export type TerminalStatus = 'completed' | 'failed' | 'cancelled' | 'continued' | 'dead'
 
 /** Identifies one registered workflow implementation. */
 export interface WorkflowKey {
@@ -92,6 +96,15 @@ export interface RunRecord {
    * conformance suite tests it (claim_counters.ts).
    */
   turns: number
+  /**
+   * Takeovers since the run last moved on: each claimRuns that takes a `running` run (its
+   * holder's lease lapsed, or reclaimOwned handed it back after its holder's restart) adds 1;
+   * a suspend, a release (a drain's hand-back), a requeue, an unpark and a lease renewal that
+   * reports progress (RenewLeaseOp.progressed) set it to 0; nothing else changes it. The engine
+   * ends a run `dead` when a claim returns it above `maxRecoveryAttempts`: a run whose turns
+   * keep dying (its process crashes, its history cannot be read) is not reclaimed forever.
+   */
+  recoveries: number
   /**
    * Messages (signals) accepted for this run so far: the inbox sequence of the latest one,
    * 0 if none. A suspend names the highest it has seen, so a message that lands while the run

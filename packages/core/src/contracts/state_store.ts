@@ -25,8 +25,8 @@
  * run each write first and read the other's table after their commit, so whichever commits
  * second sees the first; delivery is a `deliverMessage` with a dedupe id per (event, wait).
  *
- * Not in this contract (on purpose): schedules, schedules, retention and remote-step
- * queues arrive with their own issues as new method groups; the batch op union grows with them.
+ * Not in this contract (on purpose): schedules and retention arrive with their own issue as
+ * new method groups; the batch op union grows with them.
  */
 import type {
   ClaimEventBatchesRequest,
@@ -374,6 +374,7 @@ export interface QueueStats {
  * `inboxSeq` is above `inboxSeen` (a message arrived after the turn read the inbox): then
  * `availableAt = now`, so the run is claimable at once. One conditional write: a message
  * accepted concurrently is either seen here or wakes the waiting run itself. Fenced.
+ * `recoveries` is set to 0 (the run moved on: RunRecord.recoveries).
  * Result: `applied` with the `availableAt` it stored (so the engine knows when to look again).
  */
 export interface SuspendRunOp {
@@ -445,7 +446,10 @@ export interface MessageToDeliver {
   payload: string
 }
 
-/** Hand a running run back: status `pending`, lease released, claimable at `availableAt`. Fenced. */
+/**
+ * Hand a running run back: status `pending`, lease released, claimable at `availableAt`,
+ * `recoveries` 0 (its holder let it go: the next claim is no takeover). Fenced.
+ */
 export interface ReleaseRunOp {
   type: 'releaseRun'
   fence: Fence
@@ -504,6 +508,12 @@ export interface RenewLeaseOp {
   type: 'renewLease'
   fence: Fence
   leaseMs: number
+  /**
+   * The holder recorded a step outcome (a `completed` or `failed` checkpoint) since its last
+   * renewal: the run moved on, so its `recoveries` is set to 0 in the same write. Absent or
+   * false: `recoveries` is left as it is.
+   */
+  progressed?: boolean
 }
 
 /**
@@ -816,7 +826,8 @@ export interface StateStore {
    * `availableAt` (each priority level is read by an index lookup, so sleeping runs and live
    * leases are never walked). Each claimed run gets
    * status `running`, `leaseOwner = owner`, epoch + 1, turns + 1, `availableAt = now +
-   * leaseMs`, `waitingOn` null. Two concurrent claims never return the same run. Retry: safe
+   * leaseMs`, `waitingOn` null, and `recoveries + 1` when it was `running` (a takeover: its
+   * holder's lease lapsed or reclaimOwned gave it back; RunRecord.recoveries). Two concurrent claims never return the same run. Retry: safe
    * (a run claimed by a call whose outcome was lost is recovered when that lease expires).
    */
   claimRuns(request: ClaimRequest): Promise<ClaimResult>
@@ -842,16 +853,17 @@ export interface StateStore {
 
   /**
    * Unpark runs parked with `reasonCode` whose workflow version is in `keys`: status
-   * `pending`, `availableAt = now`, reason cleared; their queue items are deleted and their
-   * unconsumed grant messages consumed (QueueRequest: they ask again). Returns how many.
+   * `pending`, `availableAt = now`, reason cleared, `recoveries` 0; their queue items are
+   * deleted and their unconsumed grant messages consumed (QueueRequest: they ask again).
+   * Returns how many.
    * Idempotent.
    */
   unpark(keys: readonly WorkflowKey[], reasonCode: string, now: number): Promise<number>
 
   /**
-   * Requeue a failed run, in ONE transaction: when the run is `failed` at `request.epoch`, it
-   * becomes `pending` and claimable now (`availableAt = now`), with `error`, `finishedAt`,
-   * `waitingOn` and `parkReason` cleared, the epoch incremented (no holder of an earlier
+   * Requeue a failed or dead run, in ONE transaction: when the run is `failed` or `dead` at
+   * `request.epoch`, it becomes `pending` and claimable now (`availableAt = now`), with `error`,
+   * `finishedAt`, `waitingOn` and `parkReason` cleared, `recoveries` 0, the epoch incremented (no holder of an earlier
    * lease can write again), and the `failed` checkpoints at `request.resetSeqs` removed; every
    * other checkpoint, the inbox, search attributes, input, turns and links stay as they are.
    * Otherwise nothing changes (`refused` / `not_found`). Two concurrent calls for one epoch:

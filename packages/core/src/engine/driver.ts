@@ -38,6 +38,8 @@ import {
   type ClaimedRunLoaderDeps,
 } from './claimed_run_loader.ts'
 import { runAsBody } from '../execution/current_context.ts'
+import { deadLetterCreate, type DeadLetterDeps } from './dead_letters.ts'
+import { endDead, pastRecoveryBound, type DeadRunDeps } from './dead_runs.ts'
 import { tracing } from '../execution/tracing_hooks.ts'
 
 /**
@@ -107,11 +109,28 @@ export class Driver {
   private unparking = 0
   /** Cancellations of a timed-out run's children still under way. */
   private cascading = 0
+  private readonly deadRuns: DeadRunDeps
 
   constructor(deps: DriverDeps) {
     this.deps = deps
     const o = deps.options
+    const deadLetters: DeadLetterDeps = {
+      registry: deps.registry,
+      codec: o.codec,
+      logger: o.logger,
+      fallback: o.deadLetterWorkflow,
+    }
+    this.deadRuns = {
+      options: o,
+      committer: deps.committer,
+      events: deps.events,
+      waiters: deps.waiters,
+      deadLetters,
+      wake: (at) => this.wake(at),
+    }
     this.turnDeps = {
+      deadLetter: (run, error) =>
+        deadLetterCreate(deadLetters, run, 'failed', error, o.clock.now()),
       startChild: (request) =>
         startChildRun(
           {
@@ -433,6 +452,9 @@ export class Driver {
     this.reserved += 1
     this.loading.add(run.id)
     try {
+      // Taken over once too often without moving on: ended, not loaded (dead_runs.ts).
+      if (pastRecoveryBound(run, this.deps.options.maxRecoveryAttempts))
+        return await endDead(this.deadRuns, run)
       const loaded = await loadClaimedRun(this.loaderDeps, run)
       if (loaded === null) return
       // Draining began while this claim or load was in flight: back, unstarted.

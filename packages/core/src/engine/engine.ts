@@ -11,6 +11,7 @@
  * A process that only starts and reads runs (a web server whose workers run elsewhere) never
  * calls `startDriving`.
  */
+import { isTerminalStatus } from '../store/run_statuses.ts'
 import { RemoteTransports } from './remote_transports.ts'
 import {
   DEFAULT_SEEN_WITHIN_MS,
@@ -48,7 +49,7 @@ import { Committer } from './committer.ts'
 import { DRAIN_FLUSH_MS, Driver } from './driver.ts'
 import { EventBatchFirer } from './event_batch_firer.ts'
 import { publishEvent, type PublishEventOptions, type PublishedEvent } from './event_publisher.ts'
-import { EventHub, type EngineEventName, type Listener } from './events.ts'
+import { EventHub, type EngineEventName, type EngineEvents, type Listener } from './events.ts'
 import * as specs from './option_specs.ts'
 import { resolveEngineOptions, type EngineOptions, type ResolvedEngineOptions } from './options.ts'
 import { WorkflowRegistry } from './registry.ts'
@@ -128,8 +129,6 @@ export interface RunList<I = unknown, O = unknown> {
   runs: RunInfo<I, O>[]
   nextCursor: string | null
 }
-
-const TERMINAL = new Set(['completed', 'failed', 'cancelled', 'continued'])
 
 export class Engine {
   readonly options: ResolvedEngineOptions
@@ -632,7 +631,7 @@ export class Engine {
           current = run.continuedTo
           continue
         }
-        if (TERMINAL.has(run.status)) return toOutcome<O>(run, this.options.codec)
+        if (isTerminalStatus(run.status)) return toOutcome<O>(run, this.options.codec)
         if (Date.now() < deadline)
           await this.waiters.wait(current, Math.min(pollMs, deadline - Date.now()))
       }
@@ -710,6 +709,16 @@ export class Engine {
   /** Subscribe to lifecycle events; returns the unsubscribe function. */
   on<E extends EngineEventName>(event: E, listener: Listener<E>): () => void {
     return this.events.on(event, listener)
+  }
+
+  /**
+   * Call `handler` when this engine ends a run `dead` (`maxRecoveryAttempts`; the `run:dead`
+   * event). A throwing handler is logged, never the engine's failure. Returns its removal.
+   * Runs ended dead by another engine call that engine's handlers: register it on every
+   * driving engine, or use a dead-letter workflow (durable, exactly once per run).
+   */
+  onDead(handler: (dead: EngineEvents['run:dead']) => void): () => void {
+    return this.events.on('run:dead', handler)
   }
 
   /** Whether this engine currently executes runs. */

@@ -36,6 +36,15 @@ export interface EngineEvents {
   'run:completed': RunRef
   'run:failed': RunRef & { error: SerializedError }
   'run:cancelled': RunRef
+  /**
+   * An engine gave up recovering the run (`maxRecoveryAttempts`): it ended `dead` with `error`
+   * (E_RUN_DEAD); `deadLetterRunId` names its dead letter, if one was started.
+   */
+  'run:dead': RunRef & {
+    error: SerializedError
+    recoveries: number
+    deadLetterRunId: string | null
+  }
   /** The run ended with ctx.continueAsNew; its successor carries on. */
   'run:continued': RunRef & { successorRunId: string }
   /** `blocked`: a remote step no live worker can serve; the run reads `blocked`. */
@@ -77,6 +86,7 @@ const NAMES: EngineEventName[] = [
   'run:completed',
   'run:failed',
   'run:cancelled',
+  'run:dead',
   'run:continued',
   'run:suspended',
   'run:parked',

@@ -36,6 +36,8 @@ export const ENGINE_OPTIONS: OptionsSpec = {
     pollIntervalMs: true,
     holdTimersUpToMs: true,
     parkUnrunnableAfterMs: true,
+    maxRecoveryAttempts: true,
+    deadLetterWorkflow: true,
     maxBatch: true,
     webhookUrl: true,
     eventRetentionMs: true,

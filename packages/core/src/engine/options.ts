@@ -68,6 +68,19 @@ export interface EngineOptions {
    * `engine.registerQueue(name, options)` would: `{ carrier: { concurrency: 4 } }`.
    */
   queues?: Readonly<Record<string, QueueOptions>>
+  /**
+   * How many times a run's lease may be taken over without the run moving on (its process
+   * crashed, or its history could not be read) before the run ends `dead` instead of being
+   * recovered again (RunInfo.recoveries; docs/dead-letters.md). 0 to 1000; `Infinity`
+   * recovers forever. Default 5.
+   */
+  maxRecoveryAttempts?: number
+  /**
+   * The workflow that receives every run that ends `dead` or `failed`, started as
+   * `dlq:<runId>` with a `DeadLetter` input. A workflow's own `deadLetterWorkflow` option
+   * overrides it (`null` there: none). Default: none.
+   */
+  deadLetterWorkflow?: string
 }
 
 export interface ResolvedEngineOptions {
@@ -92,6 +105,8 @@ export interface ResolvedEngineOptions {
   transports: Readonly<Record<string, EngineTransport>>
   /** EngineOptions.queues, checked by the engine's queue registry. */
   queues: Readonly<Record<string, QueueOptions>>
+  maxRecoveryAttempts: number
+  deadLetterWorkflow: string | null
 }
 
 export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOptions {
@@ -119,6 +134,8 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     eventRetentionMs: given(options.eventRetentionMs, 3_600_000),
     transports: options.transports ?? {},
     queues: options.queues === undefined ? {} : checkQueues(options.queues),
+    maxRecoveryAttempts: given(options.maxRecoveryAttempts, 5),
+    deadLetterWorkflow: given(options.deadLetterWorkflow, null),
     monotonic: monotonicOf(clock),
   }
   validate(resolved, options)
@@ -160,6 +177,9 @@ function validate(o: ResolvedEngineOptions, given: EngineOptions): void {
   positiveInteger(o.parkUnrunnableAfterMs, 'parkUnrunnableAfterMs', MAX_TIME_MS / 2)
   positiveInteger(o.eventRetentionMs, 'eventRetentionMs', MAX_TIME_MS / 2)
   checkInteger(o.holdTimersUpToMs, 'holdTimersUpToMs', { min: 0, max: MAX_TIMER_MS })
+  if (o.maxRecoveryAttempts !== Infinity)
+    checkInteger(o.maxRecoveryAttempts, 'maxRecoveryAttempts', { min: 0, max: 1_000 })
+  if (o.deadLetterWorkflow !== null) assertIdentifier(o.deadLetterWorkflow, 'deadLetterWorkflow')
   // Only a value the user gave can contradict leaseMs: the default is derived from it.
   if (given.holdTimersUpToMs !== undefined && o.holdTimersUpToMs >= o.leaseMs) {
     const lease =

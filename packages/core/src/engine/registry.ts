@@ -54,6 +54,8 @@ export class WorkflowRegistry {
     checkEventTriggers(name, options)
     if (options.priority !== undefined) checkPriority(options.priority, `workflow "${name}"`)
     if (options.queue !== undefined) checkQueueName(options.queue, `workflow "${name}"`)
+    if (options.deadLetterWorkflow != null)
+      assertIdentifier(options.deadLetterWorkflow, `workflow "${name}": deadLetterWorkflow`)
     if (options.searchAttributes !== undefined && !isStandardSchema(options.searchAttributes)) {
       throw new InvalidArgumentError(
         `workflow "${name}": searchAttributes must be a Standard Schema (an object with ~standard.validate)`,

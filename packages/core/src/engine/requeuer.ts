@@ -1,5 +1,6 @@
 /**
- * `engine.requeue`: put a failed run back to work. The engine reads the run and its history,
+ * `engine.requeue`: put a failed or dead run back to work (a dead one with its recovery count
+ * back at 0). The engine reads the run and its history,
  * decides which positions run again (requeue_plan.ts), and the store applies that in one
  * transaction conditioned on the run still being failed at the epoch read — so a concurrent
  * requeue, or one racing a run that was requeued and failed again meanwhile, never applies a
@@ -42,9 +43,13 @@ export async function requeueRun(deps: RequeuerDeps, runId: string): Promise<Req
   for (let round = 1; ; round++) {
     const run = await store.getRun(runId)
     if (run === null) throw notFound(runId)
-    if (run.status !== 'failed') throw notFailed(runId, run.status)
+    if (!isRequeueable(run.status)) throw notFailed(runId, run.status)
     checkExecutionDeadline(deps, run)
-    const plan = planRequeue(run.error, await store.loadCheckpoints(runId), codec)
+    // A dead run failed no step: nothing resets (and its history may be what cannot be read).
+    const plan =
+      run.status === 'dead'
+        ? { resetSeqs: [] }
+        : planRequeue(run.error, await store.loadCheckpoints(runId), codec)
     if ('refused' in plan) throw compensated(runId)
     const now = clock.now()
     const request = { runId, epoch: run.leaseEpoch, resetSeqs: plan.resetSeqs, now }
@@ -56,7 +61,7 @@ export async function requeueRun(deps: RequeuerDeps, runId: string): Promise<Req
       return { runId, positionsReset: result.positionsReset, ...queued }
     }
     if (result.status === 'not_found') throw notFound(runId)
-    if (result.current.status !== 'failed' || round === MAX_ROUNDS)
+    if (!isRequeueable(result.current.status) || round === MAX_ROUNDS)
       throw notFailed(runId, result.current.status)
   }
 }
@@ -75,6 +80,10 @@ function checkExecutionDeadline(deps: RequeuerDeps, run: RunRecord): void {
   )
 }
 
+function isRequeueable(status: string): boolean {
+  return status === 'failed' || status === 'dead'
+}
+
 function emitRequeued(events: EventHub, run: RunRecord, positionsReset: number): void {
   if (!events.wants('run:requeued')) return
   const { id: runId, workflow, version } = run
@@ -87,7 +96,7 @@ function notFound(runId: string): RunNotFoundError {
 
 function notFailed(runId: string, status: string): RunNotRequeueableError {
   return new RunNotRequeueableError(
-    `run "${runId}" is ${status}; only a failed run can be requeued`,
+    `run "${runId}" is ${status}; only a failed or dead run can be requeued`,
     { details: { runId, status, reason: 'not_failed' } },
   )
 }

@@ -39,6 +39,11 @@ export interface RunInfo<I = unknown, O = unknown> {
   finishedAt: Date | null
   /** Times the run was claimed (turns started). */
   turns: number
+  /**
+   * Takeovers since the run last moved on (its lease lapsed or its engine restarted while
+   * holding it); above `maxRecoveryAttempts` the run ends `dead` (docs/dead-letters.md).
+   */
+  recoveries: number
   leaseOwner: string | null
   /** The run that started this one as its child (ctx.child / ctx.startChild), or null. */
   parentRunId: string | null
@@ -103,7 +108,7 @@ export interface StepWorkerInfo {
 
 export type RunOutcome<O = unknown> =
   | { runId: string; status: 'completed'; output: O }
-  | { runId: string; status: 'failed' | 'cancelled'; error: SerializedError }
+  | { runId: string; status: 'failed' | 'cancelled' | 'dead'; error: SerializedError }
 
 export function toRunInfo<I, O>(
   run: RunRecord,
@@ -129,6 +134,7 @@ export function toRunInfo<I, O>(
     updatedAt: new Date(run.updatedAt),
     finishedAt: run.finishedAt === null ? null : new Date(run.finishedAt),
     turns: run.turns,
+    recoveries: run.recoveries,
     leaseOwner: run.leaseOwner,
     parentRunId: run.parentRunId,
     parentSeq: run.parentSeq,

@@ -121,6 +121,22 @@ export class WorkflowTimeoutError extends CairnError {
 }
 
 /**
+ * The run ended `dead`: its lease was taken over more than `maxRecoveryAttempts` times without
+ * the run moving on (its process kept dying, or its history could not be read). Its error.
+ */
+export class RunDeadError extends CairnError {
+  static readonly code = ErrorCodes.RUN_DEAD
+  static is = guardFor<RunDeadError>(ErrorCodes.RUN_DEAD)
+  constructor(runId: string, recoveries: number, maxRecoveryAttempts: number) {
+    super(
+      ErrorCodes.RUN_DEAD,
+      `run "${runId}" was recovered ${recoveries - 1} times without moving on (maxRecoveryAttempts ${maxRecoveryAttempts}): it is dead, not recovered again`,
+      { details: { runId, recoveries, maxRecoveryAttempts } },
+    )
+  }
+}
+
+/**
  * A child run started with `ctx.child` failed, was cancelled, or could not start: thrown at
  * the parent's wait. `cause` is the child's own error; `details.status` says which.
  */

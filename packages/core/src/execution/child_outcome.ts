@@ -45,7 +45,7 @@ export function readChildOutcome(
   if (o.status === 'completed') return { ok: true, output: o.output }
   const cause = decodeError(o.error, codec)
   const error = new ChildFailedError(
-    `child run "${o.childRunId}" (workflow "${o.workflow}") ${o.status === 'cancelled' ? 'was cancelled' : 'failed'}: ${cause.message}`,
+    `child run "${o.childRunId}" (workflow "${o.workflow}") ${o.status === 'cancelled' ? 'was cancelled' : o.status === 'dead' ? 'ended dead' : 'failed'}: ${cause.message}`,
     { cause, details: { childRunId: o.childRunId, workflow: o.workflow, status: o.status } },
   )
   return { ok: false, error }

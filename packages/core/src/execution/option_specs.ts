@@ -30,6 +30,7 @@ export const WORKFLOW_OPTIONS: OptionsSpec = {
   call: 'engine.register',
   known: optionNames<WorkflowOptions>({
     retry: true,
+    deadLetterWorkflow: true,
     executionTimeoutMs: true,
     searchAttributes: true,
     singleton: true,

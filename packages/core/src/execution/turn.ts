@@ -19,6 +19,7 @@ import type { TaskMessage } from '../wire/index.ts'
 import type { SearchAttributeUpsert } from '../contracts/search_attributes.ts'
 import type { StandardSchemaV1 } from '../contracts/standard_schema.ts'
 import type {
+  CreateRunOp,
   EventWaitToRegister,
   Fence,
   OpResult,
@@ -58,6 +59,14 @@ import { RUN_SLOT_SEQ } from '../store/queue_check.ts'
 import { holdRunSlot } from './run_slot.ts'
 
 export interface TurnDeps {
+  /**
+   * The create of the run's dead letter when it ends `failed` (engine/dead_letters.ts), or
+   * null for none; written in the batch of the failing finish, before it.
+   */
+  deadLetter(
+    run: { id: string; workflow: string; version: string; input: string; recoveries: number },
+    error: string,
+  ): CreateRunOp | null
   /** Creates a child run for `ctx.child` (engine/child_starter.ts). */
   startChild(request: ChildRequest): Promise<ChildStart>
   committer: Committer
@@ -125,6 +134,10 @@ export interface TurnRun {
   priority?: number
   /** RunRecord.queue: the queue the whole run holds a slot of (run_slot.ts); null/absent: none. */
   queue?: string | null
+  /** The run's encoded input (for its dead letter); absent: none is built. */
+  input?: string
+  /** RunRecord.recoveries as claimed; absent: 0. */
+  recoveries?: number
 }
 
 /** A workflow's execution timeout, anchored at the run's creation. */
@@ -234,6 +247,9 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   readonly priority: number
   /** The queue the whole run executes in (RunRecord.queue), or null. */
   readonly queue: string | null
+  /** The run's encoded input when known (claimed or created here): for its dead letter. */
+  readonly inputText: string | null
+  readonly recoveries: number
 
   constructor(
     deps: TurnDeps,
@@ -257,6 +273,8 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     this.admission = run.admission ?? null
     this.priority = run.priority ?? DEFAULT_PRIORITY
     this.queue = run.queue ?? null
+    this.inputText = run.input ?? null
+    this.recoveries = run.recoveries ?? 0
     this.runId = run.id
     this.workflow = run.workflow
     this.version = run.version
@@ -936,6 +954,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
       op,
       (result) => {
         this.engineWork -= 1
+        if (result.status === 'applied' && isStepOutcome(op)) this.lease.noteProgress()
         // A queue slot this write gave back went to a waiting run: it is claimable now.
         if (result.status === 'applied' && result.promoted === true)
           this.deps.wakeEngine(this.clock.now())
@@ -1098,4 +1117,10 @@ function isFinal(record: CheckpointRecord): boolean {
 /** Steps whose outcome, arriving after a cancel, is kept for the timeline (late_outcome.ts). */
 function isStepKind(kind: CheckpointKind): boolean {
   return kind === 'local' || kind === 'transaction'
+}
+
+/** A recorded step outcome: the run moved on (TurnLease.noteProgress). */
+function isStepOutcome(op: StoreOp): boolean {
+  if (op.type !== 'saveCheckpoint') return false
+  return op.checkpoint.status === 'completed' || op.checkpoint.status === 'failed'
 }

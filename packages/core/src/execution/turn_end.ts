@@ -99,10 +99,26 @@ export class TurnEnding {
     }
     this.notifyParent(op)
     this.clearEventWaits(op)
-    const results = await this.commit([op])
+    const letter = op.error === null ? null : this.deadLetter(op.error)
+    // The dead letter first, in the same batch (one transaction): idempotent by its id, so a
+    // fenced finish leaves one only where the run's current holder fails it too.
+    const results = await this.commit(letter === null ? [op] : [letter, op])
     if (results === null) return
+    const ended = letter === null ? results : results.slice(1)
+    if (letter !== null && results[0]?.status === 'applied')
+      this.deps.wakeEngine(this.deps.clock.now())
     this.emitTerminal(status, op.error)
-    this.end({ kind: status, output: op.output, error: op.error, ...promotedBy(results) })
+    this.end({ kind: status, output: op.output, error: op.error, ...promotedBy(ended) })
+  }
+
+  /** The failing run's dead letter (dead_letters.ts), when it has one and its input is known. */
+  private deadLetter(error: string): CreateRunOp | null {
+    const { runId, workflow, version, inputText, recoveries } = this.turn
+    if (inputText === null) return null
+    return this.deps.deadLetter(
+      { id: runId, workflow, version, input: inputText, recoveries },
+      error,
+    )
   }
 
   /**

@@ -13,7 +13,7 @@
  * the check and before the body's first instruction, and a body already running when the
  * pause began (docs/reliability.md).
  */
-import type { Fence } from '../contracts/state_store.ts'
+import type { Fence, RenewLeaseOp } from '../contracts/state_store.ts'
 import type { Committer } from '../engine/committer.ts'
 
 /** The part of a lease never counted on: a fifth of it (2 s lease: 400 ms). */
@@ -34,6 +34,11 @@ export class TurnLease {
   readonly #validForMs: number
   #validUntil: number
   #confirming: Promise<void> | null = null
+  /**
+   * A step outcome was recorded since the last renewal was sent: the next one says so, and the
+   * store sets the run's `recoveries` back to 0 (the run moved on: engine/dead_runs.ts).
+   */
+  #progressed = false
 
   /** `grantedAt`: the monotonic time the write that granted this lease was sent. */
   constructor(deps: TurnLeaseDeps, fence: Fence, grantedAt: number) {
@@ -54,6 +59,11 @@ export class TurnLease {
     return now < this.#validUntil ? now : null
   }
 
+  /** The turn recorded a step outcome (a completed or failed checkpoint). */
+  noteProgress(): void {
+    this.#progressed = true
+  }
+
   /**
    * Extend the lease in the store (the engine's periodic renewal, or a confirmation). Resolves
    * once the store answered: `held` (applied: what the turn knows is extended), `lost`
@@ -61,7 +71,9 @@ export class TurnLease {
    */
   renew(): Promise<'held' | 'lost' | 'unknown'> {
     const sentAt = this.#deps.monotonic()
-    const op = { type: 'renewLease' as const, fence: this.#fence, leaseMs: this.#deps.leaseMs }
+    const op: RenewLeaseOp = { type: 'renewLease', fence: this.#fence, leaseMs: this.#deps.leaseMs }
+    if (this.#progressed) op.progressed = true
+    this.#progressed = false
     return this.#deps.committer.enqueue(op).then(
       (result) => {
         if (result.status === 'applied') {

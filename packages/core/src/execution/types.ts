@@ -308,6 +308,12 @@ export interface WorkflowOptions {
   /** Default retry policy for this workflow's local steps. */
   retry?: RetryOptions
   /**
+   * The workflow started as `dlq:<runId>` with a `DeadLetter` input when a run of this one
+   * ends `dead` or `failed` (docs/dead-letters.md); overrides the engine's
+   * `deadLetterWorkflow`, `null` for none. Default: the engine's.
+   */
+  deadLetterWorkflow?: string | null
+  /**
    * Longest a run may live, from its creation (engine clock). When it runs out the run is
    * cancelled with E_WORKFLOW_TIMEOUT — while it executes (its steps' signals are aborted),
    * while it waits (it wakes for it), or when it is next claimed. Default: no limit.

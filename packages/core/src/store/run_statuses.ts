@@ -17,6 +17,7 @@ const ORDER: Record<RunStatus, number> = {
   failed: 7,
   cancelled: 8,
   continued: 9,
+  dead: 10,
 }
 
 export const RUN_STATUSES: readonly RunStatus[] = Object.freeze(
@@ -33,9 +34,13 @@ const TERMINAL: Record<TerminalStatus, true> = {
   failed: true,
   cancelled: true,
   continued: true,
+  dead: true,
 }
 
-/** Completed, failed, cancelled or continued: nothing will change the run again. */
+/**
+ * Completed, failed, cancelled, continued or dead: nothing but an operator's requeue (failed,
+ * dead) will change the run again.
+ */
 export function isTerminalStatus(status: string): status is TerminalStatus {
   return Object.hasOwn(TERMINAL, status)
 }

@@ -34,7 +34,6 @@ export const FOREIGN_WORKFLOW_OPTIONS: Table = {
   inputSchema: { notYet: 'a Standard Schema checking the input at start' },
   validateInput: { notYet: 'an input check at start' },
   requires: CAPABILITY_ROUTING,
-  deadLetterWorkflow: { notYet: 'a workflow started for a run that goes dead' },
   tags: { notYet: "default tags for every run; give a run's tags at start: { tags }" },
   executionTimeout: {
     instead: 'Cairn names it executionTimeoutMs, a number of milliseconds',

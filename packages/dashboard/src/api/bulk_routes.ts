@@ -1,5 +1,5 @@
 /**
- * Bulk actions: `POST api/bulk/retry` (failed runs) and `api/bulk/cancel` (open runs) over
+ * Bulk actions: `POST api/bulk/retry` (failed and dead runs) and `api/bulk/cancel` (open runs) over
  * the runs a filter matches, at most `limit` of them (clamped to the dashboard's bulkLimit):
  * the first `limit` in the list order `sort` (newest first by default, like the list).
  * The runs are collected first, then acted on one by one: one run's failure is reported
@@ -30,7 +30,7 @@ interface BulkAction {
 }
 
 const ACTIONS: Readonly<Record<string, BulkAction>> = {
-  retry: { statuses: ['failed'], apply: (engine, runId) => engine.requeue(runId) },
+  retry: { statuses: ['failed', 'dead'], apply: (engine, runId) => engine.requeue(runId) },
   cancel: {
     statuses: ['queued', 'pending', 'running', 'waiting', 'blocked', 'parked'],
     apply: (engine, runId, body) =>

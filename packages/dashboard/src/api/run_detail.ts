@@ -19,6 +19,8 @@ export interface RunDetail extends Omit<RunSummary, 'error'> {
   searchAttributes: unknown
   claimableAt: string | null
   turns: number
+  /** Takeovers since it last moved on (RunInfo.recoveries). */
+  recoveries: number
   leaseOwner: string | null
   /** Claim priority (RunInfo.priority). */
   priority: number
@@ -58,6 +60,7 @@ export async function loadRunDetail(engine: Engine, runId: string): Promise<RunD
     searchAttributes: toJsonValue(run.searchAttributes),
     claimableAt: iso(run.claimableAt),
     turns: run.turns,
+    recoveries: run.recoveries,
     leaseOwner: run.leaseOwner,
     priority: run.priority,
     singletonKey: run.singletonKey,

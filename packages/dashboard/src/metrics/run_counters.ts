@@ -16,6 +16,11 @@ const ENDINGS = [
   ['completed', 'run:completed', 'Runs that completed, in this process.'],
   ['failed', 'run:failed', 'Runs that failed, in this process.'],
   ['cancelled', 'run:cancelled', 'Runs cancelled, as seen by this process.'],
+  [
+    'dead',
+    'run:dead',
+    'Runs this process ended dead (maxRecoveryAttempts takeovers without moving on).',
+  ],
   ['continued', 'run:continued', 'Runs that ended with ctx.continueAsNew, in this process.'],
 ] as const
 

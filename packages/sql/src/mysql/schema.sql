@@ -160,6 +160,7 @@ CREATE TABLE `cairn_runs` (
   `admission_seq` bigint(20) DEFAULT NULL,
   `priority` smallint(6) NOT NULL DEFAULT 0,
   `queue` varbinary(800) DEFAULT NULL,
+  `recoveries` int(11) NOT NULL DEFAULT 0,
   PRIMARY KEY (`key`),
   UNIQUE KEY `cairn_runs_id` (`id`),
   KEY `cairn_runs_claimable` (`available_at`,`workflow`,`version`),

@@ -12,7 +12,8 @@
  * - both lock FOR NO KEY UPDATE SKIP LOCKED: rows another claim (or a batch writing to a
  *   running run) holds are skipped, not waited for, so concurrent claims never take the same
  *   run and never queue behind each other;
- * - `u` leases them (epoch + 1, turns + 1, owner, expiry) and returns them as stored. The keys
+ * - `u` leases them (epoch + 1, turns + 1, owner, expiry; recoveries + 1 for a `running` one, a
+ *   takeover: SET reads the row as it was) and returns them as stored. The keys
  *   are matched as `= ANY(ARRAY(…))`, which plans as index lookups even with a generic plan;
  * - `n` is the earliest `available_at` among the runnable runs not taken, read through the
  *   claim index (first entry outside `c`).
@@ -71,6 +72,7 @@ function claimStatement(ctx: SqlContext, request: ClaimRequest) {
   ), u AS (
     UPDATE ${runs} r SET status = 'running', lease_owner = ${p.add(request.owner)},
       lease_epoch = r.lease_epoch + 1, turns = r.turns + 1,
+      recoveries = r.recoveries + CASE WHEN r.status = 'running' THEN 1 ELSE 0 END,
       available_at = ${p.add(request.now + request.leaseMs, 'bigint')}, waiting_on = NULL, updated_at = ${now}
     WHERE r.key = ANY(ARRAY(SELECT key FROM c))
     RETURNING r.key, ${runColumns('r')}

@@ -144,7 +144,8 @@ CREATE TABLE cairn_runs (
   admission_key text,
   admission_seq bigint,
   priority smallint NOT NULL DEFAULT 0,
-  queue text COLLATE "C"
+  queue text COLLATE "C",
+  recoveries integer NOT NULL DEFAULT 0
 );
 
 CREATE TABLE cairn_schema (

@@ -14,7 +14,8 @@ export interface ClaimWriter {
    * Leases up to `limit` due runs of the runnable versions (`runnable` is not empty): the
    * `oldest` share by least `available_at`, the rest by priority, then least `available_at`
    * (ClaimRequest), skipping rows another claim holds, each in one conditional write
-   * (epoch + 1, turns + 1, owner, lease expiry, waiting_on cleared); returns them as stored,
+   * (epoch + 1, turns + 1, owner, lease expiry, waiting_on cleared, recoveries + 1 when the run
+   * was `running`: a takeover); returns them as stored,
    * in that order, and the earliest `available_at` of the runnable runs it did not take.
    */
   claim(ctx: SqlContext, request: ClaimRequest): Promise<ClaimResult>

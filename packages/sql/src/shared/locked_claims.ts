@@ -102,8 +102,12 @@ async function lease(
   request: ClaimRequest,
 ): Promise<void> {
   const p = new Params(ctx.dialect)
-  // Qualified `r.key`: KEY is a reserved word in MySQL, allowed only after a dot.
-  const text = `UPDATE ${ctx.tables.runs} r SET status = 'running', lease_owner = ${p.add(request.owner)},
+  // Qualified `r.key`: KEY is a reserved word in MySQL, allowed only after a dot. Recoveries
+  // first: MySQL assigns left to right, so it must read the status before it is set (a claim
+  // of a `running` run is a takeover: RunRecord.recoveries).
+  const text = `UPDATE ${ctx.tables.runs} r SET
+    recoveries = CASE WHEN status = 'running' THEN recoveries + 1 ELSE recoveries END,
+    status = 'running', lease_owner = ${p.add(request.owner)},
     lease_epoch = lease_epoch + 1, turns = turns + 1,
     available_at = ${p.add(request.now + request.leaseMs)}, waiting_on = NULL,
     updated_at = ${p.add(request.now)} WHERE ${ctx.dialect.inList(p, 'r.key', keys, 'bigint')}`
@@ -117,6 +121,7 @@ function leased(run: RunRecord, request: ClaimRequest): RunRecord {
     leaseOwner: request.owner,
     leaseEpoch: run.leaseEpoch + 1,
     turns: run.turns + 1,
+    recoveries: run.status === 'running' ? run.recoveries + 1 : run.recoveries,
     availableAt: request.now + request.leaseMs,
     waitingOn: null,
     updatedAt: request.now,

@@ -6,6 +6,7 @@
  * finishing in one batch) take its next seqs in batch order; the wave plan keeps every other
  * write of that run's row out of the wave, so the locked `inbox_seq` is the one they follow.
  */
+import { isTerminalStatus } from '@cairn/core'
 import type { MessageToDeliver, RunStatus } from '@cairn/core/contracts'
 import type { SqlContext } from './context.ts'
 import type { SqlSession, SqlStatement } from './driver.ts'
@@ -97,8 +98,6 @@ export interface InboxWrites {
   seqs: Map<number, number>
 }
 
-const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled', 'continued'])
-
 export function dedupeKey(runKey: number, dedupeId: string): string {
   return JSON.stringify([runKey, dedupeId])
 }
@@ -152,7 +151,7 @@ export function acceptMessages(
     if (!applies[i]) return
     const message = op.type === 'deliverMessage' ? op.message : noticeOf(op)
     const run = message === null ? undefined : runs.get(message.runId)
-    if (message === null || run === undefined || TERMINAL.has(run.status)) return
+    if (message === null || run === undefined || isTerminalStatus(run.status)) return
     const dedupe = message.dedupeId === null ? null : dedupeKey(run.key, message.dedupeId)
     if (dedupe !== null && (dedupes.has(dedupe) || taken.has(dedupe))) return
     if (dedupe !== null) taken.add(dedupe)

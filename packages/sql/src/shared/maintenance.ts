@@ -53,7 +53,7 @@ export async function unpark(
     await session.query(grants.statement(forget, true))
     const p = new Params(ctx.dialect)
     const text = `UPDATE ${ctx.tables.runs} SET status = 'pending', available_at = ${p.add(now)},
-      park_reason = NULL, updated_at = ${p.add(now)} WHERE ${parked(p)}`
+      park_reason = NULL, recoveries = 0, updated_at = ${p.add(now)} WHERE ${parked(p)}`
     return (await session.query(p.statement(text, true))).affected
   })
 }

@@ -4,6 +4,7 @@
  * row is computed here, in JavaScript, once for every dialect (the status a create starts in,
  * a lease expiry, a finish time), so the statements only match, fence and assign.
  */
+import { RUN_STATUSES, isTerminalStatus } from '@cairn/core'
 import { DEFAULT_PRIORITY } from '@cairn/core/store-kit'
 import type { MessageToDeliver, StoreOp } from '@cairn/core/contracts'
 import type { SqlType } from './dialect.ts'
@@ -147,6 +148,9 @@ export const SOURCE_COLUMNS: Readonly<Record<OpKind, Columns>> = {
     ['wake_epoch', 'bigint'],
     // A blocked suspend's epoch (migration 10: the run reads `blocked` while waiting at it).
     ['blocked_epoch', 'bigint'],
+    // 0 for the writes that set RunRecord.recoveries to 0 (a suspend, a release, a renewal
+    // reporting progress), null for the others: they keep the stored count.
+    ['recoveries', 'int'],
     ['continued_to', 'text'],
   ],
   cancel: [
@@ -250,7 +254,7 @@ type LeaseOp = Exclude<
 
 /**
  * status, available_at, waiting_on, output, error, park_reason, finished_at, inbox_seen,
- * wake_on, wake_epoch, blocked_epoch, continued_to of a lease write.
+ * wake_on, wake_epoch, blocked_epoch, recoveries, continued_to of a lease write.
  */
 function leaseTarget(op: LeaseOp, now: number): unknown[] {
   switch (op.type) {
@@ -267,10 +271,25 @@ function leaseTarget(op: LeaseOp, now: number): unknown[] {
         wakeOnText(op.wakeOn),
         op.fence.epoch,
         op.blocked === true ? op.fence.epoch : null,
+        0,
         null,
       ]
     case 'releaseRun':
-      return ['pending', op.availableAt, null, null, null, null, null, null, null, null, null, null]
+      return [
+        'pending',
+        op.availableAt,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        0,
+        null,
+      ]
     case 'finishRun':
       return [
         op.status,
@@ -280,6 +299,7 @@ function leaseTarget(op: LeaseOp, now: number): unknown[] {
         op.error,
         null,
         now,
+        null,
         null,
         null,
         null,
@@ -300,6 +320,7 @@ function leaseTarget(op: LeaseOp, now: number): unknown[] {
         null,
         null,
         null,
+        null,
       ]
     case 'renewLease':
       return [
@@ -314,6 +335,7 @@ function leaseTarget(op: LeaseOp, now: number): unknown[] {
         null,
         null,
         null,
+        op.progressed === true ? 0 : null,
         null,
       ]
   }
@@ -367,6 +389,8 @@ export function leaseAssignments(
     // waiting run (no lost wake-up). Other lease writes have a NULL inbox_seen: never true.
     `${set}available_at = CASE WHEN ${target}.inbox_seq > ${source}.inbox_seen THEN ${nowText(now)} ELSE ${source}.available_at END`,
     ...keepUnlessOp,
+    // RunRecord.recoveries: set to 0 by the writes whose source says so, else kept.
+    `${set}recoveries = COALESCE(${source}.recoveries, ${target}.recoveries)`,
     `${set}updated_at = ${nowText(now)}`,
   ].join(', ')
 }
@@ -414,8 +438,14 @@ export function cancelAssignments(
   ].join(', ')
 }
 
-/** Statuses a cancel leaves alone. */
-export const TERMINAL_STATUSES = `('completed', 'failed', 'cancelled', 'continued')`
+/**
+ * The terminal statuses as an SQL list (completed, failed, cancelled, continued, dead): those a
+ * cancel or a message leaves alone, whose queue items hold no slot. Built from core's list, so
+ * a new terminal status cannot be missing from one statement.
+ */
+export const TERMINAL_STATUSES = `(${RUN_STATUSES.filter(isTerminalStatus)
+  .map((status) => `'${status}'`)
+  .join(', ')})`
 
 /**
  * Run statuses a checkpoint save applies under, at the fence epoch: the lease holder's, and a

@@ -6,11 +6,11 @@
  * them), the result is null and apply_batch.ts reads the row. The same function decides ops in
  * the portable writer: an op whose state explains no refusal applies.
  */
+import { isTerminalStatus } from '@cairn/core'
 import type { OpResult, StoreOp } from '@cairn/core/contracts'
 import { noticeOf } from './op_columns.ts'
 import type { Observation } from './wave_writer.ts'
 
-const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled', 'continued'])
 const OVERWRITABLE: ReadonlySet<string> = new Set(['retrying', 'waiting'])
 
 export function resultOf(op: StoreOp, seen: Observation): OpResult | null {
@@ -73,7 +73,7 @@ function leaseResult(epoch: number, seen: NotApplied): OpResult | null {
 /** A cancel or a delivery needs a run that is not terminal; nothing else stops it. */
 function refusedUnlessLive(seen: NotApplied): OpResult | null {
   if (seen.fence === null) return { status: 'not_found' }
-  return TERMINAL.has(seen.fence.status) ? { status: 'terminal', current: seen.fence } : null
+  return isTerminalStatus(seen.fence.status) ? { status: 'terminal', current: seen.fence } : null
 }
 
 /** The `availableAt` an applied op made claimable by any engine, or null. */

@@ -1,6 +1,6 @@
 /**
  * requeueRun on Postgres and MySQL: one transaction that locks the run row, checks it is
- * failed at the epoch the caller read, then moves it to pending and removes the failed
+ * failed or dead at the epoch the caller read, then moves it to pending and removes the failed
  * checkpoints at the positions given. The row lock orders concurrent requeues: the second
  * waits, then reads `pending` and is refused.
  */
@@ -12,6 +12,11 @@ import type { SqlSession, SqlStatement } from './driver.ts'
 import { toSafeInteger } from './integers.ts'
 import { Params } from './params.ts'
 import { keyOf, lockKey, reenterKey } from './admission_requeue.ts'
+
+/** The statuses a requeue applies to (StateStore.requeueRun), as an SQL list. */
+export const REQUEUEABLE = "('failed', 'dead')"
+
+const REQUEUEABLE_STATUSES: ReadonlySet<RunStatus> = new Set(['failed', 'dead'])
 
 export interface RequeueContext extends SqlContext {
   /** Sent in the transaction once the run is claimable: a wake-up for other engines. */
@@ -29,7 +34,7 @@ export async function requeueRun(
     const held = await lockKey(ctx, session, key)
     const run = await lockRun(ctx, session, request.runId)
     if (run === null) return { status: 'not_found' }
-    if (run.status !== 'failed' || run.epoch !== request.epoch)
+    if (!REQUEUEABLE_STATUSES.has(run.status) || run.epoch !== request.epoch)
       return { status: 'refused', current: { status: run.status, epoch: run.epoch } }
     await markPending(ctx, session, request.runId, request.now)
     const positionsReset = await resetPositions(ctx, session, run.key, request.resetSeqs)
@@ -71,13 +76,13 @@ async function markPending(ctx: SqlContext, session: SqlSession, runId: string, 
   const p = new Params(ctx.dialect)
   const text = `UPDATE ${ctx.tables.runs} SET status = 'pending', error = NULL, finished_at = NULL,
     available_at = ${p.add(now)}, waiting_on = NULL, park_reason = NULL,
-    lease_epoch = lease_epoch + 1, updated_at = ${p.add(now)}
+    lease_epoch = lease_epoch + 1, recoveries = 0, updated_at = ${p.add(now)}
     WHERE id = ${p.add(runId)}`
   await session.query(p.statement(text, true))
 }
 
 /**
- * The failed run's queue items held no slot (its run had ended); left behind by an end that
+ * The failed or dead run's queue items held no slot (its run had ended); left behind by an end that
  * did not name its queues, they would hold one again once it is pending: they go, and so do
  * its unconsumed grant messages (a replay takes a grant message as its slot).
  */

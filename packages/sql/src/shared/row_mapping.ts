@@ -55,6 +55,8 @@ export const RUN_COLUMNS: ReadonlyArray<readonly [name: string, type: SqlType]> 
   ['priority', 'bigint'],
   // RunRecord.queue (migration 16).
   ['queue', 'text'],
+  // RunRecord.recoveries (migration 18).
+  ['recoveries', 'bigint'],
 ]
 
 /**
@@ -149,6 +151,7 @@ export function toRunRecord(row: readonly unknown[], at = 0): RunRecord {
     admission: toAdmission(row[at + 26], row[at + 27]),
     priority: int(28),
     queue: nullableText(29),
+    recoveries: int(30),
   }
 }
 

@@ -49,8 +49,8 @@ export function unpark(
 }
 
 function unparkSql(keyCount: number): string {
-  return `UPDATE cairn_runs SET status = 'pending', available_at = ?, park_reason = NULL, updated_at = ?
-    WHERE ${parkedWith(keyCount)}`
+  return `UPDATE cairn_runs SET status = 'pending', available_at = ?, park_reason = NULL,
+    recoveries = 0, updated_at = ? WHERE ${parkedWith(keyCount)}`
 }
 
 /** Parked with the reason code and of one of the versions (code, then the key values). */

@@ -4,9 +4,7 @@
  * Every write runs inside one BEGIN IMMEDIATE, so the writer is alone: a queue needs no lock
  * of its own, and a grant pass may read, then write.
  */
-
-/** Run statuses that end a run: their items hold no slot and are deleted by the next pass. */
-const TERMINAL = "('completed', 'failed', 'cancelled', 'continued')"
+import { TERMINAL_STATUSES } from '../shared/op_columns.ts'
 
 /** Run statuses whose items may be granted, as stored (a blocked run is stored `waiting`). */
 const WAITERS = "('pending', 'running', 'waiting')"
@@ -46,9 +44,9 @@ export const QUEUE_SQL = {
   // now, run id, the grant message's name: the position's attempt is over.
   consumeGrants: `UPDATE cairn_messages SET consumed_at = ?
     WHERE run_key = ${RUN_KEY} AND name = ? AND consumed_at IS NULL`,
-  // queue: the items of runs gone or ended, which a pass drops.
+  // queue: the items of runs gone or ended (terminal: they hold no slot), which a pass drops.
   purgeQueue: `DELETE FROM cairn_queue_items WHERE queue = ? AND NOT EXISTS (SELECT 1 FROM cairn_runs r
-    WHERE r.key = cairn_queue_items.run_key AND r.status NOT IN ${TERMINAL})`,
+    WHERE r.key = cairn_queue_items.run_key AND r.status NOT IN ${TERMINAL_STATUSES})`,
   // queue: its free slots (negative under a lowered concurrency), its grant counter and its
   // rate (null: none), no row for a queue never written. A parked run's granted item holds
   // nothing (its unpark drops it: it asks again).

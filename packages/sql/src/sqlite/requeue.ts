@@ -1,6 +1,6 @@
 /**
  * requeueRun on SQLite: inside the caller's BEGIN IMMEDIATE, one conditional UPDATE of the run
- * (failed at the epoch read, else nothing) and, only if it applied, one DELETE of the failed
+ * (failed or dead at the epoch read, else nothing) and, only if it applied, one DELETE of the failed
  * checkpoints at the positions given (one JSON array parameter: one text for any count), and
  * of its queue items, whose grant messages are consumed.
  */
@@ -9,10 +9,12 @@ import { QUEUE_SLOT_PREFIX } from '@cairn/core/store-kit'
 import type { StatementCache } from './statement_cache.ts'
 import type { Statements } from './statements.ts'
 import { reenterAdmission } from './ops/admission.ts'
+import { REQUEUEABLE } from '../shared/requeue.ts'
 
 const REQUEUE_RUN = `UPDATE cairn_runs SET status = 'pending', error = NULL, finished_at = NULL,
-    available_at = ?, waiting_on = NULL, park_reason = NULL, lease_epoch = lease_epoch + 1, updated_at = ?
-    WHERE id = ? AND status = 'failed' AND lease_epoch = ? RETURNING key, lease_epoch`
+    available_at = ?, waiting_on = NULL, park_reason = NULL, lease_epoch = lease_epoch + 1,
+    recoveries = 0, updated_at = ?
+    WHERE id = ? AND status IN ${REQUEUEABLE} AND lease_epoch = ? RETURNING key, lease_epoch`
 
 // Deleted, consumed ones too: their dedupe ids would swallow the grants its replay asks for
 // again (the same positions and attempts).
@@ -37,7 +39,7 @@ export function requeueRun(
           cache.get('requeue:reset', () => RESET_POSITIONS).run(row.key, JSON.stringify(resetSeqs))
             .changes,
         )
-  // Its queue items held no slot while it had failed; left by an end that did not name their
+  // Its queue items held no slot while it had ended; left by an end that did not name their
   // queues, they would hold one again once it is pending: they go, and so do its unconsumed
   // grant messages (a replay takes a grant message as its slot), consumed ones too.
   s.deleteRunItems.all(row.key)

@@ -24,7 +24,7 @@ export const RUN_COLUMNS =
   'id, workflow, version, status, input, output, error, park_reason, waiting_on, created_at, ' +
   'updated_at, finished_at, available_at, lease_owner, lease_epoch, turns, inbox_seq, ' +
   'parent_run_id, parent_seq, continued_from, continued_to, tags, origin_kind, origin_run_id, ' +
-  'origin_from_seq, blocked_epoch, admission_scope, admission_key, priority, queue'
+  'origin_from_seq, blocked_epoch, admission_scope, admission_key, priority, queue, recoveries'
 
 const CHECKPOINT_NAMES = SHARED_CHECKPOINT_COLUMNS.map(([name]) => name)
 
@@ -75,6 +75,7 @@ export type RunRow = [
   admissionKey: string | null,
   priority: number,
   queue: string | null,
+  recoveries: number,
 ]
 
 /** A message as read: `m` joined to its run `r` for the run's id, in MessageRow order. */
@@ -113,7 +114,7 @@ export function toRunRecord(row: RunRow): RunRecord {
     rest
   const [inboxSeq, parentRunId, parentSeq, continuedFrom, continuedTo, ...lineage] = inbox
   const [tags, originKind, originRunId, originFromSeq, blockedEpoch, ...admission] = lineage
-  const [admissionScope, admissionKey, priority, queue] = admission
+  const [admissionScope, admissionKey, priority, queue, recoveries] = admission
   return {
     id,
     workflow,
@@ -141,6 +142,7 @@ export function toRunRecord(row: RunRow): RunRecord {
     admission: toAdmission(admissionScope, admissionKey),
     priority,
     queue,
+    recoveries,
   }
 }
 

@@ -133,7 +133,7 @@ CREATE TABLE cairn_runs (
   available_at INTEGER,
   lease_owner TEXT,
   lease_epoch INTEGER NOT NULL,
-  turns INTEGER NOT NULL, inbox_seq INTEGER NOT NULL DEFAULT 0, parent_run_id TEXT, parent_seq INTEGER, continued_from TEXT, continued_to TEXT, tags TEXT, origin_kind TEXT, origin_run_id TEXT, origin_from_seq INTEGER, wake_on TEXT, wake_epoch INTEGER, blocked_epoch INTEGER, admission_scope TEXT, admission_key TEXT, admission_seq INTEGER, priority INTEGER NOT NULL DEFAULT 0, queue TEXT,
+  turns INTEGER NOT NULL, inbox_seq INTEGER NOT NULL DEFAULT 0, parent_run_id TEXT, parent_seq INTEGER, continued_from TEXT, continued_to TEXT, tags TEXT, origin_kind TEXT, origin_run_id TEXT, origin_from_seq INTEGER, wake_on TEXT, wake_epoch INTEGER, blocked_epoch INTEGER, admission_scope TEXT, admission_key TEXT, admission_seq INTEGER, priority INTEGER NOT NULL DEFAULT 0, queue TEXT, recoveries INTEGER NOT NULL DEFAULT 0,
   CHECK (available_at IS NULL OR status IN ('pending', 'running', 'waiting')),
   CHECK (status <> 'running' OR available_at IS NOT NULL)
 ) STRICT;

@@ -13,6 +13,7 @@ import {
   RUN_COLUMNS,
 } from './row_mapping.ts'
 import type { TransactionStatements } from './transaction.ts'
+import { TERMINAL_STATUSES } from '../shared/op_columns.ts'
 import { ADMISSION_SQL } from './admission_statements.ts'
 import { QUEUE_SQL } from './queue_statements.ts'
 import { EVENT_BATCH_SQL } from './event_batch_statements.ts'
@@ -57,20 +58,27 @@ const SQL = {
   // claimable now: decided in the write itself, on the row the message counter lives on.
   suspendRun: `UPDATE cairn_runs SET status = 'waiting',
     available_at = CASE WHEN inbox_seq > ? THEN ? ELSE ? END, waiting_on = ?, wake_on = ?,
-    wake_epoch = lease_epoch, blocked_epoch = CASE WHEN ? THEN lease_epoch END, updated_at = ?
-    ${FENCED} RETURNING available_at`,
-  releaseRun: `UPDATE cairn_runs SET status = 'pending', available_at = ?, updated_at = ? ${FENCED}`,
+    wake_epoch = lease_epoch, blocked_epoch = CASE WHEN ? THEN lease_epoch END, recoveries = 0,
+    updated_at = ? ${FENCED} RETURNING available_at`,
+  // A suspend and a release set recoveries to 0: the run moved on (RunRecord.recoveries).
+  releaseRun: `UPDATE cairn_runs SET status = 'pending', available_at = ?, recoveries = 0, updated_at = ?
+    ${FENCED}`,
   finishRun: `UPDATE cairn_runs SET status = ?, output = ?, error = ?, continued_to = ?,
     available_at = NULL, finished_at = ?, updated_at = ? ${FENCED}`,
   parkRun: `UPDATE cairn_runs SET status = 'parked', park_reason = ?, available_at = NULL, updated_at = ? ${FENCED}`,
-  renewLease: `UPDATE cairn_runs SET available_at = ?, updated_at = ? ${FENCED}`,
+  // progressed (1/0), expiry, now, …: a renewal reporting progress sets recoveries to 0.
+  renewLease: `UPDATE cairn_runs SET recoveries = CASE WHEN ? THEN 0 ELSE recoveries END,
+    available_at = ?, updated_at = ? ${FENCED}`,
   // The epoch moves so the lease holder's later writes are fenced.
   cancelRun: `UPDATE cairn_runs SET status = 'cancelled', error = ?, available_at = NULL, waiting_on = NULL,
     park_reason = NULL, lease_epoch = lease_epoch + 1, finished_at = ?, updated_at = ?
-    WHERE id = ? AND status NOT IN ('completed', 'failed', 'cancelled', 'continued')
+    WHERE id = ? AND status NOT IN ${TERMINAL_STATUSES}
     RETURNING key, lease_epoch, admission_scope, admission_key`,
-  claimRun: `UPDATE cairn_runs SET status = 'running', lease_owner = ?, lease_epoch = lease_epoch + 1,
-    turns = turns + 1, available_at = ?, waiting_on = NULL, updated_at = ? WHERE id = ? RETURNING ${RUN_COLUMNS}`,
+  // A claim of a `running` run is a takeover (its lease lapsed, or reclaimOwned handed it
+  // back): recoveries + 1, read from the status before this write (SET reads the old row).
+  claimRun: `UPDATE cairn_runs SET recoveries = recoveries + (status = 'running'),
+    status = 'running', lease_owner = ?, lease_epoch = lease_epoch + 1, turns = turns + 1,
+    available_at = ?, waiting_on = NULL, updated_at = ? WHERE id = ? RETURNING ${RUN_COLUMNS}`,
   // The run a delivery goes to, and the seq its dedupe id was accepted under (NULL: new).
   selectDelivery: `SELECT r.key, r.status, r.lease_epoch, m.seq FROM cairn_runs r
     LEFT JOIN cairn_messages m ON m.run_key = r.key AND m.dedupe_id = ? WHERE r.id = ?`,

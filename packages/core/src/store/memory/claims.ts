@@ -85,6 +85,8 @@ function lease(store: StoreState, state: RunState, request: ClaimRequest): void 
       leaseOwner: request.owner,
       leaseEpoch: run.leaseEpoch + 1,
       turns: run.turns + 1,
+      // A takeover (its holder's lease lapsed, or reclaimOwned gave it back): RunRecord.recoveries.
+      recoveries: run.status === 'running' ? run.recoveries + 1 : run.recoveries,
       availableAt: request.now + request.leaseMs,
       waitingOn: null,
     },

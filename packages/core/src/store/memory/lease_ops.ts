@@ -37,6 +37,7 @@ export function suspendRun(store: StoreState, op: SuspendRunOp, now: number): Op
       // A message accepted after the turn read the inbox: claimable at once (no lost wake-up).
       availableAt: run.inboxSeq > op.inboxSeen ? now : op.wakeAt,
       waitingOn: op.waitingOn,
+      recoveries: 0,
     }),
     now,
   )
@@ -54,7 +55,7 @@ export function releaseRun(store: StoreState, op: ReleaseRunOp, now: number): Op
   return fencedChange(
     store,
     op.fence,
-    () => ({ status: 'pending', availableAt: op.availableAt }),
+    () => ({ status: 'pending', availableAt: op.availableAt, recoveries: 0 }),
     now,
   )
 }
@@ -97,5 +98,11 @@ export function parkRun(store: StoreState, op: ParkRunOp, now: number): OpResult
 }
 
 export function renewLease(store: StoreState, op: RenewLeaseOp, now: number): OpResult {
-  return fencedChange(store, op.fence, () => ({ availableAt: now + op.leaseMs }), now)
+  const progressed = op.progressed === true ? { recoveries: 0 } : {}
+  return fencedChange(
+    store,
+    op.fence,
+    () => ({ availableAt: now + op.leaseMs, ...progressed }),
+    now,
+  )
 }

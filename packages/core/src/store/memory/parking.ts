@@ -39,7 +39,11 @@ export function unpark(
   for (const state of matching) {
     // Its queue items held no slot while parked: they go with its grants, and it asks again.
     store.queues.forgetRun(state)
-    store.change(state, { status: 'pending', availableAt: now, parkReason: null }, now)
+    store.change(
+      state,
+      { status: 'pending', availableAt: now, parkReason: null, recoveries: 0 },
+      now,
+    )
   }
   return matching.length
 }

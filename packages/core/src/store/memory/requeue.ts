@@ -1,4 +1,4 @@
-/** Requeueing a failed run: one synchronous change, so atomic like every memory store call. */
+/** Requeueing a failed or dead run: one synchronous change, so atomic like every memory store call. */
 import type { RequeueRequest, RequeueResult } from '../../contracts/index.ts'
 import { checkRequeueRequest } from '../requeue_check.ts'
 import { promoteQueued } from './run_ops.ts'
@@ -10,7 +10,7 @@ export function requeueRun(store: StoreState, request: RequeueRequest): RequeueR
   const state = store.runs.get(request.runId)
   if (state === undefined) return { status: 'not_found' }
   const run = state.run
-  if (run.status !== 'failed' || run.leaseEpoch !== request.epoch)
+  if ((run.status !== 'failed' && run.status !== 'dead') || run.leaseEpoch !== request.epoch)
     return { status: 'refused', current: { status: run.status, epoch: run.leaseEpoch } }
   const epoch = run.leaseEpoch + 1
   let positionsReset = 0
@@ -36,6 +36,7 @@ export function requeueRun(store: StoreState, request: RequeueRequest): RequeueR
       waitingOn: queued ? queuedWaitingOn(admission.key) : null,
       parkReason: null,
       leaseEpoch: epoch,
+      recoveries: 0,
     },
     request.now,
   )

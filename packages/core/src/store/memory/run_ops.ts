@@ -95,6 +95,7 @@ function newRunRecord(op: CreateRunOp, now: number): RunRecord {
     leaseOwner: claim ? claim.owner : null,
     leaseEpoch: claim ? 1 : 0,
     turns: claim ? 1 : 0,
+    recoveries: 0,
     inboxSeq: 0,
     parentRunId: op.run.parent?.runId ?? null,
     parentSeq: op.run.parent?.seq ?? null,

@@ -16,6 +16,7 @@ import { queues } from './014_queues.ts'
 import { queueRates } from './015_queue_rates.ts'
 import { runQueue } from './016_run_queue.ts'
 import { eventBatches } from './017_event_batches.ts'
+import { recoveries } from './018_recoveries.ts'
 
 /** Every Postgres migration, in revision order. Append only. */
 export const migrations: readonly Migration[] = [
@@ -36,6 +37,7 @@ export const migrations: readonly Migration[] = [
   queueRates,
   runQueue,
   eventBatches,
+  recoveries,
 ]
 
 export const latestRevision = migrations.length

@@ -1,7 +1,6 @@
+import { isTerminalStatus } from '@cairn/core'
 import type { DeliverMessageOp, MessageToDeliver, OpResult, RunStatus } from '@cairn/core/contracts'
 import type { Statements } from '../statements.ts'
-
-const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled', 'continued'])
 
 export function deliverMessage(s: Statements, op: DeliverMessageOp, now: number): OpResult {
   return deliver(s, op.message, now)
@@ -27,7 +26,7 @@ function deliver(s: Statements, message: MessageToDeliver, now: number): OpResul
   const found = s.selectDelivery.get(dedupeId, runId) as Delivery | undefined
   if (found === undefined) return { status: 'not_found' }
   if (found.seq !== null) return { status: 'delivered', seq: found.seq, duplicate: true }
-  if (TERMINAL.has(found.status)) {
+  if (isTerminalStatus(found.status)) {
     return {
       status: 'terminal',
       current: { status: found.status as RunStatus, epoch: found.lease_epoch },

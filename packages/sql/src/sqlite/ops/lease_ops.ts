@@ -73,6 +73,7 @@ export function parkRun(s: Statements, op: ParkRunOp, now: number): OpResult {
 
 export function renewLease(s: Statements, op: RenewLeaseOp, now: number): OpResult {
   const { fence } = op
-  const { changes } = s.renewLease.run(now + op.leaseMs, now, fence.runId, fence.epoch)
+  const progressed = op.progressed === true ? 1 : 0
+  const { changes } = s.renewLease.run(progressed, now + op.leaseMs, now, fence.runId, fence.epoch)
   return fencedWrite(s, fence.runId, changes)
 }
