@@ -104,6 +104,12 @@ export class FlakyStore implements StateStore {
   claimEventBatches: StateStore['claimEventBatches'] = (r) => this.inner.claimEventBatches(r)
   deleteEventBatch: StateStore['deleteEventBatch'] = (w, k, i) =>
     this.inner.deleteEventBatch(w, k, i)
+  putSchedule: StateStore['putSchedule'] = (p) => this.inner.putSchedule(p)
+  getSchedule: StateStore['getSchedule'] = (id) => this.inner.getSchedule(id)
+  listSchedules: StateStore['listSchedules'] = (q) => this.inner.listSchedules(q)
+  deleteSchedule: StateStore['deleteSchedule'] = (id) => this.inner.deleteSchedule(id)
+  claimDueSchedules: StateStore['claimDueSchedules'] = (r) => this.inner.claimDueSchedules(r)
+  advanceSchedule: StateStore['advanceSchedule'] = (a) => this.inner.advanceSchedule(a)
   loadEvents: StateStore['loadEvents'] = async (n, s) => {
     if (this.eventReadFailures > 0) {
       this.eventReadFailures -= 1

@@ -16,6 +16,7 @@ import DurableQueues from './durable_queues.ts'
 import DurableRuns from './durable_runs.ts'
 import DurableCancel from './durable_cancel.ts'
 import DurableRetry from './durable_retry.ts'
+import DurableSchedules from './durable_schedules.ts'
 import MakeStep from './make_step.ts'
 import MakeWorkflow from './make_workflow.ts'
 
@@ -27,6 +28,7 @@ const COMMANDS: (typeof BaseCommand)[] = [
   DurableRuns,
   DurableRetry,
   DurableCancel,
+  DurableSchedules,
   MakeWorkflow,
   MakeStep,
 ]

@@ -11,7 +11,7 @@ import {
   NUMBER_RANGES,
   type IntegerRange,
 } from '@cairn/core/store-kit'
-import { checkQueues } from '@cairn/core'
+import { checkQueues, type DeclaredSchedule } from '@cairn/core'
 import { asConfigError, invalidConfig } from './errors.ts'
 import { validateDashboardConfig } from './dashboard/dashboard_config.ts'
 import { resolveCodecConfig } from './codec_config.ts'
@@ -38,6 +38,7 @@ const KNOWN_FIELDS = new Set([
   'queues',
   'maxRecoveryAttempts',
   'deadLetterWorkflow',
+  'schedules',
 ])
 
 export function defineConfig<Stores extends Record<string, StoreProvider>>(
@@ -93,6 +94,7 @@ export function validateConfig(config: unknown): ResolvedDurableConfig {
   const { transports, transport } = checkTransports(c.transports, c.transport)
   const queues = c.queues === undefined ? {} : configValue('queues', () => checkQueues(c.queues))
   checkDeadLetters(c)
+  const schedules = checkSchedules(c.schedules)
   return {
     store: c.store,
     stores: stores as Record<string, StoreProvider>,
@@ -113,7 +115,27 @@ export function validateConfig(config: unknown): ResolvedDurableConfig {
     queues,
     maxRecoveryAttempts: c.maxRecoveryAttempts as number | undefined,
     deadLetterWorkflow: c.deadLetterWorkflow as string | undefined,
+    schedules,
   }
+}
+
+/**
+ * An array of `{ id, workflow, cron | everyMs, … }` with distinct ids; each spec is checked in
+ * full by the engine at boot (a bad one fails the boot naming the schedule).
+ */
+function checkSchedules(schedules: unknown): readonly DeclaredSchedule[] {
+  if (schedules === undefined) return []
+  if (!Array.isArray(schedules))
+    throw invalidConfig('schedules', 'must be an array of { id, workflow, cron | everyMs, … }')
+  const ids = new Set<string>()
+  for (const [i, entry] of schedules.entries()) {
+    const id = (entry as { id?: unknown } | null)?.id
+    if (typeof entry !== 'object' || entry === null || typeof id !== 'string' || id === '')
+      throw invalidConfig(`schedules[${i}]`, 'must be an object with a non-empty string id')
+    if (ids.has(id)) throw invalidConfig(`schedules[${i}]`, `repeats the id ${JSON.stringify(id)}`)
+    ids.add(id)
+  }
+  return schedules as readonly DeclaredSchedule[]
 }
 
 /** The engine's own checks of maxRecoveryAttempts and deadLetterWorkflow, at config load. */

@@ -8,7 +8,7 @@ import type {
 import type { Codec, Engine, StateStore } from '@cairn/core'
 import type { ConfigProvider } from '@adonisjs/core/types'
 import type { DurableCodecOptions } from './codec_config.ts'
-import type { QueueOptions } from '@cairn/core'
+import type { DeclaredSchedule, QueueOptions } from '@cairn/core'
 import type { TransportProvider } from './transports.ts'
 import type { DurableWebhooksConfig, ResolvedWebhooksConfig } from './webhooks/webhook_config.ts'
 
@@ -90,6 +90,12 @@ export interface DurableConfig<
    * method) overrides it. Default: none.
    */
   deadLetterWorkflow?: string
+  /**
+   * Schedules (docs/schedules.md): `[{ id, workflow, cron, timezone?, overlap?, … }]`, put in
+   * the store by every process that drives runs. A workflow class may declare its own with
+   * `static schedule`. Default: none.
+   */
+  schedules?: readonly DeclaredSchedule[]
 }
 
 /** The config after `defineConfig`: every default filled in. */
@@ -114,6 +120,7 @@ export interface ResolvedDurableConfig {
   queues: Readonly<Record<string, QueueOptions>>
   maxRecoveryAttempts: number | undefined
   deadLetterWorkflow: string | undefined
+  schedules: readonly DeclaredSchedule[]
 }
 
 /**

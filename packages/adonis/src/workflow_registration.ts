@@ -29,6 +29,15 @@ function register(engine: Engine, app: ApplicationService, entry: DiscoveredWork
   const { name: _name, version: _version, ...options } = workflow.workflow
   const workflowClass = workflow as unknown as RunnableWorkflow
   const deadLetter = registerDeadLetter(engine, app, entry)
+  const schedule = (workflow as { schedule?: unknown }).schedule
+  if (schedule !== undefined) {
+    if ((options as { schedule?: unknown }).schedule !== undefined)
+      throw new InvalidArgumentError(
+        `workflow "${name}" declares both static schedule and static workflow.schedule: keep one`,
+        { details: { workflow: name } },
+      )
+    ;(options as { schedule?: unknown }).schedule = schedule
+  }
   if (deadLetter !== null)
     (options as { deadLetterWorkflow?: string }).deadLetterWorkflow = deadLetter
   engine.register(

@@ -35,7 +35,7 @@ void describe('config/durable.ts: unknown keys', () => {
   })
 
   void test('a key of @adonis-agora/durable says it is not in Cairn yet', () => {
-    for (const key of ['schedules', 'retention', 'role', 'capabilities', 'worker']) {
+    for (const key of ['eventBufferTtl', 'retention', 'role', 'capabilities', 'worker']) {
       refused(
         { [key]: {} },
         new RegExp(`"${key}" is an @adonis-agora/durable option \\(.+\\) that is not in Cairn yet`),

@@ -121,3 +121,35 @@ void test("a class's deadLetter method runs as <name>.dlq for its failed runs; b
     return true
   })
 })
+
+void test('schedules from config/durable.ts and a static schedule fire on a driving app', async (t) => {
+  const dir = await tempDir(t)
+  const app = await startApp(
+    t,
+    defineConfig({
+      store: 'sqlite',
+      stores: { sqlite: stores.sqlite({ path: join(dir, 's.sqlite') }) },
+      drive: true,
+      schedules: [
+        { id: 'config-ping', workflow: 'ping', everyMs: 1_000, input: { from: 'config' } },
+      ],
+    }),
+    { root: new URL('./fixtures/schedule_app/', import.meta.url) },
+  )
+  const engine = (await app.container.make('durable.engine')) as Engine
+  assert.deepEqual(
+    (await engine.listSchedules()).map((s) => s.id),
+    ['config-ping', 'ping'],
+  )
+  const deadline = Date.now() + 10_000
+  const outputs = async () => {
+    const { runs } = await engine.listRuns({ workflow: 'ping', status: 'completed', limit: 100 })
+    return new Set(runs.map((run) => run.output))
+  }
+  while ((await outputs()).size < 2 && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  assert.deepEqual([...(await outputs())].sort(), ['pong from class', 'pong from config'])
+  assert.throws(() => defineConfig({ store: 'sqlite', stores: {}, schedules: {} } as never), {
+    code: 'E_INVALID_ARGUMENT',
+  })
+})

@@ -44,6 +44,7 @@ const FLAGS: Flag[] = [
     accepts: whole(0, Number.MAX_SAFE_INTEGER),
   },
   { name: 'port', args: (v) => ['dashboard', `--port=${v}`], accepts: whole(0, 65_535) },
+  { name: 'limit', args: (v) => ['schedules', `--limit=${v}`], accepts: whole(1, 1000) },
 ]
 
 for (const flag of FLAGS) {

@@ -41,6 +41,7 @@ import { requeueTests } from './requeue.ts'
 import { runsCreateTests } from './runs_create.ts'
 import { runSeedTests } from './run_seeds.ts'
 import { runTagTests } from './run_tags.ts'
+import { scheduleTests } from './schedules.ts'
 import { searchAttributeTests } from './search_attributes.ts'
 import { transitionTests } from './transitions.ts'
 
@@ -72,6 +73,7 @@ export function storeConformance(test: TestFn, factory: StoreFactory): void {
   continuationTests(definer(test, factory, 'continueAsNew'))
   eventTests(definer(test, factory, 'broadcast events'))
   eventBatchTests(definer(test, factory, 'event accumulators'))
+  scheduleTests(definer(test, factory, 'schedules'))
   parkTests(definer(test, factory, 'parkUnrunnable and unpark'))
   admissionTests(definer(test, factory, 'singleton admission'))
   admissionKeyTests(definer(test, factory, 'singleton keys'))

@@ -27,6 +27,13 @@ export { checkQueues, type QueueOptions } from './engine/queue_registry.ts'
 export type { QueueFairness } from './engine/queue_fairness.ts'
 export type { ForkOptions, RetryWithInputOptions } from './engine/run_copier.ts'
 export type { DeadLetter } from './engine/dead_letters.ts'
+export type {
+  DeclaredSchedule,
+  OverlapPolicy,
+  ScheduleFiring,
+  ScheduleSpec,
+} from './engine/schedule_spec.ts'
+export type { ScheduleInfo } from './engine/schedule_view.ts'
 export { deadLetterRunId } from './engine/dead_letters.ts'
 export type { RequeueReceipt } from './engine/requeuer.ts'
 export type { SignalToken, SignalOptions, SignalReceipt } from './engine/signal_sender.ts'

@@ -98,3 +98,15 @@ export {
   MAX_EVENT_BATCH_CLAIM,
   type AccumulatorTimes,
 } from './store/event_batch_rules.ts'
+export {
+  checkScheduleId,
+  checkSchedulePut,
+  checkScheduleList,
+  checkClaimSchedules,
+  checkScheduleAdvance,
+  scheduleClaimable,
+  scheduleClaimOrder,
+  MAX_SCHEDULE_CLAIM,
+  MAX_SCHEDULE_PAGE,
+  MAX_SCHEDULE_SPEC_LENGTH,
+} from './store/schedule_rules.ts'

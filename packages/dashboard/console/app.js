@@ -12,6 +12,7 @@ import { stepView } from './view_step.js'
 import { workersView } from './view_workers.js'
 import { queuesView } from './view_queues.js'
 import { singletonsView } from './view_singletons.js'
+import { schedulesView } from './view_schedules.js'
 import { notice } from './widgets.js'
 
 const main = byId('main')
@@ -30,6 +31,7 @@ const VIEWS = {
   workers: { create: workersView, title: () => 'Workers' },
   queues: { create: queuesView, title: () => 'Queues' },
   singletons: { create: singletonsView, title: () => 'Singletons' },
+  schedules: { create: schedulesView, title: () => 'Schedules' },
   login: { create: (route) => loginView(route, updateShell), title: () => 'Sign in' },
   notFound: { create: notFoundView, title: () => 'Not found' },
 }

@@ -1,5 +1,5 @@
 // A page that shows one table read from the API and refreshed every few seconds while it is
-// open (the Workers and Queues pages): a heading, a hint, and a body the loader fills — the
+// open (the Workers, Queues, Singletons and Schedules pages): a heading, a hint, and a body the loader fills — the
 // table, a notice when there is nothing, or the error.
 import { h, replace } from './dom.js'
 import { notice } from './widgets.js'
@@ -7,8 +7,11 @@ import { notice } from './widgets.js'
 const REFRESH_MS = 5_000
 
 /**
- * `{ element, dispose() }`. `load()` resolves with what the body shows; it is called at once
- * and every REFRESH_MS until disposed; a rejection shows `failure: <message>`.
+ * `{ element, dispose(), refresh(focusKey?) }`. `load()` resolves with what the body shows; it
+ * is called at once and every REFRESH_MS until disposed; a rejection shows `failure:
+ * <message>`. `refresh()` loads again now (after an action). A control with a `data-focus-key`
+ * that had focus has it again in the new body (a refresh never throws a keyboard user out);
+ * `refresh(focusKey)` focuses that one (the control whose dialog just closed).
  */
 export function liveTableView({ className, title, hint, loading, failure, load }) {
   const body = h('div', {}, h('p', { role: 'status', text: loading }))
@@ -21,17 +24,33 @@ export function liveTableView({ className, title, hint, loading, failure, load }
   )
   let stopped = false
   let timer = null
-  const refresh = async () => {
+  // Only the newest load fills the body and sets the next timer (an action's refresh may
+  // overlap the periodic one).
+  let generation = 0
+  const refresh = async (focusKey) => {
+    const mine = ++generation
+    if (timer !== null) clearTimeout(timer)
+    timer = null
+    let content
     try {
-      replace(body, await load())
+      content = await load()
     } catch (error) {
-      replace(body, notice(`${failure}: ${error.message}`, 'error'))
+      content = notice(`${failure}: ${error.message}`, 'error')
     }
-    if (!stopped) timer = setTimeout(refresh, REFRESH_MS)
+    if (stopped || mine !== generation) return
+    const active = document.activeElement
+    const key = focusKey ?? (body.contains(active) ? active.dataset.focusKey : undefined)
+    replace(body, content)
+    if (key !== undefined)
+      [...body.querySelectorAll('[data-focus-key]')]
+        .find((el) => el.dataset.focusKey === key)
+        ?.focus()
+    timer = setTimeout(refresh, REFRESH_MS)
   }
   void refresh()
   return {
     element,
+    refresh: (focusKey) => void refresh(focusKey),
     dispose: () => {
       stopped = true
       if (timer !== null) clearTimeout(timer)

@@ -8,6 +8,7 @@
 //   #/workers                                the remote-step fleet
 //   #/queues                                 the named queues
 //   #/singletons?workflow=checkout           singleton keys with open runs
+//   #/schedules?after=<id>                   schedules, a page at a time
 //   #/login?next=<hash>                      login (token mode)
 
 /** Parses a location hash into `{ name, params, query }`; unknown paths → `notFound`. */
@@ -33,6 +34,7 @@ function matchParts(parts) {
   if (first === 'workers' && parts.length === 1) return { name: 'workers', params: {} }
   if (first === 'queues' && parts.length === 1) return { name: 'queues', params: {} }
   if (first === 'singletons' && parts.length === 1) return { name: 'singletons', params: {} }
+  if (first === 'schedules' && parts.length === 1) return { name: 'schedules', params: {} }
   if (first === 'login' && parts.length === 1) return { name: 'login', params: {} }
   return { name: 'notFound', params: {} }
 }
@@ -60,6 +62,12 @@ export function runsHref(query) {
 export function singletonsHref(query) {
   const search = query ? query.toString() : ''
   return search === '' ? '#/singletons' : `#/singletons?${search}`
+}
+
+/** The hash of the Schedules page with `query` (URLSearchParams: after). */
+export function schedulesHref(query) {
+  const search = query ? query.toString() : ''
+  return search === '' ? '#/schedules' : `#/schedules?${search}`
 }
 
 /** The hash of a run's detail page. */

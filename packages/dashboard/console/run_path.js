@@ -4,6 +4,14 @@
 
 /** `runs/<id>`, safe for any run id. */
 export function runPath(runId) {
-  const segment = /^!*\.{1,2}$/.test(runId) ? `!${runId}` : runId
-  return `runs/${encodeURIComponent(segment)}`
+  return `runs/${encodeURIComponent(idSegment(runId))}`
+}
+
+/** `schedules/<id>`: schedule ids travel in paths like run ids. */
+export function schedulePath(scheduleId) {
+  return `schedules/${encodeURIComponent(idSegment(scheduleId))}`
+}
+
+function idSegment(id) {
+  return /^!*\.{1,2}$/.test(id) ? `!${id}` : id
 }

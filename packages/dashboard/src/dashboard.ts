@@ -11,6 +11,7 @@ import { mountPublishedStateRoute } from './api/published_state_route.ts'
 import { mountActionRoutes } from './api/action_routes.ts'
 import { mountLineageRoutes } from './api/lineage_routes.ts'
 import { mountBulkRoutes } from './api/bulk_routes.ts'
+import { mountScheduleRoutes } from './api/schedule_routes.ts'
 import { mountStreamRoutes } from './stream/stream_routes.ts'
 import { StreamRegistry } from './stream/stream_registry.ts'
 import { mountMetrics } from './http/metrics_route.ts'
@@ -53,6 +54,7 @@ function buildApp(options: ResolvedOptions, streams: StreamRegistry) {
   mountActionRoutes(app, options.engine)
   mountLineageRoutes(app, options.engine)
   mountBulkRoutes(app, options)
+  mountScheduleRoutes(app, options.engine)
   mountStreamRoutes(app, options, streams)
   const releaseMetrics = mountMetrics(app, options.engine, options.metrics)
   mountAssets(app, options.consoleDir)

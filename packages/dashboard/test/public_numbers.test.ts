@@ -26,7 +26,7 @@ async function metrics(options: MetricsOptions): Promise<void> {
 }
 
 const ENTRIES: NumberEntry[] = [
-  ...(['maxWorkflows', 'maxSteps'] as const).map((name) => ({
+  ...(['maxWorkflows', 'maxSteps', 'maxSchedules'] as const).map((name) => ({
     name: `createMetrics({ ${name} })`,
     accepts: (v: unknown) => int(v, 0, 1_000_000),
     call: (v: unknown) => metrics({ [name]: v as number }),

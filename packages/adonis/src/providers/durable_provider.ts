@@ -60,6 +60,7 @@ export default class DurableProvider {
           ...(config.maxRecoveryAttempts === undefined
             ? {}
             : { maxRecoveryAttempts: config.maxRecoveryAttempts }),
+          schedules: config.schedules,
           ...(config.deadLetterWorkflow === undefined
             ? {}
             : { deadLetterWorkflow: config.deadLetterWorkflow }),

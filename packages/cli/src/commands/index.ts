@@ -5,6 +5,7 @@ import { dashboardCommand } from './dashboard.ts'
 import { retryCommand } from './retry.ts'
 import { runCommand } from './run.ts'
 import { runsCommand } from './runs.ts'
+import { schedulesCommand } from './schedules.ts'
 import { workerCommand } from './worker.ts'
 import { workersCommand } from './workers.ts'
 
@@ -14,6 +15,7 @@ export const COMMANDS: readonly Command[] = [
   runCommand,
   retryCommand,
   cancelCommand,
+  schedulesCommand,
   workerCommand,
   workersCommand,
 ]
@@ -26,8 +28,9 @@ export function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length))
   return `Usage: cairn <command> [options]
 
-Operate Cairn runs in a store: serve the dashboard, list, inspect, retry and cancel runs;
-run remote steps (cairn worker) and list their fleet (cairn workers).
+Operate Cairn runs in a store: serve the dashboard, list, inspect, retry and cancel runs,
+list, pause and resume schedules; run remote steps (cairn worker) and list their fleet
+(cairn workers).
 
 Commands:
 ${COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n')}

@@ -1,6 +1,7 @@
 export type * from './records.ts'
 export type * from './state_store.ts'
 export type * from './event_batches.ts'
+export type * from './schedules.ts'
 export type * from './transactions.ts'
 export type * from './clock.ts'
 export type * from './logger.ts'

@@ -25,8 +25,10 @@
  * run each write first and read the other's table after their commit, so whichever commits
  * second sees the first; delivery is a `deliverMessage` with a dedupe id per (event, wait).
  *
- * Not in this contract (on purpose): schedules and retention arrive with their own issue as
- * new method groups; the batch op union grows with them.
+ * Schedules (schedules.ts): `putSchedule`, `getSchedule`, `listSchedules`, `deleteSchedule`,
+ * `claimDueSchedules`, `advanceSchedule`.
+ *
+ * Not in this contract (on purpose): retention arrives as a method group of its own.
  */
 import type {
   ClaimEventBatchesRequest,
@@ -34,6 +36,15 @@ import type {
   EventBatchAdd,
   EventBatchState,
 } from './event_batches.ts'
+import type {
+  ClaimedSchedules,
+  ClaimSchedulesRequest,
+  ScheduleAdvance,
+  ScheduleAdvanceResult,
+  ScheduleListQuery,
+  SchedulePut,
+  ScheduleRecord,
+} from './schedules.ts'
 import type {
   SearchAttributeFilter,
   SearchAttributes,
@@ -1027,6 +1038,40 @@ export interface StateStore {
    * it deleted one. Retry: safe.
    */
   deleteEventBatch(workflow: string, key: string, id: string): Promise<boolean>
+
+  /**
+   * Create a schedule or replace one (SchedulePut: revision + 1, its lease dropped). One
+   * transaction. Resolves with the stored record. E_INVALID_ARGUMENT (nothing written) for a
+   * malformed put. Retry: safe (a second put bumps the revision again, harmlessly).
+   */
+  putSchedule(put: SchedulePut): Promise<ScheduleRecord>
+
+  /** The schedule `id`, or null. */
+  getSchedule(id: string): Promise<ScheduleRecord | null>
+
+  /** Schedules by id (code-point order), after `query.after`, at most `query.limit`. */
+  listSchedules(query: ScheduleListQuery): Promise<ScheduleRecord[]>
+
+  /** Delete schedule `id`; true when it existed. A firing in flight is refused its advance. */
+  deleteSchedule(id: string): Promise<boolean>
+
+  /**
+   * Lease up to `limit` due schedules of `workflows` to `owner` until `now + leaseMs`: not
+   * paused, `nextAt <= now`, lease free or lapsed (`leaseUntil <= now`), oldest due first
+   * (then by id). One transaction; exact under racing claimers (a schedule goes to one claimer
+   * per lease). Also answers the earliest `nextAt` among the rest of those workflows' schedules
+   * (not paused; leased ones count at their `nextAt`, which may be past: the claimer looks again later, not at once). E_INVALID_ARGUMENT for a malformed request.
+   */
+  claimDueSchedules(request: ClaimSchedulesRequest): Promise<ClaimedSchedules>
+
+  /**
+   * Write a firing's outcome (ScheduleAdvance: state replaced, counters added to) and release
+   * the lease — only while `leaseOwner` is `advance.owner` (its lease, lapsed or not, was not
+   * taken by another claimer, nor dropped by a put or a delete) and the revision is
+   * `advance.revision`; else `stale`, nothing written. One conditional write.
+   * E_INVALID_ARGUMENT for a malformed one.
+   */
+  advanceSchedule(advance: ScheduleAdvance): Promise<ScheduleAdvanceResult>
 
   /** The logged events named `name` published at or after `since`, oldest first (then by id). */
   loadEvents(name: string, since: number): Promise<EventRecord[]>

@@ -28,7 +28,7 @@ import type { QueueRetries } from './queue_retries.ts'
 import type { RunWaiters, TerminalOutcome } from './run_waiters.ts'
 import { LeaseKeeper } from './lease_keeper.ts'
 import { ParkSweeper } from './park_sweeper.ts'
-import type { EventBatchFirer } from './event_batch_firer.ts'
+import type { DrivingJob } from './due_loop.ts'
 import { PollSchedule } from './poll_schedule.ts'
 import { emitRecovered } from './recovery_events.ts'
 import { OrphanAdopter } from './orphan_adopter.ts'
@@ -58,8 +58,12 @@ export interface DriverDeps {
   liveGrants: LiveGrants
   /** Timers granting rate-limited queues when their rate allows (queue_retries.ts). */
   queueRetries: QueueRetries
-  /** Starts the runs of due event accumulators while driving (event_batch_firer.ts). */
-  eventBatches: EventBatchFirer
+  /**
+   * Jobs that run while driving and claim due work of their own: the event accumulators'
+   * firer (event_batch_firer.ts) and the schedules' (schedule_firer.ts). A drain stops them
+   * and waits for a pass in flight.
+   */
+  jobs: readonly DrivingJob[]
   committer: Committer
   deliverer: Deliverer
   events: EventHub
@@ -207,10 +211,14 @@ export class Driver {
   get quiet(): boolean {
     if (this.polls.busy || this.reserved > 0 || this.parkSweeper.busy || this.unparking > 0)
       return false
-    if (this.deps.queueRetries.busy || this.deps.eventBatches.busy) return false
+    if (this.deps.queueRetries.busy || this.jobsBusy) return false
     if (this.cascading > 0) return false
     for (const turn of this.turns.values()) if (!turn.quiet) return false
     return true
+  }
+
+  private get jobsBusy(): boolean {
+    return this.deps.jobs.some((job) => job.busy)
   }
 
   /** Runs executing here now. */
@@ -231,7 +239,7 @@ export class Driver {
     this.keepAlive ??= setInterval(() => {}, 1 << 30)
     this.leases.start()
     this.parkSweeper.start()
-    this.deps.eventBatches.start()
+    for (const job of this.deps.jobs) job.start()
     await this.watchStore()
     this.polls.now()
   }
@@ -363,14 +371,14 @@ export class Driver {
     this.draining = true
     this.polls.stop()
     this.parkSweeper.stop()
-    this.deps.eventBatches.stop()
+    for (const job of this.deps.jobs) job.stop()
     this.handedBack.clear()
     const deadline = Date.now() + timeoutMs
     // Turns finish or suspend. A claim, a load or a create-with-claim still in flight is not
     // done either: what it took is handed back unstarted (runClaimed, runReserved), and waited
     // for here, so no turn starts after the drain returns.
     const busy = () =>
-      this.turns.size > 0 || this.claiming > 0 || this.reserved > 0 || this.deps.eventBatches.busy
+      this.turns.size > 0 || this.claiming > 0 || this.reserved > 0 || this.jobsBusy
     while (busy() && Date.now() < deadline) await delay(Math.min(20, deadline - Date.now()))
     const left = [...this.turns.values()]
     // The hand-backs and the writes still queued are waited for while the store takes them;

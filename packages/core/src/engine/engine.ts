@@ -48,6 +48,11 @@ import { assertIdentifier } from '../util/validate.ts'
 import { Committer } from './committer.ts'
 import { DRAIN_FLUSH_MS, Driver } from './driver.ts'
 import { EventBatchFirer } from './event_batch_firer.ts'
+import { ScheduleBook } from './schedule_book.ts'
+import { ScheduleFirer } from './schedule_firer.ts'
+import { scheduleEvents } from './schedule_events.ts'
+import type { DeclaredSchedule, ScheduleSpec } from './schedule_spec.ts'
+import type { ScheduleInfo } from './schedule_view.ts'
 import { publishEvent, type PublishEventOptions, type PublishedEvent } from './event_publisher.ts'
 import { EventHub, type EngineEventName, type EngineEvents, type Listener } from './events.ts'
 import * as specs from './option_specs.ts'
@@ -137,6 +142,8 @@ export class Engine {
   private readonly queues = new QueueRegistry()
   private readonly queueRetries: QueueRetries
   private readonly eventBatches: EventBatchFirer
+  private readonly scheduleBook: ScheduleBook
+  private readonly scheduleFirer: ScheduleFirer
   private readonly events: EventHub
   private readonly committer: Committer
   private readonly waiters = new RunWaiters()
@@ -160,6 +167,23 @@ export class Engine {
       workflows: () => this.registry.newestOfEach().map((workflow) => workflow.name),
       start: (workflow, input, runId) => this.start(workflow, input, { runId }),
     })
+    const startWindow = (workflow: string, version: string | null, input: unknown, runId: string) =>
+      this.start(workflow, input, { runId, ...(version === null ? {} : { version }) })
+    this.scheduleBook = new ScheduleBook({
+      options: this.options,
+      changed: () => this.scheduleFirer.changed(),
+      start: startWindow,
+    })
+    this.scheduleFirer = new ScheduleFirer({
+      options: this.options,
+      workflows: () => this.registry.newestOfEach().map((workflow) => workflow.name),
+      start: startWindow,
+      inputFn: (id) => this.scheduleBook.inputFn(id),
+      cancel: (runId, reason) => this.cancel(runId, { reason }),
+      events: scheduleEvents(this.events),
+    })
+    for (const declared of this.options.schedules)
+      this.scheduleBook.declare(this.scheduleBook.check(declared))
     this.committer = new Committer({
       store,
       clock,
@@ -189,7 +213,7 @@ export class Engine {
       remote: this.remote,
       liveGrants,
       queueRetries: this.queueRetries,
-      eventBatches: this.eventBatches,
+      jobs: [this.eventBatches, this.scheduleFirer],
     })
   }
 
@@ -208,10 +232,39 @@ export class Engine {
     body: WorkflowBody<I, O>,
     options?: WorkflowOptions,
   ): this {
+    const schedule = this.workflowSchedule(name, options)
     const entry = this.registry.add(name, version, body as WorkflowBody<never, unknown>, options)
     void this.driver.registered({ workflow: entry.name, version: entry.version })
     this.eventBatches.workflowsChanged()
+    this.scheduleFirer.changed()
+    if (schedule !== null) {
+      this.scheduleBook.declare(schedule)
+      if (this.driver.isDriving)
+        this.scheduleBook
+          .putOne(schedule.id)
+          .catch((error: unknown) =>
+            this.options.logger.error(
+              { err: error, scheduleId: schedule.id },
+              'cairn: could not put a workflow schedule; it is put again at the next start',
+            ),
+          )
+    }
     return this
+  }
+
+  /** A workflow's own `schedule` as a declaration, checked before anything is registered. */
+  private workflowSchedule(
+    name: string,
+    options: WorkflowOptions | undefined,
+  ): DeclaredSchedule | null {
+    const schedule = options?.schedule
+    if (schedule === undefined) return null
+    if (typeof schedule !== 'object' || schedule === null)
+      throw new InvalidArgumentError(
+        `workflow "${name}": schedule is an object { cron | everyMs, … }`,
+      )
+    const { id, ...spec } = schedule as { id?: string }
+    return this.scheduleBook.check({ ...spec, id: id ?? name, workflow: name })
   }
 
   /**
@@ -422,6 +475,7 @@ export class Engine {
   async startDriving(): Promise<void> {
     await this.open()
     await this.remote.start(this.signalDeps())
+    await this.scheduleBook.putDeclared()
     await this.driver.start()
   }
 
@@ -719,6 +773,55 @@ export class Engine {
    */
   onDead(handler: (dead: EngineEvents['run:dead']) => void): () => void {
     return this.events.on('run:dead', handler)
+  }
+
+  /**
+   * Create schedule `id`, or update it (docs/schedules.md): runs of `spec.workflow` started on
+   * a cron pattern or every `everyMs`, exactly once per window by whichever driving engine
+   * fires it. An update that changes when windows fall counts them from now. E_INVALID_ARGUMENT
+   * for a bad spec, nothing written.
+   */
+  async schedule<I>(id: string, spec: ScheduleSpec<I>): Promise<ScheduleInfo> {
+    await this.open()
+    return this.scheduleBook.schedule(id, spec as ScheduleSpec)
+  }
+
+  /** Stop schedule `id` firing until resumed. E_SCHEDULE_NOT_FOUND for an unknown id. */
+  async pauseSchedule(id: string): Promise<ScheduleInfo> {
+    await this.open()
+    return this.scheduleBook.setPaused(id, true)
+  }
+
+  /** Fire schedule `id` again, its windows counted from now (none missed while paused). */
+  async resumeSchedule(id: string): Promise<ScheduleInfo> {
+    await this.open()
+    return this.scheduleBook.setPaused(id, false)
+  }
+
+  /** Delete schedule `id` (its runs stay); true when it existed. */
+  async deleteSchedule(id: string): Promise<boolean> {
+    await this.open()
+    return this.scheduleBook.delete(id)
+  }
+
+  async getSchedule(id: string): Promise<ScheduleInfo | null> {
+    await this.open()
+    return this.scheduleBook.get(id)
+  }
+
+  /** Schedules by id, `limit` (default 100) after `after`. */
+  async listSchedules(query?: { after?: string; limit?: number }): Promise<ScheduleInfo[]> {
+    await this.open()
+    return this.scheduleBook.list(query)
+  }
+
+  /**
+   * Start a run of schedule `id` now (`sch:<id>:manual:<ISO time>`), outside its windows and
+   * its overlap policy. E_SCHEDULE_NOT_FOUND for an unknown id.
+   */
+  async triggerSchedule(id: string): Promise<{ runId: string }> {
+    await this.open()
+    return this.scheduleBook.trigger(id)
   }
 
   /** Whether this engine currently executes runs. */

@@ -14,18 +14,16 @@
  * timer went with it) — so a debounce's run starts within that interval of its due time even
  * when the publishing engine died.
  */
-import type { TimerHandle } from '../contracts/clock.ts'
 import type { ClaimedEventBatch } from '../contracts/event_batches.ts'
 import { CairnError, ErrorCodes } from '../errors/index.ts'
 import { MAX_CLAIM_WORKFLOWS } from '../store/event_batch_rules.ts'
+import { DueLoop, type PassResult } from './due_loop.ts'
 import { batchRunId } from './event_batch_spec.ts'
 import type { ResolvedEngineOptions } from './options.ts'
 import type { StartedRun } from './run_starter.ts'
 
 /** Accumulators one claim takes. */
 const CLAIM_LIMIT = 20
-/** After a claim that failed (the store unreachable), ask again this much later. */
-const RETRY_MS = 1_000
 /**
  * Start failures a later try can mend: the store unreachable, the engine closing, a workflow
  * version or queue this engine lacks (another engine, or this one after a deploy, may have it).
@@ -37,9 +35,6 @@ const MENDABLE: ReadonlySet<string> = new Set([
   ErrorCodes.QUEUE_NOT_REGISTERED,
 ])
 
-/** The soonest a claim follows the last one when nothing more was claimable then. */
-const RECHECK_MS = 50
-
 export interface EventBatchFirerDeps {
   options: ResolvedEngineOptions
   /** The workflows this engine registers (any version): it claims only their accumulators. */
@@ -50,111 +45,48 @@ export interface EventBatchFirerDeps {
 
 export class EventBatchFirer {
   readonly #deps: EventBatchFirerDeps
-  #active = false
-  #timer: TimerHandle | null = null
-  #timerAt: number | null = null
-  #firing = false
-  #again = false
-  /** A claim or its starts are in flight (harnesses wait for it before moving a fake clock). */
-  busy = false
+  readonly #loop: DueLoop
 
   constructor(deps: EventBatchFirerDeps) {
     this.#deps = deps
+    this.#loop = new DueLoop(deps.options, {
+      pass: (active) => this.#claimAndStart(active),
+      failure:
+        'cairn: claiming due event batches failed; retrying (their runs start late, none is lost)',
+    })
+  }
+
+  /** A claim or its starts are in flight (harnesses wait for it before moving a fake clock). */
+  get busy(): boolean {
+    return this.#loop.busy
   }
 
   /** The engine drives runs: fire what is due, and keep watching. */
   start(): void {
-    this.#active = true
-    void this.#fire()
+    this.#loop.start()
   }
 
   stop(): void {
-    this.#active = false
-    this.#timer?.cancel()
-    this.#timer = null
-    this.#timerAt = null
+    this.#loop.stop()
   }
 
   /** An accumulator this engine added to is due at `at`: fire then (if driving). */
   dueAt(at: number): void {
-    if (!this.#active) return
-    // Due already (a full batch): now, not at the next timer tick.
-    if (at <= this.#deps.options.clock.now()) void this.#fire()
-    else this.#schedule(at)
+    this.#loop.dueAt(at)
   }
 
   /** A workflow was registered while driving: its due accumulators are this engine's to fire. */
   workflowsChanged(): void {
-    if (this.#active) void this.#fire()
-  }
-
-  get #sweepMs(): number {
-    return Math.max(1_000, Math.floor(this.#deps.options.parkUnrunnableAfterMs / 2))
-  }
-
-  /** A timer at `at` (an earlier one set stands); never fires in place, never after stop. */
-  #schedule(at: number): void {
-    if (!this.#active) return
-    if (this.#timerAt !== null && this.#timerAt <= at) return
-    this.#timer?.cancel()
-    const { clock } = this.#deps.options
-    this.#timerAt = at
-    this.#timer = clock.setTimer(Math.max(0, at - clock.now()), () => {
-      this.#timer = null
-      this.#timerAt = null
-      void this.#fire()
-    })
-  }
-
-  async #fire(): Promise<void> {
-    if (!this.#active) return
-    if (this.#firing) {
-      this.#again = true
-      return
-    }
-    this.#firing = true
-    this.busy = true
-    const { clock, logger } = this.#deps.options
-    try {
-      for (;;) {
-        this.#again = false
-        const next = await this.#claimAndStart()
-        if (!this.#active) return
-        if (next === 'more' || this.#again) continue
-        this.#schedule(this.#nextLook(next))
-        return
-      }
-    } catch (error) {
-      logger.error(
-        { err: error },
-        'cairn: claiming due event batches failed; retrying (their runs start late, none is lost)',
-      )
-      this.#schedule(clock.now() + RETRY_MS)
-    } finally {
-      this.#firing = false
-      this.busy = false
-    }
-  }
-
-  /**
-   * When to claim again: at `nextAt`, no later than the sweep, and no sooner than RECHECK_MS
-   * from now — a `nextAt` already past is an accumulator another claim or an append holds
-   * locked (or just took), which a claim at once would pass over again and again.
-   */
-  #nextLook(nextAt: number | null): number {
-    const now = this.#deps.options.clock.now()
-    const sweep = now + this.#sweepMs
-    if (nextAt === null) return sweep
-    return Math.max(Math.min(nextAt, sweep), now + RECHECK_MS)
+    this.#loop.now()
   }
 
   /** One claim per slice of the workflows and its starts: 'more' when one was full. */
-  async #claimAndStart(): Promise<number | null | 'more'> {
+  async #claimAndStart(active: () => boolean): Promise<PassResult> {
     const { store, clock, instanceId, leaseMs } = this.#deps.options
     const all = this.#deps.workflows()
     let next: number | null = null
     let more = false
-    for (let i = 0; i < all.length && this.#active; i += MAX_CLAIM_WORKFLOWS) {
+    for (let i = 0; i < all.length && active(); i += MAX_CLAIM_WORKFLOWS) {
       const { claimed, nextAt } = await store.claimEventBatches({
         now: clock.now(),
         limit: CLAIM_LIMIT,

@@ -76,6 +76,29 @@ export interface EngineEvents {
    * expired (that engine died or stalled). Its turn replays from the last checkpoint.
    */
   'run:recovered': RunRef & { previousOwner: string; kind: 'reclaimed' | 'takeover' }
+  /**
+   * A schedule's window started its run (docs/schedules.md). `scheduledAt`: the window's time;
+   * `lagMs`: how long after it the start was made (jitter, downtime, a slow claim).
+   */
+  'schedule:fired': {
+    scheduleId: string
+    workflow: string
+    runId: string
+    scheduledAt: number
+    lagMs: number
+  }
+  /**
+   * `count` windows of a schedule were passed over: `overlap` (its previous run was open),
+   * `backfill` (missed beyond backfill.maxCatchup), `input` (its input function threw),
+   * `refused` (the start was refused for good). `scheduledAt`: the first one's time.
+   */
+  'schedule:skipped': {
+    scheduleId: string
+    workflow: string
+    scheduledAt: number
+    reason: 'overlap' | 'backfill' | 'input' | 'refused'
+    count: number
+  }
 }
 
 export type EngineEventName = keyof EngineEvents
@@ -97,6 +120,8 @@ const NAMES: EngineEventName[] = [
   'step:failed',
   'step:retried',
   'task:dispatched',
+  'schedule:fired',
+  'schedule:skipped',
 ]
 
 /** The diagnostics channel of each event, created once. */

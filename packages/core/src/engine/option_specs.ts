@@ -38,6 +38,7 @@ export const ENGINE_OPTIONS: OptionsSpec = {
     parkUnrunnableAfterMs: true,
     maxRecoveryAttempts: true,
     deadLetterWorkflow: true,
+    schedules: true,
     maxBatch: true,
     webhookUrl: true,
     eventRetentionMs: true,

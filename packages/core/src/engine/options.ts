@@ -18,6 +18,7 @@ import { assertIdentifier } from '../util/validate.ts'
 import { defaultLogger } from './default_logger.ts'
 import { ENGINE_OPTIONS } from './option_specs.ts'
 import { checkQueues, type QueueOptions } from './queue_registry.ts'
+import type { DeclaredSchedule } from './schedule_spec.ts'
 
 export interface EngineOptions {
   store: StateStore
@@ -81,6 +82,11 @@ export interface EngineOptions {
    * overrides it (`null` there: none). Default: none.
    */
   deadLetterWorkflow?: string
+  /**
+   * Schedules declared in code (docs/schedules.md): `[{ id, workflow, cron, … }]`, put in the
+   * store when this engine starts driving (only where the stored spec differs).
+   */
+  schedules?: readonly DeclaredSchedule[]
 }
 
 export interface ResolvedEngineOptions {
@@ -107,6 +113,7 @@ export interface ResolvedEngineOptions {
   queues: Readonly<Record<string, QueueOptions>>
   maxRecoveryAttempts: number
   deadLetterWorkflow: string | null
+  schedules: readonly DeclaredSchedule[]
 }
 
 export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOptions {
@@ -136,6 +143,7 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     queues: options.queues === undefined ? {} : checkQueues(options.queues),
     maxRecoveryAttempts: given(options.maxRecoveryAttempts, 5),
     deadLetterWorkflow: given(options.deadLetterWorkflow, null),
+    schedules: checkScheduleList(options.schedules),
     monotonic: monotonicOf(clock),
   }
   validate(resolved, options)
@@ -143,6 +151,16 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
 }
 
 const DEFAULT_LEASE_MS = 30_000
+
+/** An array (each entry is checked by the engine's schedule book). */
+function checkScheduleList(schedules: unknown): readonly DeclaredSchedule[] {
+  if (schedules === undefined) return []
+  if (!Array.isArray(schedules))
+    throw new InvalidArgumentError(
+      'schedules must be an array of { id, workflow, cron | everyMs, … }',
+    )
+  return schedules as readonly DeclaredSchedule[]
+}
 
 function given<T>(value: T | undefined, fallback: T): T {
   return value === undefined ? fallback : value

@@ -106,7 +106,7 @@ export class WorkflowRegistry {
   }
 }
 
-function normalizeVersion(version: string | number): string {
+export function normalizeVersion(version: string | number): string {
   if (typeof version === 'number' && !(Number.isFinite(version) && version >= 0))
     throw new InvalidArgumentError(
       `workflow version must be a string or a finite number >= 0, got ${String(version)}`,

@@ -32,6 +32,8 @@ export class StepNotRegisteredError extends defineError(ErrorCodes.STEP_NOT_REGI
 export class DuplicateStepError extends defineError(ErrorCodes.DUPLICATE_STEP) {}
 /** No run has this id. */
 export class RunNotFoundError extends defineError(ErrorCodes.RUN_NOT_FOUND) {}
+/** No schedule has this id. */
+export class ScheduleNotFoundError extends defineError(ErrorCodes.SCHEDULE_NOT_FOUND) {}
 /** The run has finished (any terminal status, `continued` too): no signal, no cancel. */
 export class RunTerminalError extends defineError(ErrorCodes.RUN_TERMINAL) {}
 /**

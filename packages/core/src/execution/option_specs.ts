@@ -31,6 +31,7 @@ export const WORKFLOW_OPTIONS: OptionsSpec = {
   known: optionNames<WorkflowOptions>({
     retry: true,
     deadLetterWorkflow: true,
+    schedule: true,
     executionTimeoutMs: true,
     searchAttributes: true,
     singleton: true,

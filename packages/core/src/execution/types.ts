@@ -6,6 +6,7 @@ import type { SearchAttributeUpsert } from '../contracts/search_attributes.ts'
 import type { StandardSchemaV1 } from '../contracts/standard_schema.ts'
 import type { TransactionHandle } from '../contracts/transactions.ts'
 import type { Duration } from '../util/duration.ts'
+import type { ScheduleSpec } from '../engine/schedule_spec.ts'
 
 /** What a step's function (local) or handler (registered) receives. */
 export interface StepContext {
@@ -314,6 +315,11 @@ export interface WorkflowOptions {
    */
   deadLetterWorkflow?: string | null
   /**
+   * A schedule starting runs of this workflow (docs/schedules.md): a ScheduleSpec without
+   * `workflow`; its id is the workflow's name unless given. Put when the engine drives.
+   */
+  schedule?: WorkflowSchedule
+  /**
    * Longest a run may live, from its creation (engine clock). When it runs out the run is
    * cancelled with E_WORKFLOW_TIMEOUT — while it executes (its steps' signals are aborted),
    * while it waits (it wakes for it), or when it is next claimed. Default: no limit.
@@ -423,3 +429,6 @@ export interface SingletonOptions<I = never> {
   /** `queue` only: at most this many queued runs per key; a start beyond is E_SINGLETON_FULL. */
   maxQueueDepth?: number
 }
+
+/** A workflow's own schedule (WorkflowOptions.schedule): its id defaults to the workflow's name. */
+export type WorkflowSchedule = Omit<ScheduleSpec, 'workflow'> & { id?: string }

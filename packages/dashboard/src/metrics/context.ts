@@ -11,6 +11,7 @@ export interface MetricsContext {
   /** Bounded label values (label_values.ts). */
   workflows: LabelValues
   steps: LabelValues
+  schedules: LabelValues
 }
 
 /** A group of metrics fed by engine events: `stop()` unsubscribes them. */

@@ -18,6 +18,7 @@ import type { MetricsContext } from './context.ts'
 import { LabelValues } from './label_values.ts'
 import { recoveryCounters } from './recovery_counters.ts'
 import { runCounters } from './run_counters.ts'
+import { scheduleMetrics } from './schedule_metrics.ts'
 import { stepMetrics } from './step_metrics.ts'
 
 export interface MetricsOptions {
@@ -33,6 +34,8 @@ export interface MetricsOptions {
   maxWorkflows?: number
   /** Distinct step label values before new ones become `_other`. Default 1000. */
   maxSteps?: number
+  /** Distinct schedule label values before new ones become `_other`. Default 200. */
+  maxSchedules?: number
 }
 
 export interface Metrics {
@@ -58,6 +61,7 @@ export function createMetrics(engine: Engine, options: MetricsOptions = {}): Met
     prefix,
     workflows: new LabelValues(number(options.maxWorkflows, 200, 'maxWorkflows', LABELS)),
     steps: new LabelValues(number(options.maxSteps, 1000, 'maxSteps', LABELS)),
+    schedules: new LabelValues(number(options.maxSchedules, 200, 'maxSchedules', LABELS)),
   }
   const backlog = {
     // 0: no caching (every scrape reads). The timeout is a timer's: at least 1 ms, at most
@@ -66,7 +70,13 @@ export function createMetrics(engine: Engine, options: MetricsOptions = {}): Met
     timeoutMs: number(options.backlogTimeoutMs, 5000, 'backlogTimeoutMs', NUMBER_RANGES.periodMs),
   }
   const before = new Set(registry.getMetricsAsArray().map((metric) => metric.name))
-  const stops = [runCounters(ctx), stepMetrics(ctx), recoveryCounters(ctx), taskCounters(ctx)]
+  const stops = [
+    runCounters(ctx),
+    stepMetrics(ctx),
+    recoveryCounters(ctx),
+    taskCounters(ctx),
+    scheduleMetrics(ctx),
+  ]
   backlogGauges(ctx, backlog)
   workerGauges(ctx, backlog)
   taskQueueGauges(ctx, backlog)

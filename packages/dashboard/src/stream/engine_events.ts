@@ -4,12 +4,17 @@
  */
 import { channels, type EngineEventName } from '@cairn/core'
 
+/** Events about one run (each names it): all but the schedules' own. */
+export type RunScopedEvent = Exclude<EngineEventName, `schedule:${string}`>
+
 const ALL_EVENTS = Object.keys(channels) as EngineEventName[]
 
+const isRunScoped = (name: EngineEventName): name is RunScopedEvent => !name.startsWith('schedule:')
+
 /** Events about a run as a whole (`run:*`). */
-export const RUN_EVENTS: readonly EngineEventName[] = ALL_EVENTS.filter((name) =>
+export const RUN_EVENTS: readonly RunScopedEvent[] = ALL_EVENTS.filter(isRunScoped).filter((name) =>
   name.startsWith('run:'),
 )
 
-/** Every event: each names the run it is about. */
-export const EVERY_EVENT: readonly EngineEventName[] = ALL_EVENTS
+/** Every event about a run: each names the run it is about. */
+export const EVERY_EVENT: readonly RunScopedEvent[] = ALL_EVENTS.filter(isRunScoped)

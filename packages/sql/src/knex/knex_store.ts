@@ -100,6 +100,18 @@ export class KnexStore implements StateStore {
     this.#opened('claimEventBatches').claimEventBatches(request)
   readonly deleteEventBatch: StateStore['deleteEventBatch'] = (workflow, key, id) =>
     this.#opened('deleteEventBatch').deleteEventBatch(workflow, key, id)
+  readonly putSchedule: StateStore['putSchedule'] = (put) =>
+    this.#opened('putSchedule').putSchedule(put)
+  readonly getSchedule: StateStore['getSchedule'] = (id) =>
+    this.#opened('getSchedule').getSchedule(id)
+  readonly listSchedules: StateStore['listSchedules'] = (query) =>
+    this.#opened('listSchedules').listSchedules(query)
+  readonly deleteSchedule: StateStore['deleteSchedule'] = (id) =>
+    this.#opened('deleteSchedule').deleteSchedule(id)
+  readonly claimDueSchedules: StateStore['claimDueSchedules'] = (request) =>
+    this.#opened('claimDueSchedules').claimDueSchedules(request)
+  readonly advanceSchedule: StateStore['advanceSchedule'] = (advance) =>
+    this.#opened('advanceSchedule').advanceSchedule(advance)
   readonly loadEvents: StateStore['loadEvents'] = (name, since) =>
     this.#opened('loadEvents').loadEvents(name, since)
   readonly loadEventWaits: StateStore['loadEventWaits'] = (name) =>
@@ -176,6 +188,12 @@ function neverOpened(kind: string, operation: string): Required<StateStore> {
     appendEvent: reject,
     claimEventBatches: reject,
     deleteEventBatch: reject,
+    putSchedule: reject,
+    getSchedule: reject,
+    listSchedules: reject,
+    deleteSchedule: reject,
+    claimDueSchedules: reject,
+    advanceSchedule: reject,
     loadEvents: reject,
     loadEventWaits: reject,
     removeEventWaits: reject,

@@ -183,6 +183,28 @@ CREATE TABLE `cairn_run_tags` (
   PRIMARY KEY (`tag`,`run_created_at`,`run_id`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
+CREATE TABLE `cairn_schedules` (
+  `id` varbinary(1020) NOT NULL,
+  `workflow` varbinary(1020) NOT NULL,
+  `version` varbinary(1020) DEFAULT NULL,
+  `spec` longtext NOT NULL,
+  `paused` tinyint(4) NOT NULL,
+  `next_at` bigint(20) DEFAULT NULL,
+  `last_window` bigint(20) DEFAULT NULL,
+  `last_run_id` varbinary(1020) DEFAULT NULL,
+  `buffered_window` bigint(20) DEFAULT NULL,
+  `fired` bigint(20) NOT NULL,
+  `skipped` bigint(20) NOT NULL,
+  `revision` bigint(20) NOT NULL,
+  `created_at` bigint(20) NOT NULL,
+  `updated_at` bigint(20) NOT NULL,
+  `lease_owner` varbinary(1020) DEFAULT NULL,
+  `lease_until` bigint(20) DEFAULT NULL,
+  PRIMARY KEY (`id`),
+  KEY `cairn_schedules_due` (`paused`,`next_at`,`id`,`workflow`),
+  CONSTRAINT `cairn_schedules_paused` CHECK (`paused` in (0,1))
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
 CREATE TABLE `cairn_schema` (
   `id` int(11) NOT NULL CHECK (`id` = 1),
   `revision` int(11) NOT NULL,

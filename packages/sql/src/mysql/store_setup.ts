@@ -1,6 +1,7 @@
 /** Everything a MySQL/MariaDB store is made of, from its options or from a pool set up elsewhere. */
 import { lockedBatchClaims } from '../shared/locked_batch_claims.ts'
 import { lockedClaims } from '../shared/locked_claims.ts'
+import { lockedScheduleClaims } from '../shared/locked_schedule_claims.ts'
 import { LockedWaveWriter } from '../shared/locked_wave_writer.ts'
 import type { SqlStoreParts } from '../shared/sql_store.ts'
 import { qualifiedTables } from '../shared/tables.ts'
@@ -18,9 +19,9 @@ export function mysqlSetup(options: MysqlStoreOptions): SqlStoreParts {
 /**
  * The portable writers of shared/: MySQL has no RETURNING on UPDATE and no data-modifying
  * CTEs, so a wave is a locking read of its runs and checkpoints, decisions in JavaScript, and
- * one fenced multi-row write per kind (locked_wave_writer.ts); a claim (of runs or of event
- * accumulators) is a SKIP LOCKED locking read and an UPDATE by key (locked_claims.ts,
- * locked_batch_claims.ts).
+ * one fenced multi-row write per kind (locked_wave_writer.ts); a claim (of runs, of event
+ * accumulators or of schedules) is a SKIP LOCKED locking read and an UPDATE by key
+ * (locked_claims.ts, locked_batch_claims.ts, locked_schedule_claims.ts).
  *
  * Over a driver already set up; `database` must be valid (options.ts).
  */
@@ -33,6 +34,7 @@ export function mysqlOnPool(pool: MysqlPool, database: string): SqlStoreParts {
     writer: new LockedWaveWriter(context),
     claims: lockedClaims,
     batchClaims: lockedBatchClaims,
+    scheduleClaims: lockedScheduleClaims,
     migrations,
   }
 }

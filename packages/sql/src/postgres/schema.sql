@@ -148,6 +148,25 @@ CREATE TABLE cairn_runs (
   recoveries integer NOT NULL DEFAULT 0
 );
 
+CREATE TABLE cairn_schedules (
+  id text COLLATE "C" NOT NULL,
+  workflow text COLLATE "C" NOT NULL,
+  version text COLLATE "C",
+  spec text NOT NULL,
+  paused boolean NOT NULL,
+  next_at bigint,
+  last_window bigint,
+  last_run_id text COLLATE "C",
+  buffered_window bigint,
+  fired bigint NOT NULL,
+  skipped bigint NOT NULL,
+  revision bigint NOT NULL,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL,
+  lease_owner text,
+  lease_until bigint
+);
+
 CREATE TABLE cairn_schema (
   id integer NOT NULL,
   revision integer NOT NULL
@@ -199,6 +218,8 @@ ALTER TABLE cairn_runs ADD CONSTRAINT cairn_runs_pkey PRIMARY KEY (key);
 
 ALTER TABLE cairn_runs ADD CONSTRAINT cairn_runs_running_leased CHECK (((status <> 'running'::text) OR (available_at IS NOT NULL)));
 
+ALTER TABLE cairn_schedules ADD CONSTRAINT cairn_schedules_pkey PRIMARY KEY (id);
+
 ALTER TABLE cairn_schema ADD CONSTRAINT cairn_schema_id_check CHECK ((id = 1));
 
 ALTER TABLE cairn_schema ADD CONSTRAINT cairn_schema_pkey PRIMARY KEY (id);
@@ -236,6 +257,8 @@ CREATE INDEX cairn_runs_priority ON cairn_runs USING btree (priority, available_
 CREATE INDEX cairn_runs_status_created ON cairn_runs USING btree (status, created_at DESC, id DESC);
 
 CREATE INDEX cairn_runs_workflow_created ON cairn_runs USING btree (workflow, created_at DESC, id DESC);
+
+CREATE INDEX cairn_schedules_due ON cairn_schedules USING btree (next_at, id, workflow) WHERE ((NOT paused) AND (next_at IS NOT NULL));
 
 CREATE INDEX cairn_search_attributes_number ON cairn_search_attributes USING btree (name, type, number_value, run_key);
 

@@ -10,6 +10,7 @@ import { resolveOptions, type PostgresStoreOptions } from './options.ts'
 import type { PgPool } from './pg_pool.ts'
 import { setUpPool } from './pool_setup.ts'
 import { wakeChannel } from './wake_channel.ts'
+import { postgresScheduleClaims } from './schedule_claims.ts'
 import { PostgresWaveWriter } from './wave_writer.ts'
 
 export interface PostgresSetup {
@@ -44,6 +45,7 @@ export function postgresOnPool(
     writer: new PostgresWaveWriter(tables, channel),
     claims: postgresClaims,
     batchClaims: postgresBatchClaims,
+    scheduleClaims: postgresScheduleClaims,
     migrations,
     // Delivered on commit, like the NOTIFY of a batch (wave_statement.ts): same channel, payload.
     wakeStatement: (at) => ({ text: 'SELECT pg_notify($1, $2)', values: [channel, String(at)] }),

@@ -10,8 +10,10 @@ import type {
   CheckpointRecord,
   ClaimEventBatchesRequest,
   ClaimedEventBatches,
+  ClaimedSchedules,
   ClaimRequest,
   ClaimResult,
+  ClaimSchedulesRequest,
   EventAppend,
   EventBatchAdd,
   EventPruning,
@@ -35,6 +37,11 @@ import type {
   RunBacklog,
   RunPage,
   RunRecord,
+  ScheduleAdvance,
+  ScheduleAdvanceResult,
+  ScheduleListQuery,
+  SchedulePut,
+  ScheduleRecord,
   SearchAttributes,
   StateStore,
   StoreOp,
@@ -62,6 +69,15 @@ import { promoteQueued } from './admission_sweep.ts'
 import { admissionKeys } from './admission_keys.ts'
 import { grantQueueSlots, queueStats } from './queue_calls.ts'
 import { withRetries } from './retry.ts'
+import {
+  advanceSchedule,
+  claimDueSchedules,
+  deleteSchedule,
+  getSchedule,
+  listSchedules,
+  putSchedule,
+  type ScheduleClaimWriter,
+} from './schedules.ts'
 
 export interface SqlStoreParts extends BatchContext {
   /** The store's `kind`, first word of its error messages. */
@@ -69,6 +85,8 @@ export interface SqlStoreParts extends BatchContext {
   claims: ClaimWriter
   /** How claimEventBatches takes due accumulators. */
   batchClaims: EventBatchClaimWriter
+  /** How claimDueSchedules leases due schedules. */
+  scheduleClaims: ScheduleClaimWriter
   migrations: readonly Migration[]
   /**
    * A statement publishing a wake-up hint on commit, for writes outside applyBatch that make a
@@ -199,6 +217,32 @@ export class SqlStore implements StateStore {
     return this.#call('deleteEventBatch', true, () =>
       deleteEventBatch(this.parts, workflow, key, id),
     )
+  }
+
+  putSchedule(put: SchedulePut): Promise<ScheduleRecord> {
+    return this.#call('putSchedule', true, () => putSchedule(this.parts, put))
+  }
+
+  getSchedule(id: string): Promise<ScheduleRecord | null> {
+    return this.#call('getSchedule', false, () => getSchedule(this.parts, id))
+  }
+
+  listSchedules(query: ScheduleListQuery): Promise<ScheduleRecord[]> {
+    return this.#call('listSchedules', false, () => listSchedules(this.parts, query))
+  }
+
+  deleteSchedule(id: string): Promise<boolean> {
+    return this.#call('deleteSchedule', true, () => deleteSchedule(this.parts, id))
+  }
+
+  claimDueSchedules(request: ClaimSchedulesRequest): Promise<ClaimedSchedules> {
+    return this.#call('claimDueSchedules', true, () =>
+      claimDueSchedules(this.parts, this.parts.scheduleClaims, request),
+    )
+  }
+
+  advanceSchedule(advance: ScheduleAdvance): Promise<ScheduleAdvanceResult> {
+    return this.#call('advanceSchedule', true, () => advanceSchedule(this.parts, advance))
   }
 
   loadEvents(name: string, since: number): Promise<EventRecord[]> {

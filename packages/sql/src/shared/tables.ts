@@ -33,6 +33,8 @@ export interface Tables {
   eventBatches: string
   /** An accumulator's payloads, numbered in append order (migration 17). */
   eventBatchItems: string
+  /** Schedules: one row per schedule, its spec, firing state and claim lease (migration 19). */
+  schedules: string
   /** The one-row schema revision marker. */
   marker: string
 }
@@ -55,6 +57,7 @@ export function qualifiedTables(dialect: SqlDialect, schema: string): Tables {
     queueGrantLog: qualify('cairn_queue_grant_log'),
     eventBatches: qualify('cairn_event_batches'),
     eventBatchItems: qualify('cairn_event_batch_items'),
+    schedules: qualify('cairn_schedules'),
     marker: qualify('cairn_schema'),
   }
 }

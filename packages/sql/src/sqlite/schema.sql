@@ -138,6 +138,25 @@ CREATE TABLE cairn_runs (
   CHECK (status <> 'running' OR available_at IS NOT NULL)
 ) STRICT;
 
+CREATE TABLE cairn_schedules (
+  id TEXT NOT NULL PRIMARY KEY,
+  workflow TEXT NOT NULL,
+  version TEXT,
+  spec TEXT NOT NULL,
+  paused INTEGER NOT NULL CHECK (paused IN (0, 1)),
+  next_at INTEGER,
+  last_window INTEGER,
+  last_run_id TEXT,
+  buffered_window INTEGER,
+  fired INTEGER NOT NULL,
+  skipped INTEGER NOT NULL,
+  revision INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  lease_owner TEXT,
+  lease_until INTEGER
+) STRICT;
+
 CREATE TABLE cairn_schema (
   id INTEGER PRIMARY KEY CHECK (id = 1),
   revision INTEGER NOT NULL
@@ -193,6 +212,9 @@ CREATE INDEX cairn_runs_priority ON cairn_runs (priority, available_at, workflow
 CREATE INDEX cairn_runs_status_created ON cairn_runs (status, created_at DESC, id DESC);
 
 CREATE INDEX cairn_runs_workflow_created ON cairn_runs (workflow, created_at DESC, id DESC);
+
+CREATE INDEX cairn_schedules_due ON cairn_schedules (next_at, id, workflow)
+  WHERE NOT paused AND next_at IS NOT NULL;
 
 CREATE INDEX cairn_search_attributes_number ON cairn_search_attributes (name, type, number_value, run_key);
 

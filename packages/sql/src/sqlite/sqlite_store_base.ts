@@ -11,20 +11,27 @@ import {
   checkBacklogTime,
   checkCheckpointQueue,
   checkClaimEventBatches,
+  checkClaimSchedules,
   checkEventBatchAdds,
   checkEventBatchRef,
   checkFinishOp,
   checkPromoteKeys,
   checkQueueNames,
   checkRequeueRequest,
+  checkScheduleAdvance,
+  checkScheduleId,
+  checkScheduleList,
+  checkSchedulePut,
 } from '@cairn/core/store-kit'
 import type {
   CheckpointPage,
   CheckpointRecord,
   ClaimEventBatchesRequest,
   ClaimedEventBatches,
+  ClaimedSchedules,
   ClaimRequest,
   ClaimResult,
+  ClaimSchedulesRequest,
   EventAppend,
   EventBatchAdd,
   EventPruning,
@@ -48,6 +55,11 @@ import type {
   RunBacklog,
   RunPage,
   RunRecord,
+  ScheduleAdvance,
+  ScheduleAdvanceResult,
+  ScheduleListQuery,
+  SchedulePut,
+  ScheduleRecord,
   SearchAttributes,
   SlotGrant,
   StateStore,
@@ -59,6 +71,15 @@ import { CallGate } from '../shared/call_gate.ts'
 import { claimRuns } from './claim_runs.ts'
 import { appendEvent, loadEventWaits, loadEvents, removeEventWaits } from './ops/event_ops.ts'
 import { claimBatches, deleteBatch, nextBatchAt } from './ops/event_batches.ts'
+import {
+  advanceSchedule,
+  claimSchedules,
+  deleteSchedule,
+  getSchedule,
+  listSchedules,
+  nextScheduleAt,
+  putSchedule,
+} from './ops/schedules.ts'
 import { facetRuns } from './facet_runs.ts'
 import { listRuns } from './list_runs.ts'
 import { loadSearchAttributes } from './load_attributes.ts'
@@ -253,6 +274,52 @@ export abstract class SqliteStoreBase implements StateStore {
     return this.call('deleteEventBatch', (c) => {
       checkEventBatchRef(workflow, key, id)
       return inTransaction(c, () => deleteBatch(c.s, workflow, key, id))
+    })
+  }
+
+  putSchedule(put: SchedulePut): Promise<ScheduleRecord> {
+    return this.call('putSchedule', (c) => {
+      checkSchedulePut(put) // refused before anything is written
+      return inTransaction(c, () => putSchedule(c.s, put))
+    })
+  }
+
+  getSchedule(id: string): Promise<ScheduleRecord | null> {
+    return this.call('getSchedule', ({ s }) => {
+      checkScheduleId(id, 'getSchedule')
+      return getSchedule(s, id)
+    })
+  }
+
+  listSchedules(query: ScheduleListQuery): Promise<ScheduleRecord[]> {
+    return this.call('listSchedules', ({ s }) => listSchedules(s, checkScheduleList(query)))
+  }
+
+  deleteSchedule(id: string): Promise<boolean> {
+    return this.call('deleteSchedule', (c) => {
+      checkScheduleId(id, 'deleteSchedule')
+      return inTransaction(c, () => deleteSchedule(c.s, id))
+    })
+  }
+
+  /**
+   * Most calls find nothing due: one read answers them (the earliest next_at of the
+   * claimer's workflows is later than now), without taking the write lock. Else one
+   * transaction (ops/schedules.ts).
+   */
+  claimDueSchedules(request: ClaimSchedulesRequest): Promise<ClaimedSchedules> {
+    return this.call('claimDueSchedules', (c) => {
+      checkClaimSchedules(request)
+      const next = nextScheduleAt(c.s, request.workflows)
+      if (next === null || next > request.now) return { claimed: [], nextAt: next }
+      return inTransaction(c, () => claimSchedules(c.s, request))
+    })
+  }
+
+  advanceSchedule(advance: ScheduleAdvance): Promise<ScheduleAdvanceResult> {
+    return this.call('advanceSchedule', (c) => {
+      checkScheduleAdvance(advance)
+      return inTransaction(c, () => advanceSchedule(c.s, advance))
     })
   }
 

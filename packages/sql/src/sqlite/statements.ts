@@ -17,6 +17,7 @@ import { TERMINAL_STATUSES } from '../shared/op_columns.ts'
 import { ADMISSION_SQL } from './admission_statements.ts'
 import { QUEUE_SQL } from './queue_statements.ts'
 import { EVENT_BATCH_SQL } from './event_batch_statements.ts'
+import { SCHEDULE_ARRAY_ROWS, SCHEDULE_SQL } from './schedule_statements.ts'
 
 /** Appended to a run UPDATE: the write applies only under the current lease. */
 const FENCED = `WHERE id = ? AND lease_epoch = ? AND status = 'running'`
@@ -129,6 +130,7 @@ const SQL = {
   ...ADMISSION_SQL,
   ...QUEUE_SQL,
   ...EVENT_BATCH_SQL,
+  ...SCHEDULE_SQL,
 } as const
 
 export type Statements = { readonly [K in keyof typeof SQL]: SqliteStatement } & {
@@ -150,6 +152,7 @@ const ARRAY_ROWS: ReadonlySet<string> = new Set([
   'dueBatches',
   'batchItems',
   'nextBatchAt',
+  ...SCHEDULE_ARRAY_ROWS,
 ])
 
 export function prepareStatements(db: SqliteDatabase, tx: TransactionStatements): Statements {

@@ -17,6 +17,13 @@ import type {
   EventBatchAdd,
   ClaimEventBatchesRequest,
   ClaimedEventBatches,
+  ClaimedSchedules,
+  ClaimSchedulesRequest,
+  ScheduleAdvance,
+  ScheduleAdvanceResult,
+  ScheduleListQuery,
+  SchedulePut,
+  ScheduleRecord,
   EventRecord,
   EventWaitRecord,
   EventWaitRef,
@@ -47,6 +54,13 @@ import { backlog } from './backlog.ts'
 import { claimRuns, reclaimOwned } from './claims.ts'
 import { appendEvent, loadEventWaits, loadEvents, removeEventWaits } from './event_ops.ts'
 import { checkClaimEventBatches, checkEventBatchRef } from '../event_batch_rules.ts'
+import {
+  checkClaimSchedules,
+  checkScheduleAdvance,
+  checkScheduleId,
+  checkScheduleList,
+  checkSchedulePut,
+} from '../schedule_rules.ts'
 import { parkUnrunnable, unpark } from './parking.ts'
 import { facetRuns } from './facets.ts'
 import {
@@ -168,6 +182,32 @@ export class MemoryStore implements StateStore {
   async deleteEventBatch(workflow: string, key: string, id: string): Promise<boolean> {
     checkEventBatchRef(workflow, key, id)
     return this.#state.eventBatches.delete(workflow, key, id)
+  }
+
+  async putSchedule(put: SchedulePut): Promise<ScheduleRecord> {
+    return this.#state.schedules.put(checkSchedulePut(put))
+  }
+
+  async getSchedule(id: string): Promise<ScheduleRecord | null> {
+    checkScheduleId(id, 'getSchedule')
+    return this.#state.schedules.get(id)
+  }
+
+  async listSchedules(query: ScheduleListQuery): Promise<ScheduleRecord[]> {
+    return this.#state.schedules.list(checkScheduleList(query))
+  }
+
+  async deleteSchedule(id: string): Promise<boolean> {
+    checkScheduleId(id, 'deleteSchedule')
+    return this.#state.schedules.delete(id)
+  }
+
+  async claimDueSchedules(request: ClaimSchedulesRequest): Promise<ClaimedSchedules> {
+    return this.#state.schedules.claim(checkClaimSchedules(request))
+  }
+
+  async advanceSchedule(advance: ScheduleAdvance): Promise<ScheduleAdvanceResult> {
+    return this.#state.schedules.advance(checkScheduleAdvance(advance))
   }
 
   async loadEvents(name: string, since: number): Promise<EventRecord[]> {

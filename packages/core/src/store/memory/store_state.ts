@@ -2,6 +2,7 @@ import type { RunRecord } from '../../contracts/index.ts'
 import { AdmissionIndex } from './admissions.ts'
 import { ClaimIndex } from './claim_index.ts'
 import { EventBatches } from './event_batches.ts'
+import { Schedules } from './schedules.ts'
 import { EventState } from './event_state.ts'
 import { QueueIndex } from './queues.ts'
 import { RunListing } from './run_listing.ts'
@@ -18,6 +19,7 @@ export class StoreState {
   readonly events = new EventState()
   /** Event accumulators (onEvent `batch`). */
   readonly eventBatches = new EventBatches()
+  readonly schedules = new Schedules()
   /** Singleton keys and their live runs (admissions.ts). */
   readonly admissions = new AdmissionIndex()
   /** Named queues and their items (queues.ts). */

@@ -16,6 +16,7 @@ import { queueRates } from './015_queue_rates.ts'
 import { runQueue } from './016_run_queue.ts'
 import { eventBatches } from './017_event_batches.ts'
 import { recoveries } from './018_recoveries.ts'
+import { schedules } from './019_schedules.ts'
 import type { Migration } from './migration.ts'
 
 export type { Migration } from './migration.ts'
@@ -40,6 +41,7 @@ export const migrations: readonly Migration[] = [
   runQueue,
   eventBatches,
   recoveries,
+  schedules,
 ]
 
 export const latestRevision = migrations.length

@@ -1,0 +1,138 @@
+// The Schedules page: the schedules in the store (GET api/schedules), one row per schedule in
+// id order — its workflow, when it fires (cron and time zone, or every N), overlap policy,
+// paused, its next firings, the last run it started (a link, with its status), windows fired
+// and skipped — with Pause / Resume / Trigger buttons, refreshed every 5 s while open.
+// `#/schedules?after=<id>`: the page's place is in the address.
+import { get } from './api.js'
+import { h } from './dom.js'
+import { formatTime } from './format.js'
+import { liveTableView, textTable } from './live_table.js'
+import { runHref, schedulesHref } from './router.js'
+import { scheduleActions, scheduleActionsNote } from './schedule_actions.js'
+import { notice, statusBadge } from './widgets.js'
+
+const PAGE_SIZE = 50
+/** Next firings shown per schedule (the API gives up to 5). */
+const UPCOMING_SHOWN = 3
+const COLUMNS = [
+  'Schedule',
+  'Workflow',
+  'When',
+  'Overlap',
+  'Paused',
+  'Next firings',
+  'Last run',
+  'Fired',
+  'Skipped',
+]
+
+/** The schedules view: `{ element, dispose() }`. */
+export function schedulesView(route) {
+  const after = route.query.get('after') ?? ''
+  const view = liveTableView({
+    className: 'view-schedules',
+    title: 'Schedules',
+    hint: 'Schedules start runs of a workflow on a cron pattern or every fixed period, exactly once per window, from whichever engine drives it. Skipped windows were passed over (the previous run still open, missed beyond the catch-up, or refused). Trigger starts one run now, outside the windows.',
+    loading: 'Loading schedules…',
+    failure: 'Could not list the schedules',
+    load: async () => {
+      const params = new URLSearchParams({ limit: String(PAGE_SIZE) })
+      if (after !== '') params.set('after', after)
+      const { schedules, nextAfter } = await get('schedules', params)
+      const note = scheduleActionsNote()
+      const withActions = note === null
+      const table =
+        schedules.length === 0
+          ? notice(
+              after === ''
+                ? 'No schedules (engine.schedule, the engine’s schedules option, or a workflow’s schedule).'
+                : 'No more schedules.',
+            )
+          : textTable(
+              'schedules-table',
+              'Schedules',
+              withActions ? [...COLUMNS, 'Actions'] : COLUMNS,
+              schedules.map((s) => row(s, withActions)),
+            )
+      return [
+        note === null ? null : h('p', { class: 'muted', text: note }),
+        table,
+        pager(after, nextAfter),
+      ]
+    },
+  })
+  const row = (s, withActions) => {
+    const cells = [
+      h('span', { class: 'mono', text: s.id }),
+      s.version === null ? s.workflow : `${s.workflow}@${s.version}`,
+      when(s),
+      s.overlap,
+      s.paused ? 'paused' : 'no',
+      upcoming(s),
+      lastRun(s),
+      String(s.fired),
+      String(s.skipped),
+    ]
+    return withActions ? [...cells, scheduleActions(s, (key) => view.refresh(key))] : cells
+  }
+  return view
+}
+
+/** `0 2 * * * (Europe/Paris)`, or `every 5 min`. */
+function when(s) {
+  if (s.cron !== null)
+    return h('span', { class: 'mono', text: `${s.cron} (${s.timezone ?? 'UTC'})` })
+  return `every ${period(s.everyMs)}`
+}
+
+function period(ms) {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`
+  if (ms % 60_000 === 0) return `${ms / 60_000} min`
+  if (ms % 1000 === 0) return `${ms / 1000} s`
+  return `${ms} ms`
+}
+
+function upcoming(s) {
+  if (s.paused) return '—'
+  if (s.upcoming.length === 0) return 'none (ended)'
+  return h(
+    'ul',
+    { class: 'plain-list' },
+    s.upcoming
+      .slice(0, UPCOMING_SHOWN)
+      .map((at) => h('li', { class: 'nowrap', text: formatTime(at) })),
+  )
+}
+
+function lastRun(s) {
+  if (s.lastRunId === null) return '—'
+  const link = h('a', {
+    href: runHref(s.lastRunId),
+    class: 'mono',
+    text: s.lastRunId,
+    'aria-label': `Last run of ${s.id}: ${s.lastRunId}`,
+  })
+  return [
+    link,
+    ' ',
+    s.lastRun === null
+      ? h('span', { class: 'muted', text: '(gone)' })
+      : statusBadge(s.lastRun.status),
+  ]
+}
+
+/** Links to the first page (when not on it) and the next one (when there is one). */
+function pager(after, nextAfter) {
+  return h(
+    'nav',
+    { class: 'pager', 'aria-label': 'Pages of schedules' },
+    after === '' ? null : h('a', { class: 'button', href: schedulesHref(), text: 'First page' }),
+    nextAfter === null
+      ? null
+      : h('a', {
+          class: 'button',
+          href: schedulesHref(new URLSearchParams({ after: nextAfter })),
+          text: 'Next page',
+        }),
+  )
+}
