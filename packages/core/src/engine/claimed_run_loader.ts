@@ -2,7 +2,8 @@
  * What a claimed run needs before its turn starts: its history and inbox (read only where the
  * claim cannot rule them out: claimed_run_state.ts), and the checks a run with no history yet
  * must pass — a successor waits for its predecessor to have continued to it (and takes its
- * signals), a child never starts after its parent was cancelled. A run that fails a check has
+ * signals), a dead letter for its run to have failed or died, a child never starts after its
+ * parent was cancelled. A run that fails a check has
  * been dealt with (handed back, or ended) and does not start.
  */
 import { timelineRecords } from './views.ts'
@@ -14,6 +15,7 @@ import type { Committer } from './committer.ts'
 import type { ResolvedEngineOptions } from './options.ts'
 import { parentAllowsStart } from './parent_check.ts'
 import { SuccessorCheck } from './successor_check.ts'
+import { deadLetterMayRun } from './dead_letter_check.ts'
 import type { UnstartedCancelDeps } from './unstarted_cancel.ts'
 
 export interface LoadedRun {
@@ -56,6 +58,8 @@ export async function loadClaimedRun(
     if (!(await deps.successors.check(run))) return null
     messages = await store.loadInbox(run.id)
   }
+  // A dead letter's first step waits for its run to have ended failed or dead.
+  if (unstarted && !(await deadLetterMayRun(deps.unstarted, run))) return null
   // A child's first step waits for nothing, but never follows its parent's cancel.
   if (unstarted && isChild(run) && !(await parentAllowsStart(deps.unstarted, run))) return null
   return { history: new History(records), inbox: new Inbox(messages, run.inboxSeq) }

@@ -1,16 +1,21 @@
 /**
  * Dead letters: a run that ends `dead` or `failed` starts its dead-letter workflow as
- * `dlq:<runId>` with a DeadLetter input. The create goes in the same store batch as the
- * ending, before it (one transaction: applyBatch), idempotent by its id — so a crash between
- * decision and write loses neither, and a retried ending finds the dead letter `exists`.
+ * `dlq:<runId>` with a DeadLetter input. The create goes in the ending's batch, before it,
+ * idempotent by its id — so a crash loses neither, and a retried ending finds the letter
+ * `exists`. Each op of a batch applies on its own (and a batch may be split), so a letter may
+ * exist while its run's ending was refused or is not written yet: before its first step the
+ * letter looks at its run, and runs only once that run ended failed or dead
+ * (dead_letter_check.ts).
  *
  * Which workflow: the ending run's own `deadLetterWorkflow` option (null: none), else the
  * engine's. None for a run that is itself a dead letter (`dlq:` id) or of the dead-letter
  * workflow: a failing handler must not feed itself.
  */
+import { createHash } from 'node:crypto'
 import type { Codec, SerializedError } from '../contracts/codec.ts'
+import { MAX_ID_LENGTH } from '../util/validate.ts'
 import type { RunRecord } from '../contracts/records.ts'
-import type { CreateRunOp } from '../contracts/state_store.ts'
+import type { CreateRunOp, OpResult } from '../contracts/state_store.ts'
 import type { Logger } from '../contracts/logger.ts'
 import { admissionOf } from './admission_of.ts'
 import type { RegisteredWorkflow, WorkflowRegistry } from './registry.ts'
@@ -34,8 +39,16 @@ export interface DeadLetter {
 
 const PREFIX = 'dlq:'
 
+/** `dlq:<runId>`, or `dlq:<sha256 of runId>` when that would pass the 255 of a run id. */
 export function deadLetterRunId(runId: string): string {
-  return `${PREFIX}${runId}`
+  const id = `${PREFIX}${runId}`
+  if (id.length <= MAX_ID_LENGTH) return id
+  return `${PREFIX}${createHash('sha256').update(runId).digest('hex')}`
+}
+
+/** Whether `runId` is a dead letter's (the `dlq:` prefix is Cairn's). */
+export function isDeadLetterRunId(runId: string): boolean {
+  return runId.startsWith(PREFIX)
 }
 
 export interface DeadLetterDeps {
@@ -131,4 +144,22 @@ function encodeLetter(
   } catch (cause) {
     return codec.encode({ ...base, inputOmitted: String(cause) })
   }
+}
+
+/**
+ * What the create of a letter came to: true when it made the letter (the engine looks for work
+ * at once). A letter its workflow's singleton refused (a full key that rejects) is lost: said
+ * at `error`, with the run it was for.
+ */
+export function letterCreated(
+  logger: Logger,
+  letter: CreateRunOp,
+  result: OpResult | undefined,
+): boolean {
+  if (result?.status === 'full')
+    logger.error(
+      { runId: letter.run.id, deadLetterWorkflow: letter.run.workflow, key: result.key },
+      "cairn: a dead letter was refused by its workflow's singleton key; its run has none",
+    )
+  return result?.status === 'applied'
 }

@@ -18,7 +18,7 @@ import { RunDeadError } from '../errors/index.ts'
 import { childOutcomeMessage } from '../execution/child_outcome.ts'
 import { encodeError } from '../execution/outcome.ts'
 import type { Committer } from './committer.ts'
-import { deadLetterCreate, type DeadLetterDeps } from './dead_letters.ts'
+import { deadLetterCreate, letterCreated, type DeadLetterDeps } from './dead_letters.ts'
 import type { EventHub } from './events.ts'
 import type { ResolvedEngineOptions } from './options.ts'
 import type { RunWaiters } from './run_waiters.ts'
@@ -55,7 +55,10 @@ export async function endDead(deps: DeadRunDeps, run: RunRecord): Promise<void> 
     return
   }
   const ended = results[results.length - 1] as OpResult
-  if (ended.status !== 'applied') return // another holder or a cancel got there first
+  if (letter !== null && letterCreated(logger, letter, results[0])) deps.wake(now)
+  // Another holder or a cancel got there first (a letter made meanwhile waits for the run's
+  // real ending: dead_letter_check.ts).
+  if (ended.status !== 'applied') return
   const deadLetterRunId = letter === null ? null : letter.run.id
   logger.error(
     { runId: run.id, workflow: run.workflow, recoveries: run.recoveries, deadLetterRunId },

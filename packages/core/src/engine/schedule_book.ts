@@ -57,8 +57,13 @@ export class ScheduleBook {
     const { id, ...spec } = declared as DeclaredSchedule
     checkId(id)
     checkSchedule(id, spec, this.#deps.options.codec, this.#deps.options.clock.now())
-    if (this.#declared.has(id))
-      throw new InvalidArgumentError(`schedule "${id}" is declared twice`, { details: { id } })
+    // Another version of the same workflow declaring it again: the newest declaration stands.
+    const before = this.#declared.get(id)
+    if (before !== undefined && before.workflow !== spec.workflow)
+      throw new InvalidArgumentError(
+        `schedule "${id}" is declared twice (for "${before.workflow}" and "${spec.workflow}")`,
+        { details: { id } },
+      )
     return declared as DeclaredSchedule
   }
 
@@ -110,6 +115,8 @@ export class ScheduleBook {
   /** Pause (no window fires) or resume (windows count from now). */
   async setPaused(id: string, paused: boolean): Promise<ScheduleInfo> {
     const record = await this.#existing(id)
+    // Already so: nothing to write (a resume of a running schedule must not drop a buffered window).
+    if (record.paused === paused) return toScheduleInfo(record, this.#now())
     const spec = decodeStoredSpec(record.spec)
     const now = this.#now()
     const stored = await this.#deps.options.store.putSchedule({
@@ -169,12 +176,11 @@ export class ScheduleBook {
     const text = encodeStoredSpec(fresh)
     if (existing !== null && how.declared && sameDeclaration(existing, checked, text))
       return existing
-    const moved = old === null || timingChanged(old, fresh)
-    // A declaration keeps an operator's pause; an explicit put says what it wants.
-    const paused =
-      existing !== null && how.declared && spec.paused === undefined
-        ? existing.paused
-        : checked.paused
+    // A declaration never changes an existing schedule's pause (an operator's call); an
+    // explicit put says what it wants. Un-pausing counts windows from now, as a resume does.
+    const paused = existing !== null && how.declared ? existing.paused : checked.paused
+    const moved =
+      old === null || timingChanged(old, fresh) || (existing?.paused === true && !paused)
     const after = moved || existing === null ? now : windowsAfter(existing)
     const stored = await store.putSchedule({
       id,

@@ -2,23 +2,25 @@
  * Fires due schedules on every driving engine (docs/design/schedules.md): claims them from the
  * store (StateStore.claimDueSchedules: each goes to one engine per lease), starts each due
  * window's run under its deterministic id `sch:<scheduleId>:<ISO time>` through the overlap
- * policy, then advances the schedule (fenced by its lease and revision).
+ * policy (schedule_window_start.ts), then advances the schedule (fenced by its lease and
+ * revision).
  *
  * Exactly once per window: a crash between the starts and the advance leaves the lease to
- * lapse; the next claimer computes the same windows, and their starts find the runs existing.
- * A start that fails for a reason a later try can mend (the store, a workflow or queue this
- * engine lacks, an input function declared elsewhere) abandons the firing the same way.
+ * lapse; the next claimer computes the same windows, and finds their runs existing. A start
+ * that fails for a reason a later try can mend abandons the firing to its lease. A schedule
+ * whose input function this engine lacks (declared in another process) is released at once and
+ * its workflow left out of this engine's claims for a lease length, for an engine that has it.
  */
 import type { ScheduleRecord } from '../contracts/schedules.ts'
-import { isTerminalStatus } from '../store/run_statuses.ts'
 import { CairnError, ErrorCodes } from '../errors/index.ts'
 import { MAX_CLAIM_WORKFLOWS } from '../store/event_batch_rules.ts'
 import { DueLoop, type PassResult } from './due_loop.ts'
 import type { ResolvedEngineOptions } from './options.ts'
-import { decodeStoredSpec, type ScheduleFiring, type StoredScheduleSpec } from './schedule_spec.ts'
-import { dueWindows, ScheduleTimes, windowsAfter } from './schedule_windows.ts'
 import type { ScheduleEventSink } from './schedule_events.ts'
-import { windowRunId } from './schedule_ids.ts'
+import { openRunOf } from './schedule_overlap.ts'
+import { decodeStoredSpec, type ScheduleFiring, type StoredScheduleSpec } from './schedule_spec.ts'
+import { Abandon, startWindow, type WindowStartDeps } from './schedule_window_start.ts'
+import { dueWindows, ScheduleTimes, windowsAfter } from './schedule_windows.ts'
 
 /** Schedules one claim takes. */
 const CLAIM_LIMIT = 20
@@ -30,20 +32,13 @@ const CLAIM_LIMIT = 20
 const HELD_RECHECK_MS = 1_000
 /** A window buffered by `bufferOne` looks at its previous run again this often. */
 export const BUFFER_RECHECK_MS = 1_000
-/** Start failures a later firing can mend: the firing is abandoned, its lease lapses. */
-const MENDABLE: ReadonlySet<string> = new Set([
-  ErrorCodes.STORE_FAILURE,
-  ErrorCodes.ENGINE_STOPPED,
-  ErrorCodes.WORKFLOW_NOT_REGISTERED,
-  ErrorCodes.QUEUE_NOT_REGISTERED,
-])
 
 export interface ScheduleFirerDeps {
   options: ResolvedEngineOptions
   /** The workflows this engine registers: it claims only their schedules. */
   workflows(): readonly string[]
   /** engine.start under `runId` (idempotent by it). */
-  start(workflow: string, version: string | null, input: unknown, runId: string): Promise<unknown>
+  start: WindowStartDeps['start']
   /** The input function of a schedule declared in this process, if any. */
   inputFn(scheduleId: string): ((firing: ScheduleFiring) => unknown) | undefined
   /** engine.cancel, for overlap `cancelPrevious`. */
@@ -51,12 +46,18 @@ export interface ScheduleFirerDeps {
   events: ScheduleEventSink
 }
 
-/** A firing that cannot go on here (a mendable failure): left for its lease to lapse. */
-class Abandon extends Error {}
+interface FiringState {
+  lastRunId: string | null
+  buffered: number | null
+  fired: number
+  skipped: number
+}
 
 export class ScheduleFirer {
   readonly #deps: ScheduleFirerDeps
   readonly #loop: DueLoop
+  /** Workflows left out of claims until a time: a schedule of theirs needs code this engine lacks. */
+  readonly #lacking = new Map<string, number>()
 
   constructor(deps: ScheduleFirerDeps) {
     this.#deps = deps
@@ -81,12 +82,13 @@ export class ScheduleFirer {
 
   /** A schedule was put or a workflow registered while driving: look now. */
   changed(): void {
+    this.#lacking.clear()
     this.#loop.now()
   }
 
   async #claimAndFire(active: () => boolean): Promise<PassResult> {
     const { store, clock, instanceId, leaseMs } = this.#deps.options
-    const all = this.#deps.workflows()
+    const all = this.#claimable(clock.now())
     let next: number | null = null
     let more = false
     for (let i = 0; i < all.length && active(); i += MAX_CLAIM_WORKFLOWS) {
@@ -103,7 +105,14 @@ export class ScheduleFirer {
       for (const at of [held, ...after]) if (at !== null && (next === null || at < next)) next = at
       more ||= claimed.length === CLAIM_LIMIT
     }
+    for (const until of this.#lacking.values()) if (next === null || until < next) next = until
     return more ? 'more' : next
+  }
+
+  /** This engine's workflows, but those left out for now. */
+  #claimable(now: number): string[] {
+    for (const [workflow, until] of this.#lacking) if (until <= now) this.#lacking.delete(workflow)
+    return this.#deps.workflows().filter((workflow) => !this.#lacking.has(workflow))
   }
 
   /**
@@ -116,6 +125,7 @@ export class ScheduleFirer {
       return await this.#fireWindows(record)
     } catch (error) {
       const where = { scheduleId: record.id, workflow: record.workflow, err: error }
+      if (error instanceof Abandon && error.missingInput) return this.#leave(record)
       if (error instanceof Abandon)
         logger.warn(where, `cairn: ${error.message}; retried after its lease`)
       else logger.error(where, 'cairn: a schedule could not fire; retried after its lease')
@@ -123,24 +133,43 @@ export class ScheduleFirer {
     }
   }
 
+  /** Release `record` unchanged for an engine that has its input function; skip its workflow. */
+  async #leave(record: ScheduleRecord): Promise<null> {
+    const { store, clock, instanceId, leaseMs, logger } = this.#deps.options
+    const now = clock.now()
+    this.#lacking.set(record.workflow, now + leaseMs)
+    logger.warn(
+      { scheduleId: record.id, workflow: record.workflow },
+      'cairn: a schedule computes its input in code this engine lacks; left to an engine that has it',
+    )
+    await store.advanceSchedule({
+      id: record.id,
+      owner: instanceId,
+      revision: record.revision,
+      nextAt: record.nextAt,
+      lastWindow: record.lastWindow,
+      lastRunId: record.lastRunId,
+      bufferedWindow: record.bufferedWindow,
+      fired: 0,
+      skipped: 0,
+      now,
+    })
+    return null
+  }
+
   async #fireWindows(record: ScheduleRecord): Promise<number | null> {
     const { clock, store, instanceId } = this.#deps.options
     const now = clock.now()
     const spec = decodeStoredSpec(record.spec)
     const times = new ScheduleTimes(record.id, spec)
-    const state = {
+    const state: FiringState = {
       lastRunId: record.lastRunId,
       buffered: record.bufferedWindow,
       fired: 0,
       skipped: 0,
     }
-    if (state.buffered !== null && !(await this.#open(state.lastRunId))) {
-      state.lastRunId = await this.#startWindow(record, spec, state.buffered, now)
-      state.fired += 1
-      state.buffered = null
-    }
-    const after = windowsAfter(record)
-    const due = dueWindows(times, after, now, spec.maxCatchup)
+    if (state.buffered !== null) await this.#releaseBuffered(record, spec, state, now)
+    const due = dueWindows(times, windowsAfter(record), now, spec.maxCatchup)
     state.skipped += due.skipped
     if (due.skipped > 0)
       this.#deps.events.skipped(record, due.fire[0] ?? now, 'backfill', due.skipped)
@@ -162,36 +191,58 @@ export class ScheduleFirer {
     return result === 'applied' ? nextAt : null
   }
 
+  /** A window held by `bufferOne` starts once the previous run has ended. */
+  async #releaseBuffered(
+    record: ScheduleRecord,
+    spec: StoredScheduleSpec,
+    state: FiringState,
+    now: number,
+  ): Promise<void> {
+    const open = await openRunOf(this.#deps.options.store, state.lastRunId)
+    if (open !== null) {
+      state.lastRunId = open
+      return
+    }
+    const window = state.buffered as number
+    state.buffered = null
+    await this.#start(record, spec, window, now, state)
+  }
+
   /** One due window through the overlap policy. */
   async #handle(
     record: ScheduleRecord,
     spec: StoredScheduleSpec,
     window: number,
     now: number,
-    state: { lastRunId: string | null; buffered: number | null; fired: number; skipped: number },
+    state: FiringState,
   ): Promise<void> {
-    const previous = state.lastRunId
-    const open = previous !== null && spec.overlap !== 'allow' && (await this.#open(previous))
-    if (open && spec.overlap === 'skip') {
-      state.skipped += 1
-      return this.#deps.events.skipped(record, window, 'overlap', 1)
-    }
-    if (open && spec.overlap === 'bufferOne') {
+    const open =
+      spec.overlap === 'allow' ? null : await openRunOf(this.#deps.options.store, state.lastRunId)
+    if (open !== null) state.lastRunId = open // the newest of its continueAsNew chain
+    if (open !== null && spec.overlap === 'skip') return this.#skip(record, window, state)
+    if (open !== null && spec.overlap === 'bufferOne') {
       if (state.buffered === null) state.buffered = window
-      else {
-        state.skipped += 1
-        this.#deps.events.skipped(record, window, 'overlap', 1)
-      }
+      else this.#skip(record, window, state)
       return
     }
-    if (open && spec.overlap === 'cancelPrevious')
+    if (open !== null && spec.overlap === 'cancelPrevious')
       await this.#deps
-        .cancel(previous, `schedule "${record.id}": the next window started`)
+        .cancel(open, `schedule "${record.id}": the next window started`)
         .catch((error: unknown) => {
           // Ended meanwhile: nothing to cancel.
           if (!CairnError.isCairnError(error) || error.code !== ErrorCodes.RUN_TERMINAL) throw error
         })
-    const runId = await this.#startWindow(record, spec, window, now)
+    await this.#start(record, spec, window, now, state)
+  }
+
+  async #start(
+    record: ScheduleRecord,
+    spec: StoredScheduleSpec,
+    window: number,
+    now: number,
+    state: FiringState,
+  ): Promise<void> {
+    const runId = await startWindow(this.#deps, record, spec, window, now)
     if (runId === null) {
       state.skipped += 1
       return
@@ -200,71 +251,8 @@ export class ScheduleFirer {
     state.fired += 1
   }
 
-  /** Start window `window`'s run: its id, or null when it was refused for good (skipped). */
-  async #startWindow(
-    record: ScheduleRecord,
-    spec: StoredScheduleSpec,
-    window: number,
-    now: number,
-  ): Promise<string | null> {
-    const runId = windowRunId(record.id, window)
-    const input = await this.#input(record, spec, window)
-    if (input === SKIP) {
-      this.#deps.events.skipped(record, window, 'input', 1)
-      return null
-    }
-    try {
-      await this.#deps.start(record.workflow, record.version, input.value, runId)
-    } catch (error) {
-      const code = CairnError.isCairnError(error) ? error.code : ''
-      if (MENDABLE.has(code))
-        throw new Abandon(`schedule "${record.id}" could not start ${runId} (${code})`)
-      this.#deps.options.logger.error(
-        { scheduleId: record.id, runId, err: error },
-        'cairn: a schedule window was refused its run; it is skipped',
-      )
-      this.#deps.events.skipped(record, window, 'refused', 1)
-      return null
-    }
-    this.#deps.events.fired(record, window, runId, now)
-    return runId
-  }
-
-  /** The window's input: the stored value, or the declaring code's function of the window. */
-  async #input(
-    record: ScheduleRecord,
-    spec: StoredScheduleSpec,
-    window: number,
-  ): Promise<{ value: unknown } | typeof SKIP> {
-    if ('text' in spec.input) return { value: this.#deps.options.codec.decode(spec.input.text) }
-    const fn = this.#deps.inputFn(record.id)
-    if (fn === undefined)
-      throw new Abandon(`schedule "${record.id}" computes its input in code this engine lacks`)
-    try {
-      return { value: await fn({ scheduleId: record.id, scheduledAt: new Date(window) }) }
-    } catch (error) {
-      this.#deps.options.logger.error(
-        { scheduleId: record.id, window: new Date(window).toISOString(), err: error },
-        "cairn: a schedule's input function threw; the window is skipped",
-      )
-      return SKIP
-    }
-  }
-
-  /** Whether run `runId` is still open (through its continueAsNew successors). */
-  async #open(runId: string | null): Promise<boolean> {
-    let id = runId
-    for (let hop = 0; id !== null && hop < 100; hop++) {
-      const run = await this.#deps.options.store.getRun(id)
-      if (run === null) return false
-      if (run.status === 'continued' && run.continuedTo !== null) {
-        id = run.continuedTo
-        continue
-      }
-      return !isTerminalStatus(run.status)
-    }
-    return false
+  #skip(record: ScheduleRecord, window: number, state: FiringState): void {
+    state.skipped += 1
+    this.#deps.events.skipped(record, window, 'overlap', 1)
   }
 }
-
-const SKIP = Symbol('skip')

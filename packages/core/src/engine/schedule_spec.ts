@@ -174,9 +174,7 @@ function checkTiming(
     throw new InvalidArgumentError(
       `${where}: cron has 5 fields (minute hour day month weekday) or 6 (seconds first), got ${fields}`,
     )
-  if (s.timezone !== undefined && typeof s.timezone !== 'string')
-    throw new InvalidArgumentError(`${where}: timezone is an IANA zone name`)
-  const timezone = s.timezone ?? null
+  const timezone = s.timezone === undefined ? null : checkZone(s.timezone, where)
   let first: Date | null
   try {
     first = cronOf(s.cron, timezone).nextRun(new Date(0))
@@ -195,8 +193,23 @@ export function cronOf(pattern: string, timezone: string | null): Cron {
   return new Cron(pattern, {
     paused: true,
     mode: '5-or-6-parts',
+    // Vixie cron's DST rule: a time without wildcards in its minute and hour is fixed and
+    // fires once when the clock falls back; a wildcard one runs through the repeated hour.
+    fixedTimeRule: 'no-wildcard',
     ...(timezone === null ? { timezone: 'UTC' } : { timezone }),
   })
+}
+
+/** A zone name this process's time-zone data knows (never '' — the host's own zone). */
+function checkZone(zone: unknown, where: string): string {
+  if (typeof zone !== 'string' || zone.trim() === '')
+    throw new InvalidArgumentError(`${where}: timezone is an IANA zone name, e.g. 'Europe/Paris'`)
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone })
+  } catch {
+    throw new InvalidArgumentError(`${where}: timezone ${JSON.stringify(zone)} is not a known zone`)
+  }
+  return zone
 }
 
 function checkBackfill(backfill: unknown, where: string): number {

@@ -38,9 +38,22 @@ export interface ScheduleInfo {
   revision: number
   createdAt: Date
   updatedAt: Date
+  /**
+   * Why this engine cannot read the schedule's spec (written by a newer version, or a zone this
+   * process's time-zone data lacks): the spec fields are then null and it never fires here.
+   */
+  specError: string | null
 }
 
 export function toScheduleInfo(record: ScheduleRecord, now: number): ScheduleInfo {
+  try {
+    return readable(record, now)
+  } catch (error) {
+    return unreadable(record, error)
+  }
+}
+
+function readable(record: ScheduleRecord, now: number): ScheduleInfo {
   const spec = decodeStoredSpec(record.spec)
   const date = (ms: number | null) => (ms === null ? null : new Date(ms))
   return {
@@ -67,6 +80,38 @@ export function toScheduleInfo(record: ScheduleRecord, now: number): ScheduleInf
     revision: record.revision,
     createdAt: new Date(record.createdAt),
     updatedAt: new Date(record.updatedAt),
+    specError: null,
+  }
+}
+
+/** A schedule whose spec this engine cannot read: its state, and why. */
+function unreadable(record: ScheduleRecord, error: unknown): ScheduleInfo {
+  const date = (ms: number | null) => (ms === null ? null : new Date(ms))
+  return {
+    id: record.id,
+    workflow: record.workflow,
+    version: record.version,
+    cron: null,
+    timezone: null,
+    everyMs: null,
+    jitterMs: 0,
+    startAt: null,
+    endAt: null,
+    overlap: 'skip',
+    maxCatchup: 0,
+    inputComputed: false,
+    paused: record.paused,
+    nextAt: date(record.nextAt),
+    upcoming: [],
+    lastWindowAt: date(record.lastWindow),
+    lastRunId: record.lastRunId,
+    bufferedWindowAt: date(record.bufferedWindow),
+    fired: record.fired,
+    skipped: record.skipped,
+    revision: record.revision,
+    createdAt: new Date(record.createdAt),
+    updatedAt: new Date(record.updatedAt),
+    specError: error instanceof Error ? error.message : String(error),
   }
 }
 

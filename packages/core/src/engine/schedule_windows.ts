@@ -33,18 +33,20 @@ export class ScheduleTimes {
 
   /** The newest `n` windows at or before `t` (oldest first), within startAt. */
   newest(n: number, t: number): number[] {
+    const { startAt, endAt, anchor } = this.#spec
+    const until = endAt === null ? t : Math.min(t, endAt)
     const windows: number[] = []
     if (this.#cron === null) {
-      const { everyMs, anchor } = this.#spec as { everyMs: number; anchor: number }
-      if (t < anchor) return []
-      const last = anchor + Math.floor((t - anchor) / everyMs) * everyMs
+      const { everyMs } = this.#spec as { everyMs: number }
+      const from = anchor as number
+      if (until < from) return []
+      const last = from + Math.floor((until - from) / everyMs) * everyMs
       for (let i = n - 1; i >= 0; i--) windows.push(last - i * everyMs)
     } else {
-      for (const date of this.#cron.previousRuns(n, new Date(t + 1)))
+      for (const date of this.#cron.previousRuns(n, new Date(until + 1)))
         windows.unshift(date.getTime())
     }
-    const startAt = this.#spec.startAt
-    return windows.filter((w) => w >= (startAt ?? w) && w >= (this.#spec.anchor ?? w))
+    return windows.filter((w) => w >= (startAt ?? w) && w >= (anchor ?? w))
   }
 
   /** When window `t` is due: `t` plus its jitter (0..jitterMs, the same on every engine). */

@@ -250,6 +250,8 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   /** The run's encoded input when known (claimed or created here): for its dead letter. */
   readonly inputText: string | null
   readonly recoveries: number
+  /** The renewal saying this (taken-over) run moved on has been sent. */
+  private progressSaid = false
 
   constructor(
     deps: TurnDeps,
@@ -643,6 +645,19 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     return commitTransactional(this.transactionalHost(), step, run)
   }
 
+  /**
+   * A step outcome was recorded: the run moved on. The next renewal says so (its recovery
+   * count goes back to 0); a run that was taken over says it at once — a process that keeps
+   * dying before its periodic renewal must not make a run that keeps moving on look poisoned.
+   */
+  private progressed(): void {
+    this.lease.noteProgress()
+    if (this.recoveries > 0 && !this.progressSaid) {
+      this.progressSaid = true
+      void this.lease.renew()
+    }
+  }
+
   private transactionalHost(): TransactionalHost {
     return {
       fence: this.fence,
@@ -660,7 +675,11 @@ export class Turn implements TurnRuntime, DeliveryTarget {
         return record
       },
       settleReserved: (order, record) => {
-        if (record !== null && this.live) this.pushDelivery(order, record)
+        if (record !== null && this.live) {
+          // A committed outcome: the run moved on (its recovery count goes back to 0).
+          this.progressed()
+          this.pushDelivery(order, record)
+        }
         this.hold.release(order)
       },
       lost: (reason) => this.lost(reason),
@@ -954,7 +973,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
       op,
       (result) => {
         this.engineWork -= 1
-        if (result.status === 'applied' && isStepOutcome(op)) this.lease.noteProgress()
+        if (result.status === 'applied' && isStepOutcome(op)) this.progressed()
         // A queue slot this write gave back went to a waiting run: it is claimable now.
         if (result.status === 'applied' && result.promoted === true)
           this.deps.wakeEngine(this.clock.now())

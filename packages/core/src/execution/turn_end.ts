@@ -19,6 +19,7 @@ import { CancelledError, ErrorCodes, WorkflowTimeoutError } from '../errors/inde
 import { failpoint } from '../util/failpoints.ts'
 import { timeText } from '../util/time_text.ts'
 import { childOutcomeMessage } from './child_outcome.ts'
+import { letterCreated } from '../engine/dead_letters.ts'
 import { successorRunId } from './continue_as_new.ts'
 import { catchUpEvents } from './event_catch_up.ts'
 import { encodeError, encodeValue } from './outcome.ts'
@@ -100,13 +101,16 @@ export class TurnEnding {
     this.notifyParent(op)
     this.clearEventWaits(op)
     const letter = op.error === null ? null : this.deadLetter(op.error)
-    // The dead letter first, in the same batch (one transaction): idempotent by its id, so a
-    // fenced finish leaves one only where the run's current holder fails it too.
-    const results = await this.commit(letter === null ? [op] : [letter, op])
+    // The dead letter first, idempotent by its id. A letter whose run's ending did not apply
+    // (fenced) waits for that run to end, and runs only if it fails or dies
+    // (engine/dead_letter_check.ts).
+    const results = await this.write(letter === null ? [op] : [letter, op])
     if (results === null) return
-    const ended = letter === null ? results : results.slice(1)
-    if (letter !== null && results[0]?.status === 'applied')
+    // Made even if the ending was fenced: claimable now, it looks at its run's ending itself.
+    if (letter !== null && letterCreated(this.deps.logger, letter, results[0]))
       this.deps.wakeEngine(this.deps.clock.now())
+    if (this.endedFenced(results)) return
+    const ended = letter === null ? results : results.slice(1)
     this.emitTerminal(status, op.error)
     this.end({ kind: status, output: op.output, error: op.error, ...promotedBy(ended) })
   }
