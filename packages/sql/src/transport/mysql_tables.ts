@@ -294,7 +294,27 @@ export class MysqlTables implements TransportTables {
     return Array.isArray(rows) ? (rows as Row[]) : []
   }
 
+  /**
+   * `body` in one READ COMMITTED transaction. A deadlock (InnoDB rolled the transaction back:
+   * nothing applied) is tried again, a few times with a short random pause: concurrent
+   * receivers locking overlapping task rows in different orders is expected, not a failure.
+   */
   async #transaction<T>(body: (conn: PoolConnection) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#once(body)
+      } catch (error) {
+        if (
+          attempt >= DEADLOCK_ATTEMPTS ||
+          (error as { errno?: number }).errno !== ER_LOCK_DEADLOCK
+        )
+          throw error
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt))
+      }
+    }
+  }
+
+  async #once<T>(body: (conn: PoolConnection) => Promise<T>): Promise<T> {
     const conn = await this.#pool.getConnection()
     try {
       await conn.query('SET TRANSACTION ISOLATION LEVEL READ COMMITTED')
@@ -310,6 +330,10 @@ export class MysqlTables implements TransportTables {
     }
   }
 }
+
+/** InnoDB's deadlock error: the transaction was rolled back. */
+const ER_LOCK_DEADLOCK = 1213
+const DEADLOCK_ATTEMPTS = 5
 
 function ident(name: string): string {
   return `\`${name.replaceAll('`', '``')}\``
