@@ -6,4 +6,9 @@ export default {
   approvalThresholdCents: env.get('SHOP_APPROVAL_THRESHOLD_CENTS', 50_000),
   /** How long an order waits for that approval before it is cancelled: a day by default. */
   approvalTimeoutMs: env.get('SHOP_APPROVAL_TIMEOUT_MS', 24 * 60 * 60 * 1000),
+  /**
+   * The nightly cleanup (app/workflows/abandoned_orders_workflow.ts) closes an order still open
+   * this long after its last change whose checkout ended without saying how: two days by default.
+   */
+  abandonAfterMs: env.get('SHOP_ABANDON_AFTER_MS', 2 * 24 * 60 * 60 * 1000),
 }

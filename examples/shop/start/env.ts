@@ -41,6 +41,7 @@ export default await Env.create(new URL('../', import.meta.url), {
   SHOP_APPROVAL_THRESHOLD_CENTS: Env.schema.number.optional(),
   /** How long an order waits for approval before it is cancelled (and refunded). */
   SHOP_APPROVAL_TIMEOUT_MS: Env.schema.number.optional(),
+  SHOP_ABANDON_AFTER_MS: Env.schema.number.optional(),
   /** Test-only fault injection; see app/services/fault_injection.ts. */
   SHOP_FAULT: Env.schema.enum.optional(['hang-after-charge'] as const),
 })

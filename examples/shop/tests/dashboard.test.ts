@@ -169,3 +169,48 @@ void test('an express order runs its checkout at priority 100; a standard one at
   })
   assert.equal(refused.status, 422, 'express is a boolean, taken as sent')
 })
+
+void test('the nightly cleanup closes an order whose checkout was cancelled, triggered from the dashboard', async (t) => {
+  const shop = await startShop(t, {
+    SQLITE_FILE: await tempDatabase(t),
+    NODE_ENV: 'production',
+    DURABLE_DASHBOARD_TOKEN: TOKEN,
+    SHOP_ABANDON_AFTER_MS: '0',
+  })
+  const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }
+  const schedule = await json(`${shop.url}/durable/api/schedules/abandoned-orders`, {
+    headers: auth,
+  })
+  assert.equal(schedule.status, 200, JSON.stringify(schedule.body))
+  assert.equal(schedule.body.schedule.cron, '0 3 * * *')
+  assert.equal(schedule.body.schedule.timezone, 'Europe/Paris')
+  assert.equal(schedule.body.schedule.upcoming.length, 5, 'the next nights, listed')
+
+  const waiting = await placeOrder(shop.url, 'espresso', 1)
+  const order = await orderWhen(shop.url, waiting, awaitingApproval)
+  const cancelled = await json(
+    `${shop.url}/durable/api/runs/${encodeURIComponent(order.run.id)}/cancel`,
+    { method: 'POST', headers: auth, body: JSON.stringify({ reason: 'no longer wanted' }) },
+  )
+  assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body))
+  const stuck = await orderWhen(shop.url, waiting, (o) => o.run?.status === 'cancelled')
+  assert.equal(stuck.status, 'awaiting_approval', 'a cancelled checkout leaves its order open')
+
+  const trigger = await json(`${shop.url}/durable/api/schedules/abandoned-orders/trigger`, {
+    method: 'POST',
+    headers: auth,
+    body: '{}',
+  })
+  assert.equal(trigger.status, 200, JSON.stringify(trigger.body))
+  const closed = await orderWhen(shop.url, waiting, (o) => o.status === 'failed')
+  assert.equal(closed.failureReason, 'abandoned: its checkout ended cancelled')
+  const sweepUrl = `${shop.url}/durable/api/runs/${encodeURIComponent(trigger.body.runId)}`
+  let sweep = await json(sweepUrl, { headers: auth })
+  // The order is closed inside the sweep's step; the run ends a moment later.
+  for (let i = 0; i < 100 && sweep.body.run.status !== 'completed'; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    sweep = await json(sweepUrl, { headers: auth })
+  }
+  assert.equal(sweep.body.run.status, 'completed')
+  assert.deepEqual(sweep.body.run.output, { closed: [waiting] })
+})

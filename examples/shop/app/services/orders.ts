@@ -113,6 +113,17 @@ export default class Orders {
     await this.#update(id, { status: 'completed' }, client)
   }
 
+  /** Open orders (placed, awaiting approval) unchanged since `before`, oldest first, at most `limit`. */
+  async stale(before: Date, limit: number): Promise<Order[]> {
+    const rows = await db
+      .from('orders')
+      .whereIn('status', ['placed', 'awaiting_approval'])
+      .where('updated_at', '<=', timestamp(before))
+      .orderBy('updated_at')
+      .limit(limit)
+    return rows.map(toOrder)
+  }
+
   async markFailed(id: string, reason: string): Promise<void> {
     await this.#update(id, { status: 'failed', failure_reason: reason })
   }

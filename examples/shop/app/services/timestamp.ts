@@ -3,6 +3,6 @@
  * date type and keeps what it is given, so a string with its zone reads back the same on any
  * machine; Postgres parses it into its timestamptz.
  */
-export function timestamp(): string {
-  return new Date().toISOString()
+export function timestamp(at: Date = new Date()): string {
+  return at.toISOString()
 }
