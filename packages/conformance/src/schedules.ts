@@ -128,7 +128,7 @@ export function scheduleTests(define: Define): void {
     const spec = bigSpec(MAX_SPEC)
     assert.equal(spec.length, MAX_SPEC)
     const record = await store.putSchedule(put('big', { spec }))
-    sameText(record.spec, spec, 'as the put returns it')
+    sameText(record?.spec, spec, 'as the put returns it')
     sameText((await mustGet(store, 'big')).spec, spec, 'as get returns it')
     sameText((await store.listSchedules({ limit: 1 }))[0]?.spec, spec, 'as list returns it')
     const { claimed } = await claimAt(store, T0)
@@ -140,6 +140,28 @@ export function scheduleTests(define: Define): void {
     )
     assert.equal(await store.getSchedule('bigger'), null, 'not written')
   })
+
+  define(
+    'a put with ifRevision writes only over that revision, and creates nothing',
+    async (store) => {
+      const first = await store.putSchedule(put('s', { nextAt: T0 + 1 }))
+      same(first?.revision, 1, 'created')
+      const stale = await store.putSchedule(put('s', { paused: true, ifRevision: 7, now: T0 + 2 }))
+      same(stale, null, 'another revision: nothing written')
+      same((await mustGet(store, 's')).paused, false, 'unchanged')
+      const applied = await store.putSchedule(
+        put('s', { paused: true, ifRevision: 1, now: T0 + 3 }),
+      )
+      same([applied?.revision, applied?.paused, applied?.updatedAt], [2, true, T0 + 3], 'applied')
+      same(await store.putSchedule(put('gone', { ifRevision: 1 })), null, 'absent: nothing created')
+      same(await store.getSchedule('gone'), null, 'not created')
+      await expectRejection(
+        () => store.putSchedule(put('s', { ifRevision: 0 })),
+        'E_INVALID_ARGUMENT',
+        'ifRevision 0',
+      )
+    },
+  )
 
   define('ids list in code point order, paged after an id', async (store) => {
     // UTF-16 order puts the astral '😀' (D83D …) before U+E000; code point order after it.
@@ -428,7 +450,7 @@ export function scheduleTests(define: Define): void {
       ) as SchedulePut
       assert.equal(Object.hasOwn(withProto, '__proto__'), true, 'an own __proto__ key')
       same(
-        (await store.putSchedule(withProto)).id,
+        (await store.putSchedule(withProto))?.id,
         'proto',
         'an own __proto__ key is one more field, ignored',
       )

@@ -56,6 +56,12 @@ export interface SchedulePut {
   paused: boolean
   nextAt: number | null
   lastWindow?: number | null
+  /**
+   * Given: the put only replaces the schedule while its revision is this one — an existing
+   * schedule, read by the caller, not changed since (a pause must not undo an update made
+   * meanwhile) — and creates nothing; else it writes nothing and resolves null.
+   */
+  ifRevision?: number
   now: number
 }
 

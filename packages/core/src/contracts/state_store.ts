@@ -1041,10 +1041,11 @@ export interface StateStore {
 
   /**
    * Create a schedule or replace one (SchedulePut: revision + 1, its lease dropped). One
-   * transaction. Resolves with the stored record. E_INVALID_ARGUMENT (nothing written) for a
+   * transaction. Resolves with the stored record; null only for a put with `ifRevision` that
+   * found no schedule at that revision (nothing written). E_INVALID_ARGUMENT (nothing written) for a
    * malformed put. Retry: safe (a second put bumps the revision again, harmlessly).
    */
-  putSchedule(put: SchedulePut): Promise<ScheduleRecord>
+  putSchedule(put: SchedulePut): Promise<ScheduleRecord | null>
 
   /** The schedule `id`, or null. */
   getSchedule(id: string): Promise<ScheduleRecord | null>

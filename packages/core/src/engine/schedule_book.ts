@@ -11,7 +11,7 @@
  * keeps its firing state), and a declaration never overrides an operator's pause or resume.
  */
 import type { ScheduleRecord } from '../contracts/schedules.ts'
-import { InvalidArgumentError, ScheduleNotFoundError } from '../errors/index.ts'
+import { InvalidArgumentError, ScheduleNotFoundError, StoreFailureError } from '../errors/index.ts'
 import type { ResolvedEngineOptions } from './options.ts'
 import { manualRunId, MAX_SCHEDULE_ID_LENGTH } from './schedule_ids.ts'
 import {
@@ -112,22 +112,28 @@ export class ScheduleBook {
     return this.#deps.options.store.deleteSchedule(id)
   }
 
-  /** Pause (no window fires) or resume (windows count from now). */
+  /**
+   * Pause (no window fires) or resume (windows count from now). Written only over the revision
+   * read (an update made meanwhile is read again, never undone).
+   */
   async setPaused(id: string, paused: boolean): Promise<ScheduleInfo> {
-    const record = await this.#existing(id)
-    // Already so: nothing to write (a resume of a running schedule must not drop a buffered window).
-    if (record.paused === paused) return toScheduleInfo(record, this.#now())
-    const spec = decodeStoredSpec(record.spec)
     const now = this.#now()
-    const stored = await this.#deps.options.store.putSchedule({
-      id,
-      workflow: record.workflow,
-      version: record.version,
-      spec: record.spec,
-      paused,
-      nextAt: paused ? record.nextAt : nextDue(id, spec, now),
-      ...(paused ? {} : { lastWindow: now }),
-      now,
+    const stored = await rereading(id, async () => {
+      const record = await this.#existing(id)
+      // Already so: nothing to write (a resume of a running schedule keeps a buffered window).
+      if (record.paused === paused) return record
+      const spec = decodeStoredSpec(record.spec)
+      return this.#deps.options.store.putSchedule({
+        id,
+        workflow: record.workflow,
+        version: record.version,
+        spec: record.spec,
+        paused,
+        nextAt: paused ? record.nextAt : nextDue(id, spec, now),
+        ...(paused ? {} : { lastWindow: now }),
+        ifRevision: record.revision,
+        now,
+      })
     })
     if (!paused) this.#deps.changed()
     return toScheduleInfo(stored, now)
@@ -166,6 +172,17 @@ export class ScheduleBook {
   }
 
   async #put(id: string, spec: ScheduleSpec, how: { declared: boolean }): Promise<ScheduleRecord> {
+    const stored = await rereading(id, () => this.#putOnce(id, spec, how))
+    this.#deps.changed()
+    return stored
+  }
+
+  /** One read and one write of `id`, the write over the revision read (null: it moved). */
+  async #putOnce(
+    id: string,
+    spec: ScheduleSpec,
+    how: { declared: boolean },
+  ): Promise<ScheduleRecord | null> {
     const { store, codec } = this.#deps.options
     const now = this.#now()
     const existing = await store.getSchedule(id)
@@ -182,7 +199,7 @@ export class ScheduleBook {
     const moved =
       old === null || timingChanged(old, fresh) || (existing?.paused === true && !paused)
     const after = moved || existing === null ? now : windowsAfter(existing)
-    const stored = await store.putSchedule({
+    return store.putSchedule({
       id,
       workflow: checked.workflow,
       version: checked.version,
@@ -190,10 +207,9 @@ export class ScheduleBook {
       paused,
       nextAt: nextDue(id, fresh, after),
       ...(moved && existing !== null ? { lastWindow: now } : {}),
+      ...(existing === null ? {} : { ifRevision: existing.revision }),
       now,
     })
-    this.#deps.changed()
-    return stored
   }
 
   #now(): number {
@@ -247,4 +263,23 @@ function checkId(id: unknown): asserts id is string {
     throw new InvalidArgumentError('schedule id must be a non-empty string', {
       details: { id: typeof id },
     })
+}
+
+/** Tries of a read-then-conditional-write before giving up (each lost to a concurrent write). */
+const REREADS = 5
+
+/** `attempt` until it writes (or finds nothing to write): null means the schedule moved on. */
+async function rereading(
+  id: string,
+  attempt: () => Promise<ScheduleRecord | null>,
+): Promise<ScheduleRecord> {
+  for (let tries = 1; ; tries++) {
+    const stored = await attempt()
+    if (stored !== null) return stored
+    if (tries >= REREADS)
+      throw new StoreFailureError(
+        `schedule "${id}" changed under ${REREADS} writes in a row; try again`,
+        { details: { scheduleId: id } },
+      )
+  }
 }

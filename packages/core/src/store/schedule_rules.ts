@@ -40,6 +40,8 @@ export function checkSchedulePut(put: unknown): SchedulePut {
   if (typeof p.paused !== 'boolean') throw invalid(`${where}: paused is a boolean`, p.paused)
   checkTimeOrNull(p.nextAt, `${where}: nextAt`)
   if (p.lastWindow !== undefined) checkTimeOrNull(p.lastWindow, `${where}: lastWindow`)
+  if (p.ifRevision !== undefined && !isInteger(p.ifRevision, 1, Number.MAX_SAFE_INTEGER))
+    throw invalid(`${where}: ifRevision is a positive integer`, p.ifRevision)
   checkTime(p.now, `${where}: now`)
   return put as SchedulePut
 }

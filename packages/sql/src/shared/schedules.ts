@@ -54,8 +54,12 @@ function flag(ctx: SqlContext, value: boolean): boolean | number {
   return ctx.dialect.name === 'postgres' ? value : value ? 1 : 0
 }
 
-export async function putSchedule(ctx: SqlContext, put: SchedulePut): Promise<ScheduleRecord> {
+export async function putSchedule(
+  ctx: SqlContext,
+  put: SchedulePut,
+): Promise<ScheduleRecord | null> {
   checkSchedulePut(put)
+  if (put.ifRevision !== undefined) return putScheduleIf(ctx, put, put.ifRevision)
   const table = ctx.tables.schedules
   const p = new Params(ctx.dialect)
   const replacesWindow = put.lastWindow !== undefined
@@ -100,6 +104,43 @@ export async function putSchedule(ctx: SqlContext, put: SchedulePut): Promise<Sc
   return ctx.pool.transaction(async (session) => {
     await session.query(p.statement(text, true))
     return (await readSchedule(ctx, session, put.id)) as ScheduleRecord
+  })
+}
+
+/**
+ * A put with `ifRevision`: one conditional UPDATE (Postgres: RETURNING the row; MySQL: in a
+ * transaction, read back when it changed a row); nothing is created.
+ */
+async function putScheduleIf(
+  ctx: SqlContext,
+  put: SchedulePut,
+  revision: number,
+): Promise<ScheduleRecord | null> {
+  const p = new Params(ctx.dialect)
+  const replace = put.lastWindow !== undefined
+  const postgres = ctx.dialect.name === 'postgres'
+  const cond = (yes: string, no: string) =>
+    postgres
+      ? `CASE WHEN ${p.add(replace)} THEN ${yes} ELSE ${no} END`
+      : `IF(${p.add(replace ? 1 : 0)}, ${yes}, ${no})`
+  // MySQL assigns left to right: each assignment reads only its own column's old value.
+  const text = `UPDATE ${ctx.tables.schedules} SET workflow = ${p.add(put.workflow)},
+      version = ${p.add(put.version)}, spec = ${p.add(put.spec)},
+      paused = ${p.add(flag(ctx, put.paused))}, next_at = ${p.add(put.nextAt)},
+      last_window = ${cond(p.add(put.lastWindow ?? null), 'last_window')},
+      buffered_window = ${cond('NULL', 'buffered_window')},
+      revision = revision + 1, updated_at = ${p.add(put.now)}, lease_owner = NULL,
+      lease_until = NULL
+    WHERE id = ${p.add(put.id)} AND revision = ${p.add(revision)}`
+  if (postgres) {
+    const { rows } = await ctx.pool.query(
+      p.statement(`${text} RETURNING ${SCHEDULE_COLUMNS}`, true),
+    )
+    return rows[0] === undefined ? null : toSchedule(rows[0] as unknown[])
+  }
+  return ctx.pool.transaction(async (session) => {
+    const { affected } = await session.query(p.statement(text, true))
+    return affected === 0 ? null : readSchedule(ctx, session, put.id)
   })
 }
 

@@ -219,7 +219,7 @@ export class SqlStore implements StateStore {
     )
   }
 
-  putSchedule(put: SchedulePut): Promise<ScheduleRecord> {
+  putSchedule(put: SchedulePut): Promise<ScheduleRecord | null> {
     return this.#call('putSchedule', true, () => putSchedule(this.parts, put))
   }
 

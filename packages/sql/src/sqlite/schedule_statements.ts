@@ -24,6 +24,15 @@ export const SCHEDULE_SQL = {
       revision = revision + 1, updated_at = excluded.updated_at,
       lease_owner = NULL, lease_until = NULL
     RETURNING ${SCHEDULE_COLUMNS}`,
+  // workflow, version, spec, paused (1/0), next_at, whether the put replaces last_window (1/0),
+  // last_window, whether again, now, id, the revision it must still have: a put with
+  // ifRevision replaces the stored schedule only at that revision, and creates nothing.
+  putScheduleIf: `UPDATE cairn_schedules SET workflow = ?, version = ?, spec = ?, paused = ?,
+      next_at = ?, last_window = CASE WHEN ? THEN ? ELSE last_window END,
+      buffered_window = CASE WHEN ? THEN NULL ELSE buffered_window END,
+      revision = revision + 1, updated_at = ?, lease_owner = NULL, lease_until = NULL
+    WHERE id = ? AND revision = ?
+    RETURNING ${SCHEDULE_COLUMNS}`,
   // id.
   selectSchedule: `SELECT ${SCHEDULE_COLUMNS} FROM cairn_schedules WHERE id = ?`,
   // limit / after, limit: by id (BINARY collation: UTF-8 bytes, i.e. code points).
@@ -58,6 +67,7 @@ export const SCHEDULE_SQL = {
 /** The statements whose rows are read as arrays. */
 export const SCHEDULE_ARRAY_ROWS = [
   'putSchedule',
+  'putScheduleIf',
   'selectSchedule',
   'listSchedules',
   'listSchedulesAfter',

@@ -277,7 +277,7 @@ export abstract class SqliteStoreBase implements StateStore {
     })
   }
 
-  putSchedule(put: SchedulePut): Promise<ScheduleRecord> {
+  putSchedule(put: SchedulePut): Promise<ScheduleRecord | null> {
     return this.call('putSchedule', (c) => {
       checkSchedulePut(put) // refused before anything is written
       return inTransaction(c, () => putSchedule(c.s, put))

@@ -184,7 +184,7 @@ export class MemoryStore implements StateStore {
     return this.#state.eventBatches.delete(workflow, key, id)
   }
 
-  async putSchedule(put: SchedulePut): Promise<ScheduleRecord> {
+  async putSchedule(put: SchedulePut): Promise<ScheduleRecord | null> {
     return this.#state.schedules.put(checkSchedulePut(put))
   }
 

@@ -18,8 +18,9 @@ import { compareCodePoints } from './code_point_order.ts'
 export class Schedules {
   readonly #all = new Map<string, ScheduleRecord>()
 
-  put(put: SchedulePut): ScheduleRecord {
+  put(put: SchedulePut): ScheduleRecord | null {
     const old = this.#all.get(put.id)
+    if (put.ifRevision !== undefined && old?.revision !== put.ifRevision) return null
     const { id, workflow, version, spec, paused, nextAt, now } = put
     const replacesWindow = put.lastWindow !== undefined
     const record: ScheduleRecord =

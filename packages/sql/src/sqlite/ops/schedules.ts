@@ -16,8 +16,24 @@ import { toSafeIntegerOrNull } from '../../shared/integers.ts'
 import { toSchedule } from '../../shared/schedule_rows.ts'
 import type { Statements } from '../statements.ts'
 
-export function putSchedule(s: Statements, put: SchedulePut): ScheduleRecord {
+export function putSchedule(s: Statements, put: SchedulePut): ScheduleRecord | null {
   const replacesWindow = put.lastWindow === undefined ? 0 : 1
+  if (put.ifRevision !== undefined) {
+    const row = s.putScheduleIf.get(
+      put.workflow,
+      put.version,
+      put.spec,
+      put.paused ? 1 : 0,
+      put.nextAt,
+      replacesWindow,
+      put.lastWindow ?? null,
+      replacesWindow,
+      put.now,
+      put.id,
+      put.ifRevision,
+    ) as unknown as unknown[] | undefined
+    return row === undefined ? null : toSchedule(row)
+  }
   const row = s.putSchedule.get(
     put.id,
     put.workflow,
