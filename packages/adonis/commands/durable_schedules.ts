@@ -9,7 +9,7 @@
 import type { CommandOptions } from '@adonisjs/core/types/ace'
 import { InvalidArgumentError, type Engine } from '@cairn/core'
 import { DurableCommand } from '../src/ace/durable_command.ts'
-import { SCHEDULE_TABLE_HEAD, scheduleJson, scheduleRow } from '../src/ace/schedule_view.ts'
+import { SCHEDULE_TABLE_HEAD, scheduleJsonOf, scheduleRow } from '../src/ace/schedule_view.ts'
 
 const DEFAULT_LIMIT = 100
 const MAX_LIMIT = 1000
@@ -74,7 +74,7 @@ export default class DurableSchedules extends DurableCommand {
       ...(this.after === undefined ? {} : { after: this.after }),
       limit,
     })
-    const schedules = await Promise.all(page.map((info) => scheduleJson(engine, info)))
+    const schedules = await Promise.all(page.map((info) => scheduleJsonOf(engine, info)))
     const nextAfter = page.length === limit ? (page.at(-1)?.id ?? null) : null
     if (this.json === true) return this.logger.log(JSON.stringify({ schedules, nextAfter }))
     if (schedules.length === 0) return this.logger.info('No schedules')
@@ -95,7 +95,7 @@ export default class DurableSchedules extends DurableCommand {
     }
     const info =
       action === 'pause' ? await engine.pauseSchedule(id) : await engine.resumeSchedule(id)
-    const schedule = await scheduleJson(engine, info)
+    const schedule = await scheduleJsonOf(engine, info)
     if (this.json === true) return this.logger.log(JSON.stringify({ ok: true, schedule }))
     this.logger.success(
       action === 'pause'

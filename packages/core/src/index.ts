@@ -34,6 +34,7 @@ export type {
   ScheduleSpec,
 } from './engine/schedule_spec.ts'
 export type { ScheduleInfo } from './engine/schedule_view.ts'
+export { scheduleJson, type ScheduleJson } from './engine/schedule_json.ts'
 export { deadLetterRunId } from './engine/dead_letters.ts'
 export type { RequeueReceipt } from './engine/requeuer.ts'
 export type { SignalToken, SignalOptions, SignalReceipt } from './engine/signal_sender.ts'

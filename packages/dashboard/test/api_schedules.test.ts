@@ -77,6 +77,7 @@ void test('GET api/schedules lists schedules in id order with their last run and
     revision: minutely.revision,
     createdAt: iso(T0),
     updatedAt: minutely.updatedAt,
+    specError: null,
   })
   // 02:00 in Paris (UTC+1 in January) is 01:00 UTC.
   assert.deepEqual(

@@ -4,36 +4,15 @@
  * append with adds, a claim and a delete cost on Postgres.
  */
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
 import type { EventBatchAdd, StateStore } from '@cairn/core/contracts'
-import { createPostgresStore } from '@cairn/sql/postgres'
 import { poolOfStore } from '../src/postgres/debug_access.ts'
 import type { SqlPool } from '../src/shared/driver.ts'
-import { createMysqlStore } from '@cairn/sql/mysql'
-import { createSqliteStore } from '@cairn/sql/sqlite'
 import { appendsRacingClaims, racingAppends } from './helpers/event_batch_races.ts'
-import { PortablePostgresStore } from './helpers/portable_postgres_store.ts'
-import {
-  PG_URL,
-  adminQuery as pgAdmin,
-  pgTest,
-  randomSchema,
-  dropSchema,
-  storeInFreshSchema,
-} from './helpers/postgres.ts'
-import {
-  MYSQL_URL,
-  adminQuery as mysqlAdmin,
-  mysqlTest,
-  randomDatabase,
-  dropDatabase,
-  storeInFreshDatabase,
-} from './helpers/mysql.ts'
-import { makeTempDir } from './helpers/temp_dir.ts'
+import { adminQuery as pgAdmin, pgTest, storeInFreshSchema } from './helpers/postgres.ts'
+import { adminQuery as mysqlAdmin, mysqlTest, storeInFreshDatabase } from './helpers/mysql.ts'
+import { racesOnEverySqlStore, type RaceBody } from './helpers/two_pool_races.ts'
 
-type Body = (stores: readonly StateStore[]) => Promise<void>
-
-const CASES: ReadonlyArray<[title: string, body: Body]> = [
+const CASES: ReadonlyArray<[title: string, body: RaceBody]> = [
   [
     '60 appends at once to one slot lose no add; batches fill in turn',
     (s) => racingAppends(s, 60, 7),
@@ -44,50 +23,7 @@ const CASES: ReadonlyArray<[title: string, body: Body]> = [
   ],
 ]
 
-/** Two stores (pools) on one database: the races cross connections and processes' pools. */
-async function onTwo(make: () => StateStore, body: Body): Promise<void> {
-  const stores = [make(), make()]
-  try {
-    for (const store of stores) await store.open()
-    await body(stores)
-  } finally {
-    for (const store of stores) await store.close()
-  }
-}
-
-for (const [title, body] of CASES) {
-  void test(`sqlite: ${title}`, async () => {
-    const dir = await makeTempDir()
-    try {
-      await onTwo(() => createSqliteStore({ path: dir.file('races.db') }), body)
-    } finally {
-      await dir.remove()
-    }
-  })
-  for (const [name, make] of [
-    ['postgres', createPostgresStore],
-    [
-      'postgres (portable writers)',
-      (o: { connectionString: string; schema: string }) => new PortablePostgresStore(o),
-    ],
-  ] as const)
-    pgTest(`${name}: ${title}`, async () => {
-      const schema = randomSchema()
-      try {
-        await onTwo(() => make({ connectionString: PG_URL, schema }), body)
-      } finally {
-        await dropSchema(schema)
-      }
-    })
-  mysqlTest(`mysql: ${title}`, async () => {
-    const database = randomDatabase()
-    try {
-      await onTwo(() => createMysqlStore({ uri: MYSQL_URL, database }), body)
-    } finally {
-      await dropDatabase(database)
-    }
-  })
-}
+racesOnEverySqlStore(CASES)
 
 const T0 = 2_200_000_000_000
 const KEEP_ALL = { before: 0, limit: 100 }

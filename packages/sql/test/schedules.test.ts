@@ -5,39 +5,19 @@
  * statement's generic plan) walking the due index.
  */
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
 import type { SchedulePut, StateStore } from '@cairn/core/contracts'
-import { createMysqlStore } from '@cairn/sql/mysql'
-import { createPostgresStore } from '@cairn/sql/postgres'
-import { createSqliteStore } from '@cairn/sql/sqlite'
 import { poolOfStore as mysqlPoolOf } from '../src/mysql/debug_access.ts'
 import { poolOfStore as pgPoolOf } from '../src/postgres/debug_access.ts'
 import { postgresDialect } from '../src/postgres/dialect.ts'
 import { scheduleClaimStatement } from '../src/postgres/schedule_claims.ts'
 import type { SqlPool } from '../src/shared/driver.ts'
 import { qualifiedTables } from '../src/shared/tables.ts'
-import { PortablePostgresStore } from './helpers/portable_postgres_store.ts'
-import {
-  MYSQL_URL,
-  dropDatabase,
-  mysqlTest,
-  randomDatabase,
-  storeInFreshDatabase,
-} from './helpers/mysql.ts'
-import {
-  PG_URL,
-  adminQuery as pgAdmin,
-  dropSchema,
-  pgTest,
-  randomSchema,
-  storeInFreshSchema,
-} from './helpers/postgres.ts'
+import { mysqlTest, storeInFreshDatabase } from './helpers/mysql.ts'
+import { PG_URL, adminQuery as pgAdmin, pgTest, storeInFreshSchema } from './helpers/postgres.ts'
 import { firingLoops, racingClaims } from './helpers/schedule_races.ts'
-import { makeTempDir } from './helpers/temp_dir.ts'
+import { racesOnEverySqlStore, type RaceBody } from './helpers/two_pool_races.ts'
 
-type Body = (stores: readonly StateStore[]) => Promise<void>
-
-const CASES: ReadonlyArray<[title: string, body: Body]> = [
+const CASES: ReadonlyArray<[title: string, body: RaceBody]> = [
   ['8 claims at once over 2 stores take each due schedule once', (s) => racingClaims(s, 40, 8, 7)],
   [
     'firing loops racing puts: counters add up to the advances applied',
@@ -45,50 +25,7 @@ const CASES: ReadonlyArray<[title: string, body: Body]> = [
   ],
 ]
 
-/** Two stores (pools) on one database: the races cross connections. */
-async function onTwo(make: () => StateStore, body: Body): Promise<void> {
-  const stores = [make(), make()]
-  try {
-    for (const store of stores) await store.open()
-    await body(stores)
-  } finally {
-    for (const store of stores) await store.close()
-  }
-}
-
-for (const [title, body] of CASES) {
-  void test(`sqlite: ${title}`, async () => {
-    const dir = await makeTempDir()
-    try {
-      await onTwo(() => createSqliteStore({ path: dir.file('schedules.db') }), body)
-    } finally {
-      await dir.remove()
-    }
-  })
-  for (const [name, make] of [
-    ['postgres', createPostgresStore],
-    [
-      'postgres (portable writers)',
-      (o: { connectionString: string; schema: string }) => new PortablePostgresStore(o),
-    ],
-  ] as const)
-    pgTest(`${name}: ${title}`, async () => {
-      const schema = randomSchema()
-      try {
-        await onTwo(() => make({ connectionString: PG_URL, schema }), body)
-      } finally {
-        await dropSchema(schema)
-      }
-    })
-  mysqlTest(`mysql: ${title}`, async () => {
-    const database = randomDatabase()
-    try {
-      await onTwo(() => createMysqlStore({ uri: MYSQL_URL, database }), body)
-    } finally {
-      await dropDatabase(database)
-    }
-  })
-}
+racesOnEverySqlStore(CASES)
 
 const T0 = 2_200_000_000_000
 
