@@ -153,6 +153,10 @@ export function scheduleTests(define: Define): void {
         put('s', { paused: true, ifRevision: 1, now: T0 + 3 }),
       )
       same([applied?.revision, applied?.paused, applied?.updatedAt], [2, true, T0 + 3], 'applied')
+      const moved = await store.putSchedule(
+        put('s', { lastWindow: T0 + 5, ifRevision: 2, now: T0 + 6 }),
+      )
+      same([moved?.revision, moved?.lastWindow], [3, T0 + 5], 'lastWindow replaced as given')
       same(await store.putSchedule(put('gone', { ifRevision: 1 })), null, 'absent: nothing created')
       same(await store.getSchedule('gone'), null, 'not created')
       await expectRejection(

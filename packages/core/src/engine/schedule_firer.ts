@@ -8,8 +8,8 @@
  * Exactly once per window: a crash between the starts and the advance leaves the lease to
  * lapse; the next claimer computes the same windows, and finds their runs existing. A start
  * that fails for a reason a later try can mend abandons the firing to its lease. A schedule
- * whose input function this engine lacks (declared in another process) is released at once and
- * its workflow left out of this engine's claims for a lease length, for an engine that has it.
+ * whose input function this engine lacks (declared in another process) is released at once,
+ * its next look a lease away, for an engine that has it.
  */
 import type { ScheduleRecord } from '../contracts/schedules.ts'
 import { CairnError, ErrorCodes } from '../errors/index.ts'
@@ -56,8 +56,6 @@ interface FiringState {
 export class ScheduleFirer {
   readonly #deps: ScheduleFirerDeps
   readonly #loop: DueLoop
-  /** Workflows left out of claims until a time: a schedule of theirs needs code this engine lacks. */
-  readonly #lacking = new Map<string, number>()
 
   constructor(deps: ScheduleFirerDeps) {
     this.#deps = deps
@@ -82,13 +80,12 @@ export class ScheduleFirer {
 
   /** A schedule was put or a workflow registered while driving: look now. */
   changed(): void {
-    this.#lacking.clear()
     this.#loop.now()
   }
 
   async #claimAndFire(active: () => boolean): Promise<PassResult> {
     const { store, clock, instanceId, leaseMs } = this.#deps.options
-    const all = this.#claimable(clock.now())
+    const all = this.#deps.workflows()
     let next: number | null = null
     let more = false
     for (let i = 0; i < all.length && active(); i += MAX_CLAIM_WORKFLOWS) {
@@ -105,14 +102,7 @@ export class ScheduleFirer {
       for (const at of [held, ...after]) if (at !== null && (next === null || at < next)) next = at
       more ||= claimed.length === CLAIM_LIMIT
     }
-    for (const until of this.#lacking.values()) if (next === null || until < next) next = until
     return more ? 'more' : next
-  }
-
-  /** This engine's workflows, but those left out for now. */
-  #claimable(now: number): string[] {
-    for (const [workflow, until] of this.#lacking) if (until <= now) this.#lacking.delete(workflow)
-    return this.#deps.workflows().filter((workflow) => !this.#lacking.has(workflow))
   }
 
   /**
@@ -133,11 +123,14 @@ export class ScheduleFirer {
     }
   }
 
-  /** Release `record` unchanged for an engine that has its input function; skip its workflow. */
+  /**
+   * Release `record` for an engine that has its input function: its next look pushed a lease
+   * out (so this engine does not claim it again at once), nothing else changed. Its window
+   * keeps its time and run id; an engine with the function fires it then, a lease late at most.
+   */
   async #leave(record: ScheduleRecord): Promise<null> {
     const { store, clock, instanceId, leaseMs, logger } = this.#deps.options
     const now = clock.now()
-    this.#lacking.set(record.workflow, now + leaseMs)
     logger.warn(
       { scheduleId: record.id, workflow: record.workflow },
       'cairn: a schedule computes its input in code this engine lacks; left to an engine that has it',
@@ -146,7 +139,7 @@ export class ScheduleFirer {
       id: record.id,
       owner: instanceId,
       revision: record.revision,
-      nextAt: record.nextAt,
+      nextAt: Math.max(record.nextAt ?? now, now + leaseMs),
       lastWindow: record.lastWindow,
       lastRunId: record.lastRunId,
       bufferedWindow: record.bufferedWindow,

@@ -1,5 +1,6 @@
 /**
- * Schedules: an engine lacking the input function leaves the schedule to one that has it.
+ * Schedules: an engine lacking the input function leaves the schedule to one that has it, a
+ * lease late at most; a sibling schedule of the same workflow is not held up meanwhile.
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
@@ -36,9 +37,11 @@ void test('an engine lacking the input function leaves the schedule to one that 
     lacking.on('schedule:fired', (e) => void lags.push(e.lagMs))
     for (let i = 0; i < 10; i++) await w.skip(MINUTE)
     const info = await having.getSchedule('s')
+    // A window the lacking engine claims first is released a lease away: late by a lease at
+    // most, never lost, never started by the engine without the function.
     assert.ok(
-      lags.every((lag) => lag < 5_000),
-      `windows fire on time (lags ${lags.join(', ')})`,
+      lags.every((lag) => lag <= 30_000),
+      `windows fire within a lease of their time (lags ${lags.join(', ')})`,
     )
     assert.ok((info?.fired ?? 0) >= 9, `every window fires (fired ${info?.fired})`)
   } finally {

@@ -14,6 +14,7 @@ void test('a pause racing an update does not undo the update', async () => {
   const w = world()
   try {
     let gate: Promise<void> | null = null
+    let readHeld = false
     let open: () => void = () => {}
     const gated = new Proxy(w.store, {
       get(target, key, receiver) {
@@ -24,7 +25,10 @@ void test('a pause racing an update does not undo the update', async () => {
               target,
               args,
             )
-            if (gate !== null) await gate // the read reached the operator's engine late
+            if (gate !== null) {
+              readHeld = true
+              await gate // the read reached the operator's engine late
+            }
             return record
           }
         return typeof value === 'function' ? value.bind(target) : value
@@ -35,7 +39,8 @@ void test('a pause racing an update does not undo the update', async () => {
     await deployer.schedule('s', { workflow: 'report', everyMs: MINUTE })
     gate = new Promise((r) => (open = r))
     const pausing = operator.pauseSchedule('s')
-    await new Promise((r) => setTimeout(r, 10))
+    // The pause has read the schedule (and waits): the update lands between read and write.
+    while (!readHeld) await new Promise((r) => setTimeout(r, 5))
     await deployer.schedule('s', { workflow: 'report', everyMs: 5 * MINUTE, paused: true })
     gate = null
     open()

@@ -119,16 +119,20 @@ async function putScheduleIf(
   const p = new Params(ctx.dialect)
   const replace = put.lastWindow !== undefined
   const postgres = ctx.dialect.name === 'postgres'
-  const cond = (yes: string, no: string) =>
-    postgres
-      ? `CASE WHEN ${p.add(replace)} THEN ${yes} ELSE ${no} END`
-      : `IF(${p.add(replace ? 1 : 0)}, ${yes}, ${no})`
+  // The flag is bound before the value it chooses: MySQL's `?` placeholders follow the text.
+  const cond = (yes: () => string, no: string) => {
+    const test = postgres ? p.add(replace) : p.add(replace ? 1 : 0)
+    const then = yes()
+    return postgres
+      ? `CASE WHEN ${test} THEN ${then} ELSE ${no} END`
+      : `IF(${test}, ${then}, ${no})`
+  }
   // MySQL assigns left to right: each assignment reads only its own column's old value.
   const text = `UPDATE ${ctx.tables.schedules} SET workflow = ${p.add(put.workflow)},
       version = ${p.add(put.version)}, spec = ${p.add(put.spec)},
       paused = ${p.add(flag(ctx, put.paused))}, next_at = ${p.add(put.nextAt)},
-      last_window = ${cond(p.add(put.lastWindow ?? null), 'last_window')},
-      buffered_window = ${cond('NULL', 'buffered_window')},
+      last_window = ${cond(() => p.add(put.lastWindow ?? null), 'last_window')},
+      buffered_window = ${cond(() => 'NULL', 'buffered_window')},
       revision = revision + 1, updated_at = ${p.add(put.now)}, lease_owner = NULL,
       lease_until = NULL
     WHERE id = ${p.add(put.id)} AND revision = ${p.add(revision)}`
