@@ -12,23 +12,8 @@ import { Engine, silentLogger } from '@cairn/core'
 import { FakeClock } from '@cairn/core/testing'
 import { SqliteStore } from '@cairn/sql/sqlite'
 import { runAce } from './ace_process.ts'
+import type { ScheduleJson } from '@cairn/core'
 import { clientEngine } from './client_engine.ts'
-
-interface ScheduleJson {
-  id: string
-  workflow: string
-  cron: string | null
-  timezone: string | null
-  everyMs: number | null
-  overlap: string
-  paused: boolean
-  nextAt: string | null
-  upcoming: string[]
-  lastRunId: string | null
-  lastRun: { id: string; status: string } | null
-  fired: number
-  skipped: number
-}
 
 interface Listed {
   schedules: ScheduleJson[]

@@ -5,25 +5,11 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import type { Engine } from '@cairn/core'
+import type { Engine, ScheduleJson } from '@cairn/core'
 import { cairn, cliStores, drivingEngine, freshDatabase, type Database } from './cli_fixture.ts'
 
 interface Listed {
-  schedules: Array<{
-    id: string
-    workflow: string
-    cron: string | null
-    timezone: string | null
-    everyMs: number | null
-    overlap: string
-    paused: boolean
-    nextAt: string | null
-    upcoming: string[]
-    lastRunId: string | null
-    lastRun: { id: string; status: string } | null
-    fired: number
-    skipped: number
-  }>
+  schedules: ScheduleJson[]
   nextAfter: string | null
 }
 
