@@ -121,4 +121,7 @@ export class FlakyStore implements StateStore {
   removeEventWaits: StateStore['removeEventWaits'] = (w) => this.inner.removeEventWaits(w)
   loadSearchAttributes: StateStore['loadSearchAttributes'] = (ids) =>
     this.inner.loadSearchAttributes(ids)
+  retentionCutoff: StateStore['retentionCutoff'] = (q) => this.inner.retentionCutoff(q)
+  expiredRuns: StateStore['expiredRuns'] = (q) => this.inner.expiredRuns(q)
+  deleteRunTrees: StateStore['deleteRunTrees'] = (r) => this.inner.deleteRunTrees(r)
 }

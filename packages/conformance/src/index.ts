@@ -38,6 +38,7 @@ import { recoveryTests } from './recoveries.ts'
 import { runQueueTests } from './run_queue.ts'
 import { payloadTests } from './payloads.ts'
 import { requeueTests } from './requeue.ts'
+import { retentionTests } from './retention.ts'
 import { runsCreateTests } from './runs_create.ts'
 import { runSeedTests } from './run_seeds.ts'
 import { runTagTests } from './run_tags.ts'
@@ -74,6 +75,7 @@ export function storeConformance(test: TestFn, factory: StoreFactory): void {
   eventTests(definer(test, factory, 'broadcast events'))
   eventBatchTests(definer(test, factory, 'event accumulators'))
   scheduleTests(definer(test, factory, 'schedules'))
+  retentionTests(definer(test, factory, 'retention'))
   parkTests(definer(test, factory, 'parkUnrunnable and unpark'))
   admissionTests(definer(test, factory, 'singleton admission'))
   admissionKeyTests(definer(test, factory, 'singleton keys'))

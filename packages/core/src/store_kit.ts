@@ -110,3 +110,13 @@ export {
   MAX_SCHEDULE_PAGE,
   MAX_SCHEDULE_SPEC_LENGTH,
 } from './store/schedule_rules.ts'
+export {
+  checkDeleteRunTrees,
+  checkExpiredRuns,
+  checkRetentionCutoff,
+  compareFinished,
+  MAX_DELETE_ROOTS,
+  MAX_DELETE_RUNS,
+  MAX_EXPIRED_PAGE,
+  MAX_KEEP_NEWEST,
+} from './store/retention_rules.ts'

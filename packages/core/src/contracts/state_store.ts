@@ -64,6 +64,13 @@ import type {
   WorkflowKey,
 } from './records.ts'
 import type { TransactionalStepResult, TransactionalWork } from './transactions.ts'
+import type {
+  DeleteRunTreesRequest,
+  DeleteRunTreesResult,
+  ExpiredRunsQuery,
+  FinishedPosition,
+  RetentionCutoffQuery,
+} from './retention.ts'
 
 /** Names the lease a write is made under. */
 export interface Fence {
@@ -1085,6 +1092,32 @@ export interface StateStore {
    * cancelled). Places with nothing registered are skipped. Returns how many were removed.
    */
   removeEventWaits(waits: readonly EventWaitRef[]): Promise<number>
+
+  /**
+   * The position of the `keepNewest`-th newest finished run in the query's scope (the oldest
+   * one a count policy keeps), or null when the scope holds fewer runs. One consistent read;
+   * its cost grows with `keepNewest` (index entries, never table rows).
+   * E_INVALID_ARGUMENT for a malformed query.
+   */
+  retentionCutoff(query: RetentionCutoffQuery): Promise<FinishedPosition | null>
+
+  /**
+   * Up to `limit` finished runs of the query's scope between `after` and `before`, whose parent
+   * is absent or finished, oldest first: one index range per status (never a table scan), one
+   * consistent read. A short page means no more. E_INVALID_ARGUMENT for a malformed query.
+   */
+  expiredRuns(query: ExpiredRunsQuery): Promise<FinishedPosition[]>
+
+  /**
+   * Delete run trees (contracts/retention.ts): ONE transaction that locks each tree's runs and
+   * its root's parent, walks the tree by parent, refuses a tree with an open run or an open
+   * parent, and deletes the others with every row of theirs, at most `maxRuns` runs in all.
+   * A refused tree never aborts the others. Racing calls delete a tree once (the later one
+   * finds it `not_found`); a requeue racing a delete either runs first (the tree is refused)
+   * or finds the run gone. Retry: safe. E_INVALID_ARGUMENT (nothing deleted) for a malformed
+   * request.
+   */
+  deleteRunTrees(request: DeleteRunTreesRequest): Promise<DeleteRunTreesResult>
 
   /**
    * The search attributes of each of `runIds` (at most 1000) that has any: runs without

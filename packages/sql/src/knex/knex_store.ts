@@ -121,6 +121,15 @@ export class KnexStore implements StateStore {
   readonly loadSearchAttributes: StateStore['loadSearchAttributes'] = (runIds) =>
     this.#opened('loadSearchAttributes').loadSearchAttributes(runIds)
 
+  readonly retentionCutoff: StateStore['retentionCutoff'] = (query) =>
+    this.#opened('retentionCutoff').retentionCutoff(query)
+
+  readonly expiredRuns: StateStore['expiredRuns'] = (query) =>
+    this.#opened('expiredRuns').expiredRuns(query)
+
+  readonly deleteRunTrees: StateStore['deleteRunTrees'] = (request) =>
+    this.#opened('deleteRunTrees').deleteRunTrees(request)
+
   /**
    * Transactional steps run on the application's Knex instance itself (transactional_step.ts),
    * beside the dialect's store, which needs to be open: its tables must exist.
@@ -198,6 +207,9 @@ function neverOpened(kind: string, operation: string): Required<StateStore> {
     loadEventWaits: reject,
     removeEventWaits: reject,
     loadSearchAttributes: reject,
+    retentionCutoff: reject,
+    expiredRuns: reject,
+    deleteRunTrees: reject,
     watchClaimable: reject,
     runTransactionalStep: reject,
   }

@@ -171,6 +171,8 @@ CREATE TABLE `cairn_runs` (
   KEY `cairn_runs_origin_created` (`origin_run_id`,`created_at` DESC,`id` DESC),
   KEY `cairn_runs_admission` (`admission_scope`,`admission_key`,`status`,`admission_seq`),
   KEY `cairn_runs_priority` (`priority`,`available_at`,`workflow`,`version`),
+  KEY `cairn_runs_finished` (`status`,`finished_at`,`id`),
+  KEY `cairn_runs_workflow_finished` (`workflow`,`status`,`finished_at`,`id`),
   CONSTRAINT `cairn_runs_claimable_status` CHECK (`available_at` is null or `status` in ('pending','running','waiting')),
   CONSTRAINT `cairn_runs_running_leased` CHECK (`status` <> 'running' or `available_at` is not null)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;

@@ -248,6 +248,8 @@ CREATE INDEX cairn_runs_claimable ON cairn_runs USING btree (available_at, workf
 
 CREATE INDEX cairn_runs_created ON cairn_runs USING btree (created_at DESC, id DESC);
 
+CREATE INDEX cairn_runs_finished ON cairn_runs USING btree (status, finished_at, id) WHERE (finished_at IS NOT NULL);
+
 CREATE INDEX cairn_runs_origin_created ON cairn_runs USING btree (origin_run_id, created_at DESC, id DESC) WHERE (origin_run_id IS NOT NULL);
 
 CREATE INDEX cairn_runs_parent_created ON cairn_runs USING btree (parent_run_id, created_at DESC, id DESC) WHERE (parent_run_id IS NOT NULL);
@@ -257,6 +259,8 @@ CREATE INDEX cairn_runs_priority ON cairn_runs USING btree (priority, available_
 CREATE INDEX cairn_runs_status_created ON cairn_runs USING btree (status, created_at DESC, id DESC);
 
 CREATE INDEX cairn_runs_workflow_created ON cairn_runs USING btree (workflow, created_at DESC, id DESC);
+
+CREATE INDEX cairn_runs_workflow_finished ON cairn_runs USING btree (workflow, status, finished_at, id) WHERE (finished_at IS NOT NULL);
 
 CREATE INDEX cairn_schedules_due ON cairn_schedules USING btree (next_at, id, workflow) WHERE ((NOT paused) AND (next_at IS NOT NULL));
 

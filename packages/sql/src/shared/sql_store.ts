@@ -46,6 +46,11 @@ import type {
   StateStore,
   StoreOp,
   WorkflowKey,
+  DeleteRunTreesRequest,
+  DeleteRunTreesResult,
+  ExpiredRunsQuery,
+  FinishedPosition,
+  RetentionCutoffQuery,
 } from '@cairn/core/contracts'
 import { applyBatch, type BatchContext } from './apply_batch.ts'
 import { backlog } from './backlog.ts'
@@ -69,6 +74,8 @@ import { promoteQueued } from './admission_sweep.ts'
 import { admissionKeys } from './admission_keys.ts'
 import { grantQueueSlots, queueStats } from './queue_calls.ts'
 import { withRetries } from './retry.ts'
+import { expiredRuns, retentionCutoff } from './retention_reads.ts'
+import { deleteRunTrees } from './run_tree_delete.ts'
 import {
   advanceSchedule,
   claimDueSchedules,
@@ -259,6 +266,18 @@ export class SqlStore implements StateStore {
 
   loadSearchAttributes(runIds: readonly string[]): Promise<Map<string, SearchAttributes>> {
     return this.#call('loadSearchAttributes', false, () => loadSearchAttributes(this.parts, runIds))
+  }
+
+  retentionCutoff(query: RetentionCutoffQuery): Promise<FinishedPosition | null> {
+    return this.#call('retentionCutoff', false, () => retentionCutoff(this.parts, query))
+  }
+
+  expiredRuns(query: ExpiredRunsQuery): Promise<FinishedPosition[]> {
+    return this.#call('expiredRuns', false, () => expiredRuns(this.parts, query))
+  }
+
+  deleteRunTrees(request: DeleteRunTreesRequest): Promise<DeleteRunTreesResult> {
+    return this.#call('deleteRunTrees', true, () => deleteRunTrees(this.parts, request))
   }
 
   /** True between a successful open() and close(). */

@@ -200,6 +200,9 @@ CREATE INDEX cairn_runs_claimable ON cairn_runs (available_at, workflow, version
 
 CREATE INDEX cairn_runs_created ON cairn_runs (created_at DESC, id DESC);
 
+CREATE INDEX cairn_runs_finished ON cairn_runs (status, finished_at, id)
+  WHERE finished_at IS NOT NULL;
+
 CREATE INDEX cairn_runs_origin_created ON cairn_runs (origin_run_id, created_at DESC, id DESC)
   WHERE origin_run_id IS NOT NULL;
 
@@ -212,6 +215,9 @@ CREATE INDEX cairn_runs_priority ON cairn_runs (priority, available_at, workflow
 CREATE INDEX cairn_runs_status_created ON cairn_runs (status, created_at DESC, id DESC);
 
 CREATE INDEX cairn_runs_workflow_created ON cairn_runs (workflow, created_at DESC, id DESC);
+
+CREATE INDEX cairn_runs_workflow_finished ON cairn_runs (workflow, status, finished_at, id)
+  WHERE finished_at IS NOT NULL;
 
 CREATE INDEX cairn_schedules_due ON cairn_schedules (next_at, id, workflow)
   WHERE NOT paused AND next_at IS NOT NULL;

@@ -22,6 +22,9 @@ import {
   checkScheduleId,
   checkScheduleList,
   checkSchedulePut,
+  checkDeleteRunTrees,
+  checkExpiredRuns,
+  checkRetentionCutoff,
 } from '@cairn/core/store-kit'
 import type {
   CheckpointPage,
@@ -65,6 +68,11 @@ import type {
   StateStore,
   StoreOp,
   WorkflowKey,
+  DeleteRunTreesRequest,
+  DeleteRunTreesResult,
+  ExpiredRunsQuery,
+  FinishedPosition,
+  RetentionCutoffQuery,
 } from '@cairn/core/contracts'
 import { backlogSql, toRunBacklog } from '../shared/backlog.ts'
 import { CallGate } from '../shared/call_gate.ts'
@@ -83,6 +91,7 @@ import {
 import { facetRuns } from './facet_runs.ts'
 import { listRuns } from './list_runs.ts'
 import { loadSearchAttributes } from './load_attributes.ts'
+import { deleteRunTrees, expiredRuns, retentionCutoff } from './retention.ts'
 import { parkUnrunnable, reclaimOwned, unpark } from './maintenance.ts'
 import { applyOp } from './ops/apply_op.ts'
 import type { PreparedConnection } from './prepared_connection.ts'
@@ -342,6 +351,23 @@ export abstract class SqliteStoreBase implements StateStore {
   /** close() has been called. */
   protected get closing(): boolean {
     return this.#closing !== null
+  }
+
+  retentionCutoff(query: RetentionCutoffQuery): Promise<FinishedPosition | null> {
+    return this.call('retentionCutoff', ({ cache }) =>
+      retentionCutoff(cache, checkRetentionCutoff(query)),
+    )
+  }
+
+  expiredRuns(query: ExpiredRunsQuery): Promise<FinishedPosition[]> {
+    return this.call('expiredRuns', ({ cache }) => expiredRuns(cache, checkExpiredRuns(query)))
+  }
+
+  deleteRunTrees(request: DeleteRunTreesRequest): Promise<DeleteRunTreesResult> {
+    return this.call('deleteRunTrees', (c) => {
+      checkDeleteRunTrees(request) // refused before anything is deleted
+      return inTransaction(c, () => deleteRunTrees(c.cache, request))
+    })
   }
 
   /** Gets the connection ready (schema migrated, statements prepared); open() calls it once. */

@@ -48,6 +48,11 @@ import type {
   StateStore,
   StoreOp,
   WorkflowKey,
+  DeleteRunTreesRequest,
+  DeleteRunTreesResult,
+  ExpiredRunsQuery,
+  FinishedPosition,
+  RetentionCutoffQuery,
 } from '../../contracts/index.ts'
 import { applyBatch } from './apply_batch.ts'
 import { backlog } from './backlog.ts'
@@ -77,6 +82,8 @@ import { checkPromoteKeys } from '../admission_check.ts'
 import { checkAdmissionKeysQuery, encodeAdmissionCursor } from '../admission_keys_query.ts'
 import { checkQueueNames } from '../queue_check.ts'
 import { StoreState } from './store_state.ts'
+import { deleteRunTrees, expiredRuns, retentionCutoff } from './retention.ts'
+import { checkDeleteRunTrees, checkExpiredRuns, checkRetentionCutoff } from '../retention_rules.ts'
 
 export class MemoryStore implements StateStore {
   readonly kind = 'memory'
@@ -224,5 +231,17 @@ export class MemoryStore implements StateStore {
 
   async loadSearchAttributes(runIds: readonly string[]): Promise<Map<string, SearchAttributes>> {
     return loadSearchAttributes(this.#state, runIds)
+  }
+
+  async retentionCutoff(query: RetentionCutoffQuery): Promise<FinishedPosition | null> {
+    return retentionCutoff(this.#state, checkRetentionCutoff(query))
+  }
+
+  async expiredRuns(query: ExpiredRunsQuery): Promise<FinishedPosition[]> {
+    return expiredRuns(this.#state, checkExpiredRuns(query))
+  }
+
+  async deleteRunTrees(request: DeleteRunTreesRequest): Promise<DeleteRunTreesResult> {
+    return deleteRunTrees(this.#state, checkDeleteRunTrees(request))
   }
 }

@@ -46,6 +46,12 @@ export class RunListing {
     else states.splice(this.#lowerBound(state.run), 0, state)
   }
 
+  /** Take a run out of the listing (deleted). */
+  remove(state: RunState): void {
+    const i = this.#lowerBound(state.run)
+    if (this.#states[i] === state) this.#states.splice(i, 1)
+  }
+
   /**
    * Up to `limit` matching runs past `after` (from the start when null) in the listing's
    * direction — older ones newest first when `descending`, newer ones oldest first otherwise —

@@ -24,13 +24,35 @@ export class StoreState {
   readonly admissions = new AdmissionIndex()
   /** Named queues and their items (queues.ts). */
   readonly queues = new QueueIndex()
+  /** Each parent's children (deleteRunTrees walks trees by it). */
+  readonly children = new Map<string, Set<RunState>>()
 
   addRun(run: RunRecord): RunState {
     const state = newRunState(run)
     this.runs.set(run.id, state)
     this.listing.insert(state)
     this.claims.update(state)
+    if (run.parentRunId !== null) {
+      const siblings = this.children.get(run.parentRunId) ?? new Set<RunState>()
+      this.children.set(run.parentRunId, siblings.add(state))
+    }
     return state
+  }
+
+  /** Forget a finished run and everything of its own (deleteRunTrees). */
+  deleteRun(state: RunState): void {
+    const run = state.run
+    this.runs.delete(run.id)
+    this.listing.remove(state)
+    this.parked.delete(state)
+    this.events.removeRun(run.id)
+    this.queues.forgetRun(state)
+    this.children.delete(run.id)
+    if (run.parentRunId !== null) {
+      const siblings = this.children.get(run.parentRunId)
+      siblings?.delete(state)
+      if (siblings?.size === 0) this.children.delete(run.parentRunId)
+    }
   }
 
   /** Apply `changes` to a run (stamping `updatedAt`) and re-index it. */

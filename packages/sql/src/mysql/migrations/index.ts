@@ -18,6 +18,7 @@ import { runQueue } from './016_run_queue.ts'
 import { eventBatches } from './017_event_batches.ts'
 import { recoveries } from './018_recoveries.ts'
 import { schedules } from './019_schedules.ts'
+import { retention } from './020_retention.ts'
 
 /** Every MySQL/MariaDB migration, in revision order. Append only; each statement idempotent. */
 export const migrations: readonly Migration[] = [
@@ -40,6 +41,7 @@ export const migrations: readonly Migration[] = [
   eventBatches,
   recoveries,
   schedules,
+  retention,
 ]
 
 export const latestRevision = migrations.length

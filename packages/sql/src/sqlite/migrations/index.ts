@@ -17,6 +17,7 @@ import { runQueue } from './016_run_queue.ts'
 import { eventBatches } from './017_event_batches.ts'
 import { recoveries } from './018_recoveries.ts'
 import { schedules } from './019_schedules.ts'
+import { retention } from './020_retention.ts'
 import type { Migration } from './migration.ts'
 
 export type { Migration } from './migration.ts'
@@ -42,6 +43,7 @@ export const migrations: readonly Migration[] = [
   eventBatches,
   recoveries,
   schedules,
+  retention,
 ]
 
 export const latestRevision = migrations.length
