@@ -122,7 +122,10 @@ function treeOf(root: TreeRun, forest: Forest, gone: ReadonlySet<string>): TreeR
   const seen = new Set([root.id])
   for (let i = 0; i < tree.length; i++)
     for (const child of forest.children.get((tree[i] as TreeRun).id) ?? [])
-      if (!seen.has(child.id) && !gone.has(child.id)) (tree.push(child), seen.add(child.id))
+      if (!seen.has(child.id) && !gone.has(child.id)) {
+        tree.push(child)
+        seen.add(child.id)
+      }
   return tree
 }
 
