@@ -50,6 +50,8 @@ import { DRAIN_FLUSH_MS, Driver } from './driver.ts'
 import { EventBatchFirer } from './event_batch_firer.ts'
 import { ScheduleBook } from './schedule_book.ts'
 import { ScheduleFirer } from './schedule_firer.ts'
+import { RetentionSweeper, type PolicySweep } from './retention_sweeper.ts'
+import { deleteRun, purgeRuns, type PurgeFilter, type PurgeReport } from './run_purger.ts'
 import { scheduleEvents } from './schedule_events.ts'
 import type { DeclaredSchedule, ScheduleSpec } from './schedule_spec.ts'
 import type { ScheduleInfo } from './schedule_view.ts'
@@ -144,6 +146,8 @@ export class Engine {
   private readonly eventBatches: EventBatchFirer
   private readonly scheduleBook: ScheduleBook
   private readonly scheduleFirer: ScheduleFirer
+  /** Null without retention policies. */
+  private readonly retention: RetentionSweeper | null
   private readonly events: EventHub
   private readonly committer: Committer
   private readonly waiters = new RunWaiters()
@@ -184,6 +188,9 @@ export class Engine {
     })
     for (const declared of this.options.schedules)
       this.scheduleBook.declare(this.scheduleBook.check(declared))
+    const policies = this.options.retention
+    this.retention =
+      policies === null ? null : new RetentionSweeper(this.options, policies, this.events)
     this.committer = new Committer({
       store,
       clock,
@@ -213,7 +220,7 @@ export class Engine {
       remote: this.remote,
       liveGrants,
       queueRetries: this.queueRetries,
-      jobs: [this.eventBatches, this.scheduleFirer],
+      jobs: [this.eventBatches, this.scheduleFirer, ...(this.retention ? [this.retention] : [])],
     })
   }
 
@@ -742,6 +749,37 @@ export class Engine {
       },
       runId,
     )
+  }
+
+  /**
+   * Delete a finished run with its child subtree and every row of theirs (checkpoints, inbox,
+   * tags, search attributes, event waits): `{ runs }` deleted in all. E_RUN_NOT_FOUND for an
+   * unknown id; E_RUN_NOT_DELETABLE (`details.blocker`) while the run, one of its descendants,
+   * or its parent is open. A large tree goes over several bounded transactions, deepest runs
+   * first. docs/retention.md.
+   */
+  async deleteRun(runId: string): Promise<{ runs: number }> {
+    await this.open()
+    return deleteRun(this.options.store, runId)
+  }
+
+  /**
+   * Delete the finished runs matching `filter` (listRuns' filters; `status` required, terminal
+   * only), oldest first, each with its subtree. Runs an open run still needs are kept and
+   * reported (`refused`). docs/retention.md.
+   */
+  async purgeRuns(filter: PurgeFilter): Promise<PurgeReport> {
+    await this.open()
+    return purgeRuns(this.options.store, filter)
+  }
+
+  /**
+   * Sweep every retention policy now (the driving engines do it every `retention.interval`):
+   * what each deleted. [] without policies.
+   */
+  async sweepRetention(): Promise<PolicySweep[]> {
+    await this.open()
+    return this.retention === null ? [] : this.retention.sweepNow()
   }
 
   /**

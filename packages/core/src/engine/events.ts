@@ -99,6 +99,18 @@ export interface EngineEvents {
     reason: 'overlap' | 'backfill' | 'input' | 'refused'
     count: number
   }
+  /**
+   * A retention policy's sweep deleted runs, or passed over some an open run still needs
+   * (docs/retention.md): `roots` expired runs deleted, `runs` deleted in all (their subtrees
+   * too), `refused` kept for now. Not emitted for a sweep that found nothing.
+   */
+  'retention:swept': {
+    policy: string
+    roots: number
+    runs: number
+    refused: number
+    durationMs: number
+  }
 }
 
 export type EngineEventName = keyof EngineEvents
@@ -122,6 +134,7 @@ const NAMES: EngineEventName[] = [
   'task:dispatched',
   'schedule:fired',
   'schedule:skipped',
+  'retention:swept',
 ]
 
 /** The diagnostics channel of each event, created once. */

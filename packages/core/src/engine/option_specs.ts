@@ -39,6 +39,7 @@ export const ENGINE_OPTIONS: OptionsSpec = {
     maxRecoveryAttempts: true,
     deadLetterWorkflow: true,
     schedules: true,
+    retention: true,
     maxBatch: true,
     webhookUrl: true,
     eventRetentionMs: true,

@@ -19,6 +19,11 @@ import { defaultLogger } from './default_logger.ts'
 import { ENGINE_OPTIONS } from './option_specs.ts'
 import { checkQueues, type QueueOptions } from './queue_registry.ts'
 import type { DeclaredSchedule } from './schedule_spec.ts'
+import {
+  resolveRetention,
+  type ResolvedRetention,
+  type RetentionOptions,
+} from './retention_policy.ts'
 
 export interface EngineOptions {
   store: StateStore
@@ -87,6 +92,12 @@ export interface EngineOptions {
    * store when this engine starts driving (only where the stored spec differs).
    */
   schedules?: readonly DeclaredSchedule[]
+  /**
+   * Retention policies (docs/retention.md): `{ policies: [{ statuses: ['completed'], maxAge:
+   * '7 days' }, { workflow: 'sync', statuses: ['failed'], maxCount: 1000 }] }`. Every driving
+   * engine sweeps finished runs past them in the background. Default: runs are kept forever.
+   */
+  retention?: RetentionOptions
 }
 
 export interface ResolvedEngineOptions {
@@ -114,6 +125,8 @@ export interface ResolvedEngineOptions {
   maxRecoveryAttempts: number
   deadLetterWorkflow: string | null
   schedules: readonly DeclaredSchedule[]
+  /** Null: no policy, nothing is swept. */
+  retention: ResolvedRetention | null
 }
 
 export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOptions {
@@ -144,6 +157,7 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     maxRecoveryAttempts: given(options.maxRecoveryAttempts, 5),
     deadLetterWorkflow: given(options.deadLetterWorkflow, null),
     schedules: checkScheduleList(options.schedules),
+    retention: resolveRetention(options.retention),
     monotonic: monotonicOf(clock),
   }
   validate(resolved, options)

@@ -42,6 +42,8 @@ export class RunTerminalError extends defineError(ErrorCodes.RUN_TERMINAL) {}
  * workflow's execution timeout (`'execution_timeout'`).
  */
 export class RunNotRequeueableError extends defineError(ErrorCodes.RUN_NOT_REQUEUEABLE) {}
+/** A run cannot be deleted: it, a descendant, or its parent is still open (details.blocker). */
+export class RunNotDeletableError extends defineError(ErrorCodes.RUN_NOT_DELETABLE) {}
 /** `engine.continue` found no breakpoint the run waits at. */
 export class NotAtBreakpointError extends defineError(ErrorCodes.NOT_AT_BREAKPOINT) {}
 /** A webhook callback carried a token no run recorded (malformed, guessed or from another store). */

@@ -4,12 +4,13 @@
  */
 import { channels, type EngineEventName } from '@cairn/core'
 
-/** Events about one run (each names it): all but the schedules' own. */
-export type RunScopedEvent = Exclude<EngineEventName, `schedule:${string}`>
+/** Events about one run (each names it): all but the schedules' and retention's own. */
+export type RunScopedEvent = Exclude<EngineEventName, `schedule:${string}` | `retention:${string}`>
 
 const ALL_EVENTS = Object.keys(channels) as EngineEventName[]
 
-const isRunScoped = (name: EngineEventName): name is RunScopedEvent => !name.startsWith('schedule:')
+const isRunScoped = (name: EngineEventName): name is RunScopedEvent =>
+  !name.startsWith('schedule:') && !name.startsWith('retention:')
 
 /** Events about a run as a whole (`run:*`). */
 export const RUN_EVENTS: readonly RunScopedEvent[] = ALL_EVENTS.filter(isRunScoped).filter((name) =>

@@ -1,0 +1,102 @@
+/**
+ * The retention sweep of a driving engine (docs/retention.md): every `interval`, for each
+ * policy, the bound past which its finished runs go (retention_bound.ts), then pages of them
+ * oldest first (StateStore.expiredRuns), each page deleted with the runs' subtrees in bounded
+ * transactions (run_tree_deleter.ts), until a page comes back short. No leader: engines
+ * sweeping at once delete each tree once (the later one finds it gone). A run kept by an open
+ * run (its parent, a descendant) is passed over and looked at again next sweep.
+ */
+import type { FinishedPosition } from '../contracts/retention.ts'
+import { DueLoop, type PassResult } from './due_loop.ts'
+import type { EventHub } from './events.ts'
+import type { ResolvedEngineOptions } from './options.ts'
+import { expiryBound } from './retention_bound.ts'
+import type { ResolvedRetention, ResolvedRetentionPolicy } from './retention_policy.ts'
+import { deleteTrees } from './run_tree_deleter.ts'
+
+export interface PolicySweep {
+  policy: string
+  /** Expired runs deleted (with their subtrees), runs deleted in all, runs kept by open runs. */
+  roots: number
+  runs: number
+  refused: number
+}
+
+export class RetentionSweeper {
+  readonly #options: ResolvedEngineOptions
+  readonly #retention: ResolvedRetention
+  readonly #events: EventHub
+  readonly #loop: DueLoop
+  #nextAt = 0
+
+  constructor(options: ResolvedEngineOptions, retention: ResolvedRetention, events: EventHub) {
+    this.#options = options
+    this.#retention = retention
+    this.#events = events
+    this.#loop = new DueLoop(options, {
+      pass: (active) => this.#pass(active),
+      failure: 'cairn: a retention sweep failed; retrying (finished runs are kept meanwhile)',
+    })
+  }
+
+  get busy(): boolean {
+    return this.#loop.busy
+  }
+
+  start(): void {
+    this.#loop.start()
+  }
+
+  stop(): void {
+    this.#loop.stop()
+  }
+
+  /** One sweep of every policy now, whatever the interval (engine.sweepRetention). */
+  async sweepNow(): Promise<PolicySweep[]> {
+    const sweeps: PolicySweep[] = []
+    for (const policy of this.#retention.policies)
+      sweeps.push(await this.#sweep(policy, () => true))
+    return sweeps
+  }
+
+  async #pass(active: () => boolean): Promise<PassResult> {
+    const now = this.#options.clock.now()
+    if (now < this.#nextAt) return this.#nextAt
+    for (const policy of this.#retention.policies) {
+      if (!active()) return null
+      await this.#sweep(policy, active)
+    }
+    this.#nextAt = this.#options.clock.now() + this.#retention.intervalMs
+    return this.#nextAt
+  }
+
+  async #sweep(policy: ResolvedRetentionPolicy, active: () => boolean): Promise<PolicySweep> {
+    const { store, clock } = this.#options
+    const started = clock.now()
+    const sweep: PolicySweep = { policy: policy.name, roots: 0, runs: 0, refused: 0 }
+    const before = await expiryBound(store, policy, started)
+    const scope = {
+      statuses: policy.statuses,
+      ...(policy.workflow === undefined ? {} : { workflow: policy.workflow }),
+    }
+    const limit = this.#retention.batchSize
+    let after: FinishedPosition | undefined
+    while (before !== null && active()) {
+      const page = await store.expiredRuns({ ...scope, before, limit, ...(after ? { after } : {}) })
+      for (const tree of await deleteTrees(
+        store,
+        page.map((run) => run.runId),
+      )) {
+        if (tree.outcome === 'not_found') continue // another engine's sweep took it
+        sweep.runs += tree.runs
+        if (tree.outcome === 'deleted') sweep.roots++
+        else sweep.refused++
+      }
+      if (page.length < limit) break
+      after = page[page.length - 1]
+    }
+    if (sweep.runs > 0 || sweep.refused > 0)
+      this.#events.emit('retention:swept', { ...sweep, durationMs: clock.now() - started })
+    return sweep
+  }
+}
