@@ -1,6 +1,7 @@
 import env from '#start/env'
 import { defineConfig, stores, transports } from '@cairn/adonis'
 import { aesGcmTransform } from '#services/payload_encryption'
+import shop from '#config/shop'
 
 export default defineConfig({
   store: 'lucid',
@@ -20,6 +21,24 @@ export default defineConfig({
   // `waiting` on `queue "payment-gateway"` in the dashboard; its Queues page shows the rate).
   queues: {
     'payment-gateway': { concurrency: 4, rateLimit: { limit: 20, periodMs: 1_000 } },
+  },
+  // Finished runs do not stay forever (docs/retention.md): every process that drives runs sweeps
+  // them in the background. A completed checkout (or delivery) goes after 30 days — its order
+  // stays in the shop's own tables; its page just no longer shows the run — one that failed,
+  // was cancelled or went dead after 90, long enough to look into it (and long past the
+  // nightly cleanup, which reads how a checkout ended); the cleanup keeps its last 30 nights.
+  retention: {
+    policies: [
+      { workflow: 'checkout', statuses: ['completed'], maxAge: shop.keepRunsMs },
+      { workflow: 'delivery', statuses: ['completed'], maxAge: shop.keepRunsMs },
+      {
+        workflow: 'checkout',
+        statuses: ['failed', 'cancelled', 'dead'],
+        maxAge: 3 * shop.keepRunsMs,
+      },
+      { workflow: 'abandoned-orders', statuses: ['completed', 'failed'], maxCount: 30 },
+    ],
+    interval: shop.retentionIntervalMs,
   },
   // The operations dashboard at /durable. With no token it is open in development (`npm
   // start`) and answers 401 everywhere else; DURABLE_DASHBOARD_TOKEN lets API clients in

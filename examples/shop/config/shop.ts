@@ -11,4 +11,11 @@ export default {
    * this long after its last change whose checkout ended without saying how: two days by default.
    */
   abandonAfterMs: env.get('SHOP_ABANDON_AFTER_MS', 2 * 24 * 60 * 60 * 1000),
+  /**
+   * How long a completed checkout's run is kept (config/durable.ts `retention`): 30 days by
+   * default. Failed, cancelled and dead ones are kept three times as long.
+   */
+  keepRunsMs: env.get('SHOP_KEEP_RUNS_MS', 30 * 24 * 60 * 60 * 1000),
+  /** How often a driving process sweeps expired runs: every minute by default. */
+  retentionIntervalMs: env.get('SHOP_RETENTION_INTERVAL_MS', 60_000),
 }

@@ -42,6 +42,10 @@ export default await Env.create(new URL('../', import.meta.url), {
   /** How long an order waits for approval before it is cancelled (and refunded). */
   SHOP_APPROVAL_TIMEOUT_MS: Env.schema.number.optional(),
   SHOP_ABANDON_AFTER_MS: Env.schema.number.optional(),
+  /** How long a completed checkout's run is kept (failed ones three times as long). */
+  SHOP_KEEP_RUNS_MS: Env.schema.number.optional(),
+  /** How often expired runs are swept (at least 1000). */
+  SHOP_RETENTION_INTERVAL_MS: Env.schema.number.optional(),
   /** Test-only fault injection; see app/services/fault_injection.ts. */
   SHOP_FAULT: Env.schema.enum.optional(['hang-after-charge'] as const),
 })

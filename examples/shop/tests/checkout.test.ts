@@ -243,3 +243,22 @@ void test('bad input gets a structured 4xx, never a 500', async (t) => {
   const approveUnknown = await post(`${shop.url}/orders/nope/approve`, {})
   assert.equal(approveUnknown.status, 404)
 })
+
+void test('a completed checkout run is swept by the retention policy; its order stays', async (t) => {
+  const shop = await startShop(t, {
+    SQLITE_FILE: await tempDatabase(t),
+    SHOP_KEEP_RUNS_MS: '1000',
+    SHOP_RETENTION_INTERVAL_MS: '1000',
+  })
+  const orderId = await placeOrder(shop.url, 'mug', 1)
+  const order = await orderWhen(shop.url, orderId, finished)
+  assert.equal(order.run.status, 'completed', JSON.stringify(order))
+  // The background sweep deletes the run once it is a second old (swept every second).
+  const swept = await orderWhen(shop.url, orderId, (o) => o.run === null, 30_000)
+  assert.equal(swept.status, 'completed', 'the order itself is the shop’s, and stays')
+  assert.match(swept.shipment.trackingNumber, /^TRK-/)
+  const timeline = await get(`${shop.url}/orders/${orderId}/timeline`)
+  assert.equal(timeline.status, 200)
+  assert.deepEqual(timeline.body.steps, [], 'its recorded steps went with it')
+  assert.equal(timeline.body.runStatus, null)
+})

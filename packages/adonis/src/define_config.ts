@@ -11,7 +11,12 @@ import {
   NUMBER_RANGES,
   type IntegerRange,
 } from '@cairn/core/store-kit'
-import { checkQueues, type DeclaredSchedule } from '@cairn/core'
+import {
+  checkQueues,
+  resolveRetention,
+  type DeclaredSchedule,
+  type RetentionOptions,
+} from '@cairn/core'
 import { asConfigError, invalidConfig } from './errors.ts'
 import { validateDashboardConfig } from './dashboard/dashboard_config.ts'
 import { resolveCodecConfig } from './codec_config.ts'
@@ -39,6 +44,7 @@ const KNOWN_FIELDS = new Set([
   'maxRecoveryAttempts',
   'deadLetterWorkflow',
   'schedules',
+  'retention',
 ])
 
 export function defineConfig<Stores extends Record<string, StoreProvider>>(
@@ -95,6 +101,8 @@ export function validateConfig(config: unknown): ResolvedDurableConfig {
   const queues = c.queues === undefined ? {} : configValue('queues', () => checkQueues(c.queues))
   checkDeadLetters(c)
   const schedules = checkSchedules(c.schedules)
+  // The engine's own check, at config load: a bad policy names its field here, not at boot.
+  if (c.retention !== undefined) configValue('retention', () => resolveRetention(c.retention))
   return {
     store: c.store,
     stores: stores as Record<string, StoreProvider>,
@@ -116,6 +124,7 @@ export function validateConfig(config: unknown): ResolvedDurableConfig {
     maxRecoveryAttempts: c.maxRecoveryAttempts as number | undefined,
     deadLetterWorkflow: c.deadLetterWorkflow as string | undefined,
     schedules,
+    retention: c.retention as RetentionOptions | undefined,
   }
 }
 

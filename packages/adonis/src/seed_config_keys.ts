@@ -23,7 +23,6 @@ const NOT_IN_CAIRN_YET: Readonly<Record<string, string>> = {
   capabilities: 'capability routing to workers',
   controlPlane: 'a control plane for store-less workers',
   admission: 'singleton admission settings',
-  retention: 'retention policies that delete old runs',
   eventBufferTtl: 'how long a broadcast event waits for a first waiter',
   compensationRetries: 'retries of compensations',
   reconcileMs: 'the reconcile safety net',

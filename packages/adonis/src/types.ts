@@ -8,7 +8,7 @@ import type {
 import type { Codec, Engine, StateStore } from '@cairn/core'
 import type { ConfigProvider } from '@adonisjs/core/types'
 import type { DurableCodecOptions } from './codec_config.ts'
-import type { DeclaredSchedule, QueueOptions } from '@cairn/core'
+import type { DeclaredSchedule, QueueOptions, RetentionOptions } from '@cairn/core'
 import type { TransportProvider } from './transports.ts'
 import type { DurableWebhooksConfig, ResolvedWebhooksConfig } from './webhooks/webhook_config.ts'
 
@@ -96,6 +96,12 @@ export interface DurableConfig<
    * `static schedule`. Default: none.
    */
   schedules?: readonly DeclaredSchedule[]
+  /**
+   * Retention policies (docs/retention.md): `{ policies: [{ statuses: ['completed'], maxAge:
+   * '7 days' }] }`. Every process that drives runs sweeps finished runs past them. Default:
+   * runs are kept forever.
+   */
+  retention?: RetentionOptions
 }
 
 /** The config after `defineConfig`: every default filled in. */
@@ -121,6 +127,7 @@ export interface ResolvedDurableConfig {
   maxRecoveryAttempts: number | undefined
   deadLetterWorkflow: string | undefined
   schedules: readonly DeclaredSchedule[]
+  retention: RetentionOptions | undefined
 }
 
 /**

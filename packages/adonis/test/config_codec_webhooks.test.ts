@@ -35,7 +35,7 @@ void describe('config/durable.ts: unknown keys', () => {
   })
 
   void test('a key of @adonis-agora/durable says it is not in Cairn yet', () => {
-    for (const key of ['eventBufferTtl', 'retention', 'role', 'capabilities', 'worker']) {
+    for (const key of ['eventBufferTtl', 'role', 'capabilities', 'worker']) {
       refused(
         { [key]: {} },
         new RegExp(`"${key}" is an @adonis-agora/durable option \\(.+\\) that is not in Cairn yet`),
@@ -95,6 +95,30 @@ void describe('config/durable.ts: queues', () => {
     refused({ queues: { '': { concurrency: 1 } } }, /queue name/)
     refused({ queues: [] }, /queues must be a plain object/)
     refused({ queues: new Map() }, /queues must be a plain object/)
+  })
+})
+
+void describe('config/durable.ts: retention', () => {
+  void test('policies are checked where written and passed on as given', () => {
+    const retention = {
+      policies: [
+        { statuses: ['completed' as const], maxAge: '7 days' },
+        { workflow: 'sync', statuses: ['failed' as const, 'dead' as const], maxCount: 1000 },
+      ],
+      interval: '5m',
+    }
+    assert.equal(validateConfig({ ...base, retention }).retention, retention)
+    assert.equal(validateConfig(base).retention, undefined, 'none: runs are kept')
+    refused({ retention: { policies: [{ statuses: ['completed'] }] } }, /needs maxAge, maxCount/)
+    refused(
+      { retention: { policies: [{ statuses: ['running'], maxAge: '1d' }] } },
+      /"running" is not a terminal status/,
+    )
+    refused(
+      { retention: { policies: [{ statuses: ['failed'], maxAge: 'later' }] } },
+      /not a duration/,
+    )
+    refused({ retention: { policies: [], keep: 1 } }, /retention: unknown option "keep"/)
   })
 })
 

@@ -153,3 +153,29 @@ void test('schedules from config/durable.ts and a static schedule fire on a driv
     code: 'E_INVALID_ARGUMENT',
   })
 })
+
+void test('retention from config/durable.ts reaches the engine and sweeps', async (t) => {
+  const dir = await tempDir(t)
+  const app = await startApp(
+    t,
+    defineConfig({
+      store: 'sqlite',
+      stores: { sqlite: stores.sqlite({ path: join(dir, 'r.sqlite') }) },
+      drive: true,
+      retention: { policies: [{ workflow: 'greet', statuses: ['completed'], maxCount: 1 }] },
+    }),
+  )
+  const engine = (await app.container.make('durable.engine')) as Engine
+  for (const runId of ['p-1', 'p-2', 'p-3']) {
+    await engine.start('greet', { name: runId }, { runId })
+    await engine.waitForRun(runId, { timeoutMs: 10_000 })
+  }
+  assert.deepEqual(await engine.sweepRetention(), [
+    { policy: 'greet:completed', roots: 2, runs: 2, refused: 0 },
+  ])
+  const { runs } = await engine.listRuns({ workflow: 'greet', limit: 10 })
+  assert.deepEqual(
+    runs.map((run) => run.id),
+    ['p-3'],
+  )
+})

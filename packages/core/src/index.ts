@@ -39,7 +39,11 @@ export { deadLetterRunId } from './engine/dead_letters.ts'
 export type { RequeueReceipt } from './engine/requeuer.ts'
 export type { PurgeFilter, PurgeReport, PurgeRefusal } from './engine/run_purger.ts'
 export type { PolicySweep } from './engine/retention_sweeper.ts'
-export type { RetentionOptions, RetentionPolicy } from './engine/retention_policy.ts'
+export {
+  resolveRetention,
+  type RetentionOptions,
+  type RetentionPolicy,
+} from './engine/retention_policy.ts'
 export type { SignalToken, SignalOptions, SignalReceipt } from './engine/signal_sender.ts'
 export type { ContinueOptions } from './engine/breakpoint_continuer.ts'
 export type { PublishEventOptions, PublishedEvent } from './engine/event_publisher.ts'

@@ -61,6 +61,7 @@ export default class DurableProvider {
             ? {}
             : { maxRecoveryAttempts: config.maxRecoveryAttempts }),
           schedules: config.schedules,
+          ...(config.retention === undefined ? {} : { retention: config.retention }),
           ...(config.deadLetterWorkflow === undefined
             ? {}
             : { deadLetterWorkflow: config.deadLetterWorkflow }),
