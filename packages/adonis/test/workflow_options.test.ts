@@ -15,7 +15,7 @@ import { createApp, startApp, tempDir } from './helpers.ts'
 
 const SEED_OPTIONS_APP_ROOT = new URL('./fixtures/seed_options_app/', import.meta.url)
 
-void test('a static workflow declaring validateInput fails boot: not in Cairn yet, naming the file', async (t) => {
+void test('a static workflow declaring validateInput fails boot, naming the file and inputSchema', async (t) => {
   const dir = await tempDir(t)
   const config = defineConfig({
     store: 'sqlite',
@@ -27,14 +27,15 @@ void test('a static workflow declaring validateInput fails boot: not in Cairn ye
     assert.ok(InvalidArgumentError.is(error))
     assert.match(
       error.message,
-      /^workflow "digest": unknown option "validateInput": @adonis-agora\/durable's "validateInput" \(.*\) is not in Cairn yet \(docs\/migrating-from-adonis-agora-durable\.md\)/,
+      /^workflow "digest": unknown option "validateInput": Cairn checks the input at start with inputSchema, a Standard Schema \(docs\/migrating-from-adonis-agora-durable\.md\)/,
     )
     assert.match(error.message, /\(in app\/workflows\/digest_workflow\.ts\)$/)
     assert.deepEqual(error.details, {
       workflow: 'digest',
       call: 'engine.register',
       option: 'validateInput',
-      notYet: true,
+      notYet: false,
+      use: 'inputSchema',
       file: 'app/workflows/digest_workflow.ts',
     })
     return true

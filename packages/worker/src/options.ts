@@ -1,5 +1,10 @@
 /** What `createWorker` takes, checked once at creation (a bad option never reaches the loop). */
-import type { StepHandler, StepReference } from '@cairn/core'
+import {
+  checkStepSchemas,
+  schemaCheckedHandler,
+  type StepHandler,
+  type StepReference,
+} from '@cairn/core'
 import type { Codec, Logger, WorkerTransport } from '@cairn/core/contracts'
 import { InvalidArgumentError } from '@cairn/core/errors'
 import type { AdaptiveConcurrency } from './adaptive_limit.ts'
@@ -43,7 +48,11 @@ export function stepTable(steps: WorkerOptions['steps']): StepTable {
   const table = new Map<string, StepHandler<unknown, unknown>>()
   const entries = Array.isArray(steps)
     ? (steps as readonly StepReference<never, unknown>[]).map(
-        (ref) => [ref.name, ref.handler] as const,
+        // The step's own schemas run here, where its handler runs (docs/validation.md).
+        (ref) => {
+          checkStepSchemas(ref.name, ref.options ?? {})
+          return [ref.name, schemaCheckedHandler(ref.name, ref.handler, ref.options ?? {})] as const
+        },
       )
     : Object.entries(steps as Record<string, StepHandler<never, unknown>>)
   for (const [name, handler] of entries) {

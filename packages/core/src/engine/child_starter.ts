@@ -5,6 +5,7 @@
  * A child that cannot start (unknown workflow, input the codec refuses, the id taken by another
  * run) is reported, and the parent's wait fails with that reason.
  */
+import { validated } from '../schema/validate.ts'
 import type { RunRecord } from '../contracts/records.ts'
 import type { NewRun } from '../contracts/state_store.ts'
 import { RunIdConflictError } from '../errors/index.ts'
@@ -47,11 +48,17 @@ export async function startChildRun(
   try {
     assertCallerRunId(request.childRunId, 'childId')
     const workflow = deps.registry.resolve(request.workflow, request.version)
+    const input = await validated(
+      workflow.options.inputSchema,
+      request.input,
+      `input of child workflow "${workflow.name}"`,
+      { workflow: workflow.name },
+    )
     run = {
       id: request.childRunId,
       workflow: workflow.name,
       version: workflow.version,
-      input: deps.options.codec.encode(request.input, `input of child workflow "${workflow.name}"`),
+      input: deps.options.codec.encode(input, `input of child workflow "${workflow.name}"`),
       createdAt: deps.options.clock.now(),
       parent: request.parent,
       ...(request.priority === DEFAULT_PRIORITY ? {} : { priority: request.priority }),

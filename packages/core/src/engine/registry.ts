@@ -61,6 +61,11 @@ export class WorkflowRegistry {
         `workflow "${name}": searchAttributes must be a Standard Schema (an object with ~standard.validate)`,
       )
     }
+    if (options.inputSchema !== undefined && !isStandardSchema(options.inputSchema)) {
+      throw new InvalidArgumentError(
+        `workflow "${name}": inputSchema must be a Standard Schema (an object with ~standard.validate: VineJS, Zod, Valibot, ArkType, …)`,
+      )
+    }
     const entry: RegisteredWorkflow = { name, version: v, body, options }
     versions.set(v, entry)
     this.byName.set(name, versions)

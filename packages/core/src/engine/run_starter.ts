@@ -4,6 +4,7 @@
  * error. When this engine drives runs and has a free slot, the run is created already leased
  * and starts executing here with no second write and no poll.
  */
+import { validated } from '../schema/validate.ts'
 import type { RunRecord } from '../contracts/records.ts'
 import type { Admission } from '../contracts/state_store.ts'
 import { admissionOf, singletonFull } from './admission_of.ts'
@@ -88,7 +89,13 @@ export async function startRun(
     opts.queue === undefined ? workflow.options.queue : opts.queue,
     workflow.name,
   )
-  const encoded = deps.options.codec.encode(input, `input of workflow "${name}"`)
+  const checked = await validated(
+    workflow.options.inputSchema,
+    input,
+    `input of workflow "${workflow.name}"`,
+    { workflow: workflow.name },
+  )
+  const encoded = deps.options.codec.encode(checked, `input of workflow "${name}"`)
   const createdAt = deps.options.clock.now()
   const run = {
     id: runId,

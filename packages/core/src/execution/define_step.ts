@@ -12,8 +12,26 @@
  */
 import { checkOptionKeys } from '../util/known_keys.ts'
 import { BACKOFF_OPTIONS, STEP_DEFINITION_OPTIONS } from './option_specs.ts'
+import type { StandardSchemaV1 } from '../contracts/standard_schema.ts'
 import type { StepHandler, StepOptions, StepReference } from './types.ts'
 
+/** What a Standard Schema accepts, and what it gives back. */
+export type SchemaInput<S extends StandardSchemaV1> = NonNullable<S['~standard']['types']>['input']
+export type SchemaOutput<S extends StandardSchemaV1> = NonNullable<
+  S['~standard']['types']
+>['output']
+
+/** With an `input` schema, the handler's input type is the schema's output type. */
+export function defineStep<S extends StandardSchemaV1, O>(
+  name: string,
+  handler: StepHandler<SchemaOutput<S>, O>,
+  options: StepOptions & { input: S },
+): StepReference<SchemaInput<S>, O>
+export function defineStep<I, O>(
+  name: string,
+  handler: StepHandler<I, O>,
+  options?: StepOptions,
+): StepReference<I, O>
 export function defineStep<I, O>(
   name: string,
   handler: StepHandler<I, O>,

@@ -39,6 +39,7 @@ export const WORKFLOW_OPTIONS: OptionsSpec = {
     queue: true,
     onEvent: true,
     eventBatch: true,
+    inputSchema: true,
   }),
   foreign: FOREIGN_WORKFLOW_OPTIONS,
 }
@@ -115,6 +116,8 @@ export const STEP_DEFINITION_OPTIONS: OptionsSpec = {
     queue: true,
     priority: true,
     fairnessKey: true,
+    input: true,
+    output: true,
   }),
   foreign: FOREIGN_STEP_DEFINITION_OPTIONS,
 }

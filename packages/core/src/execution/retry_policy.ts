@@ -4,6 +4,7 @@
  */
 import {
   FatalError,
+  SchemaValidationError,
   NotSerializableError,
   PayloadTooLargeError,
   RetryableError,
@@ -111,6 +112,7 @@ function retryAfter(value: unknown): number {
 function isPermanent(error: unknown): boolean {
   return (
     FatalError.is(error) ||
+    SchemaValidationError.is(error) ||
     NotSerializableError.is(error) ||
     PayloadTooLargeError.is(error) ||
     TransactionsUnsupportedError.is(error)

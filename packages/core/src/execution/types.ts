@@ -3,6 +3,7 @@
  * primitives. Types only.
  */
 import type { SearchAttributeUpsert } from '../contracts/search_attributes.ts'
+import type { StepSchemas } from './step_schemas.ts'
 import type { StandardSchemaV1 } from '../contracts/standard_schema.ts'
 import type { TransactionHandle } from '../contracts/transactions.ts'
 import type { Duration } from '../util/duration.ts'
@@ -104,7 +105,10 @@ export interface StepQueueing {
 }
 
 /** The retry, timeout, placement and queue options a registered step declares (`engine.registerStep`). */
-export type StepOptions = Omit<LocalStepOptions, 'compensate'> & StepPlacement & StepQueueing
+export type StepOptions = Omit<LocalStepOptions, 'compensate'> &
+  StepPlacement &
+  StepQueueing &
+  StepSchemas
 
 /** What `ctx.step` takes per call: a local step's options, the placement and the queue. */
 export type StepCallOptions<T = unknown> = LocalStepOptions<T> & StepPlacement & StepQueueing
@@ -333,6 +337,15 @@ export interface WorkflowOptions {
    * with `details.issues` ({ message, path }[]). May validate asynchronously.
    */
   searchAttributes?: StandardSchemaV1
+  /**
+   * A Standard Schema (VineJS, Zod, Valibot, ArkType, …) every start's input is checked against
+   * before the run exists — `engine.start` (and the event and schedule starts made through it)
+   * and `ctx.child` / `ctx.startChild`, on the engine that registers the workflow. Not a
+   * `continueAsNew`: its input is the run's own, already past its code. The schema's output value is the input
+   * the run stores (defaults, coercions applied once). A mismatch is E_SCHEMA_VALIDATION with
+   * `details.issues` (docs/validation.md).
+   */
+  inputSchema?: StandardSchemaV1
   /**
    * Singleton admission (docs/flow-control.md): at most `limit` runs of one key at once, the
    * key computed from the run's input at start. Decided by the store in the write that

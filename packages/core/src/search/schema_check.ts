@@ -11,6 +11,7 @@ import type {
   StandardSchemaV1,
 } from '../contracts/standard_schema.ts'
 import { InvalidArgumentError } from '../errors/index.ts'
+import { issuePath } from '../schema/validate.ts'
 
 /** An issue as recorded in the error's details: a message and a printable path. */
 export interface SchemaIssueDetail {
@@ -51,9 +52,5 @@ function verdict(result: StandardSchemaResult<unknown>): InvalidArgumentError | 
 }
 
 function issueDetail(issue: StandardSchemaIssue): SchemaIssueDetail {
-  const path = (issue.path ?? []).map((segment) => {
-    const key = typeof segment === 'object' && segment !== null ? segment.key : segment
-    return typeof key === 'number' ? key : String(key)
-  })
-  return { message: String(issue.message), path }
+  return { message: String(issue.message), path: issuePath(issue.path) }
 }

@@ -31,8 +31,10 @@ const CAPABILITY_ROUTING: ForeignOption = {
 
 /** `engine.register` options, and the keys of a `BaseWorkflow`'s `static workflow`. */
 export const FOREIGN_WORKFLOW_OPTIONS: Table = {
-  inputSchema: { notYet: 'a Standard Schema checking the input at start' },
-  validateInput: { notYet: 'an input check at start' },
+  validateInput: {
+    instead: 'Cairn checks the input at start with inputSchema, a Standard Schema',
+    use: 'inputSchema',
+  },
   requires: CAPABILITY_ROUTING,
   tags: { notYet: "default tags for every run; give a run's tags at start: { tags }" },
   executionTimeout: {
@@ -78,8 +80,6 @@ export const FOREIGN_QUEUE_OPTIONS: Table = {}
 /** `defineStep` / `engine.registerStep` options and a `BaseStep`'s `static step`. */
 export const FOREIGN_STEP_DEFINITION_OPTIONS: Table = {
   ...FLAT_BACKOFF,
-  input: { notYet: "a Standard Schema checking the step's input" },
-  output: { notYet: "a Standard Schema checking the step's output" },
   compensate: {
     instead:
       'Cairn takes compensate on the call: ctx.step(ref, input, { compensate: (output) => … })',
