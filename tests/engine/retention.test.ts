@@ -200,6 +200,37 @@ eachStore('retention', (test) => {
     assert.deepEqual(await present(engine, ['parent', child]), [])
   })
 
+  test('a policy that fails does not hold back the others, nor retry every second', async (env) => {
+    let cutoffs = 0
+    const store = new Proxy(env.handle.store, {
+      get(target, name) {
+        if (name === 'retentionCutoff')
+          return async () => {
+            cutoffs++
+            throw new Error('statement timeout')
+          }
+        const value = Reflect.get(target, name)
+        return typeof value === 'function' ? value.bind(target) : value
+      },
+    })
+    const engine = await env.engine({
+      store,
+      retention: {
+        policies: [
+          { name: 'broken', statuses: ['failed'], maxCount: 1 },
+          { name: 'working', statuses: ['completed'], maxAge: '1m' },
+        ],
+        interval: '10m',
+      },
+    })
+    engine.register('double', 1, async (ctx, n: number) => ctx.localStep('double', () => n * 2))
+    await run(engine, 'double', 1, 'done')
+    await env.skip(2 * 3_600_000) // two hours: twelve sweeps
+    await env.settle()
+    assert.deepEqual(await present(engine, ['done']), [], 'the working policy swept')
+    assert.ok(cutoffs >= 12 && cutoffs <= 14, `one failed try per sweep, got ${cutoffs}`)
+  })
+
   test('malformed retention options are refused at construction', async (env) => {
     const bad: unknown[] = [
       { policies: [{ statuses: ['completed'] }] },

@@ -43,7 +43,15 @@ const throwing: StandardSchemaV1 = {
   },
 }
 
-async function failure(call: Promise<unknown>): Promise<{ code: string; details: any }> {
+interface Refusal {
+  code: string
+  details: {
+    workflow?: string
+    issues: Array<{ message: string; path: Array<string | number> }>
+  }
+}
+
+async function failure(call: Promise<unknown>): Promise<Refusal> {
   return call.then(
     () => assert.fail('expected a rejection'),
     (error: { code: string; details: unknown }) => error as never,
@@ -154,7 +162,7 @@ eachStore('schema validation', (each) => {
     engine.register('w', 1, async () => 'ran', { inputSchema: throwing })
     const thrown = await failure(engine.start('w', 1))
     assert.equal(thrown.code, 'E_SCHEMA_VALIDATION')
-    assert.match(thrown.details.issues[0].message, /the schema threw: refinement crashed/)
+    assert.match(thrown.details.issues[0]?.message ?? '', /the schema threw: refinement crashed/)
     assert.throws(() => engine.register('x', 1, async () => 1, { inputSchema: {} as never }), {
       code: 'E_INVALID_ARGUMENT',
     })

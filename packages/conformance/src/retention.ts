@@ -19,6 +19,7 @@ import type {
 import { BILLING_V1, LEASE_MS, ORDERS_V1, OWNER_A, T0, checkpoint, newRun } from './fixtures.ts'
 import { expectRejection, same, type Define } from './harness.ts'
 import {
+  apply,
   applyOne,
   checkpoints,
   claim,
@@ -227,6 +228,130 @@ export function retentionTests(define: Define): void {
     await finished(s, 'q/1', T0 + 1, 'completed', { parent: 'q' })
     await end(s, again, T0 + 2, 'completed')
     same(outcomes(await remove(s, ['q/1', 'q'])), ['q/1:deleted:1', 'q:deleted:1'], 'child first')
+  })
+
+  define('a continued run is kept while its successor is open', async (s) => {
+    const fence = await started(s, 'p', T0)
+    const successor = { ...newRun('p~next', { createdAt: T0 + 1 }), continuedFrom: 'p' }
+    const finish: StoreOp = {
+      type: 'finishRun',
+      fence,
+      status: 'continued',
+      output: null,
+      error: null,
+      continuedTo: 'p~next',
+    }
+    await apply(s, [{ type: 'createRun', run: successor }, finish], T0 + 1)
+    same(
+      await remove(s, ['p']),
+      [
+        {
+          runId: 'p',
+          outcome: 'refused',
+          blocker: { runId: 'p~next', status: 'pending', relation: 'successor' },
+        },
+      ],
+      'the successor reads its predecessor before its first step',
+    )
+    const page = await s.expiredRuns({ statuses: ['continued'], before: END, limit: 10 })
+    same(page, [], 'not offered either')
+    const { claimed } = await claim(s, { now: T0 + 2 })
+    same(
+      claimed.map((r) => r.id),
+      ['p~next'],
+      'the successor runs',
+    )
+    await end(s, { runId: 'p~next', epoch: 1 }, T0 + 3, 'completed')
+    same(
+      (await s.expiredRuns({ statuses: ['continued'], before: END, limit: 10 })).map(
+        (r) => r.runId,
+      ),
+      ['p'],
+      'offered once its successor finished',
+    )
+    same(outcomes(await remove(s, ['p'])), ['p:deleted:1'], 'then deleted')
+  })
+
+  define('a child of a failed or dead parent is kept: a requeue replays against it', async (s) => {
+    for (const status of ['failed', 'dead'] as const) {
+      const parent = await started(s, status, T0)
+      await finished(s, `${status}/1`, T0 + 1, 'completed', { parent: status })
+      await end(s, parent, T0 + 2, status)
+      same(
+        await remove(s, [`${status}/1`]),
+        [
+          {
+            runId: `${status}/1`,
+            outcome: 'refused',
+            blocker: { runId: status, status, relation: 'parent' },
+          },
+        ],
+        `a ${status} parent`,
+      )
+    }
+    const page = await s.expiredRuns({ statuses: ['completed'], before: END, limit: 10 })
+    same(page, [], 'neither child is offered')
+    same(outcomes(await remove(s, ['failed'])), ['failed:deleted:2'], 'the parent takes its child')
+  })
+
+  define('a failed run is kept while its dead letter is open', async (s) => {
+    await finished(s, 'lost', T0, 'failed')
+    const letter = { ...newRun('dlq:lost', { createdAt: T0 + 2 }) }
+    expectApplied(await applyOne(s, { type: 'createRun', run: letter }, T0 + 2), 'the letter')
+    same(
+      await remove(s, ['lost']),
+      [
+        {
+          runId: 'lost',
+          outcome: 'refused',
+          blocker: { runId: 'dlq:lost', status: 'pending', relation: 'dead_letter' },
+        },
+      ],
+      'the letter reads how its run ended',
+    )
+    const { claimed } = await claim(s, { now: T0 + 3 })
+    await end(s, { runId: (claimed[0] as { id: string }).id, epoch: 1 }, T0 + 4, 'completed')
+    same(outcomes(await remove(s, ['lost'])), ['lost:deleted:1'], 'once the letter ended')
+  })
+
+  define('expect: a root that is no longer what the caller found is left alone', async (s) => {
+    await finished(s, 'old', T0, 'failed')
+    await finished(s, 'fresh', T0 + 100, 'failed')
+    const trees = await s.deleteRunTrees({
+      runIds: ['old', 'fresh'],
+      maxRuns: 10,
+      expect: { statuses: ['failed'], finishedBefore: { finishedAt: T0 + 50, runId: '' } },
+    })
+    same(outcomes(trees.trees), ['old:deleted:1', 'fresh:changed'], 'finished after the bound')
+    const other = await s.deleteRunTrees({
+      runIds: ['fresh'],
+      maxRuns: 10,
+      expect: { statuses: ['completed'] },
+    })
+    same(outcomes(other.trees), ['fresh:changed'], 'another status')
+    assert.ok((await s.getRun('fresh')) !== null, 'kept')
+  })
+
+  define('a wide tree goes over bounded calls, deepest first', async (s) => {
+    const root = await started(s, 'wide', T0)
+    const children = Array.from({ length: 1_500 }, (_, i) => `wide/${String(i).padStart(4, '0')}`)
+    for (const [i, id] of children.entries()) {
+      const run = { ...newRun(id, { createdAt: T0 + 1 }), parent: { runId: 'wide', seq: i } }
+      const op: StoreOp = { type: 'createRun', run, claim: { owner: OWNER_A, leaseMs: LEASE_MS } }
+      const done: StoreOp = {
+        type: 'finishRun',
+        fence: { runId: id, epoch: 1 },
+        status: 'completed',
+        output: null,
+        error: null,
+      }
+      await apply(s, [op, done], T0 + 1)
+    }
+    await end(s, root, T0 + 2, 'completed')
+    same(outcomes(await remove(s, ['wide'], 1_000)), ['wide:partial:1000'], 'the first call')
+    same((await listAll(s, { parentRunId: 'wide' })).length, 500, 'children left')
+    same(outcomes(await remove(s, ['wide'], 1_000)), ['wide:deleted:501'], 'the second call')
+    await gone(s, ['wide', ...children.slice(0, 3), ...children.slice(-3)])
   })
 
   define('racing deletes of the same trees delete each one once', async (s) => {

@@ -120,3 +120,13 @@ export {
   MAX_EXPIRED_PAGE,
   MAX_KEEP_NEWEST,
 } from './store/retention_rules.ts'
+export {
+  planTreeDeletion,
+  readForest,
+  readForestSync,
+  type Forest,
+  type ForestRead,
+  type TreeDeletionPlan,
+  type TreeRun,
+} from './store/run_tree_plan.ts'
+export { deadLetterRunId } from './util/dead_letter_id.ts'

@@ -4,8 +4,9 @@
  *
  * A run is deleted with its subtree (its children, their children, …) and every row that
  * belongs to them: checkpoints, inbox messages, tags, search attributes, event waits and
- * queue items. Only finished runs go: a tree with an open run, or whose root's parent is open
- * (it still waits on, or may replay against, the root), is refused whole.
+ * queue items. Only finished runs go, and none that something may still read: a tree with an
+ * open run, whose root's parent is open, failed or dead, or one of whose runs an open
+ * successor or dead letter still reads (RunTreeBlocker), is refused whole.
  *
  * Methods (on StateStore): `retentionCutoff` and `expiredRuns` (reads), `deleteRunTrees`
  * (one transaction per call, bounded).
@@ -32,7 +33,9 @@ export interface RetentionCutoffQuery {
 /**
  * One page of finished runs a policy lets go (`expiredRuns`): status in `statuses`, of
  * `workflow` when given, placed before `before` and after `after`, whose parent is absent or
- * finished (a run an open parent waits on is never offered). Oldest first.
+ * done with it (completed, cancelled or continued) and, for a continued run, whose successor
+ * is finished. Oldest first. (deleteRunTrees still refuses what this cannot see: a tree's
+ * open descendants, an open dead letter.)
  */
 export interface ExpiredRunsQuery {
   statuses: readonly TerminalStatus[]
@@ -49,6 +52,12 @@ export interface DeleteRunTreesRequest {
   /** The roots: 1..100 distinct run ids. Deleted in this order. */
   runIds: readonly string[]
   /**
+   * Given: a root that is no longer what the caller found — its status not one of
+   * `statuses`, or (with `finishedBefore`) finished at or after it, as a run requeued and
+   * finished again since its page was read — is left (`changed`).
+   */
+  expect?: { statuses: readonly TerminalStatus[]; finishedBefore?: FinishedPosition }
+  /**
    * The most runs this call deletes, over every tree (1..10,000): what bounds one
    * transaction. A tree larger than what is left of it loses its deepest runs first (its
    * `partial` outcome; a later call goes on with it), and the trees after it are `skipped`.
@@ -56,11 +65,16 @@ export interface DeleteRunTreesRequest {
   maxRuns: number
 }
 
-/** The open run that keeps a tree: the root itself, one of its descendants, or its parent. */
+/**
+ * The run that keeps a tree: the root itself or one of its descendants (open); the root's
+ * parent (open, or failed or dead: a requeue would replay against its children); a continued
+ * run's successor that is open (before its first step it reads its predecessor and takes its
+ * unread signals); a failed or dead run's open dead letter (it reads how its run ended).
+ */
 export interface RunTreeBlocker {
   runId: string
   status: RunStatus
-  relation: 'self' | 'descendant' | 'parent'
+  relation: 'self' | 'descendant' | 'parent' | 'successor' | 'dead_letter'
 }
 
 export type RunTreeDeletion =
@@ -73,6 +87,8 @@ export type RunTreeDeletion =
   | { runId: string; outcome: 'refused'; blocker: RunTreeBlocker }
   /** Not looked at: the call's `maxRuns` was spent on the trees before it. */
   | { runId: string; outcome: 'skipped' }
+  /** Not deleted: the root is no longer what `expect` says (it was requeued, say). */
+  | { runId: string; outcome: 'changed' }
 
 export interface DeleteRunTreesResult {
   /** One per requested root, in request order. */

@@ -11,9 +11,8 @@
  * engine's. None for a run that is itself a dead letter (`dlq:` id) or of the dead-letter
  * workflow: a failing handler must not feed itself.
  */
-import { createHash } from 'node:crypto'
 import type { Codec, SerializedError } from '../contracts/codec.ts'
-import { MAX_ID_LENGTH } from '../util/validate.ts'
+import { deadLetterRunId, isDeadLetterRunId } from '../util/dead_letter_id.ts'
 import type { RunRecord } from '../contracts/records.ts'
 import type { CreateRunOp, OpResult } from '../contracts/state_store.ts'
 import type { Logger } from '../contracts/logger.ts'
@@ -37,19 +36,7 @@ export interface DeadLetter {
   recoveries: number
 }
 
-const PREFIX = 'dlq:'
-
-/** `dlq:<runId>`, or `dlq:<sha256 of runId>` when that would pass the 255 of a run id. */
-export function deadLetterRunId(runId: string): string {
-  const id = `${PREFIX}${runId}`
-  if (id.length <= MAX_ID_LENGTH) return id
-  return `${PREFIX}${createHash('sha256').update(runId).digest('hex')}`
-}
-
-/** Whether `runId` is a dead letter's (the `dlq:` prefix is Cairn's). */
-export function isDeadLetterRunId(runId: string): boolean {
-  return runId.startsWith(PREFIX)
-}
+export { deadLetterRunId, isDeadLetterRunId } from '../util/dead_letter_id.ts'
 
 export interface DeadLetterDeps {
   registry: WorkflowRegistry
@@ -64,7 +51,7 @@ export function deadLetterTarget(
   deps: DeadLetterDeps,
   run: Pick<RunRecord, 'id' | 'workflow' | 'version'>,
 ): RegisteredWorkflow | null {
-  if (run.id.startsWith(PREFIX)) return null
+  if (isDeadLetterRunId(run.id)) return null
   const own = (deps.registry.find(run.workflow, run.version) ?? deps.registry.newest(run.workflow))
     ?.options.deadLetterWorkflow
   const name = own === undefined ? deps.fallback : own

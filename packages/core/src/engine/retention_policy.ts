@@ -110,8 +110,10 @@ function resolvePolicy(value: unknown, index: number): ResolvedRetentionPolicy {
     throw new InvalidArgumentError(
       `${where}.maxCount must be an integer 0..${MAX_KEEP_NEWEST}, got ${String(maxCount)}`,
     )
-  const name = policy.name ?? `${policy.workflow ?? '*'}:${statuses.join('+')}`
-  assertIdentifier(name, `${where}.name`)
+  if (policy.name !== undefined) assertIdentifier(policy.name, `${where}.name`)
+  const generated = `${policy.workflow ?? '*'}:${statuses.join('+')}`
+  // A long workflow name must not make a policy nobody named fail on its name.
+  const name = policy.name ?? (generated.length <= 200 ? generated : `policy-${index}`)
   return { name, statuses, workflow: policy.workflow, maxAgeMs, maxCount }
 }
 

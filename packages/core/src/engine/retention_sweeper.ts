@@ -64,7 +64,14 @@ export class RetentionSweeper {
     if (now < this.#nextAt) return this.#nextAt
     for (const policy of this.#retention.policies) {
       if (!active()) return null
-      await this.#sweep(policy, active)
+      // One policy failing (a statement timeout, the store away) does not hold the others
+      // back, nor bring its own retry sooner than the next sweep.
+      await this.#sweep(policy, active).catch((error: unknown) =>
+        this.#options.logger.error(
+          { err: error, policy: policy.name },
+          'cairn: a retention policy sweep failed; the next sweep tries again',
+        ),
+      )
     }
     this.#nextAt = this.#options.clock.now() + this.#retention.intervalMs
     return this.#nextAt
@@ -83,11 +90,14 @@ export class RetentionSweeper {
     let after: FinishedPosition | undefined
     while (before !== null && active()) {
       const page = await store.expiredRuns({ ...scope, before, limit, ...(after ? { after } : {}) })
+      const expect = { statuses: policy.statuses, finishedBefore: before }
       for (const tree of await deleteTrees(
         store,
         page.map((run) => run.runId),
+        expect,
       )) {
-        if (tree.outcome === 'not_found') continue // another engine's sweep took it
+        // Another engine's sweep took it; or it was requeued (and finished again) since.
+        if (tree.outcome === 'not_found' || tree.outcome === 'changed') continue
         sweep.runs += tree.runs
         if (tree.outcome === 'deleted') sweep.roots++
         else sweep.refused++

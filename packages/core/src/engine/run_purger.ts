@@ -59,7 +59,7 @@ const PURGE_FILTER: OptionsSpec = {
 export async function deleteRun(store: StateStore, runId: string): Promise<{ runs: number }> {
   assertIdentifier(runId, 'runId')
   const [tree] = await deleteTrees(store, [runId])
-  if (tree === undefined || tree.outcome === 'not_found')
+  if (tree === undefined || tree.outcome === 'not_found' || tree.outcome === 'changed')
     throw new RunNotFoundError(`no run with id "${runId}"`, { details: { runId } })
   if (tree.outcome === 'refused') throw notDeletable(runId, tree.blocker)
   return { runs: tree.runs }
@@ -74,11 +74,10 @@ export async function purgeRuns(store: StateStore, filter: PurgeFilter): Promise
     const page = await store.listRuns(cursor === undefined ? query : { ...query, cursor })
     if (page.runs.length === 0) break
     left -= page.runs.length
-    for (const tree of await deleteTrees(
-      store,
-      page.runs.map((run) => run.id),
-    )) {
-      if (tree.outcome === 'not_found') continue // a descendant of an earlier root, gone with it
+    const ids = page.runs.map((run) => run.id)
+    for (const tree of await deleteTrees(store, ids, { statuses: asList(status) })) {
+      // A descendant of an earlier root, gone with it; or requeued since the page was read.
+      if (tree.outcome === 'not_found' || tree.outcome === 'changed') continue
       report.runs += tree.runs
       if (tree.outcome === 'deleted') report.roots++
       else {
@@ -91,6 +90,10 @@ export async function purgeRuns(store: StateStore, filter: PurgeFilter): Promise
     cursor = page.nextCursor
   }
   return report
+}
+
+function asList(status: PurgeFilter['status']): readonly TerminalStatus[] {
+  return typeof status === 'string' ? [status] : status
 }
 
 function checkPurgeFilter(filter: PurgeFilter): PurgeFilter {

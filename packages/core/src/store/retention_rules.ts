@@ -61,6 +61,12 @@ export function checkDeleteRunTrees(request: unknown): DeleteRunTreesRequest {
     throw new InvalidArgumentError(`${where}: runIds must be distinct`)
   if (!isInteger(r.maxRuns, 1, MAX_DELETE_RUNS))
     throw invalid(`${where}: maxRuns is an integer 1..${MAX_DELETE_RUNS}`, r.maxRuns)
+  if (r.expect !== undefined) {
+    const expect = objectOf(r.expect, `${where}: expect`, '{ statuses, finishedBefore? }')
+    checkScope({ statuses: expect.statuses }, `${where}: expect`)
+    if (expect.finishedBefore !== undefined)
+      checkPosition(expect.finishedBefore, `${where}: expect.finishedBefore`)
+  }
   return request as DeleteRunTreesRequest
 }
 

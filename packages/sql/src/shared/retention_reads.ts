@@ -18,6 +18,9 @@ import { toSafeInteger } from './integers.ts'
 import { TERMINAL_STATUSES } from './op_columns.ts'
 import { Params } from './params.ts'
 
+/** Parents whose finished children may go (run_tree_plan.ts DONE_WITH_CHILDREN). */
+const DONE_WITH_CHILDREN = "('completed', 'cancelled', 'continued')"
+
 /** Binds a value and returns its placeholder. */
 export type Bind = (value: unknown) => string
 
@@ -66,9 +69,12 @@ export function expiredSql(runs: string, bind: Bind, query: ExpiredRunsQuery): s
       after === undefined
         ? null
         : `(r.finished_at, r.id) > (${bind(after.finishedAt)}, ${bind(after.runId)})`,
-      // A run an open parent waits on (or may replay against) is never offered.
+      // Never a run its parent may still read: open, or failed or dead (a requeue replays).
       `(r.parent_run_id IS NULL OR NOT EXISTS (SELECT 1 FROM ${runs} o
-        WHERE o.id = r.parent_run_id AND o.status NOT IN ${TERMINAL_STATUSES}))`,
+        WHERE o.id = r.parent_run_id AND o.status NOT IN ${DONE_WITH_CHILDREN}))`,
+      // Nor a continued run whose successor is open (it reads its predecessor first).
+      `(r.continued_to IS NULL OR NOT EXISTS (SELECT 1 FROM ${runs} s
+        WHERE s.id = r.continued_to AND s.status NOT IN ${TERMINAL_STATUSES}))`,
     ].filter((term) => term !== null)
     return `SELECT r.finished_at, r.id FROM ${runs} r WHERE ${terms.join(' AND ')}
       ORDER BY r.finished_at, r.id LIMIT ${bind(limit)}`

@@ -7,7 +7,7 @@
 import type { SqlContext } from './context.ts'
 import type { SqlSession } from './driver.ts'
 import { Params } from './params.ts'
-import type { TreeRun } from './run_tree_plan.ts'
+import type { TreeRun } from '@cairn/core/store-kit'
 
 const CHUNK = 500
 const TAG_CHUNK = 200

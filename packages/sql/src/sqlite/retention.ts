@@ -12,7 +12,7 @@ import type {
 } from '@cairn/core/contracts'
 import { cutoffSql, expiredSql, toPosition } from '../shared/retention_reads.ts'
 import { TREE_COLUMNS, toTreeRun } from '../shared/run_tree_delete.ts'
-import { planTreeDeletion, readForestSync, type TreeRun } from '../shared/run_tree_plan.ts'
+import { planTreeDeletion, readForestSync, type TreeRun } from '@cairn/core/store-kit'
 import type { StatementCache } from './statement_cache.ts'
 
 /** Ids or keys bound as one JSON array: one statement text for any count. */

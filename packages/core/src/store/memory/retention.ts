@@ -1,6 +1,7 @@
 /**
- * Retention on the memory store (contracts/retention.ts): scans, as the store is for tests and
- * small deployments; the rules are the SQL stores' (store/retention_rules.ts).
+ * Retention on the memory store (contracts/retention.ts): pages and cutoffs walk the finish
+ * index (finish_index.ts) as the SQL stores walk theirs; a deletion plans with the shared
+ * planner (run_tree_plan.ts) over the store's maps, then forgets the runs it takes.
  */
 import type {
   DeleteRunTreesRequest,
@@ -8,102 +9,96 @@ import type {
   ExpiredRunsQuery,
   FinishedPosition,
   RetentionCutoffQuery,
-  RunTreeBlocker,
-  RunTreeDeletion,
+  RunStatus,
+  TerminalStatus,
 } from '../../contracts/index.ts'
 import { compareFinished } from '../retention_rules.ts'
 import { isTerminalStatus } from '../run_statuses.ts'
+import { planTreeDeletion, readForestSync, type TreeRun } from '../run_tree_plan.ts'
 import type { RunState } from './run_state.ts'
 import type { StoreState } from './store_state.ts'
+
+const DONE_WITH_CHILDREN: ReadonlySet<RunStatus> = new Set(['completed', 'cancelled', 'continued'])
 
 export function retentionCutoff(
   store: StoreState,
   query: RetentionCutoffQuery,
 ): FinishedPosition | null {
-  const newestFirst = inScope(store, query).sort((a, b) => compareFinished(b, a))
-  return newestFirst[query.keepNewest - 1] ?? null
+  // The newest `keepNewest` of each status, merged: the last of the merged ones is the cutoff.
+  const newest: FinishedPosition[] = []
+  for (const status of query.statuses) {
+    let taken = 0
+    for (const { state, at } of store.finished.newest(status)) {
+      if (taken === query.keepNewest) break
+      if (query.workflow !== undefined && state.run.workflow !== query.workflow) continue
+      newest.push(at)
+      taken++
+    }
+  }
+  return newest.sort((a, b) => compareFinished(b, a))[query.keepNewest - 1] ?? null
 }
 
 export function expiredRuns(store: StoreState, query: ExpiredRunsQuery): FinishedPosition[] {
-  const { before, after } = query
-  return inScope(store, query)
-    .filter((p) => compareFinished(p, before) < 0)
-    .filter((p) => after === undefined || compareFinished(p, after) > 0)
-    .filter((p) => !parentOpen(store, store.runs.get(p.runId) as RunState))
-    .sort(compareFinished)
-    .slice(0, query.limit)
+  const found: FinishedPosition[] = []
+  for (const status of query.statuses) found.push(...expiredOf(store, status, query))
+  return found.sort(compareFinished).slice(0, query.limit)
 }
 
 export function deleteRunTrees(
   store: StoreState,
   request: DeleteRunTreesRequest,
 ): DeleteRunTreesResult {
-  let budget = request.maxRuns
-  const trees: RunTreeDeletion[] = []
-  for (const runId of request.runIds) {
-    if (budget === 0) {
-      trees.push({ runId, outcome: 'skipped' })
-      continue
-    }
-    const root = store.runs.get(runId)
-    if (root === undefined) {
-      trees.push({ runId, outcome: 'not_found' })
-      continue
-    }
-    const levels = treeLevels(store, root)
-    const blocker = blockerOf(store, root, levels)
-    if (blocker !== null) {
-      trees.push({ runId, outcome: 'refused', blocker })
-      continue
-    }
-    // Deepest first: what remains of a tree cut short is still a tree under its root.
-    const doomed = levels.flat().reverse().slice(0, budget)
-    for (const state of doomed) store.deleteRun(state)
-    budget -= doomed.length
-    const whole = doomed.length === levels.flat().length
-    trees.push({ runId, outcome: whole ? 'deleted' : 'partial', runs: doomed.length })
-  }
-  return { trees }
+  const forest = readForestSync(request.runIds, (column, values) =>
+    column === 'id'
+      ? values.flatMap((id) => treeRunOf(store.runs.get(id)))
+      : values.flatMap((id) => [...(store.children.get(id) ?? [])].flatMap(treeRunOf)),
+  )
+  const plan = planTreeDeletion(request, forest)
+  for (const run of plan.doomed) store.deleteRun(store.runs.get(run.id) as RunState)
+  return { trees: plan.trees }
 }
 
-function inScope(
+function expiredOf(
   store: StoreState,
-  query: { statuses: readonly string[]; workflow?: string },
+  status: TerminalStatus,
+  query: ExpiredRunsQuery,
 ): FinishedPosition[] {
-  const statuses = new Set(query.statuses)
   const found: FinishedPosition[] = []
-  for (const { run } of store.runs.values()) {
-    if (!statuses.has(run.status) || run.finishedAt === null) continue
-    if (query.workflow !== undefined && run.workflow !== query.workflow) continue
-    found.push({ finishedAt: run.finishedAt, runId: run.id })
+  for (const { state, at } of store.finished.from(status, query.after)) {
+    if (found.length === query.limit || compareFinished(at, query.before) >= 0) break
+    if (query.workflow !== undefined && state.run.workflow !== query.workflow) continue
+    if (parentHolds(store, state) || successorOpen(store, state)) continue
+    found.push(at)
   }
   return found
 }
 
-/** The tree under `root`, one array per depth (the root's first). */
-function treeLevels(store: StoreState, root: RunState): RunState[][] {
-  const levels: RunState[][] = []
-  for (let level = [root]; level.length > 0;) {
-    levels.push(level)
-    level = level.flatMap((state) => [...(store.children.get(state.run.id) ?? [])])
-  }
-  return levels
-}
-
-function blockerOf(store: StoreState, root: RunState, levels: RunState[][]): RunTreeBlocker | null {
-  const open = levels.flat().find((state) => !isTerminalStatus(state.run.status))
-  if (open !== undefined) {
-    const relation = open === root ? 'self' : 'descendant'
-    return { runId: open.run.id, status: open.run.status, relation }
-  }
-  const parentId = root.run.parentRunId
-  const parent = parentId === null ? undefined : store.runs.get(parentId)
-  if (parent === undefined || isTerminalStatus(parent.run.status)) return null
-  return { runId: parent.run.id, status: parent.run.status, relation: 'parent' }
-}
-
-function parentOpen(store: StoreState, state: RunState): boolean {
+function parentHolds(store: StoreState, state: RunState): boolean {
   const parentId = state.run.parentRunId
   const parent = parentId === null ? undefined : store.runs.get(parentId)
-  return parent !== undefined && !isTerminalStatus(parent.run.status)
+  return parent !== undefined && !DONE_WITH_CHILDREN.has(parent.run.status)
+}
+
+function successorOpen(store: StoreState, state: RunState): boolean {
+  const to = state.run.continuedTo
+  const successor = to === null ? undefined : store.runs.get(to)
+  return successor !== undefined && !isTerminalStatus(successor.run.status)
+}
+
+function treeRunOf(state: RunState | undefined): TreeRun[] {
+  if (state === undefined) return []
+  const { run } = state
+  return [
+    {
+      key: 0,
+      id: run.id,
+      status: run.status,
+      open: !isTerminalStatus(run.status),
+      parentRunId: run.parentRunId,
+      continuedTo: run.continuedTo,
+      finishedAt: run.finishedAt,
+      tags: run.tags,
+      createdAt: run.createdAt,
+    },
+  ]
 }
