@@ -16,6 +16,8 @@ import DurableQueues from './durable_queues.ts'
 import DurableRuns from './durable_runs.ts'
 import DurableCancel from './durable_cancel.ts'
 import DurableRetry from './durable_retry.ts'
+import DurableDelete from './durable_delete.ts'
+import DurablePurge from './durable_purge.ts'
 import DurableSchedules from './durable_schedules.ts'
 import MakeStep from './make_step.ts'
 import MakeWorkflow from './make_workflow.ts'
@@ -28,6 +30,8 @@ const COMMANDS: (typeof BaseCommand)[] = [
   DurableRuns,
   DurableRetry,
   DurableCancel,
+  DurableDelete,
+  DurablePurge,
   DurableSchedules,
   MakeWorkflow,
   MakeStep,

@@ -1,5 +1,7 @@
 // Actions on one run, each behind a confirmation dialog. Buttons are offered by status; the
-// server still decides (a refused action's E_* code shows in the dialog, nothing changes).
+// server still decides (a refused action's E_* code shows in the dialog, nothing changes):
+// Delete is offered on every finished run, and refused (E_RUN_NOT_DELETABLE, naming the run
+// that blocks it) while its parent or one of its descendants is still open.
 import { runPath } from './run_path.js'
 import { post } from './api.js'
 import { confirmDialog } from './dialogs.js'
@@ -60,6 +62,29 @@ const ACTIONS = [
     danger: true,
     dialog: (run) => cancelDialog(run, true),
     done: () => 'Run cancelled; compensations run.',
+  },
+  {
+    label: 'Delete',
+    when: (run) => !OPEN_STATUSES.includes(run.status),
+    danger: true,
+    dialog: (run) => ({
+      title: 'Delete this run?',
+      description: [
+        h('p', {
+          text: `Run ${run.id}, its child runs and everything recorded about them (steps, signals, tags, search attributes) are deleted for good. It cannot be undone.`,
+        }),
+        h('p', {
+          class: 'field-hint',
+          text: 'Refused while its parent or one of its children is still open.',
+        }),
+      ],
+      confirmLabel: 'Delete run',
+      danger: true,
+      onConfirm: () => post(path(run, 'delete'), {}),
+    }),
+    done: (result, run) =>
+      `Run ${run.id} deleted${result.runs > 1 ? ` with ${result.runs - 1} descendant run(s)` : ''}.`,
+    deletes: true,
   },
   {
     label: 'Send signal',
@@ -147,8 +172,9 @@ function breakpointName(run) {
 }
 
 /**
- * The action buttons for `run`. `onChanged()` runs after an action that changed this run;
- * actions that start a new run navigate to it. Read-only dashboards answer 403 in the dialog.
+ * The action buttons for `run`. `onChanged()` runs after an action that changed this run,
+ * `onChanged({ deleted })` after Delete (`deleted`: what was said about it); actions that
+ * start a new run navigate to it. Read-only dashboards answer 403 in the dialog.
  */
 export function runActions(run, onChanged) {
   if (!actionsAllowed()) return h('p', { class: 'muted', text: READ_ONLY_NOTE })
@@ -177,6 +203,7 @@ async function perform(action, run, onChanged, argument) {
     navigate(runHref(result.runId))
     return
   }
-  announce(action.done?.(result) ?? 'Done.')
-  onChanged()
+  const said = action.done?.(result, run) ?? 'Done.'
+  announce(said)
+  onChanged(action.deletes ? { deleted: said } : undefined)
 }

@@ -1,9 +1,11 @@
 // A run's page: the summary (run_summary.js) and the timeline of its positions, loaded page by
-// page from the API, then kept current by the run's event stream without reloading.
+// page from the API, then kept current by the run's event stream without reloading. Once the
+// run is deleted from here, the page says so and links back to the runs list.
 import { runPath } from './run_path.js'
 import { get } from './api.js'
 import { h, replace, takeFocusFromMain, uniqueId } from './dom.js'
 import { announce, openStream } from './live.js'
+import { runsHref } from './router.js'
 import { runSummary } from './run_summary.js'
 import { timeline } from './timeline.js'
 import { breadcrumbs, notice } from './widgets.js'
@@ -109,12 +111,29 @@ function showRun(state, parts, run) {
   state.run = run
   replace(
     parts.summary,
-    runSummary(run, () => void loadRun(state, parts)),
+    runSummary(run, (change) =>
+      change?.deleted ? showDeleted(state, parts, change.deleted) : void loadRun(state, parts),
+    ),
   )
   const title = document.getElementById('run-title')
   if (hadFocus) title?.focus()
   else takeFocusFromMain(title)
   parts.line.setRun(run)
+}
+
+/** The run is gone: no stream, no timeline, a notice and the way back to the list. */
+function showDeleted(state, parts, message) {
+  state.disposed = true
+  state.closeStream?.()
+  parts.line.dispose()
+  parts.section.remove()
+  replace(
+    parts.summary,
+    h('h1', { id: 'run-title', tabindex: '-1', text: 'Run deleted' }),
+    notice(message),
+    h('p', {}, h('a', { class: 'button', href: runsHref(), text: 'Back to the runs' })),
+  )
+  document.getElementById('run-title')?.focus()
 }
 
 async function loadSteps(state, parts) {

@@ -2,7 +2,8 @@
 // id order — its workflow, when it fires (cron and time zone, or every N), overlap policy,
 // paused, its next firings, the last run it started (a link, with its status), windows fired
 // and skipped — with Pause / Resume / Trigger buttons, refreshed every 5 s while open.
-// `#/schedules?after=<id>`: the page's place is in the address.
+// `#/schedules?after=<id>`: the page's place is in the address. Below, a Retention section:
+// the retention policies of this dashboard's engine (GET api/retention, docs/retention.md).
 import { get } from './api.js'
 import { h } from './dom.js'
 import { formatTime } from './format.js'
@@ -38,7 +39,10 @@ export function schedulesView(route) {
     load: async () => {
       const params = new URLSearchParams({ limit: String(PAGE_SIZE) })
       if (after !== '') params.set('after', after)
-      const { schedules, nextAfter } = await get('schedules', params)
+      const [{ schedules, nextAfter }, retention] = await Promise.all([
+        get('schedules', params),
+        get('retention'),
+      ])
       const note = scheduleActionsNote()
       const withActions = note === null
       const table =
@@ -58,6 +62,7 @@ export function schedulesView(route) {
         note === null ? null : h('p', { class: 'muted', text: note }),
         table,
         pager(after, nextAfter),
+        retentionSection(retention),
       ]
     },
   })
@@ -119,6 +124,43 @@ function lastRun(s) {
       ? h('span', { class: 'muted', text: '(gone)' })
       : statusBadge(s.lastRun.status),
   ]
+}
+
+const RETENTION_COLUMNS = ['Policy', 'Workflow', 'Statuses', 'Max age', 'Keeps newest']
+
+/** The engine's retention policies: which finished runs its sweeps delete. */
+function retentionSection({ policies, intervalMs }) {
+  return h(
+    'section',
+    { class: 'retention', 'aria-labelledby': 'retention-title' },
+    h('h2', { id: 'retention-title', text: 'Retention' }),
+    policies.length === 0
+      ? notice(
+          'No retention policies on this dashboard’s engine (its retention option): it deletes no finished run by itself. Other engines on the store sweep by their own.',
+        )
+      : [
+          textTable(
+            'retention-table',
+            'Retention policies',
+            RETENTION_COLUMNS,
+            policies.map((p) => [
+              h('span', { class: 'mono', text: p.name }),
+              p.workflow ?? 'every workflow',
+              p.statuses.join(', '),
+              p.maxAgeMs === null ? '—' : age(p.maxAgeMs),
+              p.maxCount === null ? '—' : String(p.maxCount),
+            ]),
+          ),
+          h('p', {
+            class: 'field-hint',
+            text: `Each engine that drives runs sweeps every ${period(intervalMs)}: a finished run goes once past either bound, with its child runs; runs an open run still needs are kept.`,
+          }),
+        ],
+  )
+}
+
+function age(ms) {
+  return ms > 0 && ms % 86_400_000 === 0 ? `${ms / 86_400_000} d` : period(ms)
 }
 
 /** Links to the first page (when not on it) and the next one (when there is one). */

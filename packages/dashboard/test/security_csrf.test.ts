@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { LOCAL_ORIGIN, ORIGIN, TOKEN, call, fixture, type Fixture } from './helpers.ts'
 
-const ACTIONS = ['retry', 'retry-with-input', 'fork', 'cancel', 'signal', 'continue']
+const ACTIONS = ['retry', 'retry-with-input', 'fork', 'cancel', 'signal', 'continue', 'delete']
 
 void describe('security: CSRF', () => {
   let f: Fixture
@@ -36,7 +36,13 @@ void describe('security: CSRF', () => {
       assert.equal(status, 403)
       assert.equal(json.error.code, 'E_CSRF')
     }
-    for (const path of ['/api/bulk/cancel', '/api/bulk/retry', `/api/runs/${runId}/signal`]) {
+    for (const path of [
+      '/api/bulk/cancel',
+      '/api/bulk/retry',
+      '/api/bulk/delete',
+      `/api/runs/${runId}/signal`,
+      `/api/runs/${runId}/delete`,
+    ]) {
       const { status } = await call(f.dashboard, path, {
         body: {},
         bearer: false,
@@ -126,6 +132,7 @@ void describe('security: no state change on GET', () => {
       ...ACTIONS.map((a) => `/api/runs/${runId}/${a}?name=go`),
       '/api/bulk/cancel',
       '/api/bulk/retry',
+      '/api/bulk/delete',
     ]
     for (const path of paths)
       for (const method of ['GET', 'HEAD']) {
@@ -140,7 +147,11 @@ void describe('security: no state change on GET', () => {
   void test('read-only dashboards refuse every action with 403 E_FORBIDDEN', async () => {
     const ro = await fixture({ readOnly: true }, f.engine)
     const { runId } = await f.engine.start('wait', {})
-    for (const path of [...ACTIONS.map((a) => `/api/runs/${runId}/${a}`), '/api/bulk/cancel']) {
+    for (const path of [
+      ...ACTIONS.map((a) => `/api/runs/${runId}/${a}`),
+      '/api/bulk/cancel',
+      '/api/bulk/delete',
+    ]) {
       const { status, json } = await call(ro.dashboard, path, { body: {} })
       assert.equal(status, 403, path)
       assert.equal(json.error.code, 'E_FORBIDDEN')

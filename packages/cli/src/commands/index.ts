@@ -2,6 +2,8 @@
 import type { Command } from '../command.ts'
 import { cancelCommand } from './cancel.ts'
 import { dashboardCommand } from './dashboard.ts'
+import { deleteCommand } from './delete.ts'
+import { purgeCommand } from './purge.ts'
 import { retryCommand } from './retry.ts'
 import { runCommand } from './run.ts'
 import { runsCommand } from './runs.ts'
@@ -15,6 +17,8 @@ export const COMMANDS: readonly Command[] = [
   runCommand,
   retryCommand,
   cancelCommand,
+  deleteCommand,
+  purgeCommand,
   schedulesCommand,
   workerCommand,
   workersCommand,
@@ -28,8 +32,8 @@ export function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length))
   return `Usage: cairn <command> [options]
 
-Operate Cairn runs in a store: serve the dashboard, list, inspect, retry and cancel runs,
-list, pause and resume schedules; run remote steps (cairn worker) and list their fleet
+Operate Cairn runs in a store: serve the dashboard, list, inspect, retry, cancel and delete
+runs, list, pause and resume schedules; run remote steps (cairn worker) and list their fleet
 (cairn workers).
 
 Commands:

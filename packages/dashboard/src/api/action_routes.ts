@@ -1,6 +1,8 @@
 /**
- * One-run actions: retry (requeue a failed run), cancel, signal, continue (a breakpoint);
- * lineage_routes.ts has the ones that make new runs. POST only, behind the CSRF and read-only checks of http/access_control.ts; each answers
+ * One-run actions: retry (requeue a failed run), cancel, signal, continue (a breakpoint),
+ * delete (a finished run with its child subtree, engine.deleteRun: 409 E_RUN_NOT_DELETABLE
+ * naming the open run that blocks it); lineage_routes.ts has the ones that make new runs.
+ * POST only, behind the CSRF and read-only checks of http/access_control.ts; each answers
  * `{ ok: true, … }`.
  */
 import type { Hono } from 'hono'
@@ -25,6 +27,12 @@ export function mountActionRoutes(app: Hono<AppEnv>, engine: Engine): void {
     const compensate = optionalBoolean(body, 'compensate')
     await engine.cancel(runIdParam(c), { reason, compensate })
     return jsonResponse({ ok: true })
+  })
+
+  app.post('/api/runs/:id/delete', async (c) => {
+    onlyKeys(await readJsonObject(c.req.raw), [])
+    const { runs } = await engine.deleteRun(runIdParam(c))
+    return jsonResponse({ ok: true, runs })
   })
 
   app.post('/api/runs/:id/signal', async (c) => {

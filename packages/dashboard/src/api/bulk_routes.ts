@@ -7,9 +7,22 @@
  * Each run the store lists is checked against the filter again here (the live list's
  * matcher): a store that ignored a key (say claimableBefore) must not turn "cancel the stuck
  * runs" into "cancel every open run". Runs that fail the check are not matched.
+ *
+ * `POST api/bulk/delete` is engine.purgeRuns (docs/retention.md): finished runs of the filter,
+ * whose `status` is required and terminal only, deleted oldest first with their subtrees, at
+ * most `limit` (clamped to bulkLimit) in one request; runs an open run still needs are kept
+ * and reported (`refused`, `refusals`). `dryRun` counts what it would take, as above.
  */
 import type { Hono } from 'hono'
-import { CairnError, type Engine, type RunStatus } from '@cairn/core'
+import {
+  CairnError,
+  isTerminalStatus,
+  RUN_STATUSES,
+  type Engine,
+  type PurgeFilter,
+  type RunStatus,
+  type TerminalStatus,
+} from '@cairn/core'
 import type { ResolvedOptions } from '../options.ts'
 import type { AppEnv } from '../http/app_env.ts'
 import { readJsonObject } from '../http/body.ts'
@@ -38,7 +51,12 @@ const ACTIONS: Readonly<Record<string, BulkAction>> = {
   },
 }
 
+const TERMINAL_STATUSES = RUN_STATUSES.filter(isTerminalStatus)
+/** Filter keys that select open runs only: meaningless, and refused, in a deletion. */
+const OPEN_RUN_KEYS = ['stuckFor', 'claimableBefore', 'singletonKey'] as const
+
 export function mountBulkRoutes(app: Hono<AppEnv>, options: ResolvedOptions): void {
+  mountBulkDelete(app, options)
   for (const [name, action] of Object.entries(ACTIONS)) {
     app.post(`/api/bulk/${name}`, async (c) => {
       const body = await readJsonObject(c.req.raw)
@@ -71,6 +89,53 @@ export function mountBulkRoutes(app: Hono<AppEnv>, options: ResolvedOptions): vo
       return jsonResponse({ ok: true, matched: runIds.length, applied, failed, truncated, limit })
     })
   }
+}
+
+function mountBulkDelete(app: Hono<AppEnv>, options: ResolvedOptions): void {
+  app.post('/api/bulk/delete', async (c) => {
+    const body = await readJsonObject(c.req.raw)
+    onlyKeys(body, ['filter', 'limit', 'dryRun'])
+    if (body.filter === undefined)
+      throw badRequest('filter is required, with status: the finished runs to delete')
+    const filter = filterFromObject(body.filter)
+    const statuses = (filter.status ?? []) as RunStatus[]
+    if (statuses.length === 0)
+      throw badRequest(
+        `filter.status is required: the finished runs to delete (${TERMINAL_STATUSES.join(', ')})`,
+      )
+    const open = statuses.find((status) => !isTerminalStatus(status))
+    if (open !== undefined)
+      throw badRequest(
+        `filter.status ${open} is not a finished status: only ${TERMINAL_STATUSES.join(', ')} runs are deleted`,
+      )
+    const openKey = OPEN_RUN_KEYS.find((key) => filter[key] !== undefined)
+    if (openKey !== undefined)
+      throw badRequest(`filter.${openKey} selects open runs: only finished runs are deleted`)
+    const limit = clampInt(
+      optionalInteger(body, 'limit') ?? options.bulkLimit,
+      1,
+      options.bulkLimit,
+    )
+    const dryRun = optionalBoolean(body, 'dryRun') === true
+    const { engine } = options
+    if (dryRun) {
+      // Oldest first, as the purge takes them.
+      const list = { filter, sort: 'created' as const }
+      const { runIds, truncated } = await collect(engine, list, { statuses }, limit)
+      return jsonResponse({ ok: true, matched: runIds.length, truncated, limit })
+    }
+    const report = await engine.purgeRuns({ ...purgeFilter(filter, engine), limit })
+    return jsonResponse({ ok: true, ...report, limit })
+  })
+}
+
+/** The engine's purge filter of a dashboard filter with finished statuses only. */
+function purgeFilter(filter: RunFilter, engine: Engine): PurgeFilter {
+  const { status, claimableBefore: _c, admissionKey: _a, ...rest } = toListRunsQuery(
+    filter,
+    engine.options.clock.now(),
+  )
+  return { ...rest, status: [status ?? []].flat() as TerminalStatus[] }
 }
 
 /**

@@ -2,7 +2,8 @@
  * The read API: `GET api/runs`, `api/runs/:id`, `api/runs/:id/steps`, `api/workflows`,
  * `api/workers` (the remote-step fleet on the engine's transports), `api/queues` (the named
  * queues this engine registered, as the store sees them), `api/singletons` (the singleton keys
- * with open runs, singleton_keys.ts).
+ * with open runs, singleton_keys.ts), `api/retention` (this engine's retention policies,
+ * docs/retention.md).
  * Reads never change anything.
  */
 import type { Hono } from 'hono'
@@ -74,5 +75,17 @@ export function mountReadRoutes(app: Hono<AppEnv>, options: ResolvedOptions): vo
 
   app.get('/api/singletons', async (c) => {
     return jsonResponse(await singletonKeysPage(engine, new URL(c.req.url).searchParams))
+  })
+
+  app.get('/api/retention', () => {
+    const retention = engine.options.retention
+    const policies = (retention?.policies ?? []).map((policy) => ({
+      name: policy.name,
+      workflow: policy.workflow ?? null,
+      statuses: [...policy.statuses],
+      maxAgeMs: policy.maxAgeMs,
+      maxCount: policy.maxCount,
+    }))
+    return jsonResponse({ policies, intervalMs: retention?.intervalMs ?? null })
   })
 }

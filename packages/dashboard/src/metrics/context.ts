@@ -12,6 +12,8 @@ export interface MetricsContext {
   workflows: LabelValues
   steps: LabelValues
   schedules: LabelValues
+  /** Retention policy names (an engine has at most MAX_POLICY_LABELS of them). */
+  policies: LabelValues
 }
 
 /** A group of metrics fed by engine events: `stop()` unsubscribes them. */

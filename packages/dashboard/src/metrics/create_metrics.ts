@@ -18,6 +18,7 @@ import type { MetricsContext } from './context.ts'
 import { LabelValues } from './label_values.ts'
 import { recoveryCounters } from './recovery_counters.ts'
 import { runCounters } from './run_counters.ts'
+import { retentionMetrics } from './retention_metrics.ts'
 import { scheduleMetrics } from './schedule_metrics.ts'
 import { stepMetrics } from './step_metrics.ts'
 
@@ -47,6 +48,12 @@ export interface Metrics {
 }
 
 const PREFIX = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/
+/**
+ * Distinct `policy` label values before new ones become `_other`: an engine runs at most 100
+ * retention policies (core's MAX_RETENTION_POLICIES), so only names beyond those of one
+ * engine's configuration are folded.
+ */
+const MAX_POLICY_LABELS = 100
 
 export function createMetrics(engine: Engine, options: MetricsOptions = {}): Metrics {
   const registry = options.registry ?? new Registry()
@@ -62,6 +69,7 @@ export function createMetrics(engine: Engine, options: MetricsOptions = {}): Met
     workflows: new LabelValues(number(options.maxWorkflows, 200, 'maxWorkflows', LABELS)),
     steps: new LabelValues(number(options.maxSteps, 1000, 'maxSteps', LABELS)),
     schedules: new LabelValues(number(options.maxSchedules, 200, 'maxSchedules', LABELS)),
+    policies: new LabelValues(MAX_POLICY_LABELS),
   }
   const backlog = {
     // 0: no caching (every scrape reads). The timeout is a timer's: at least 1 ms, at most
@@ -76,6 +84,7 @@ export function createMetrics(engine: Engine, options: MetricsOptions = {}): Met
     recoveryCounters(ctx),
     taskCounters(ctx),
     scheduleMetrics(ctx),
+    retentionMetrics(ctx),
   ]
   backlogGauges(ctx, backlog)
   workerGauges(ctx, backlog)

@@ -3,7 +3,7 @@
  * succeeds after a retry (held at a gate so the test sees it complete live), a batch with
  * parallel steps and a child, one waiting for a signal, one stopped at a breakpoint, one with
  * search attributes, a saga to cancel with compensation, one with hostile names and payloads,
- * and one with many positions.
+ * one with many positions, and a supervisor that waits for a signal after its child finished.
  */
 import type { Engine } from '@cairn/core'
 
@@ -63,6 +63,11 @@ export function registerWorkflows(engine: Engine, controls: Controls): void {
     ctx.localStep('grow', () => input.size + 1),
   )
   engine.register('approval', 1, async (ctx) => ctx.waitForSignal('approve'))
+  // Open while its child is finished: the child cannot be deleted until it ends.
+  engine.register('supervisor', 1, async (ctx) => {
+    await ctx.child('leaf', { size: 1 })
+    return ctx.waitForSignal('approve')
+  })
   // Waits on a timer an hour away: healthy, its claimableAt in the future.
   engine.register('reminder', 1, async (ctx) => ctx.sleep('1h'))
   engine.register('reviewed', 1, async (ctx) => ctx.breakpoint('review'))

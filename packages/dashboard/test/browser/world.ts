@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Engine, silentLogger } from '@cairn/core'
+import { Engine, silentLogger, type RetentionOptions } from '@cairn/core'
 import type { EngineTransport } from '@cairn/core/contracts'
 import { SqliteStore } from '@cairn/sql/sqlite'
 import { createDashboard, serveDashboard } from '../../src/index.ts'
@@ -30,6 +30,8 @@ export interface WorldOptions {
   parkUnrunnableAfterMs?: number
   /** The engine's transports (remote steps). Default none. */
   transports?: Record<string, EngineTransport>
+  /** The engine's retention policies. Default none. */
+  retention?: RetentionOptions
 }
 
 export async function startWorld(options: WorldOptions = {}): Promise<World> {
@@ -40,6 +42,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     logger: silentLogger,
     pollIntervalMs: 200,
     ...(options.transports === undefined ? {} : { transports: options.transports }),
+    ...(options.retention === undefined ? {} : { retention: options.retention }),
     ...(options.parkUnrunnableAfterMs === undefined
       ? {}
       : { parkUnrunnableAfterMs: options.parkUnrunnableAfterMs }),
