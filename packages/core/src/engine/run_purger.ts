@@ -119,13 +119,19 @@ function checkPurgeFilter(filter: PurgeFilter): PurgeFilter {
 }
 
 function notDeletable(runId: string, blocker: RunTreeBlocker): RunNotDeletableError {
-  const why =
-    blocker.relation === 'self'
-      ? `it is ${blocker.status}`
-      : blocker.relation === 'parent'
-        ? `its parent "${blocker.runId}" is ${blocker.status} (it may still need this run)`
-        : `its descendant "${blocker.runId}" is ${blocker.status}`
-  return new RunNotDeletableError(`run "${runId}" cannot be deleted: ${why}`, {
-    details: { runId, blocker },
-  })
+  return new RunNotDeletableError(
+    `run "${runId}" cannot be deleted: ${WHY[blocker.relation](blocker)}`,
+    {
+      details: { runId, blocker },
+    },
+  )
+}
+
+const WHY: Record<RunTreeBlocker['relation'], (blocker: RunTreeBlocker) => string> = {
+  self: (b) => `it is ${b.status}`,
+  descendant: (b) => `its descendant "${b.runId}" is ${b.status}`,
+  parent: (b) => `its parent "${b.runId}" is ${b.status} (it may still need this run)`,
+  successor: (b) =>
+    `its successor "${b.runId}" is ${b.status} (it reads this run before its first step)`,
+  dead_letter: (b) => `its dead letter "${b.runId}" is ${b.status} (it reads how this run ended)`,
 }
