@@ -238,6 +238,41 @@ eachStore('requeue', (test) => {
     )
   })
 
+  test('a child that ended while its parent was failed reaches the requeued parent, once', async (env) => {
+    const engine = await env.engine()
+    let childRuns = 0
+    let broken = true
+    engine.register('kid', 1, async (ctx) => {
+      await ctx.localStep('count', () => ++childRuns)
+      return ctx.waitForSignal<string>('go')
+    })
+    engine.register('mom', 1, async (ctx) => {
+      const kid = ctx.startChild<string>('kid', null)
+      await ctx.localStep(
+        'boom',
+        () => {
+          if (broken) throw new FatalError('broken')
+          return 1
+        },
+        { retries: 0 },
+      )
+      return kid.result()
+    })
+    await engine.start('mom', null, { runId: 'mom' })
+    assert.equal((await engine.waitForRun('mom', { timeoutMs: 5_000 })).status, 'failed')
+    // The child ends while its parent is failed: its outcome finds no live parent to tell.
+    await engine.signal({ runId: 'mom/0', name: 'go' }, 'kid-result')
+    assert.equal((await engine.waitForRun('mom/0', { timeoutMs: 5_000 })).status, 'completed')
+    broken = false
+    await engine.requeue('mom')
+    assert.deepEqual(await engine.waitForRun('mom', { timeoutMs: 5_000 }), {
+      runId: 'mom',
+      status: 'completed',
+      output: 'kid-result',
+    })
+    assert.equal(childRuns, 1, 'the child ran once: its outcome was handed over, not re-made')
+  })
+
   test('two concurrent requeues, from two engines: one applies, the other is refused', async (env) => {
     const engine = await env.engine()
     const other = await env.engine({ drive: false })

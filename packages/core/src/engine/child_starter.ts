@@ -6,6 +6,7 @@
  * run) is reported, and the parent's wait fails with that reason.
  */
 import { validated } from '../schema/validate.ts'
+import { redeliverEndedChild } from './child_outcome_redelivery.ts'
 import type { RunRecord } from '../contracts/records.ts'
 import type { NewRun } from '../contracts/state_store.ts'
 import { RunIdConflictError } from '../errors/index.ts'
@@ -87,7 +88,10 @@ export async function startChildRun(
     deps.wake(run.createdAt)
     return { ok: true }
   }
-  if (result.status === 'exists' && isSameChild(result.run, run)) return { ok: true }
+  if (result.status === 'exists' && isSameChild(result.run, run)) {
+    await redeliverEndedChild(deps, result.run, request.parent)
+    return { ok: true }
+  }
   const other = result.status === 'exists' ? result.run : null
   return {
     ok: false,
