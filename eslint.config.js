@@ -2,6 +2,7 @@
 // (floating promises, misused promises), on top of the recommended sets.
 import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
+import cairn from '@cairn/eslint-plugin'
 
 export default tseslint.config(
   {
@@ -11,6 +12,8 @@ export default tseslint.config(
       '**/*.js',
       '!eslint.config.js',
       '!packages/dashboard/console/**/*.js',
+      // Plain JavaScript with JSDoc types, in the TypeScript program: linted with types.
+      '!packages/eslint-plugin/src/**/*.js',
       '**/.adonisjs/**',
       // Projects of their own (a user's app), compiled and run inside the packaging test.
       'tests/packaging/fixtures/**',
@@ -37,6 +40,12 @@ export default tseslint.config(
   {
     files: ['eslint.config.js'],
     ...tseslint.configs.disableTypeChecked,
+  },
+  // The example shop's workflows, held to what we ask of users' (docs/lint.md): through the
+  // workspace package, which is plain JavaScript, so ESLint loads it without a build.
+  {
+    files: ['examples/shop/app/workflows/**/*.ts'],
+    ...cairn.configs.recommended,
   },
   // The dashboard console: plain browser ES modules (no build step), linted with the
   // recommended JavaScript rules only. Browser globals are listed here rather than pulled

@@ -25,6 +25,7 @@ const PACKAGES = [
   'bullmq',
   'queue',
   'cli',
+  'eslint-plugin',
   'adonis',
 ]
 /** Workspace plumbing, not API: inert outside the repository (packages/core/src/util/failpoints.ts). */

@@ -1,12 +1,14 @@
 /**
  * The configure hook: `node ace configure @cairn/adonis` (and the configure half of
  * `node ace add @cairn/adonis`). Leaves a freshly configured app booting on a SQLite file in
- * tmp/ with nothing to edit. Every choice is a flag with a default (no prompt can block a
- * run without a terminal) and every change is skipped when already made, so running it
- * twice changes nothing the second time.
+ * tmp/ with nothing to edit. Every choice is a flag with a default; the one question (lint)
+ * is asked only in a terminal, so no prompt can block a run without one. Every change is
+ * skipped when already made, so running it twice changes nothing the second time.
  *
  * Flags: `--store=sqlite|lucid` (the store DURABLE_STORE names; default sqlite, or the
- * value .env already has), `--force` (rewrite config/durable.ts from the stub).
+ * value .env already has), `--force` (rewrite config/durable.ts from the stub),
+ * `--eslint` / `--no-eslint` (add @cairn/eslint-plugin's recommended config to the app's
+ * ESLint config; asked in a terminal, default yes: src/configure/lint_offer.ts).
  */
 import { mkdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -18,11 +20,15 @@ import { storeFromFlag, type StoreChoice } from './src/configure/store_choice.ts
 import { defineEnvironment } from './src/configure/env_variables.ts'
 import { addImportAliases } from './src/configure/import_aliases.ts'
 import { registerCodegenHook } from './src/configure/codegen_hook.ts'
+import { lintFromFlag } from './src/configure/lint_choice.ts'
+import { offerLintConfig } from './src/configure/lint_offer.ts'
 
 export async function configure(command: Configure): Promise<void> {
   let store: StoreChoice | undefined
+  let lint: boolean | undefined
   try {
     store = storeFromFlag(command.parsedFlags.store)
+    lint = lintFromFlag(command.parsedFlags.eslint)
   } catch (error) {
     // Refused before anything is written: the app is left as it was.
     command.logger.error((error as Error).message)
@@ -53,6 +59,7 @@ export async function configure(command: Configure): Promise<void> {
   for (const dir of ['app/workflows', 'app/steps']) {
     await mkdir(command.app.makePath(dir), { recursive: true })
   }
+  await offerLintConfig(command, codemods, appRoot, lint)
 }
 
 /**

@@ -70,10 +70,17 @@ void describe('the published packages', () => {
             '@cairn/worker',
             '@cairn/bullmq',
             '@cairn/queue',
+            '@cairn/eslint-plugin',
           ]),
           ...(await pinned(['pg', 'mysql2', 'knex', '@opentelemetry/api', '@boringnode/queue'])),
         },
-        devDependencies: await pinned(['typescript', '@types/node', '@types/pg']),
+        devDependencies: await pinned([
+          'typescript',
+          '@types/node',
+          '@types/pg',
+          'eslint',
+          'typescript-eslint',
+        ]),
       })
       await npmInstall(app)
     })
@@ -112,6 +119,24 @@ void describe('the published packages', () => {
       await mustRun(join(app, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json'], { cwd: app })
     })
 
+    void test('ESLint loads the installed plugin: a Cairn body reading the clock is reported, a look-alike cleared by types', async () => {
+      const linted = await run(
+        join(app, 'node_modules/.bin/eslint'),
+        ['lint', '--format', 'json'],
+        {
+          cwd: app,
+        },
+      )
+      assert.equal(linted.code, 1, linted.stdout + linted.stderr)
+      const [result] = JSON.parse(linted.stdout) as {
+        messages: { ruleId: string; line: number }[]
+      }[]
+      assert.deepEqual(
+        result?.messages.map((m) => [m.ruleId, m.line]),
+        [['@cairn/no-nondeterminism', 7]],
+      )
+    })
+
     void test(`Node ${NODE_22} (unsupported): the SQLite store refuses to open rather than cut values`, async () => {
       const node22 = await installNode22(join(work, 'node22'))
       const refused = await run(node22, ['workflow.js', `sqlite:${join(app, 'on22.db')}`], {
@@ -135,6 +160,8 @@ function shipped(name: PackageName, file: string): boolean {
     return !/(^|\/)(test|tests|fixtures)\//.test(file)
   if (name === '@cairn/dashboard') return /^console\/[a-z_]+\.(js|css|html)$/.test(file)
   if (name === '@cairn/adonis') return /^dist\/stubs\/.+\.stub$/.test(file)
+  // Plain JavaScript that ESLint loads as it is (docs/lint.md), and its declarations.
+  if (name === '@cairn/eslint-plugin') return /^src\/[a-z_/]+\.js$/.test(file)
   // The wire format's JSON Schema, for workers in other languages (docs/wire.md).
   if (name === '@cairn/core') return file === 'wire-schema/v1.json'
   return false

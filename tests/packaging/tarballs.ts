@@ -18,6 +18,7 @@ export const PUBLISHED = [
   '@cairn/bullmq',
   '@cairn/queue',
   '@cairn/cli',
+  '@cairn/eslint-plugin',
   '@cairn/adonis',
 ] as const
 
