@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict'
 import vine from '@vinejs/vine'
+import { z } from 'zod'
 import { defineStep, systemClock, type StandardSchemaV1 } from '@cairn/core'
 import { createMemoryTransport } from '@cairn/core/testing'
 import { createWorker } from '@cairn/worker'
@@ -212,5 +213,41 @@ eachStore('schema validation', (each) => {
     } finally {
       await worker.close(100)
     }
+  })
+
+  test('Zod: the same through another library, with the handler typed from the schema', async (env) => {
+    const engine = await env.engine()
+    const label = z.object({ name: z.string().min(1), copies: z.number().int().default(1) })
+    const print = defineStep(
+      'print',
+      // `input` is typed from the schema: its output type, `copies` filled in.
+      async (input) => `${input.name.toUpperCase()} x${input.copies}`,
+      { input: label, output: z.string().max(20) },
+    )
+    engine.registerStep(print)
+    engine.register(
+      'labels',
+      1,
+      async (ctx, input: { name: string; copies?: number }) => {
+        try {
+          return await ctx.step(print, input)
+        } catch (error) {
+          return (error as { code: string }).code
+        }
+      },
+      { inputSchema: z.object({ name: z.string(), copies: z.number().optional() }) },
+    )
+    const ok = await engine.start('labels', { name: 'box' })
+    assert.deepEqual(await engine.waitForRun(ok.runId, { timeoutMs: 5_000 }), {
+      runId: ok.runId,
+      status: 'completed',
+      output: 'BOX x1',
+    })
+    const long = await engine.start('labels', { name: 'a-very-long-label-name' })
+    const longOutcome = await engine.waitForRun(long.runId, { timeoutMs: 5_000 })
+    assert.equal(longOutcome.status === 'completed' && longOutcome.output, 'E_SCHEMA_VALIDATION')
+    const refused = await failure(engine.start('labels', { name: 7 }))
+    assert.equal(refused.code, 'E_SCHEMA_VALIDATION')
+    assert.deepEqual(refused.details.issues[0]?.path, ['name'])
   })
 })

@@ -21,6 +21,7 @@ import PaymentGateway from '#services/payment_gateway'
 import ChargeCardStep from '#steps/charge_card_step'
 import ReserveStockStep from '#steps/reserve_stock_step'
 import ShipStep from '#steps/ship_step'
+import { checkoutInputSchema } from '#validators/checkout_input'
 import type { TransactionClientContract } from '@adonisjs/lucid/types/database'
 
 /** The signal POST /orders/:id/approve and /reject send. */
@@ -59,6 +60,8 @@ export default class CheckoutWorkflow extends BaseWorkflow<CheckoutInput, Checko
     name: 'checkout',
     version: 1,
     singleton: { key: (input: CheckoutInput) => input.cartId, onFull: 'reject' as const },
+    // Checked at every start, before the run exists (E_SCHEMA_VALIDATION, nothing stored).
+    inputSchema: checkoutInputSchema,
   }
 
   #inventory: Inventory
