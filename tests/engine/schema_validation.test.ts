@@ -186,6 +186,7 @@ eachStore('schema validation', (each) => {
       input: positive,
       output: positive,
       transport: 'memory',
+      retries: 3,
     })
     engine.registerStep(pack)
     engine.register('remote', 1, async (ctx, n: number) => {
@@ -210,6 +211,8 @@ eachStore('schema validation', (each) => {
         status: 'completed',
         output: 'E_SCHEMA_VALIDATION',
       })
+      const [packed] = await engine.getSteps(bad.runId)
+      assert.equal(packed?.attempts, 1, 'a mismatch on the worker is not retried either')
     } finally {
       await worker.close(100)
     }

@@ -4,7 +4,7 @@
  * whole error codec-encoded for a TypeScript engine to rebuild (cause chain, fields).
  */
 import { serializeError } from '@cairn/core/codec'
-import { FatalError, RetryableError } from '@cairn/core/errors'
+import { FatalError, RetryableError, SchemaValidationError } from '@cairn/core/errors'
 import type { Codec } from '@cairn/core/contracts'
 import type { WireError } from '@cairn/core/wire'
 
@@ -13,7 +13,8 @@ export function toWireError(thrown: unknown, codec: Codec): WireError {
   const error: WireError = { name: serialized.name, message: serialized.message }
   if (serialized.code !== undefined) error.code = serialized.code
   if (serialized.stack !== undefined) error.stack = serialized.stack
-  if (FatalError.is(thrown)) error.retryable = false
+  // A schema mismatch fails the same way every time (docs/validation.md): never retried.
+  if (FatalError.is(thrown) || SchemaValidationError.is(thrown)) error.retryable = false
   if (RetryableError.is(thrown)) {
     error.retryable = true
     const after = (thrown as RetryableError).retryAfterMs
