@@ -273,6 +273,38 @@ eachStore('requeue', (test) => {
     assert.equal(childRuns, 1, 'the child ran once: its outcome was handed over, not re-made')
   })
 
+  test('a child that ended while its suspended parent was failed reaches it after the requeue', async (env) => {
+    const engine = await env.engine()
+    let broken = true
+    engine.register('kid', 1, async (ctx) => ctx.waitForSignal<string>('go'))
+    engine.register('mom', 1, async (ctx) => {
+      const kid = ctx.startChild<string>('kid', null)
+      await ctx.sleep(3_600_000) // suspends: the child's position is recorded as waiting
+      await ctx.localStep(
+        'boom',
+        () => {
+          if (broken) throw new FatalError('broken')
+          return 1
+        },
+        { retries: 0 },
+      )
+      return kid.result()
+    })
+    await engine.start('mom', null, { runId: 'mom' })
+    await env.settle()
+    await env.skip(3_600_000)
+    assert.equal((await engine.waitForRun('mom', { timeoutMs: 5_000 })).status, 'failed')
+    await engine.signal({ runId: 'mom/0', name: 'go' }, 'kid-result')
+    assert.equal((await engine.waitForRun('mom/0', { timeoutMs: 5_000 })).status, 'completed')
+    broken = false
+    await engine.requeue('mom')
+    assert.deepEqual(await engine.waitForRun('mom', { timeoutMs: 5_000 }), {
+      runId: 'mom',
+      status: 'completed',
+      output: 'kid-result',
+    })
+  })
+
   test('two concurrent requeues, from two engines: one applies, the other is refused', async (env) => {
     const engine = await env.engine()
     const other = await env.engine({ drive: false })

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict'
 import vine from '@vinejs/vine'
 import { z } from 'zod'
-import { defineStep, systemClock, type StandardSchemaV1 } from '@cairn/core'
+import { FatalError, defineStep, systemClock, type StandardSchemaV1 } from '@cairn/core'
 import { createMemoryTransport } from '@cairn/core/testing'
 import { createWorker } from '@cairn/worker'
 import { eachStore } from '../helpers/harness.ts'
@@ -252,5 +252,104 @@ eachStore('schema validation', (each) => {
     const refused = await failure(engine.start('labels', { name: 7 }))
     assert.equal(refused.code, 'E_SCHEMA_VALIDATION')
     assert.deepEqual(refused.details.issues[0]?.path, ['name'])
+  })
+
+  test('a resubmit of an accepted start is answered with its run, whatever a rule of the world says now', async (env) => {
+    const engine = await env.engine()
+    const taken = new Set<string>()
+    const unique: StandardSchemaV1<{ email: string }> = {
+      '~standard': {
+        version: 1,
+        vendor: 'test',
+        validate: async (v) =>
+          taken.has((v as { email: string }).email)
+            ? { issues: [{ message: 'email already taken', path: ['email'] }] }
+            : { value: v as { email: string } },
+      },
+    }
+    engine.register(
+      'signup',
+      1,
+      async (ctx, input: { email: string }) => {
+        await ctx.localStep('create-user', () => void taken.add(input.email))
+        return 'ok'
+      },
+      { inputSchema: unique },
+    )
+    await engine.start('signup', { email: 'a@b.c' }, { runId: 'signup-a' })
+    await engine.waitForRun('signup-a', { timeoutMs: 5_000 })
+    const again = await engine.start('signup', { email: 'a@b.c' }, { runId: 'signup-a' })
+    assert.deepEqual(again, { runId: 'signup-a', existing: true })
+    const other = await failure(engine.start('signup', { email: 'a@b.c' }, { runId: 'signup-b' }))
+    assert.equal(other.code, 'E_SCHEMA_VALIDATION', 'a new start is still checked')
+  })
+
+  test('a requeued parent finds its ended child even when the child’s schema changed meanwhile', async (env) => {
+    const engine = await env.engine()
+    let broken = true
+    let stricter = false // the deploy that fixed the parent also changed the child's schema
+    const kidInput = z
+      .object({ sku: z.string() })
+      .transform((v) => (stricter ? { ...v, quantity: 1 } : v))
+    engine.register('kid', 1, async (ctx) => ctx.waitForSignal<string>('go'), {
+      inputSchema: kidInput,
+    })
+    engine.register('mom', 1, async (ctx) => {
+      const kid = ctx.startChild<string>('kid', { sku: 'a' })
+      await ctx.localStep(
+        'boom',
+        () => {
+          if (broken) throw new FatalError('broken')
+          return 1
+        },
+        { retries: 0 },
+      )
+      return kid.result()
+    })
+    await engine.start('mom', null, { runId: 'mom' })
+    assert.equal((await engine.waitForRun('mom', { timeoutMs: 5_000 })).status, 'failed')
+    await engine.signal({ runId: 'mom/0', name: 'go' }, 'kid-result')
+    await engine.waitForRun('mom/0', { timeoutMs: 5_000 })
+    broken = false
+    stricter = true
+    await engine.requeue('mom')
+    assert.deepEqual(await engine.waitForRun('mom', { timeoutMs: 5_000 }), {
+      runId: 'mom',
+      status: 'completed',
+      output: 'kid-result',
+    })
+  })
+
+  test('a schema that answers nonsense rejects the value', async (env) => {
+    const engine = await env.engine()
+    const schemaAnswering = (answer: unknown) =>
+      ({
+        '~standard': { version: 1, vendor: 'test', validate: () => answer },
+      }) as unknown as StandardSchemaV1
+    const answers = [
+      { value: 1, issues: null },
+      undefined,
+      { issues: [null, { message: Object.create(null), path: 'a.0' }] },
+    ]
+    for (const [i, answer] of answers.entries()) {
+      engine.register(`w${i}`, 1, async () => 'ran', { inputSchema: schemaAnswering(answer) })
+      const refused = await failure(engine.start(`w${i}`, 1))
+      assert.equal(refused.code, 'E_SCHEMA_VALIDATION', JSON.stringify(answer))
+    }
+  })
+
+  test('retryWithInput and fork check a new input against the workflow’s schema', async (env) => {
+    const engine = await env.engine()
+    engine.register('ship', 1, async (_ctx, input: { sku: string }) => input.sku, {
+      inputSchema: z.object({ sku: z.string().trim().min(1) }),
+    })
+    await engine.start('ship', { sku: ' mug ' }, { runId: 'first' })
+    await engine.waitForRun('first', { timeoutMs: 5_000 })
+    const refused = await failure(engine.retryWithInput('first', { sku: 42 }))
+    assert.equal(refused.code, 'E_SCHEMA_VALIDATION')
+    const forked = await failure(engine.fork('first', { fromSeq: 0, input: { sku: '' } }))
+    assert.equal(forked.code, 'E_SCHEMA_VALIDATION')
+    const retried = await engine.retryWithInput('first', { sku: ' cup ' })
+    assert.deepEqual((await engine.getRun(retried.runId))?.input, { sku: 'cup' })
   })
 })

@@ -6,7 +6,13 @@
  * engine, so their `@inject()` services (Lucid, the app's own) work here too.
  */
 import type { CommandOptions } from '@adonisjs/core/types/ace'
-import { InvalidArgumentError, type Logger, type StepHandler } from '@cairn/core'
+import {
+  checkStepSchemas,
+  InvalidArgumentError,
+  schemaCheckedHandler,
+  type Logger,
+  type StepHandler,
+} from '@cairn/core'
 import { createWorker, type Worker } from '@cairn/worker'
 import { DurableCommand } from '../src/ace/durable_command.ts'
 import { workerOverrides } from '../src/ace/worker_flags.ts'
@@ -106,8 +112,13 @@ export default class DurableWorkerCommand extends DurableCommand {
     const steps: Record<string, StepHandler<never, unknown>> = {}
     for (const entry of discovered) {
       const { handler, options } = stepHandler(this.app, entry)
-      if ((options.transport ?? config.transport) === name)
-        steps[entry.name] = handler as StepHandler<never, unknown>
+      if ((options.transport ?? config.transport) !== name) continue
+      // The step's own schemas run here, where its handler runs (docs/validation.md).
+      checkStepSchemas(entry.name, options)
+      steps[entry.name] = schemaCheckedHandler(entry.name, handler, options) as StepHandler<
+        never,
+        unknown
+      >
     }
     const names = Object.keys(steps)
     if (names.length === 0)

@@ -1,8 +1,9 @@
 /**
- * A child that had already ended when its parent asked for it again (the parent's replay finds
- * it `exists`): its outcome is delivered to the parent once more. The first delivery rode on
- * the child's finishing write, and was dropped if the parent had ended meanwhile (a failed or
- * dead parent, since requeued): without this the requeued parent would wait for it forever.
+ * A child's outcome delivered to its parent once more: the first delivery rode on the child's
+ * finishing write, and was dropped if the parent had ended meanwhile (a failed or dead parent,
+ * since requeued): without this the requeued parent would wait for it forever. Done when a
+ * parent is requeued (for each of its ended children), and when a parent's replay finds a
+ * child it starts already ended.
  * The message carries the dedupe id of the first one, so a parent that had it already
  * (consumed or not) takes it once. A child that continued as new is followed to the run that
  * ended its chain (that run's finish is the one that told the parent).
@@ -15,9 +16,33 @@ import type { ResolvedEngineOptions } from './options.ts'
 
 /** A chain longer than this is not followed (a child looping on continueAsNew stays as it is). */
 const MAX_CHAIN = 100
+/** Children read per page when a requeued parent's ended children are delivered again. */
+const PAGE = 100
+
+type RedeliveryDeps = { options: ResolvedEngineOptions; committer: Committer }
+
+/** Every ended child of `parentRunId` (a run just requeued) tells it its outcome again. */
+export async function redeliverEndedChildren(
+  deps: RedeliveryDeps,
+  parentRunId: string,
+): Promise<void> {
+  let cursor: string | undefined
+  do {
+    const query = { parentRunId, status: ENDED, order: 'oldest' as const, limit: PAGE }
+    const page = await deps.options.store.listRuns(
+      cursor === undefined ? query : { ...query, cursor },
+    )
+    for (const child of page.runs)
+      if (child.parentSeq !== null)
+        await redeliverEndedChild(deps, child, { runId: parentRunId, seq: child.parentSeq })
+    cursor = page.nextCursor ?? undefined
+  } while (cursor !== undefined)
+}
+
+const ENDED = ['completed', 'failed', 'cancelled', 'continued', 'dead'] as const
 
 export async function redeliverEndedChild(
-  deps: { options: ResolvedEngineOptions; committer: Committer },
+  deps: RedeliveryDeps,
   child: RunRecord,
   parent: { runId: string; seq: number },
 ): Promise<void> {
@@ -45,5 +70,10 @@ async function chainEnd(
     if (run.status !== 'continued' || run.continuedTo === null) return run
     run = await options.store.getRun(run.continuedTo)
   }
+  if (run !== null)
+    options.logger.warn(
+      { runId: child.id, parentRunId: child.parentRunId },
+      `cairn: a child's continueAsNew chain is longer than ${MAX_CHAIN} runs; its outcome is not delivered again`,
+    )
   return null
 }

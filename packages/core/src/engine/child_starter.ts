@@ -68,7 +68,12 @@ export async function startChildRun(
     }
     admission = admissionOf(workflow, run.input, deps.options.codec, run.id)
   } catch (error) {
-    return { ok: false, error }
+    // A replay that asks again for a child it started: the child is there, whatever its input
+    // makes of the schema now (a schema changed by a deploy, a rule that reads the world).
+    const existing = await existingChild(deps, request).catch(() => null)
+    if (existing === null) return { ok: false, error }
+    await redeliverEndedChild(deps, existing, request.parent)
+    return { ok: true }
   }
   // An engine write (retried through a store outage), not a caller's: the parent's turn waits.
   const result = await deps.committer.enqueue({ type: 'createRun', run, admission })
@@ -102,14 +107,28 @@ export async function startChildRun(
   }
 }
 
+/**
+ * The same call: the child of this parent's position, of this workflow. Its input is not
+ * compared — the parent link names the call, and a replay may compute the input anew (an
+ * inputSchema's value, a changed deploy) where the stored one is what the child ran with.
+ */
 function isSameChild(
   existing: RunRecord,
-  wanted: { workflow: string; input: string; parent: { runId: string; seq: number } },
+  wanted: { workflow: string; parent: { runId: string; seq: number } },
 ): boolean {
   return (
     existing.workflow === wanted.workflow &&
-    existing.input === wanted.input &&
     existing.parentRunId === wanted.parent.runId &&
     existing.parentSeq === wanted.parent.seq
   )
+}
+
+/** The child this request names, when it exists as the same call; else null. */
+async function existingChild(
+  deps: ChildStarterDeps,
+  request: ChildRequest,
+): Promise<RunRecord | null> {
+  const run = await deps.options.store.getRun(request.childRunId)
+  const wanted = { workflow: request.workflow, parent: request.parent }
+  return run !== null && isSameChild(run, wanted) ? run : null
 }

@@ -30,6 +30,8 @@ export interface RequeuerDeps {
   executionTimeoutMs(workflow: string, version: string): number | undefined
   /** The run is claimable from `at`: this engine, if it drives runs, looks at once. */
   wake(at: number): void
+  /** Its ended children tell it their outcomes again (child_outcome_redelivery.ts). */
+  redeliverChildren(runId: string): Promise<void>
 }
 
 /**
@@ -55,6 +57,8 @@ export async function requeueRun(deps: RequeuerDeps, runId: string): Promise<Req
     const request = { runId, epoch: run.leaseEpoch, resetSeqs: plan.resetSeqs, now }
     const result = await store.requeueRun(request)
     if (result.status === 'applied') {
+      // After the requeue: an outcome sent to a run still failed would be dropped again.
+      await deps.redeliverChildren(runId)
       deps.wake(now)
       emitRequeued(deps.events, run, result.positionsReset)
       const queued = result.queued === true ? { queued: true } : {}

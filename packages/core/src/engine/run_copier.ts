@@ -24,6 +24,7 @@
  * The new run is top-level (no parent: a child's copy does not report to the parent), keeps
  * the source's tags, and records where it came from (`origin`).
  */
+import { validated } from '../schema/validate.ts'
 import { timelineRecords } from './views.ts'
 import type { CheckpointRecord, RunOrigin, RunRecord } from '../contracts/records.ts'
 import { DEFAULT_PRIORITY } from '../store/run_priority.ts'
@@ -69,7 +70,7 @@ export async function retryWithInput(
   options: RetryWithInputOptions = {},
 ): Promise<StartedRun> {
   const source = await readSource(deps, sourceId)
-  const encoded = encodeInput(deps, source, input)
+  const encoded = await encodeInput(deps, source, input)
   const origin: RunOrigin = { kind: 'retry', runId: source.id, fromSeq: null }
   return createCopy(deps, source, encoded, origin, options.runId, [])
 }
@@ -86,7 +87,7 @@ export async function fork(
   const records = await deps.options.store.loadCheckpoints(source.id)
   const fromSeq = checkFromSeq(options.fromSeq, records, source.id)
   const encoded =
-    options.input === undefined ? source.input : encodeInput(deps, source, options.input)
+    options.input === undefined ? source.input : await encodeInput(deps, source, options.input)
   const origin: RunOrigin = { kind: 'fork', runId: source.id, fromSeq }
   return createCopy(deps, source, encoded, origin, options.runId, reusable(records, fromSeq))
 }
@@ -134,8 +135,12 @@ async function readSource(deps: CopierDeps, runId: string): Promise<RunRecord> {
   return source
 }
 
-function encodeInput(deps: CopierDeps, source: RunRecord, input: unknown): string {
-  return deps.options.codec.encode(input, `input of workflow "${source.workflow}"`)
+/** A new input for a copy: through its workflow's inputSchema when registered here, encoded. */
+async function encodeInput(deps: CopierDeps, source: RunRecord, input: unknown): Promise<string> {
+  const schema = deps.registry.find(source.workflow, source.version)?.options.inputSchema
+  const subject = `input of workflow "${source.workflow}"`
+  const checked = await validated(schema, input, subject, { workflow: source.workflow })
+  return deps.options.codec.encode(checked, subject)
 }
 
 async function createCopy(

@@ -89,6 +89,8 @@ export async function startRun(
     opts.queue === undefined ? workflow.options.queue : opts.queue,
     workflow.name,
   )
+  const resubmitted = await resubmitOf(deps, workflow, input, opts.runId)
+  if (resubmitted !== null) return resubmitted
   const checked = await validated(
     workflow.options.inputSchema,
     input,
@@ -154,6 +156,30 @@ export async function startRun(
     })
   else deps.driver.wake(createdAt)
   return { runId, existing: false }
+}
+
+/**
+ * A resubmit of a start an inputSchema already let in: the run under the caller's id, when it
+ * stores exactly this input (the schema changed nothing) — answered before the schema runs
+ * again, so a rule that reads the world (a uniqueness check the run's own work now fails)
+ * cannot refuse a start that was accepted. Only with a schema and a caller's id: otherwise
+ * the create's own `exists` answer costs no extra read.
+ */
+async function resubmitOf(
+  deps: StarterDeps,
+  workflow: { name: string; options: { inputSchema?: unknown } },
+  input: unknown,
+  runId: string | undefined,
+): Promise<StartedRun | null> {
+  if (workflow.options.inputSchema === undefined || runId === undefined) return null
+  const existing = await deps.options.store.getRun(runId)
+  if (existing === null || existing.workflow !== workflow.name) return null
+  const raw = deps.options.codec.encode(input, `input of workflow "${workflow.name}"`)
+  if (raw !== existing.input) return null
+  deps.driver.adoptOrphan(existing)
+  return existing.status === 'queued'
+    ? { runId: existing.id, existing: true, queued: true }
+    : { runId: existing.id, existing: true }
 }
 
 /** A start's priority: its own, else its workflow's, else 0; refused unless -1000..1000. */

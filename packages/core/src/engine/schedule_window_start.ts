@@ -22,6 +22,8 @@ export const INPUT_TIMEOUT_MS = 10_000
 const MENDABLE: ReadonlySet<string> = new Set([
   ErrorCodes.STORE_FAILURE,
   ErrorCodes.ENGINE_STOPPED,
+  // An inputSchema that did not answer in time (schema/validate.ts): try again later.
+  ErrorCodes.RETRYABLE,
   ErrorCodes.WORKFLOW_NOT_REGISTERED,
   ErrorCodes.QUEUE_NOT_REGISTERED,
 ])

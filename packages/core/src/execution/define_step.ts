@@ -30,7 +30,7 @@ export function defineStep<S extends StandardSchemaV1, O>(
 export function defineStep<I, O>(
   name: string,
   handler: StepHandler<I, O>,
-  options?: StepOptions,
+  options?: StepOptions & { input?: undefined },
 ): StepReference<I, O>
 export function defineStep<I, O>(
   name: string,

@@ -4,14 +4,20 @@
  * stores, the input a handler receives, the result a step records — so a schema that trims,
  * coerces or fills defaults does so once, where the value enters. Issues become a
  * SchemaValidationError (E_SCHEMA_VALIDATION, never retried), capped so a huge value's
- * hundred issues cannot make a huge error.
+ * hundred issues cannot make a huge error. A schema that answers nothing sensible (no result,
+ * malformed issues) rejects the value; one that does not answer in time is a retryable failure.
  */
-import type { StandardSchemaIssue, StandardSchemaV1 } from '../contracts/standard_schema.ts'
-import { SchemaValidationError, type SchemaIssue } from '../errors/index.ts'
+import type { StandardSchemaV1 } from '../contracts/standard_schema.ts'
+import { RetryableError, SchemaValidationError, type SchemaIssue } from '../errors/index.ts'
 
 /** Issues kept in an error's details; messages cut at MAX_MESSAGE characters. */
 const MAX_ISSUES = 50
 const MAX_MESSAGE = 500
+/**
+ * Longest a schema may take to answer (real time: a guard against a rule whose lookup hangs).
+ * Past it the check fails as retryable (E_RETRYABLE), not as a mismatch: the value may be fine.
+ */
+export const SCHEMA_TIMEOUT_MS = 10_000
 
 /**
  * `value` through `schema` (none: as it is). `subject` names what is checked in the error
@@ -24,29 +30,52 @@ export async function validated(
   details: Record<string, unknown> = {},
 ): Promise<unknown> {
   if (schema === undefined) return value
-  let result
+  const reject = (issues: SchemaIssue[], more: Record<string, unknown> = {}) =>
+    new SchemaValidationError(subject, issues, { ...details, ...more })
+  let answer: unknown
   try {
-    result = await schema['~standard'].validate(value)
+    answer = await answerOf(schema, value, subject)
   } catch (error) {
+    if (RetryableError.is(error)) throw error
     // A schema that throws (a refinement that crashed on the value) rejected it all the same.
-    const message = error instanceof Error ? error.message : String(error)
-    throw new SchemaValidationError(
-      subject,
-      [{ message: cut(`the schema threw: ${message}`), path: [] }],
-      details,
-    )
+    const message = error instanceof Error ? error.message : safeText(error)
+    throw reject([{ message: cut(`the schema threw: ${message}`), path: [] }])
   }
-  if (result.issues === undefined) return result.value
-  const issues = result.issues.slice(0, MAX_ISSUES).map(toIssue)
-  if (issues.length === 0) issues.push({ message: 'rejected without saying why', path: [] })
-  throw new SchemaValidationError(subject, issues, {
-    ...details,
-    ...(result.issues.length > MAX_ISSUES ? { issueCount: result.issues.length } : {}),
-  })
+  if (typeof answer !== 'object' || answer === null)
+    throw reject([{ message: 'the schema answered no result', path: [] }])
+  const { value: out, issues } = answer as { value?: unknown; issues?: unknown }
+  if (issues === undefined) return out
+  if (!Array.isArray(issues))
+    throw reject([{ message: 'the schema answered malformed issues', path: [] }])
+  const kept = issues.slice(0, MAX_ISSUES).map(toIssue)
+  if (kept.length === 0) kept.push({ message: 'rejected without saying why', path: [] })
+  throw reject(kept, issues.length > MAX_ISSUES ? { issueCount: issues.length } : {})
 }
 
-function toIssue(issue: StandardSchemaIssue): SchemaIssue {
-  return { message: cut(String(issue.message)), path: issuePath(issue.path) }
+/** The schema's answer, or E_RETRYABLE when it has not answered within SCHEMA_TIMEOUT_MS. */
+async function answerOf(schema: StandardSchemaV1, value: unknown, subject: string) {
+  const { promise: late, reject } = Promise.withResolvers<never>()
+  const timer = setTimeout(
+    () =>
+      reject(
+        new RetryableError(`${subject}: the schema did not answer within ${SCHEMA_TIMEOUT_MS} ms`),
+      ),
+    SCHEMA_TIMEOUT_MS,
+  )
+  timer.unref()
+  try {
+    return await Promise.race([schema['~standard'].validate(value), late])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+function toIssue(issue: unknown): SchemaIssue {
+  const { message, path } = (typeof issue === 'object' && issue !== null ? issue : {}) as {
+    message?: unknown
+    path?: unknown
+  }
+  return { message: cut(safeText(message)), path: issuePath(path) }
 }
 
 /**
@@ -61,8 +90,17 @@ export function issuePath(path: unknown): Array<string | number> {
   return path.map((segment: unknown) => {
     const key =
       typeof segment === 'object' && segment !== null ? (segment as { key: unknown }).key : segment
-    return typeof key === 'number' ? key : String(key)
+    return typeof key === 'number' ? key : safeText(key)
   })
+}
+
+/** Text of anything, never a throw (an object without a prototype has no toString). */
+function safeText(value: unknown): string {
+  try {
+    return String(value)
+  } catch {
+    return Object.prototype.toString.call(value)
+  }
 }
 
 function cut(text: string): string {
