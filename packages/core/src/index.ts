@@ -52,6 +52,7 @@ export { webhookHttpResponse, type WebhookReceipt } from './engine/webhook_recei
 export type { UpdateCallOptions, UpdateResult } from './engine/update_sender.ts'
 export type { RunInfo, StepInfo, StepWorkerInfo, RunOutcome } from './engine/views.ts'
 export type { StepPage } from './engine/step_page.ts'
+export type { RecordedHistory, RecordedRun } from './engine/history_export.ts'
 export {
   channels,
   type EngineEvents,

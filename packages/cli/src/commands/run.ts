@@ -1,6 +1,10 @@
-/** `cairn run <id>`: the run's summary and one page of its steps. */
+/**
+ * `cairn run <id>`: the run's summary and one page of its steps; `--history`: its recorded
+ * history as a replay fixture (engine.exportHistory, docs/replay-testing.md).
+ */
 import { RunNotFoundError } from '@cairn/core'
-import type { Command } from '../command.ts'
+import type { Command, Io, ParsedArgs } from '../command.ts'
+import { UsageError } from '../usage_error.ts'
 import { STORE_HELP, STORE_OPTION, withEngine } from '../open_engine.ts'
 import { integerOf } from '../options.ts'
 import { formatRun, formatSteps } from '../output/run_detail.ts'
@@ -18,16 +22,20 @@ ${STORE_HELP}
   --from-seq <n>  first step position shown (default 0)
   --limit <n>     steps shown, 1..1000 (default 100)
   --json          {"run": {...}, "steps": [...], "nextFromSeq": n | null}
+  --history       print the run's recorded history (every step, payloads as stored) as
+                  JSON, a fixture for replayHistory: cairn run <id> --history > order-42.json
   -h, --help      this help`,
   options: {
     ...STORE_OPTION,
     'from-seq': { type: 'string' },
     limit: { type: 'string' },
     json: { type: 'boolean' },
+    history: { type: 'boolean' },
   },
   positionals: ['id'],
   async run(args, io) {
     const runId = args.positionals[0] as string
+    if (args.values.history === true) return printHistory(args, io, runId)
     const page = {
       fromSeq: integerOf('from-seq', args.values['from-seq'] as string | undefined, {
         min: 0,
@@ -56,4 +64,14 @@ ${STORE_HELP}
       io.out(`\nMore steps: cairn run ${runId} --from-seq ${steps.nextFromSeq}`)
     return 0
   },
+}
+
+/** The whole recorded history, as plain JSON (payloads stay as the codec wrote them). */
+async function printHistory(args: ParsedArgs, io: Io, runId: string): Promise<number> {
+  for (const option of ['from-seq', 'limit', 'json'])
+    if (args.values[option] !== undefined)
+      throw new UsageError(`--history prints the whole history as JSON: drop --${option}`)
+  const history = await withEngine(args, io, (engine) => engine.exportHistory(runId))
+  io.out(JSON.stringify(history, null, 2))
+  return 0
 }

@@ -50,6 +50,7 @@ import { DRAIN_FLUSH_MS, Driver } from './driver.ts'
 import { EventBatchFirer } from './event_batch_firer.ts'
 import { ScheduleBook } from './schedule_book.ts'
 import { ScheduleFirer } from './schedule_firer.ts'
+import { redeliverEndedChildren } from './child_outcome_redelivery.ts'
 import { RetentionSweeper, type PolicySweep } from './retention_sweeper.ts'
 import { deleteRun, purgeRuns, type PurgeFilter, type PurgeReport } from './run_purger.ts'
 import { scheduleEvents } from './schedule_events.ts'
@@ -74,6 +75,7 @@ import { CANCEL_SIGNAL } from '../execution/wait_names.ts'
 import { cancelChildren, cancelOne, type CancellationDeps } from './cancellation.ts'
 import { RunWaiters } from './run_waiters.ts'
 import { readStepPage, type StepPage } from './step_page.ts'
+import { exportHistory, type RecordedHistory } from './history_export.ts'
 import { sendUpdate, type UpdateCallOptions, type UpdateResult } from './update_sender.ts'
 import { receiveWebhook, type WebhookReceipt } from './webhook_receiver.ts'
 import {
@@ -546,6 +548,17 @@ export class Engine {
   }
 
   /**
+   * The run's recorded history as a versioned JSON document (engine/history_export.ts): the
+   * run (its input as the codec wrote it) and every checkpoint in position order, payloads as
+   * stored. Keep it as a fixture and replay it against new code with `replayHistory`
+   * (`@cairn/core/testing`). E_RUN_NOT_FOUND for an unknown id.
+   */
+  async exportHistory(runId: string): Promise<RecordedHistory> {
+    await this.open()
+    return exportHistory(this.options.store, runId, this.options.clock.now())
+  }
+
+  /**
    * Run counts per status and per workflow (the 100 largest) for the filters of `query`,
    * counted by the store (see StateStore.facetRuns: the two counts are separate reads).
    */
@@ -746,6 +759,8 @@ export class Engine {
         executionTimeoutMs: (workflow, version) =>
           this.registry.find(workflow, version)?.options.executionTimeoutMs,
         wake: (at) => this.driver.wake(at),
+        redeliverChildren: (parent) =>
+          redeliverEndedChildren({ options: this.options, committer: this.committer }, parent),
       },
       runId,
     )
