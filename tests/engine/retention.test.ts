@@ -242,6 +242,8 @@ eachStore('retention', (test) => {
       { policies: [{ statuses: ['completed'], maxAge: '1d', keep: 3 }] },
       { policies: [{ statuses: ['completed'], maxAge: '1d' }], interval: 10 },
       { policies: [{ statuses: ['completed'], maxAge: '1d' }], batchSize: 500 },
+      { policies: [{ statuses: ['completed'], maxAge: '1d' }], pause: '20s' },
+      { policies: [{ statuses: ['completed'], maxAge: '1d' }], pause: Number.NaN },
       { policies: 'all' },
       {
         policies: [

@@ -53,6 +53,7 @@ import { ScheduleFirer } from './schedule_firer.ts'
 import { redeliverEndedChildren } from './child_outcome_redelivery.ts'
 import { RetentionSweeper, type PolicySweep } from './retention_sweeper.ts'
 import { deleteRun, purgeRuns, type PurgeFilter, type PurgeReport } from './run_purger.ts'
+import { deletionPauseMs } from './retention_policy.ts'
 import { scheduleEvents } from './schedule_events.ts'
 import type { DeclaredSchedule, ScheduleSpec } from './schedule_spec.ts'
 import type { ScheduleInfo } from './schedule_view.ts'
@@ -785,7 +786,8 @@ export class Engine {
    */
   async purgeRuns(filter: PurgeFilter): Promise<PurgeReport> {
     await this.open()
-    return purgeRuns(this.options.store, filter)
+    const pauseMs = deletionPauseMs(this.options.retention, this.options.store.kind)
+    return purgeRuns(this.options.store, filter, pauseMs)
   }
 
   /**

@@ -31,6 +31,12 @@ export interface RetentionOptions {
   interval?: Duration
   /** Trees deleted per transaction (1..100, default 100). */
   batchSize?: number
+  /**
+   * How long a sweep rests between its delete transactions, so the store's other writers get
+   * in (a Duration up to 10 s). Default: 50 ms on SQLite (one writer for the whole file; a
+   * sweep without rests would hold it most of the time), 0 on server databases.
+   */
+  pause?: Duration
 }
 
 export interface ResolvedRetentionPolicy {
@@ -45,11 +51,18 @@ export interface ResolvedRetention {
   policies: readonly ResolvedRetentionPolicy[]
   intervalMs: number
   batchSize: number
+  /** Null: the store's default (deletionPauseMs). */
+  pauseMs: number | null
 }
 
 const RETENTION_OPTIONS = {
   call: 'retention',
-  known: optionNames<RetentionOptions>({ policies: true, interval: true, batchSize: true }),
+  known: optionNames<RetentionOptions>({
+    policies: true,
+    interval: true,
+    batchSize: true,
+    pause: true,
+  }),
 }
 const POLICY_OPTIONS = {
   call: 'retention policy',
@@ -60,6 +73,15 @@ const POLICY_OPTIONS = {
     maxCount: true,
     name: true,
   }),
+}
+
+const MAX_PAUSE_MS = 10_000
+/** SQLite's default rest between delete transactions (bench/retention measured it). */
+const SQLITE_PAUSE_MS = 50
+
+/** The rest between a deletion's transactions: the configured one, else the store's default. */
+export function deletionPauseMs(retention: ResolvedRetention | null, storeKind: string): number {
+  return retention?.pauseMs ?? (storeKind === 'sqlite' ? SQLITE_PAUSE_MS : 0)
 }
 
 /** Most policies one engine runs (each is a sweep of its own). */
@@ -82,6 +104,10 @@ export function resolveRetention(value: unknown): ResolvedRetention | null {
     throw new InvalidArgumentError(
       `retention.batchSize must be an integer 1..${MAX_DELETE_ROOTS}, got ${String(batchSize)}`,
     )
+  const pauseMs =
+    options.pause === undefined ? null : toMilliseconds(options.pause, 'retention.pause')
+  if (pauseMs !== null && pauseMs > MAX_PAUSE_MS)
+    throw new InvalidArgumentError(`retention.pause must be at most 10 s, got ${pauseMs} ms`)
   const resolved = policies.map((policy: unknown, i) => resolvePolicy(policy, i))
   const names = resolved.map((policy) => policy.name)
   const twice = names.find((name, i) => names.indexOf(name) !== i)
@@ -89,7 +115,7 @@ export function resolveRetention(value: unknown): ResolvedRetention | null {
     throw new InvalidArgumentError(
       `retention.policies: two policies are named ${JSON.stringify(twice)}; give one a name`,
     )
-  return { policies: resolved, intervalMs, batchSize }
+  return { policies: resolved, intervalMs, batchSize, pauseMs }
 }
 
 function resolvePolicy(value: unknown, index: number): ResolvedRetentionPolicy {

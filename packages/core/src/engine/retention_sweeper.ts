@@ -11,8 +11,13 @@ import { DueLoop, type PassResult } from './due_loop.ts'
 import type { EventHub } from './events.ts'
 import type { ResolvedEngineOptions } from './options.ts'
 import { expiryBound } from './retention_bound.ts'
-import type { ResolvedRetention, ResolvedRetentionPolicy } from './retention_policy.ts'
+import {
+  deletionPauseMs,
+  type ResolvedRetention,
+  type ResolvedRetentionPolicy,
+} from './retention_policy.ts'
 import { deleteTrees } from './run_tree_deleter.ts'
+import { setTimeout as sleep } from 'node:timers/promises'
 
 export interface PolicySweep {
   policy: string
@@ -28,11 +33,13 @@ export class RetentionSweeper {
   readonly #events: EventHub
   readonly #loop: DueLoop
   #nextAt = 0
+  readonly #pauseMs: number
 
   constructor(options: ResolvedEngineOptions, retention: ResolvedRetention, events: EventHub) {
     this.#options = options
     this.#retention = retention
     this.#events = events
+    this.#pauseMs = deletionPauseMs(retention, options.store.kind)
     this.#loop = new DueLoop(options, {
       pass: (active) => this.#pass(active),
       failure: 'cairn: a retention sweep failed; retrying (finished runs are kept meanwhile)',
@@ -91,11 +98,8 @@ export class RetentionSweeper {
     while (before !== null && active()) {
       const page = await store.expiredRuns({ ...scope, before, limit, ...(after ? { after } : {}) })
       const expect = { statuses: policy.statuses, finishedBefore: before }
-      for (const tree of await deleteTrees(
-        store,
-        page.map((run) => run.runId),
-        expect,
-      )) {
+      const ids = page.map((run) => run.runId)
+      for (const tree of await deleteTrees(store, ids, expect, this.#pauseMs)) {
         // Another engine's sweep took it; or it was requeued (and finished again) since.
         if (tree.outcome === 'not_found' || tree.outcome === 'changed') continue
         sweep.runs += tree.runs
@@ -104,6 +108,8 @@ export class RetentionSweeper {
       }
       if (page.length < limit) break
       after = page[page.length - 1]
+      // Rest between transactions, so the store's other writers get in (retention.pause).
+      if (this.#pauseMs > 0) await sleep(this.#pauseMs)
     }
     if (sweep.runs > 0 || sweep.refused > 0)
       this.#events.emit('retention:swept', { ...sweep, durationMs: clock.now() - started })

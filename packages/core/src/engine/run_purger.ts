@@ -3,6 +3,7 @@
  * child subtree and every row of theirs, through StateStore.deleteRunTrees (run_tree_deleter.ts).
  * A purge pages listRuns' filter, oldest first, 100 roots a page, each page one deletion.
  */
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { TerminalStatus } from '../contracts/records.ts'
 import type { RunTreeBlocker } from '../contracts/retention.ts'
 import type { RunFacetQuery, StateStore } from '../contracts/state_store.ts'
@@ -65,7 +66,11 @@ export async function deleteRun(store: StateStore, runId: string): Promise<{ run
   return { runs: tree.runs }
 }
 
-export async function purgeRuns(store: StateStore, filter: PurgeFilter): Promise<PurgeReport> {
+export async function purgeRuns(
+  store: StateStore,
+  filter: PurgeFilter,
+  pauseMs = 0,
+): Promise<PurgeReport> {
   const { limit, status, ...rest } = checkPurgeFilter(filter)
   const report: PurgeReport = { roots: 0, runs: 0, refused: 0, refusals: [] }
   let cursor: string | undefined
@@ -75,7 +80,7 @@ export async function purgeRuns(store: StateStore, filter: PurgeFilter): Promise
     if (page.runs.length === 0) break
     left -= page.runs.length
     const ids = page.runs.map((run) => run.id)
-    for (const tree of await deleteTrees(store, ids, { statuses: asList(status) })) {
+    for (const tree of await deleteTrees(store, ids, { statuses: asList(status) }, pauseMs)) {
       // A descendant of an earlier root, gone with it; or requeued since the page was read.
       if (tree.outcome === 'not_found' || tree.outcome === 'changed') continue
       report.runs += tree.runs
@@ -88,6 +93,7 @@ export async function purgeRuns(store: StateStore, filter: PurgeFilter): Promise
     }
     if (page.nextCursor === null) break
     cursor = page.nextCursor
+    if (pauseMs > 0) await sleep(pauseMs) // the store's other writers get in between pages
   }
   return report
 }

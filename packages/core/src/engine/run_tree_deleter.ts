@@ -4,6 +4,7 @@
  * one final outcome per root — deleted (with every run it took), not found, or refused.
  * Shared by engine.deleteRun, engine.purgeRuns and the retention sweeper.
  */
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { StateStore } from '../contracts/state_store.ts'
 import type { DeleteRunTreesRequest, RunTreeBlocker } from '../contracts/retention.ts'
 
@@ -22,6 +23,7 @@ export async function deleteTrees(
   store: StateStore,
   runIds: readonly string[],
   expect?: DeleteRunTreesRequest['expect'],
+  pauseMs = 0,
 ): Promise<SettledTree[]> {
   const settled = new Map<string, SettledTree>()
   const taken = new Map<string, number>()
@@ -44,6 +46,8 @@ export async function deleteTrees(
       else settled.set(tree.runId, tree)
     }
     pending = again
+    // A tree cut short: rest before its next transaction, as between a sweep's pages.
+    if (pending.length > 0 && pauseMs > 0) await sleep(pauseMs)
   }
   return runIds.map((id) => settled.get(id) as SettledTree)
 }
