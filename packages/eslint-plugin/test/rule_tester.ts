@@ -28,7 +28,13 @@ export function typedTester(): RuleTester {
   return new RuleTester({
     languageOptions: {
       parser: tseslint.parser,
-      parserOptions: { project: './tsconfig.json', tsconfigRootDir: FIXTURES },
+      parserOptions: {
+        project: './tsconfig.json',
+        tsconfigRootDir: FIXTURES,
+        // With CI=true typescript-eslint infers a "single run" and builds its program from the
+        // files on disk: each case's text (linted under one file name) would not be seen.
+        disallowAutomaticSingleRunInference: true,
+      },
     },
   })
 }
