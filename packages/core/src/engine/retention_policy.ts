@@ -34,7 +34,7 @@ export interface RetentionOptions {
   /**
    * How long a sweep rests between its delete transactions, so the store's other writers get
    * in (a Duration up to 10 s). Default: 50 ms on SQLite (one writer for the whole file; a
-   * sweep without rests would hold it most of the time), 0 on server databases.
+   * sweep without rests would hold it most of the time), 20 ms on server databases.
    */
   pause?: Duration
 }
@@ -76,12 +76,13 @@ const POLICY_OPTIONS = {
 }
 
 const MAX_PAUSE_MS = 10_000
-/** SQLite's default rest between delete transactions (bench/retention measured it). */
+/** Default rests between delete transactions (bench/retention measured them, docs/benchmarks.md). */
 const SQLITE_PAUSE_MS = 50
+const SERVER_PAUSE_MS = 20
 
 /** The rest between a deletion's transactions: the configured one, else the store's default. */
 export function deletionPauseMs(retention: ResolvedRetention | null, storeKind: string): number {
-  return retention?.pauseMs ?? (storeKind === 'sqlite' ? SQLITE_PAUSE_MS : 0)
+  return retention?.pauseMs ?? (storeKind === 'sqlite' ? SQLITE_PAUSE_MS : SERVER_PAUSE_MS)
 }
 
 /** Most policies one engine runs (each is a sweep of its own). */

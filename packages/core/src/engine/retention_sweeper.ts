@@ -108,8 +108,9 @@ export class RetentionSweeper {
       }
       if (page.length < limit) break
       after = page[page.length - 1]
-      // Rest between transactions, so the store's other writers get in (retention.pause).
-      if (this.#pauseMs > 0) await sleep(this.#pauseMs)
+      // Rest between transactions, so the store's other writers get in (retention.pause); even
+      // a 0 rest yields: SQLite's calls settle at once, and a sweep would hold the event loop.
+      await sleep(this.#pauseMs)
     }
     if (sweep.runs > 0 || sweep.refused > 0)
       this.#events.emit('retention:swept', { ...sweep, durationMs: clock.now() - started })

@@ -93,7 +93,7 @@ export async function purgeRuns(
     }
     if (page.nextCursor === null) break
     cursor = page.nextCursor
-    if (pauseMs > 0) await sleep(pauseMs) // the store's other writers get in between pages
+    await sleep(pauseMs) // the store's other writers (and this process's work) get in
   }
   return report
 }

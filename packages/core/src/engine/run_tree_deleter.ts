@@ -47,7 +47,7 @@ export async function deleteTrees(
     }
     pending = again
     // A tree cut short: rest before its next transaction, as between a sweep's pages.
-    if (pending.length > 0 && pauseMs > 0) await sleep(pauseMs)
+    if (pending.length > 0) await sleep(pauseMs)
   }
   return runIds.map((id) => settled.get(id) as SettledTree)
 }

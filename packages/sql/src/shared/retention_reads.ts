@@ -43,7 +43,7 @@ export async function expiredRuns(
   checkExpiredRuns(query)
   const p = new Params(ctx.dialect)
   const { rows } = await ctx.pool.query(
-    p.statement(expiredSql(ctx.tables.runs, (v) => p.add(v), query)),
+    p.statement(expiredSql(ctx.tables.runs, (v) => p.add(v), query, ctx.dialect.useIndex)),
   )
   return rows.map((row) => toPosition(row as unknown[]))
 }
@@ -57,8 +57,18 @@ export function cutoffSql(runs: string, bind: Bind, query: RetentionCutoffQuery)
     ORDER BY finished_at DESC, id DESC LIMIT 1 OFFSET ${bind(query.keepNewest - 1)}`
 }
 
-export function expiredSql(runs: string, bind: Bind, query: ExpiredRunsQuery): string {
+export function expiredSql(
+  runs: string,
+  bind: Bind,
+  query: ExpiredRunsQuery,
+  useIndex: (name: string) => string = () => '',
+): string {
   const { before, after, limit } = query
+  // MariaDB took `ref` on the status alone past a cursor (a walk from the oldest run up to
+  // `after`, growing with it): the index is named so it reads the (status, finished_at) range.
+  const index = useIndex(
+    query.workflow === undefined ? 'cairn_runs_finished' : 'cairn_runs_workflow_finished',
+  )
   const branch = (status: TerminalStatus) => {
     const terms = [
       scope(bind, status, query.workflow),
@@ -70,13 +80,15 @@ export function expiredSql(runs: string, bind: Bind, query: ExpiredRunsQuery): s
         ? null
         : `(r.finished_at, r.id) > (${bind(after.finishedAt)}, ${bind(after.runId)})`,
       // Never a run its parent may still read: open, or failed or dead (a requeue replays).
-      `(r.parent_run_id IS NULL OR NOT EXISTS (SELECT 1 FROM ${runs} o
-        WHERE o.id = r.parent_run_id AND o.status NOT IN ${DONE_WITH_CHILDREN}))`,
+      // A bare NOT EXISTS (true for a NULL link anyway): Postgres plans it as an anti-join by
+      // the id index; wrapped in `IS NULL OR`, it became a hashed SubPlan over the whole table.
+      `NOT EXISTS (SELECT 1 FROM ${runs} o
+        WHERE o.id = r.parent_run_id AND o.status NOT IN ${DONE_WITH_CHILDREN})`,
       // Nor a continued run whose successor is open (it reads its predecessor first).
-      `(r.continued_to IS NULL OR NOT EXISTS (SELECT 1 FROM ${runs} s
-        WHERE s.id = r.continued_to AND s.status NOT IN ${TERMINAL_STATUSES}))`,
+      `NOT EXISTS (SELECT 1 FROM ${runs} s
+        WHERE s.id = r.continued_to AND s.status NOT IN ${TERMINAL_STATUSES})`,
     ].filter((term) => term !== null)
-    return `SELECT r.finished_at, r.id FROM ${runs} r WHERE ${terms.join(' AND ')}
+    return `SELECT r.finished_at, r.id FROM ${runs} r ${index} WHERE ${terms.join(' AND ')}
       ORDER BY r.finished_at, r.id LIMIT ${bind(limit)}`
   }
   return `${merged(query.statuses.map(branch))} ORDER BY finished_at, id LIMIT ${bind(limit)}`
