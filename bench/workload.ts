@@ -86,7 +86,7 @@ export function engineRunOne(engine: Engine): RunOne {
 
 // Not measured: lets the JIT compile the hot paths so the short throughput phase measures
 // steady state, not compilation.
-async function warmUp(runOne: RunOne, runs: number): Promise<void> {
+export async function warmUp(runOne: RunOne, runs: number): Promise<void> {
   let next = 0
   const lane = async () => {
     while (next < runs) await runOne(-1 - next++, S)
@@ -94,7 +94,7 @@ async function warmUp(runOne: RunOne, runs: number): Promise<void> {
   await Promise.all(Array.from({ length: C }, lane))
 }
 
-async function throughput(runOne: RunOne): Promise<number> {
+export async function throughput(runOne: RunOne): Promise<number> {
   let next = 0
   const lane = async () => {
     while (next < W) await runOne(next++, S)
