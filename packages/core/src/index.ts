@@ -62,11 +62,7 @@ export {
 export { defaultLogger, silentLogger } from './engine/default_logger.ts'
 export type * from './execution/types.ts'
 export { defineStep, isStepReference } from './execution/define_step.ts'
-export {
-  checkStepSchemas,
-  schemaCheckedHandler,
-  type StepSchemas,
-} from './execution/step_schemas.ts'
+export { checkStepSchemas, schemaCheckedHandler, type StepSchemas } from './schema/step_schemas.ts'
 export { currentWorkflowContext } from './execution/current_context.ts'
 export { MemoryStore, RUN_STATUSES, isRunStatus, isTerminalStatus } from './store/index.ts'
 export { SystemClock, systemClock } from './clock/system_clock.ts'

@@ -1,10 +1,6 @@
 /** What `createWorker` takes, checked once at creation (a bad option never reaches the loop). */
-import {
-  checkStepSchemas,
-  schemaCheckedHandler,
-  type StepHandler,
-  type StepReference,
-} from '@cairn/core'
+import type { StepHandler, StepReference } from '@cairn/core'
+import { checkStepSchemas, schemaCheckedHandler } from '@cairn/core/wire'
 import type { Codec, Logger, WorkerTransport } from '@cairn/core/contracts'
 import { InvalidArgumentError } from '@cairn/core/errors'
 import type { AdaptiveConcurrency } from './adaptive_limit.ts'

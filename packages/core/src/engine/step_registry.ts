@@ -2,7 +2,7 @@
  * Registered steps, by name: the units of work `ctx.step(name, input)` calls. A step name is
  * durable (it is recorded at the step's position), so one name is one handler.
  */
-import { checkStepSchemas, schemaCheckedHandler } from '../execution/step_schemas.ts'
+import { checkStepSchemas, schemaCheckedHandler } from '../schema/step_schemas.ts'
 import { DuplicateStepError, InvalidArgumentError } from '../errors/index.ts'
 import { BACKOFF_OPTIONS, STEP_DEFINITION_OPTIONS } from '../execution/option_specs.ts'
 import { resolveRetryPolicy } from '../execution/retry_policy.ts'

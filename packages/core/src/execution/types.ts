@@ -3,7 +3,7 @@
  * primitives. Types only.
  */
 import type { SearchAttributeUpsert } from '../contracts/search_attributes.ts'
-import type { StepSchemas } from './step_schemas.ts'
+import type { StepSchemas } from '../schema/step_schemas.ts'
 import type { StandardSchemaV1 } from '../contracts/standard_schema.ts'
 import type { TransactionHandle } from '../contracts/transactions.ts'
 import type { Duration } from '../util/duration.ts'

@@ -103,6 +103,12 @@ function safeText(value: unknown): string {
   }
 }
 
+/** Whether `value` looks like a Standard Schema (an object with `~standard.validate`). */
+export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
+  const props = (value as { '~standard'?: { validate?: unknown } } | null)?.['~standard']
+  return typeof props === 'object' && props !== null && typeof props.validate === 'function'
+}
+
 function cut(text: string): string {
   return text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text
 }

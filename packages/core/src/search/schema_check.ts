@@ -33,11 +33,7 @@ export function checkWithSchema(
   return verdict(result)
 }
 
-/** Whether `value` looks like a Standard Schema (checked when a workflow is registered). */
-export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
-  const props = (value as { '~standard'?: { validate?: unknown } } | null)?.['~standard']
-  return typeof props === 'object' && props !== null && typeof props.validate === 'function'
-}
+export { isStandardSchema } from '../schema/validate.ts'
 
 function verdict(result: StandardSchemaResult<unknown>): InvalidArgumentError | null {
   if (result.issues === undefined) return null

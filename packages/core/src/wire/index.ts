@@ -30,3 +30,6 @@ export {
 } from './transport_tuning.ts'
 // A bound on a transport's or worker's close: a backend that stopped answering must not hold it.
 export { untilDeadline } from '../util/deadline.ts'
+// A step's own input/output schemas run where its handler runs, on workers too
+// (docs/validation.md); this module loads no engine either.
+export { checkStepSchemas, schemaCheckedHandler, type StepSchemas } from '../schema/step_schemas.ts'

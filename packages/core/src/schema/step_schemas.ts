@@ -7,9 +7,8 @@
  */
 import type { StandardSchemaV1 } from '../contracts/standard_schema.ts'
 import { InvalidArgumentError } from '../errors/index.ts'
-import { validated } from '../schema/validate.ts'
-import { isStandardSchema } from '../search/schema_check.ts'
-import type { StepHandler } from './types.ts'
+import { isStandardSchema, validated } from './validate.ts'
+import type { StepHandler } from '../execution/types.ts'
 
 export interface StepSchemas {
   /** Checks (and may transform) the step's input before the handler runs. */
