@@ -56,6 +56,14 @@ async function rejectionOf(call: Promise<unknown>): Promise<{ code?: string; det
   return error as { code?: string; details?: object }
 }
 
+/** A step that fails for good while `broken()` holds: the run fails until the test mends it. */
+function failsWhile(broken: () => boolean) {
+  return () => {
+    if (broken()) throw new FatalError('broken')
+    return 1
+  }
+}
+
 eachStore('requeue', (test) => {
   test('a requeued run resumes at its failed step: completed steps replayed, not re-run', async (env) => {
     const engine = await env.engine()
@@ -250,10 +258,7 @@ eachStore('requeue', (test) => {
       const kid = ctx.startChild<string>('kid', null)
       await ctx.localStep(
         'boom',
-        () => {
-          if (broken) throw new FatalError('broken')
-          return 1
-        },
+        failsWhile(() => broken),
         { retries: 0 },
       )
       return kid.result()
@@ -282,10 +287,7 @@ eachStore('requeue', (test) => {
       await ctx.sleep(3_600_000) // suspends: the child's position is recorded as waiting
       await ctx.localStep(
         'boom',
-        () => {
-          if (broken) throw new FatalError('broken')
-          return 1
-        },
+        failsWhile(() => broken),
         { retries: 0 },
       )
       return kid.result()
