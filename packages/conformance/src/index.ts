@@ -44,6 +44,7 @@ import { runSeedTests } from './run_seeds.ts'
 import { runTagTests } from './run_tags.ts'
 import { scheduleTests } from './schedules.ts'
 import { searchAttributeTests } from './search_attributes.ts'
+import { stepLogTests } from './step_logs.ts'
 import { transitionTests } from './transitions.ts'
 
 export type { StoreFactory, TestFn } from './harness.ts'
@@ -76,6 +77,7 @@ export function storeConformance(test: TestFn, factory: StoreFactory): void {
   eventBatchTests(definer(test, factory, 'event accumulators'))
   scheduleTests(definer(test, factory, 'schedules'))
   retentionTests(definer(test, factory, 'retention'))
+  stepLogTests(definer(test, factory, 'step logs'))
   parkTests(definer(test, factory, 'parkUnrunnable and unpark'))
   admissionTests(definer(test, factory, 'singleton admission'))
   admissionKeyTests(definer(test, factory, 'singleton keys'))

@@ -111,6 +111,25 @@ export {
   MAX_SCHEDULE_SPEC_LENGTH,
 } from './store/schedule_rules.ts'
 export {
+  checkStepLogAppends,
+  checkStepLogAppend,
+  checkCheckpointLogs,
+  checkStepLogPage,
+  emptyStepLogDocument,
+  parseStepLogDocument,
+  mergeStepLogs,
+  stepLogRecord,
+  type StepLogDocument,
+  MAX_STEP_LOG_ENTRIES,
+  DEFAULT_STEP_LOG_ENTRIES,
+  MAX_STEP_LOG_APPEND,
+  MAX_STEP_LOG_APPENDS,
+  MAX_STEP_LOG_MESSAGE,
+  MAX_STEP_LOG_FIELDS,
+  MAX_EXECUTION_LENGTH,
+  MAX_EXECUTION_MARKS,
+} from './store/step_log_rules.ts'
+export {
   checkDeleteRunTrees,
   checkExpiredRuns,
   checkRetentionCutoff,

@@ -63,6 +63,7 @@ import type {
   TerminalStatus,
   WorkflowKey,
 } from './records.ts'
+import type { StepLogAppend, StepLogPage, StepLogRecord } from './step_logs.ts'
 import type { TransactionalStepResult, TransactionalWork } from './transactions.ts'
 import type {
   DeleteRunTreesRequest,
@@ -287,6 +288,15 @@ export interface SaveCheckpointOp {
    * there: only the grant pass runs. Ignored when the op does not apply.
    */
   release?: string
+  /**
+   * Lines and progress the step logged (contracts/step_logs.ts), for this op's position
+   * (`runId` and `seq` as the checkpoint's). When the checkpoint applies they are merged into
+   * the position's log record in the same transaction, by the appendStepLogs rules (a
+   * settled checkpoint does not refuse them here: they ride on the save settling it).
+   * Ignored when the op does not apply. Malformed (store/step_log_rules.ts): the store
+   * refuses the batch with E_INVALID_ARGUMENT, applying nothing.
+   */
+  logs?: StepLogAppend
 }
 
 /**
@@ -1125,4 +1135,26 @@ export interface StateStore {
    * Reads committed state only; one consistent read for all the ids.
    */
   loadSearchAttributes(runIds: readonly string[]): Promise<Map<string, SearchAttributes>>
+
+  /**
+   * Merge live step lines and progress (contracts/step_logs.ts), at most 100 appends, in ONE
+   * transaction: each into its position's record (created on first use; the cap applied,
+   * oldest dropped and counted; entries an execution already sent are merged once). Not
+   * fenced — a line a step logged is kept whoever holds the lease — but an append is skipped
+   * (nothing written) when its run does not exist or its position's checkpoint is already
+   * `completed` or `failed` (its outcome brought the final lines: a late heartbeat adds
+   * nothing). Concurrent appends to one position are serialized: none is lost. Resolves to
+   * the number of appends merged. Retry: safe. E_INVALID_ARGUMENT (nothing written) for a
+   * malformed append (store/step_log_rules.ts).
+   */
+  appendStepLogs(appends: readonly StepLogAppend[], now: number): Promise<number>
+
+  /**
+   * The log records of the run's positions `seq >= page.fromSeq` that have one, in `seq`
+   * order, at most `page.limit` ([] for an unknown run). One read. E_INVALID_ARGUMENT for a
+   * page outside the rules of loadCheckpointPage. A run's records are deleted with it
+   * (deleteRunTrees); requeueRun keeps them (the lines of the failed attempts stay, and the
+   * re-run's lines follow); a fork's copied positions do not copy them.
+   */
+  loadStepLogs(runId: string, page: StepLogPage): Promise<StepLogRecord[]>
 }

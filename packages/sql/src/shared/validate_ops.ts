@@ -5,6 +5,7 @@
 import { InvalidArgumentError } from '@cairn/core'
 import {
   checkCheckpointQueue,
+  checkCheckpointLogs,
   checkCreateOp,
   checkFinishOp,
   checkUpsert,
@@ -41,6 +42,9 @@ export function validateOps(ops: readonly StoreOp[]): void {
     if (op.type === 'saveCheckpoint' && op.searchAttributes !== undefined) {
       checkUpsert(op.searchAttributes, 'saveCheckpoint')
     }
-    if (op.type === 'saveCheckpoint') checkCheckpointQueue(op)
+    if (op.type === 'saveCheckpoint') {
+      checkCheckpointQueue(op)
+      checkCheckpointLogs(op)
+    }
   }
 }

@@ -8,6 +8,7 @@ import { cancelRun, createRun } from './run_ops.ts'
 import { checkCreateOp } from '../create_check.ts'
 import { checkFinishOp } from '../finish_check.ts'
 import { checkCheckpointQueue } from '../queue_check.ts'
+import { checkCheckpointLogs } from '../step_log_rules.ts'
 import type { StoreState } from './store_state.ts'
 
 /**
@@ -55,6 +56,7 @@ function checkOp(op: StoreOp): void {
     }
     if (op.searchAttributes !== undefined) checkUpsert(op.searchAttributes, 'saveCheckpoint')
     checkCheckpointQueue(op)
+    checkCheckpointLogs(op)
   } else if (op.type === 'finishRun' || op.type === 'cancelRun') {
     checkFinishOp(op)
   } else if (op.type === 'createRun') {

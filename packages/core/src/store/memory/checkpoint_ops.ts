@@ -7,6 +7,7 @@ import type {
 import { copyCheckpoint } from './copies.ts'
 import { APPLIED, fencedResult, maySaveCheckpoint } from './fence.ts'
 import { consumeGrants, grantFields } from './queues.ts'
+import { mergeInto } from './step_logs.ts'
 import type { RunState } from './run_state.ts'
 import type { StoreState } from './store_state.ts'
 
@@ -27,6 +28,7 @@ export function saveCheckpoint(store: StoreState, op: SaveCheckpointOp, now: num
     store.events.remove({ runId: op.fence.runId, seq })
   }
   if (op.searchAttributes !== undefined) upsertAttributes(state, op.searchAttributes)
+  if (op.logs !== undefined) mergeInto(state, op.logs, now)
   if (op.release === undefined && op.enqueue === undefined) return APPLIED
   return { status: 'applied', ...queueFields(store, state, op, now) }
 }

@@ -45,6 +45,9 @@ import type {
   RequeueResult,
   RunRecord,
   SearchAttributes,
+  StepLogAppend,
+  StepLogPage,
+  StepLogRecord,
   StateStore,
   StoreOp,
   WorkflowKey,
@@ -83,6 +86,8 @@ import { checkAdmissionKeysQuery, encodeAdmissionCursor } from '../admission_key
 import { checkQueueNames } from '../queue_check.ts'
 import { StoreState } from './store_state.ts'
 import { deleteRunTrees, expiredRuns, retentionCutoff } from './retention.ts'
+import { appendStepLogs, loadStepLogs } from './step_logs.ts'
+import { checkStepLogAppends, checkStepLogPage } from '../step_log_rules.ts'
 import { checkDeleteRunTrees, checkExpiredRuns, checkRetentionCutoff } from '../retention_rules.ts'
 
 export class MemoryStore implements StateStore {
@@ -231,6 +236,14 @@ export class MemoryStore implements StateStore {
 
   async loadSearchAttributes(runIds: readonly string[]): Promise<Map<string, SearchAttributes>> {
     return loadSearchAttributes(this.#state, runIds)
+  }
+
+  async appendStepLogs(appends: readonly StepLogAppend[], now: number): Promise<number> {
+    return appendStepLogs(this.#state, checkStepLogAppends(appends), now)
+  }
+
+  async loadStepLogs(runId: string, page: StepLogPage): Promise<StepLogRecord[]> {
+    return loadStepLogs(this.#state, runId, checkStepLogPage(page))
   }
 
   async retentionCutoff(query: RetentionCutoffQuery): Promise<FinishedPosition | null> {

@@ -21,6 +21,8 @@ export interface RunState {
   dedupeIds: Map<string, number>
   /** Search attributes by name (values owned by the store: Dates are never handed out). */
   searchAttributes: Map<string, SearchAttributeValue>
+  /** Step log records by seq: JSON text (step_log_rules.ts) and when it last changed. */
+  stepLogs: Map<number, { text: string; updatedAt: number }>
   /** The message names that wake the run while it waits (its last suspend's `wakeOn`); null: any. */
   wakeOn: ReadonlySet<string> | null
   /** The lease epoch of the suspend that wrote `wakeOn`: names of another epoch count as null. */
@@ -50,6 +52,7 @@ export function newRunState(run: RunRecord): RunState {
     inbox: [],
     dedupeIds: new Map(),
     searchAttributes: new Map(),
+    stepLogs: new Map(),
     wakeOn: null,
     wakeEpoch: 0,
     claimToken: 0,
