@@ -1,8 +1,8 @@
 /**
  * Step logs (contracts/step_logs.ts): appends merge into one record per position — once per
  * entry number and execution, gaps and the cap counted as dropped, the newest progress kept —
- * live through appendStepLogs (skipped for unknown runs and settled positions) or with a
- * saveCheckpoint that applies; read back by loadStepLogs; deleted with the run.
+ * live through appendStepLogs (skipped for unknown runs) or with a saveCheckpoint that
+ * applies; read back by loadStepLogs; deleted with the run.
  */
 import assert from 'node:assert/strict'
 import type {
@@ -167,7 +167,7 @@ export function stepLogTests(define: Define): void {
     same((await only(store, 'run-1', 0)).progress, empty, 'a null fraction (total 0)')
   })
 
-  define('appends to an unknown run or a settled position are skipped', async (store) => {
+  define('an append to an unknown run is skipped; a settled position still takes lines', async (store) => {
     const fence = await startRun(store, 'run-1')
     await save(store, fence, checkpoint('run-1', 0), T0 + 1)
     await save(store, fence, checkpoint('run-1', 1, { status: 'retrying', order: null }), T0 + 1)
@@ -179,13 +179,14 @@ export function stepLogTests(define: Define): void {
       ],
       T0 + 2,
     )
-    assert.equal(merged, 1, 'only the retrying position merged')
+    assert.equal(merged, 2, 'both positions of the run merged')
     same(
       (await logsOf(store, 'run-1')).map((r) => r.seq),
-      [1],
-      'no record for the settled position',
+      [0, 1],
+      'records at the completed and the retrying position',
     )
     same(await logsOf(store, 'nope'), [], 'an unknown run has none')
+    assert.equal(await store.getRun('nope'), null, 'and no run was made for it')
   })
 
   define('a run that ended keeps taking lines for its open positions', async (store) => {

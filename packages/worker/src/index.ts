@@ -8,3 +8,5 @@ export type { WorkerOptions } from './options.ts'
 export type { AdaptiveConcurrency } from './adaptive_limit.ts'
 export { concurrencyFromText } from './concurrency_text.ts'
 export type { RemoteStepContext } from './task_runner.ts'
+// The step scope of the handler running now (its logger, progress): shared with @cairn/core.
+export { currentStep } from '@cairn/core/wire'

@@ -7,7 +7,16 @@
 import type { StepContext, StepHandler } from '@cairn/core'
 import type { Codec, Logger, ReceivedTask } from '@cairn/core/contracts'
 import { StepTimeoutError } from '@cairn/core/errors'
-import type { HeartbeatMessage, ResultMessage, TaskMessage } from '@cairn/core/wire'
+import {
+  DEFAULT_STEP_LOG_ENTRIES,
+  runAsStep,
+  StepLogBuffer,
+  stepLogger,
+  wireLogs,
+  type HeartbeatMessage,
+  type ResultMessage,
+  type TaskMessage,
+} from '@cairn/core/wire'
 import { toWireError } from './wire_error.ts'
 
 /** What a remote step's handler gets beyond the in-process StepContext. */
@@ -57,8 +66,12 @@ export async function runTask(
           () => abort.abort(new StepTimeoutError(task.step, task.timeoutMs as number)),
           task.timeoutMs,
         )
+  const lines = new ReportedLines(task, deps.codec)
   const beat = async (progress?: unknown): Promise<void> => {
-    const state = await received.heartbeat(heartbeatOf(task, deps, progress))
+    const message = heartbeatOf(task, deps, progress)
+    const logs = lines.sinceLastReport()
+    if (logs !== undefined) message.logs = logs
+    const state = await received.heartbeat(message)
     if (state === 'lost') abort.abort(new Error('the task was delivered to another worker'))
   }
   const beats = setInterval(() => {
@@ -69,8 +82,9 @@ export async function runTask(
   let outcome: ResultMessage['outcome']
   try {
     const input = deps.codec.decode(task.input)
+    const step = stepContextOf(task, abort.signal, beat, lines.buffer)
     const output = await raceAbort(
-      Promise.resolve(handler(input, stepContextOf(task, abort.signal, beat))),
+      Promise.resolve(runAsStep(step, () => handler(input, step))),
       abort.signal,
     )
     outcome = { status: 'completed', output: deps.codec.encode(output, 'output') }
@@ -81,7 +95,49 @@ export async function runTask(
     if (timeout !== null) clearTimeout(timeout)
     deps.stopping.removeEventListener('abort', stop)
   }
-  await send(received, resultOf(task, deps.workerId, startedAt, outcome), deps.logger)
+  const result = resultOf(task, deps.workerId, startedAt, outcome)
+  // Every line still buffered: a heartbeat may have been dropped on its way.
+  const logs = wireLogs(lines.buffer.pending())
+  if (logs !== undefined) result.logs = logs
+  await send(received, result, deps.logger)
+}
+
+/**
+ * The attempt's lines (`stepCtx.log`, `stepCtx.progress`): a heartbeat carries those logged
+ * since the previous heartbeat, the result every line still buffered (the engine merges each
+ * once, and keeps at most its own `stepLogs.maxEntries`).
+ */
+class ReportedLines {
+  readonly buffer: StepLogBuffer
+  #lastSent = -1
+  #progressSent = -1
+
+  constructor(task: TaskMessage, codec: Codec) {
+    this.buffer = new StepLogBuffer({
+      runId: task.runId,
+      seq: task.seq,
+      execution: 'worker', // the engine names the execution after the task and the worker
+      attempt: task.attempt,
+      maxEntries: DEFAULT_STEP_LOG_ENTRIES,
+      codec,
+      now: Date.now,
+    })
+  }
+
+  sinceLastReport(): string | undefined {
+    const pending = this.buffer.pending()
+    if (pending === null) return undefined
+    const entries = pending.entries.filter((entry) => entry.i > this.#lastSent)
+    const progress =
+      pending.progress !== undefined && pending.progress.p > this.#progressSent
+        ? pending.progress
+        : undefined
+    if (entries.length === 0 && progress === undefined) return undefined
+    this.#lastSent = entries[entries.length - 1]?.i ?? this.#lastSent
+    if (progress !== undefined) this.#progressSent = progress.p
+    const { progress: _all, ...rest } = pending
+    return wireLogs(progress === undefined ? { ...rest, entries } : { ...rest, entries, progress })
+  }
 }
 
 /** A handler that ignores its signal still ends the attempt when the signal aborts. */
@@ -107,8 +163,11 @@ function stepContextOf(
   task: TaskMessage,
   signal: AbortSignal,
   heartbeat: (progress?: unknown) => Promise<void>,
+  lines: StepLogBuffer,
 ): RemoteStepContext {
   return {
+    log: stepLogger((level, message, fields) => lines.add(level, message, fields)),
+    progress: (value) => lines.progress(value),
     runId: task.runId,
     stepName: task.step,
     seq: task.seq,

@@ -291,8 +291,7 @@ export interface SaveCheckpointOp {
   /**
    * Lines and progress the step logged (contracts/step_logs.ts), for this op's position
    * (`runId` and `seq` as the checkpoint's). When the checkpoint applies they are merged into
-   * the position's log record in the same transaction, by the appendStepLogs rules (a
-   * settled checkpoint does not refuse them here: they ride on the save settling it).
+   * the position's log record in the same transaction, by the appendStepLogs rules.
    * Ignored when the op does not apply. Malformed (store/step_log_rules.ts): the store
    * refuses the batch with E_INVALID_ARGUMENT, applying nothing.
    */
@@ -1140,11 +1139,11 @@ export interface StateStore {
    * Merge live step lines and progress (contracts/step_logs.ts), at most 100 appends, in ONE
    * transaction: each into its position's record (created on first use; the cap applied,
    * oldest dropped and counted; entries an execution already sent are merged once). Not
-   * fenced — a line a step logged is kept whoever holds the lease — but an append is skipped
-   * (nothing written) when its run does not exist or its position's checkpoint is already
-   * `completed` or `failed` (its outcome brought the final lines: a late heartbeat adds
-   * nothing). Concurrent appends to one position are serialized: none is lost. Resolves to
-   * the number of appends merged. Retry: safe. E_INVALID_ARGUMENT (nothing written) for a
+   * fenced, and whatever the position's checkpoint: a line a step logged is kept whoever
+   * holds the lease, and lines sent after the outcome was saved (a transactional step's,
+   * which commit with the application's writes) still land. An append whose run does not
+   * exist is skipped (nothing written). Concurrent appends to one position are serialized:
+   * none is lost. Resolves to the number of appends merged. Retry: safe. E_INVALID_ARGUMENT (nothing written) for a
    * malformed append (store/step_log_rules.ts).
    */
   appendStepLogs(appends: readonly StepLogAppend[], now: number): Promise<number>

@@ -15,7 +15,8 @@
  * - with the step's outcome: `SaveCheckpointOp.logs`, merged iff the save applies, in its
  *   transaction, so a settled step's record holds every line its producer still had;
  * - live, while the step runs: `StateStore.appendStepLogs`, throttled by the engine (in
- *   process) or carried by a remote worker's heartbeats.
+ *   process) or carried by a remote worker's heartbeats — and after a transactional step
+ *   committed (its outcome is saved by the application's transaction, without them).
  */
 
 export type StepLogLevel = 'info' | 'warn' | 'error'

@@ -18,6 +18,7 @@ import { failpoint } from '../util/failpoints.ts'
 import { startChildRun } from './child_starter.ts'
 import type { SingletonOptions } from '../execution/types.ts'
 import type { Committer } from './committer.ts'
+import type { StepLogSink } from './step_log_sink.ts'
 import type { EventHub } from './events.ts'
 import type { ResolvedEngineOptions } from './options.ts'
 import type { WorkflowRegistry } from './registry.ts'
@@ -65,6 +66,8 @@ export interface DriverDeps {
    */
   jobs: readonly DrivingJob[]
   committer: Committer
+  /** Where running steps' lines go live. */
+  stepLogs: StepLogSink
   deliverer: Deliverer
   events: EventHub
   waiters: RunWaiters
@@ -147,6 +150,7 @@ export class Driver {
           request,
         ),
       committer: deps.committer,
+      stepLogs: deps.stepLogs,
       store: o.store,
       logger: o.logger,
       deliverer: deps.deliverer,

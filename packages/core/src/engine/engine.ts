@@ -77,6 +77,8 @@ import { cancelChildren, cancelOne, type CancellationDeps } from './cancellation
 import { RunWaiters } from './run_waiters.ts'
 import { readStepPage, type StepPage } from './step_page.ts'
 import { exportHistory, type RecordedHistory } from './history_export.ts'
+import { readStepLogs, type StepLogInfo } from './step_log_view.ts'
+import { StepLogSink } from './step_log_sink.ts'
 import { sendUpdate, type UpdateCallOptions, type UpdateResult } from './update_sender.ts'
 import { receiveWebhook, type WebhookReceipt } from './webhook_receiver.ts'
 import {
@@ -202,11 +204,13 @@ export class Engine {
       onGrants: (grants) => liveGrants.deliver(grants),
       onThrottled: (throttled) => this.queueRetries.note(throttled),
     })
+    const stepLogs = new StepLogSink(store, clock, logger, this.options.stepLogs)
     this.remote = new RemoteTransports(
       this.options.transports,
       logger,
       this.options.clock,
       this.options.monotonic,
+      stepLogs,
     )
     this.steps = new StepRegistry((name) => this.remote.has(name))
     for (const [name, queue] of Object.entries(this.options.queues)) this.queues.add(name, queue)
@@ -216,6 +220,7 @@ export class Engine {
       steps: this.steps,
       queues: this.queues,
       committer: this.committer,
+      stepLogs,
       deliverer: new Deliverer(),
       events: this.events,
       waiters: this.waiters,
@@ -546,6 +551,19 @@ export class Engine {
     if (typeof page === 'object' && page !== null) checkOptionKeys(page, specs.STEPS_PAGE)
     await this.open()
     return readStepPage(this.options.store, this.options.codec, runId, page)
+  }
+
+  /**
+   * What the run's steps logged and reported (`stepCtx.log`, `stepCtx.progress`;
+   * docs/step-logs.md), per position that has any: positions >= `page.fromSeq` (default 0),
+   * at most `page.limit` (1..1000, default 1000), in position order. [] for an unknown run.
+   * E_INVALID_ARGUMENT for a bad fromSeq or limit.
+   */
+  async getStepLogs(runId: string, page: Partial<CheckpointPage> = {}): Promise<StepLogInfo[]> {
+    if (typeof page === 'object' && page !== null) checkOptionKeys(page, specs.STEP_LOGS_PAGE)
+    await this.open()
+    const { fromSeq = 0, limit = 1000 } = page ?? {}
+    return readStepLogs(this.options.store, this.options.codec, runId, { fromSeq, limit })
   }
 
   /**

@@ -40,6 +40,7 @@ export const ENGINE_OPTIONS: OptionsSpec = {
     deadLetterWorkflow: true,
     schedules: true,
     retention: true,
+    stepLogs: true,
     maxBatch: true,
     webhookUrl: true,
     eventRetentionMs: true,
@@ -163,6 +164,11 @@ export const SINGLETON_KEYS_QUERY: OptionsSpec = {
 
 export const STEPS_PAGE: OptionsSpec = {
   call: 'engine.getStepsPage',
+  known: optionNames<CheckpointPage>({ fromSeq: true, limit: true }),
+}
+
+export const STEP_LOGS_PAGE: OptionsSpec = {
+  call: 'engine.getStepLogs',
   known: optionNames<CheckpointPage>({ fromSeq: true, limit: true }),
 }
 

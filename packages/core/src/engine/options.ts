@@ -24,6 +24,7 @@ import {
   type ResolvedRetention,
   type RetentionOptions,
 } from './retention_policy.ts'
+import { resolveStepLogs, type ResolvedStepLogs, type StepLogOptions } from './step_log_options.ts'
 
 export interface EngineOptions {
   store: StateStore
@@ -98,6 +99,12 @@ export interface EngineOptions {
    * engine sweeps finished runs past them in the background. Default: runs are kept forever.
    */
   retention?: RetentionOptions
+  /**
+   * Step logs (docs/step-logs.md): `{ maxEntries, flushIntervalMs }` — lines a position keeps
+   * (default 200, oldest dropped and counted) and how often a running step's new lines are
+   * written (default 1000 ms).
+   */
+  stepLogs?: StepLogOptions
 }
 
 export interface ResolvedEngineOptions {
@@ -127,6 +134,7 @@ export interface ResolvedEngineOptions {
   schedules: readonly DeclaredSchedule[]
   /** Null: no policy, nothing is swept. */
   retention: ResolvedRetention | null
+  stepLogs: ResolvedStepLogs
 }
 
 export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOptions {
@@ -158,6 +166,7 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     deadLetterWorkflow: given(options.deadLetterWorkflow, null),
     schedules: checkScheduleList(options.schedules),
     retention: resolveRetention(options.retention),
+    stepLogs: resolveStepLogs(options.stepLogs),
     monotonic: monotonicOf(clock),
   }
   validate(resolved, options)

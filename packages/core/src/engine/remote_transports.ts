@@ -21,7 +21,8 @@ import { InvalidArgumentError, RunNotFoundError, RunTerminalError } from '../err
 import { LiveTasks } from '../execution/live_tasks.ts'
 import { taskResultDedupeId, taskResultName } from '../execution/remote_task.ts'
 import { assertIdentifier } from '../util/validate.ts'
-import type { ResultMessage, TaskMessage } from '../wire/index.ts'
+import { appendOfReport, type ResultMessage, type TaskMessage } from '../wire/index.ts'
+import type { StepLogSink } from './step_log_sink.ts'
 import { deliverSignal, type SignalSenderDeps } from './signal_sender.ts'
 import { workerInfo, type TaskQueueDepth, type WorkerInfo } from './worker_views.ts'
 import { PublishBatcher } from './publish_batcher.ts'
@@ -38,6 +39,7 @@ export class RemoteTransports {
   readonly live = new LiveTasks()
   private readonly byName: ReadonlyMap<string, EngineTransport>
   private readonly logger: Logger
+  private readonly stepLogs: StepLogSink
   private readonly clock: Clock
   private consuming: Promise<void> | null = null
   private stopped = false
@@ -55,8 +57,10 @@ export class RemoteTransports {
     logger: Logger,
     clock: Clock,
     monotonic: () => number,
+    stepLogs: StepLogSink,
   ) {
     this.byName = checkTransports(transports)
+    this.stepLogs = stepLogs
     this.logger = logger
     this.clock = clock
     // Not read once stopped: a read then would open a transport stop() has closed.
@@ -211,11 +215,15 @@ export class RemoteTransports {
     reports: readonly WorkerReport[],
   ): Promise<void> {
     const results = reports.filter((r): r is ResultMessage => r.type === 'result')
+    // A heartbeat's lines are stored as it comes (never failing the batch: a lost one is
+    // sent again with the next report or the result).
+    const lines = this.storeHeartbeatLogs(reports)
     const outcomes = await Promise.allSettled(
       results.map(async (result) => {
         if (!(await this.live.deliver(result))) await deliverResult(deps, result)
       }),
     )
+    await lines
     const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected')
     if (failed === undefined) return
     this.logger.warn(
@@ -223,6 +231,21 @@ export class RemoteTransports {
       'settling results failed; redelivered later',
     )
     throw failed.reason
+  }
+
+  private async storeHeartbeatLogs(reports: readonly WorkerReport[]): Promise<void> {
+    const stored: Promise<boolean>[] = []
+    for (const report of reports) {
+      if (report.type !== 'heartbeat') continue
+      const append = appendOfReport(report, this.stepLogs.maxEntries)
+      if (append instanceof Error)
+        this.logger.warn(
+          { err: append, taskId: report.taskId, workerId: report.workerId },
+          'a heartbeat carried malformed step log lines: they are not kept',
+        )
+      else if (append !== null) stored.push(this.stepLogs.append(append))
+    }
+    await Promise.all(stored)
   }
 }
 

@@ -21,6 +21,8 @@ import { PickupTimeoutError, StepTimeoutError } from '../errors/index.ts'
 import { timeText } from '../util/time_text.ts'
 import type { CheckpointRecord, StepWorker } from '../contracts/records.ts'
 import { parseWireMessage, type ResultMessage, type TaskMessage } from '../wire/index.ts'
+import { appendOfReport } from '../wire/step_log_wire.ts'
+import type { StepLogAppend } from '../contracts/step_logs.ts'
 import { encodeError, encodeValue } from './outcome.ts'
 import { decideRetry, type RetryPolicy } from './retry_policy.ts'
 import { errorFromWire, taskMessage, taskResultName } from './remote_task.ts'
@@ -40,6 +42,8 @@ interface FailedAttempt {
   floorMs?: number
   /** Who ran the attempt (its result's worker), recorded with the outcome. */
   worker?: StepWorker | null
+  /** The lines its result carried, saved with the outcome. */
+  logs?: StepLogAppend | undefined
 }
 
 /** First check after a dispatch; each later one doubles the interval, up to MAX_CHECK_MS. */
@@ -275,10 +279,11 @@ class RemoteWait {
     // The worker's own measure of the attempt (its clock): start to finish.
     const durationMs = result.finishedAt - result.startedAt
     const worker = workerOf(result)
+    const logs = this.logsOf(result)
     if (result.outcome.status === 'completed') {
       emitOutcome(this.rt, this.ref(), { kind: 'completed', durationMs })
       this.rt.complete(
-        this.outcome(worker),
+        this.outcome(worker, logs),
         { ok: true, output: result.outcome.output },
         messageSeq,
         undefined,
@@ -293,6 +298,7 @@ class RemoteWait {
       durationMs,
       permanent: result.outcome.error.retryable === false,
       worker,
+      logs,
       // A worker in another language asks for its delay on the wire, whatever its error's class.
       floorMs: result.outcome.error.retryAfterMs ?? 0,
     })
@@ -307,7 +313,7 @@ class RemoteWait {
     if (!decision.retry) {
       emitOutcome(this.rt, this.ref(), { kind: 'failed', durationMs: how.durationMs, error })
       this.rt.complete(
-        this.outcome(how.worker),
+        this.outcome(how.worker, how.logs),
         { ok: false, error: encoded },
         how.messageSeq,
         undefined,
@@ -325,7 +331,7 @@ class RemoteWait {
     // The failed attempt's result message (inbox path) is consumed with the retrying save.
     const retryAt = this.rt.clock.now() + delayMs
     this.rt.beginWork()
-    const retrying = this.outcome(how.worker)
+    const retrying = this.outcome(how.worker, how.logs)
     void this.rt.saveRetrying(retrying, encoded, retryAt, how.messageSeq).then((saved) => {
       this.rt.endWork()
       how.onDurable?.(saved)
@@ -406,10 +412,28 @@ class RemoteWait {
     }
   }
 
-  /** The record of the current attempt's outcome: it gives the queue's slot back, if any. */
-  private outcome(worker: StepWorker | null | undefined): StepRecordInput {
+  /**
+   * The record of the current attempt's outcome: it gives the queue's slot back, if any, and
+   * carries the lines the worker sent with its result.
+   */
+  private outcome(
+    worker: StepWorker | null | undefined,
+    logs?: StepLogAppend,
+  ): StepRecordInput {
     const record = this.step(this.attempt, null, worker)
+    if (logs !== undefined) record.logs = logs
     return this.slot === null ? record : { ...record, release: this.slot.queue }
+  }
+
+  /** A result's lines; malformed ones are logged and left out (the outcome still counts). */
+  private logsOf(result: ResultMessage): StepLogAppend | undefined {
+    const append = appendOfReport(result, this.rt.stepLogs.maxEntries)
+    if (!(append instanceof Error)) return append ?? undefined
+    this.rt.stepLogs.logger.warn(
+      { err: append, runId: this.rt.runId, seq: this.seq, taskId: result.taskId },
+      'a step result carried malformed log lines: they are not kept',
+    )
+    return undefined
   }
 
   private ref(): RemoteAttemptRef {

@@ -12,7 +12,9 @@ import type {
   ParkReason,
   StepWorker,
 } from '../contracts/records.ts'
-import type { EventWaitToRegister, QueueRequest } from '../contracts/state_store.ts'
+import type { EventWaitToRegister, Fence, QueueRequest } from '../contracts/state_store.ts'
+import type { StepLogAppend } from '../contracts/step_logs.ts'
+import type { StepLogSink } from '../engine/step_log_sink.ts'
 import type { RegisteredQueue } from '../engine/queue_registry.ts'
 import type { LiveResultHandler } from './live_tasks.ts'
 import type { LiveGrantHandler } from './live_grants.ts'
@@ -45,10 +47,16 @@ export interface StepRecordInput {
    * the save gives the slot back (SaveCheckpointOp.release).
    */
   release?: string
+  /** Lines the attempt logged and the store has not seen: saved with it (SaveCheckpointOp.logs). */
+  logs?: StepLogAppend
 }
 
 export interface TurnRuntime {
   readonly runId: string
+  /** The lease this turn writes under. */
+  readonly fence: Fence
+  /** Where a running step's lines go live, and the engine's `stepLogs` settings. */
+  readonly stepLogs: StepLogSink
   readonly workflow: string
   readonly version: string
   /** The run's claim priority: its children's unless they are given one. */

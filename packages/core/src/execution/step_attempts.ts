@@ -4,7 +4,8 @@
  * count and due time), so a crash does not reset the budget and a long back-off suspends the
  * run instead of holding its lease.
  */
-import { runOutsideBody } from './current_context.ts'
+import { runAsStep } from './current_context.ts'
+import { AttemptLogs } from './attempt_logs.ts'
 import { tracing } from './tracing_hooks.ts'
 import type { SerializedError } from '../contracts/codec.ts'
 import type { CheckpointKind, CheckpointRecord } from '../contracts/records.ts'
@@ -16,7 +17,9 @@ import { encodeError, encodeValue } from './outcome.ts'
 import { decideRetry, type RetryPolicy } from './retry_policy.ts'
 import type { EncodedOutcome, StepRecordInput, TurnRuntime } from './runtime.ts'
 import { QueueSlot, type QueueLane } from './step_queue.ts'
-import type { StepContext, StepFn } from './types.ts'
+import type { StepContext, StepFn, StepLogger, StepProgress } from './types.ts'
+import type { StepLogAppend } from '../contracts/step_logs.ts'
+import { stepLogger } from '../step_logs/step_logger.ts'
 
 /** How a step runs and retries; resolved before its position is taken (bad options throw). */
 export interface AttemptPlan {
@@ -50,6 +53,8 @@ export class StepAttempts {
   /** The step's queue, when it has one; `holding`: the current attempt holds its slot. */
   private readonly slot: QueueSlot | null
   private holding = false
+  /** The current attempt's context (its lines go with the attempt's outcome). */
+  private context: AttemptContext | null = null
 
   constructor(rt: TurnRuntime, plan: StepPlan, record: CheckpointRecord | undefined) {
     this.rt = rt
@@ -96,7 +101,10 @@ export class StepAttempts {
       lost: () => this.rt.endWork(),
       refused: (error) => {
         // No attempt can be placed: the step fails for good, recorded (a replay answers so).
-        this.rt.complete(this.step(), { ok: false, error: encodeError(error, this.rt.codec) })
+        this.rt.complete(this.outcomeStep(), {
+          ok: false,
+          error: encodeError(error, this.rt.codec),
+        })
         this.emit('step:failed', () => serializeError(error))
         this.rt.endWork()
       },
@@ -118,7 +126,8 @@ export class StepAttempts {
     if (this.plan.timeoutMs !== undefined) return void this.attemptWithTimeout(this.plan.timeoutMs)
     let value: unknown
     try {
-      value = this.traced(() => runOutsideBody(() => this.plan.fn(this.stepContext(null))))
+      const step = this.stepContext(null)
+      value = this.traced(() => runAsStep(step, () => this.plan.fn(step)))
     } catch (error) {
       return this.onFailure(error)
     }
@@ -134,7 +143,7 @@ export class StepAttempts {
     const { signal, done } = this.timeoutSignal(timeoutMs)
     try {
       const step = this.stepContext(signal)
-      this.onSuccess(await this.traced(() => runOutsideBody(() => this.plan.fn(step))))
+      this.onSuccess(await this.traced(() => runAsStep(step, () => this.plan.fn(step))))
     } catch (error) {
       this.onFailure(signal.aborted && isTimeout(signal.reason) ? signal.reason : error)
     } finally {
@@ -157,13 +166,13 @@ export class StepAttempts {
     const decision = decideRetry(error, this.attempts, this.plan.policy)
     const encoded = encodeError(error, this.rt.codec)
     if (!decision.retry) {
-      this.rt.complete(this.step(), { ok: false, error: encoded })
+      this.rt.complete(this.outcomeStep(), { ok: false, error: encoded })
       this.emit('step:failed', () => serializeError(error))
       return this.rt.endWork()
     }
     // A RetryableError's retryAfterMs is the step's own number: kept within the Date range.
     this.notBefore = Math.min(MAX_TIME_MS, this.rt.clock.now() + decision.delayMs)
-    void this.rt.saveRetrying(this.step(), encoded, this.notBefore).then((saved) => {
+    void this.rt.saveRetrying(this.outcomeStep(), encoded, this.notBefore).then((saved) => {
       // The slot went back with the save: the retry asks for one again.
       this.holding = false
       if (!saved) return this.rt.endWork()
@@ -175,6 +184,9 @@ export class StepAttempts {
   /** The turn is over (the run was cancelled, or the lease lost): the turn decides what to keep. */
   private late(outcome: EncodedOutcome): void {
     this.rt.recordLate(this.step(), outcome)
+    // Not on the late save (it is fenced by another rule): its lines go live.
+    const logs = this.finishedLogs()
+    if (logs !== undefined) void this.rt.stepLogs.append(logs)
   }
 
   /**
@@ -196,7 +208,7 @@ export class StepAttempts {
 
   private succeed(value: unknown): void {
     const encoded = encodeValue(value, this.rt.codec, `result of step "${this.plan.name}"`)
-    this.rt.complete(this.step(), encoded)
+    this.rt.complete(this.outcomeStep(), encoded)
     if (encoded.ok) this.emit('step:completed')
     else this.emit('step:failed', () => this.rt.codec.decode(encoded.error) as SerializedError)
   }
@@ -210,7 +222,21 @@ export class StepAttempts {
   }
 
   protected stepContext(signal: AbortSignal | null): StepContext {
-    return new AttemptContext(this.rt, this.plan, this.attempts, signal)
+    this.context = new AttemptContext(this.rt, this.plan, this.attempts, signal)
+    return this.context
+  }
+
+  /** The step's record for the save of an attempt's outcome: with the attempt's lines. */
+  protected outcomeStep(): StepRecordInput {
+    const step = this.step()
+    const logs = this.finishedLogs()
+    if (logs !== undefined) step.logs = logs
+    return step
+  }
+
+  /** The current attempt is over: what it logged that is not stored yet. */
+  protected finishedLogs(): StepLogAppend | undefined {
+    return this.context?.finishLogs()
   }
 
   protected step(): StepRecordInput {
@@ -273,6 +299,9 @@ class AttemptContext implements StepContext {
   readonly attempt: number
   readonly #rt: TurnRuntime
   readonly #signal: AbortSignal | null
+  /** Made on the first line or progress report: most steps never log. */
+  #logs: AttemptLogs | null = null
+  #logger: StepLogger | null = null
 
   constructor(rt: TurnRuntime, plan: StepPlan, attempt: number, signal: AbortSignal | null) {
     this.runId = rt.runId
@@ -289,6 +318,27 @@ class AttemptContext implements StepContext {
 
   get signal(): AbortSignal {
     return this.#signal ?? this.#rt.signal
+  }
+
+  get log(): StepLogger {
+    this.#logger ??= stepLogger((level, message, fields) =>
+      this.#attemptLogs().log(level, message, fields),
+    )
+    return this.#logger
+  }
+
+  progress(value: StepProgress): void {
+    this.#attemptLogs().progress(value)
+  }
+
+  /** The attempt's outcome is being saved: what it logged that is not stored yet. */
+  finishLogs(): StepLogAppend | undefined {
+    return this.#logs?.finish()
+  }
+
+  #attemptLogs(): AttemptLogs {
+    this.#logs ??= new AttemptLogs(this.#rt, this.seq, this.attempt)
+    return this.#logs
   }
 }
 

@@ -31,6 +31,15 @@ export interface TracingHooks {
   turnEnded(runId: string, kind: string, reason: string | undefined): void
   /** A step attempt: call `fn` (it calls the step function) inside the attempt's context. */
   attempt<T>(attempt: AttemptTrace, fn: () => T): T
+  /** A step attempt logged a line (`stepCtx.log`): an event of its span. Optional. */
+  stepLog?(attempt: AttemptLogRef, level: string, message: string): void
+}
+
+/** Which attempt logged a line (TracingHooks.stepLog). */
+export interface AttemptLogRef {
+  runId: string
+  seq: number
+  attempt: number
 }
 
 /** The installed hooks, or null. Read `.current` at the call: installs take effect at once. */

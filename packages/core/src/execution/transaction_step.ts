@@ -5,7 +5,7 @@
  * runs again. Attempts, retries and events are a local step's (local_step.ts): an attempt that
  * throws rolls back and is retried per the options; only a committed attempt completes.
  */
-import { runOutsideBody } from './current_context.ts'
+import { runAsStep } from './current_context.ts'
 import { InvalidArgumentError } from '../errors/index.ts'
 import { checkStepName } from './local_step.ts'
 import { StepAttempts, type StepPlan } from './step_attempts.ts'
@@ -83,13 +83,17 @@ class TransactionAttempts extends StepAttempts {
     const what = `result of transaction "${this.plan.name}"`
     this.rt
       .commitInTransaction(this.step(), async (handle) => {
-        const value = await this.traced(() => runOutsideBody(() => this.#fn(handle, step)))
+        const value = await this.traced(() => runAsStep(step, () => this.#fn(handle, step)))
         // A value the codec refuses throws here, inside the transaction: nothing commits.
         return value === undefined ? null : this.rt.codec.encode(value, what)
       })
       .then(
         (committed) => {
           if (committed) this.emit('step:completed')
+          // Its outcome committed with the application's writes, without its lines: they go
+          // live now (StateStore.appendStepLogs takes them for a settled position).
+          const logs = this.finishedLogs()
+          if (logs !== undefined) void this.rt.stepLogs.append(logs)
           this.rt.endWork()
         },
         (error: unknown) => this.onFailure(error),

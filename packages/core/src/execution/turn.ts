@@ -54,6 +54,7 @@ import { TurnEnding, type TurnEnd } from './turn_end.ts'
 import { TurnLease } from './turn_lease.ts'
 import type { RegisteredStep } from '../engine/step_registry.ts'
 import type { RegisteredQueue } from '../engine/queue_registry.ts'
+import type { StepLogSink } from '../engine/step_log_sink.ts'
 import { DEFAULT_PRIORITY } from '../store/run_priority.ts'
 import { RUN_SLOT_SEQ } from '../store/queue_check.ts'
 import { holdRunSlot } from './run_slot.ts'
@@ -70,6 +71,8 @@ export interface TurnDeps {
   /** Creates a child run for `ctx.child` (engine/child_starter.ts). */
   startChild(request: ChildRequest): Promise<ChildStart>
   committer: Committer
+  /** Where running steps' lines go live (engine/step_log_sink.ts). */
+  stepLogs: StepLogSink
   /** Read directly by an ending turn: the event log, after a suspend with event waits. */
   store: StateStore
   logger: Logger
@@ -311,6 +314,10 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     return this.abortController.signal
   }
 
+  get stepLogs(): StepLogSink {
+    return this.deps.stepLogs
+  }
+
   get live(): boolean {
     return this.ending.live
   }
@@ -488,6 +495,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     if (consumes !== undefined) op.consumes = consumes
     if (searchAttributes !== undefined) op.searchAttributes = searchAttributes
     if (step.release !== undefined) op.release = step.release
+    if (step.logs !== undefined) op.logs = step.logs
     this.write(
       op,
       (result) => {
@@ -524,6 +532,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     record.wakeAt = wakeAt
     const op = this.saveOp(record, consumes)
     if (step.release !== undefined) op.release = step.release
+    if (step.logs !== undefined) op.logs = step.logs
     return this.saveUnfinished(op).then((result) => result !== null)
   }
 

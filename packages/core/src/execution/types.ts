@@ -24,7 +24,28 @@ export interface StepContext {
   readonly attempt: number
   /** Aborted when the step times out, the run is cancelled or this engine loses the lease. */
   readonly signal: AbortSignal
+  /**
+   * Lines recorded with the step (docs/step-logs.md): shown under it in the dashboard, kept
+   * across attempts (at most `stepLogs.maxEntries`, oldest dropped and counted), span events
+   * of the attempt's trace. `fields` go through the codec. Never throws.
+   */
+  readonly log: StepLogger
+  /**
+   * Report how far the step is: a fraction in [0, 1], or `{ done, total }` (finite, >= 0).
+   * The newest report is kept with the step and shown live. E_INVALID_ARGUMENT otherwise.
+   */
+  progress(value: StepProgress): void
 }
+
+/** `stepCtx.log` (and `currentStep()?.log`). */
+export interface StepLogger {
+  info(message: string, fields?: Record<string, unknown>): void
+  warn(message: string, fields?: Record<string, unknown>): void
+  error(message: string, fields?: Record<string, unknown>): void
+}
+
+/** What `stepCtx.progress` takes: a fraction in [0, 1], or counts. */
+export type StepProgress = number | { done: number; total: number }
 
 export type StepFn<T> = (step: StepContext) => T | Promise<T>
 

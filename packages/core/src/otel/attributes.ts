@@ -13,4 +13,7 @@ export const ATTR = {
   /** completed, failed (final), retried (will run again), abandoned (turn ended first). */
   stepOutcome: 'cairn.step.outcome',
   retryDelayMs: 'cairn.step.retry_delay_ms',
+  /** On a step span's `log` events (`stepCtx.log`): info, warn or error, and the message. */
+  logLevel: 'cairn.log.level',
+  logMessage: 'cairn.log.message',
 } as const

@@ -14,7 +14,12 @@ import {
   type Tracer,
 } from '@opentelemetry/api'
 import type { SerializedError } from '../contracts/codec.ts'
-import type { AttemptTrace, TracingHooks, TurnTrace } from '../execution/tracing_hooks.ts'
+import type {
+  AttemptLogRef,
+  AttemptTrace,
+  TracingHooks,
+  TurnTrace,
+} from '../execution/tracing_hooks.ts'
 import { ATTR } from './attributes.ts'
 
 interface OpenTurn {
@@ -88,6 +93,12 @@ export class OpenSpans implements TracingHooks {
     if (spans === undefined) this.#steps.set(attempt.runId, (spans = new Map()))
     spans.set(attemptKey(attempt.seq, attempt.attempt), span)
     return context.with(trace.setSpan(parent, span), fn)
+  }
+
+  /** A line the attempt logged: an event `log` of its span, at the time it was logged. */
+  stepLog(ref: AttemptLogRef, level: string, message: string): void {
+    const span = this.#steps.get(ref.runId)?.get(attemptKey(ref.seq, ref.attempt))
+    span?.addEvent('log', { [ATTR.logLevel]: level, [ATTR.logMessage]: message })
   }
 
   stepEnded(outcome: StepOutcome): void {

@@ -33,3 +33,10 @@ export { untilDeadline } from '../util/deadline.ts'
 // A step's own input/output schemas run where its handler runs, on workers too
 // (docs/validation.md); this module loads no engine either.
 export { checkStepSchemas, schemaCheckedHandler, type StepSchemas } from '../schema/step_schemas.ts'
+// Step logs on a worker: the buffer its handlers' `stepCtx.log` fills, what reports carry, and
+// the step scope `currentStep()` reads (shared with in-process steps: one module instance).
+export { StepLogBuffer, type StepLogBufferOptions } from '../step_logs/step_log_buffer.ts'
+export { DEFAULT_STEP_LOG_ENTRIES } from '../store/step_log_rules.ts'
+export { stepLogger, type StepLineWriter } from '../step_logs/step_logger.ts'
+export { wireLogs, appendOfReport } from './step_log_wire.ts'
+export { currentStep, runAsStep } from '../execution/current_context.ts'

@@ -76,6 +76,8 @@ export interface ResultMessage {
   startedAt: number
   finishedAt: number
   outcome: { status: 'completed'; output: string } | { status: 'failed'; error: WireError }
+  /** The lines the handler logged that the engine may not have yet (step_log_wire.ts). */
+  logs?: string
 }
 
 /** A worker running an attempt says so: worker → engine. */
@@ -91,6 +93,8 @@ export interface HeartbeatMessage {
   at: number
   /** What the handler reported with `stepCtx.heartbeat(progress)`, codec-encoded. */
   progress?: string
+  /** The lines the handler logged since the last report was stored (step_log_wire.ts). */
+  logs?: string
 }
 
 /** How many tasks a worker takes at once. */

@@ -80,6 +80,7 @@ export const SHAPES: Readonly<Record<WireMessageType, Shape>> = {
         },
       },
     },
+    optional: { logs: payload },
   },
   heartbeat: {
     required: {
@@ -89,7 +90,7 @@ export const SHAPES: Readonly<Record<WireMessageType, Shape>> = {
       workerId: id,
       at: epochMs,
     },
-    optional: { progress: payload },
+    optional: { progress: payload, logs: payload },
   },
   announce: {
     required: {

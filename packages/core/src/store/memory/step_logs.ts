@@ -14,7 +14,7 @@ export function mergeInto(state: RunState, append: StepLogAppend, now: number): 
   state.stepLogs.set(append.seq, { text: JSON.stringify(doc), updatedAt: now })
 }
 
-/** appendStepLogs: skips unknown runs and positions already settled. */
+/** appendStepLogs: skips unknown runs. */
 export function appendStepLogs(
   store: StoreState,
   appends: readonly StepLogAppend[],
@@ -24,8 +24,6 @@ export function appendStepLogs(
   for (const append of appends) {
     const state = store.runs.get(append.runId)
     if (state === undefined) continue
-    const status = state.checkpoints.get(append.seq)?.status
-    if (status === 'completed' || status === 'failed') continue
     mergeInto(state, append, now)
     merged += 1
   }
