@@ -13,7 +13,7 @@ import {
   type StepLogInfo,
 } from '@cairn/core'
 import { createMemoryTransport } from '@cairn/core/testing'
-import { createWorker } from '@cairn/worker'
+import { createWorker, type RemoteStepContext } from '@cairn/worker'
 import { eachStore } from '../helpers/harness.ts'
 
 /** Counts the engine's live writes (appendStepLogs calls) from now on. */
@@ -91,7 +91,11 @@ eachStore('step logs', (test) => {
     assert.equal(record.lines[1]?.fields, undefined, 'no fields given: none')
     assert.equal(record.dropped, 0)
     assert.deepEqual(
-      { fraction: record.progress?.fraction, done: record.progress?.done, total: record.progress?.total },
+      {
+        fraction: record.progress?.fraction,
+        done: record.progress?.done,
+        total: record.progress?.total,
+      },
       { fraction: 0.75, done: 3, total: 4 },
     )
     assert.equal(live.count, 0, 'a step that ends at once writes its lines with its outcome only')
@@ -222,21 +226,30 @@ eachStore('step logs', (test) => {
         step.log.info('a function', { fn: () => 1 } as unknown as Record<string, unknown>)
         step.log.info(42 as unknown as string)
         step.log.info('proto', JSON.parse('{"__proto__":{"admin":true},"ok":1}'))
-        const refused = [Number.NaN, 2, -1, { done: 1, total: Number.NaN }, { done: -1, total: 2 }]
-          .map((value) => {
-            try {
-              step.progress(value as number)
-              return 'accepted'
-            } catch (error) {
-              return (error as { code?: string }).code
-            }
-          })
+        const refused = [
+          Number.NaN,
+          2,
+          -1,
+          { done: 1, total: Number.NaN },
+          { done: -1, total: 2 },
+        ].map((value) => {
+          try {
+            step.progress(value as number)
+            return 'accepted'
+          } catch (error) {
+            return (error as { code?: string }).code
+          }
+        })
         return refused
       }),
     )
     const { runId } = await engine.start('messy', null)
     const outcome = await engine.waitForRun(runId, { timeoutMs: 5_000 })
-    assert.deepEqual(outcome, { runId, status: 'completed', output: Array(5).fill('E_INVALID_ARGUMENT') })
+    assert.deepEqual(outcome, {
+      runId,
+      status: 'completed',
+      output: Array(5).fill('E_INVALID_ARGUMENT'),
+    })
     const record = await logsAt(engine, runId, 0)
     const [long, cycle, fn, number, proto] = record.lines
     assert.equal(long?.message.length, 4096, 'cut to the limit')
@@ -265,7 +278,7 @@ eachStore('step logs of remote steps', (test) => {
           scoped = currentStep() === step
           step.log.info('rendering', { pages: 3 })
           step.progress({ done: 1, total: 3 })
-          await step.heartbeat()
+          await (step as RemoteStepContext).heartbeat() // now, not in 5 s
           started.open()
           await hold.wait
           currentStep()?.log.warn('slow font')

@@ -14,8 +14,10 @@ import {
 import {
   checkQueues,
   resolveRetention,
+  resolveStepLogs,
   type DeclaredSchedule,
   type RetentionOptions,
+  type StepLogOptions,
 } from '@cairn/core'
 import { asConfigError, invalidConfig } from './errors.ts'
 import { validateDashboardConfig } from './dashboard/dashboard_config.ts'
@@ -45,6 +47,7 @@ const KNOWN_FIELDS = new Set([
   'deadLetterWorkflow',
   'schedules',
   'retention',
+  'stepLogs',
 ])
 
 export function defineConfig<Stores extends Record<string, StoreProvider>>(
@@ -103,6 +106,8 @@ export function validateConfig(config: unknown): ResolvedDurableConfig {
   const schedules = checkSchedules(c.schedules)
   // The engine's own check, at config load: a bad policy names its field here, not at boot.
   if (c.retention !== undefined) configValue('retention', () => resolveRetention(c.retention))
+  if (c.stepLogs !== undefined)
+    configValue('stepLogs', () => resolveStepLogs(c.stepLogs as StepLogOptions))
   return {
     store: c.store,
     stores: stores as Record<string, StoreProvider>,
@@ -125,6 +130,7 @@ export function validateConfig(config: unknown): ResolvedDurableConfig {
     deadLetterWorkflow: c.deadLetterWorkflow as string | undefined,
     schedules,
     retention: c.retention as RetentionOptions | undefined,
+    stepLogs: c.stepLogs as StepLogOptions | undefined,
   }
 }
 

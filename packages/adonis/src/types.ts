@@ -8,7 +8,12 @@ import type {
 import type { Codec, Engine, StateStore } from '@cairn/core'
 import type { ConfigProvider } from '@adonisjs/core/types'
 import type { DurableCodecOptions } from './codec_config.ts'
-import type { DeclaredSchedule, QueueOptions, RetentionOptions } from '@cairn/core'
+import type {
+  DeclaredSchedule,
+  QueueOptions,
+  RetentionOptions,
+  StepLogOptions,
+} from '@cairn/core'
 import type { TransportProvider } from './transports.ts'
 import type { DurableWebhooksConfig, ResolvedWebhooksConfig } from './webhooks/webhook_config.ts'
 
@@ -102,6 +107,11 @@ export interface DurableConfig<
    * runs are kept forever.
    */
   retention?: RetentionOptions
+  /**
+   * Step logs (docs/step-logs.md): `{ maxEntries, flushIntervalMs }` — lines a step position
+   * keeps (default 200) and how often a running step's lines are written (default 1000 ms).
+   */
+  stepLogs?: StepLogOptions
 }
 
 /** The config after `defineConfig`: every default filled in. */
@@ -128,6 +138,7 @@ export interface ResolvedDurableConfig {
   deadLetterWorkflow: string | undefined
   schedules: readonly DeclaredSchedule[]
   retention: RetentionOptions | undefined
+  stepLogs: StepLogOptions | undefined
 }
 
 /**

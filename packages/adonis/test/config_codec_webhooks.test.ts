@@ -122,6 +122,17 @@ void describe('config/durable.ts: retention', () => {
   })
 })
 
+void describe('config/durable.ts: stepLogs', () => {
+  void test('checked where written and passed on as given', () => {
+    const stepLogs = { maxEntries: 50, flushIntervalMs: 250 }
+    assert.equal(validateConfig({ ...base, stepLogs }).stepLogs, stepLogs)
+    assert.equal(validateConfig(base).stepLogs, undefined, 'none: the engine defaults')
+    refused({ stepLogs: { maxEntries: 0 } }, /stepLogs.maxEntries must be an integer 1..10000/)
+    refused({ stepLogs: { flushIntervalMs: 10 } }, /stepLogs.flushIntervalMs must be an integer/)
+    refused({ stepLogs: { keep: 1 } }, /unknown option "keep"/)
+  })
+})
+
 void describe('config/durable.ts: codec', () => {
   void test('createCodec options become the engine codec, the transform included', () => {
     const config = validateConfig({ ...base, codec: { maxBytes: 1000, transform: reversing } })

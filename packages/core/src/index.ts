@@ -57,7 +57,7 @@ export type {
   StepLogLine,
   StepProgressInfo,
 } from './engine/step_log_view.ts'
-export type { StepLogOptions } from './engine/step_log_options.ts'
+export { resolveStepLogs, type StepLogOptions } from './engine/step_log_options.ts'
 export type { RecordedHistory, RecordedRun } from './engine/history_export.ts'
 export {
   channels,
@@ -69,7 +69,7 @@ export { defaultLogger, silentLogger } from './engine/default_logger.ts'
 export type * from './execution/types.ts'
 export { defineStep, isStepReference } from './execution/define_step.ts'
 export { checkStepSchemas, schemaCheckedHandler, type StepSchemas } from './schema/step_schemas.ts'
-export { currentWorkflowContext, currentStep } from './execution/current_context.ts'
+export { currentWorkflowContext, currentStep } from './scope/current_context.ts'
 export { MemoryStore, RUN_STATUSES, isRunStatus, isTerminalStatus } from './store/index.ts'
 export { SystemClock, systemClock } from './clock/system_clock.ts'
 export { JsonCodec, createCodec, serializeError, deserializeError } from './codec/index.ts'

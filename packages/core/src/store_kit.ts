@@ -128,7 +128,7 @@ export {
   MAX_STEP_LOG_FIELDS,
   MAX_EXECUTION_LENGTH,
   MAX_EXECUTION_MARKS,
-} from './store/step_log_rules.ts'
+} from './step_logs/step_log_rules.ts'
 export {
   checkDeleteRunTrees,
   checkExpiredRuns,

@@ -62,6 +62,7 @@ export default class DurableProvider {
             : { maxRecoveryAttempts: config.maxRecoveryAttempts }),
           schedules: config.schedules,
           ...(config.retention === undefined ? {} : { retention: config.retention }),
+          ...(config.stepLogs === undefined ? {} : { stepLogs: config.stepLogs }),
           ...(config.deadLetterWorkflow === undefined
             ? {}
             : { deadLetterWorkflow: config.deadLetterWorkflow }),

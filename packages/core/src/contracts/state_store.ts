@@ -292,7 +292,7 @@ export interface SaveCheckpointOp {
    * Lines and progress the step logged (contracts/step_logs.ts), for this op's position
    * (`runId` and `seq` as the checkpoint's). When the checkpoint applies they are merged into
    * the position's log record in the same transaction, by the appendStepLogs rules.
-   * Ignored when the op does not apply. Malformed (store/step_log_rules.ts): the store
+   * Ignored when the op does not apply. Malformed (step_logs/step_log_rules.ts): the store
    * refuses the batch with E_INVALID_ARGUMENT, applying nothing.
    */
   logs?: StepLogAppend
@@ -1144,7 +1144,7 @@ export interface StateStore {
    * which commit with the application's writes) still land. An append whose run does not
    * exist is skipped (nothing written). Concurrent appends to one position are serialized:
    * none is lost. Resolves to the number of appends merged. Retry: safe. E_INVALID_ARGUMENT (nothing written) for a
-   * malformed append (store/step_log_rules.ts).
+   * malformed append (step_logs/step_log_rules.ts).
    */
   appendStepLogs(appends: readonly StepLogAppend[], now: number): Promise<number>
 

@@ -38,7 +38,7 @@ import {
   loadClaimedRun,
   type ClaimedRunLoaderDeps,
 } from './claimed_run_loader.ts'
-import { runAsBody } from '../execution/current_context.ts'
+import { runAsBody } from '../scope/current_context.ts'
 import { deadLetterCreate, type DeadLetterDeps } from './dead_letters.ts'
 import { endDead, pastRecoveryBound, type DeadRunDeps } from './dead_runs.ts'
 import { tracing } from '../execution/tracing_hooks.ts'

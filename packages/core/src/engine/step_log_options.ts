@@ -3,7 +3,7 @@
  * step's lines reach the store (docs/step-logs.md).
  */
 import { InvalidArgumentError } from '../errors/index.ts'
-import { DEFAULT_STEP_LOG_ENTRIES, MAX_STEP_LOG_ENTRIES } from '../store/step_log_rules.ts'
+import { DEFAULT_STEP_LOG_ENTRIES, MAX_STEP_LOG_ENTRIES } from '../step_logs/step_log_rules.ts'
 import { checkOptionKeys, optionNames, type OptionsSpec } from '../util/known_keys.ts'
 
 export interface StepLogOptions {

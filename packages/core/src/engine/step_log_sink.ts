@@ -8,7 +8,7 @@ import type { Logger } from '../contracts/logger.ts'
 import type { StateStore } from '../contracts/state_store.ts'
 import type { StepLogAppend } from '../contracts/step_logs.ts'
 import type { Clock } from '../contracts/clock.ts'
-import { MAX_STEP_LOG_APPENDS } from '../store/step_log_rules.ts'
+import { MAX_STEP_LOG_APPENDS } from '../step_logs/step_log_rules.ts'
 import type { ResolvedStepLogs } from './step_log_options.ts'
 
 interface Waiting {

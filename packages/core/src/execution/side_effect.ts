@@ -2,7 +2,7 @@
  * `ctx.sideEffect`: run a non-deterministic function once (no retries) and record its
  * value; replay returns the recorded value. A throw is recorded too and replays as a throw.
  */
-import { runOutsideBody } from './current_context.ts'
+import { runOutsideBody } from '../scope/current_context.ts'
 import { InvalidArgumentError } from '../errors/index.ts'
 import { checkStepName } from './local_step.ts'
 import { encodeError, encodeValue } from './outcome.ts'

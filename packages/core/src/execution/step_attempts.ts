@@ -4,7 +4,7 @@
  * count and due time), so a crash does not reset the budget and a long back-off suspends the
  * run instead of holding its lease.
  */
-import { runAsStep } from './current_context.ts'
+import { runAsStep } from '../scope/current_context.ts'
 import { AttemptLogs } from './attempt_logs.ts'
 import { tracing } from './tracing_hooks.ts'
 import type { SerializedError } from '../contracts/codec.ts'

@@ -5,7 +5,7 @@
  * runs again. Attempts, retries and events are a local step's (local_step.ts): an attempt that
  * throws rolls back and is retried per the options; only a committed attempt completes.
  */
-import { runAsStep } from './current_context.ts'
+import { runAsStep } from '../scope/current_context.ts'
 import { InvalidArgumentError } from '../errors/index.ts'
 import { checkStepName } from './local_step.ts'
 import { StepAttempts, type StepPlan } from './step_attempts.ts'

@@ -18,7 +18,7 @@ import type {
 } from '../contracts/step_logs.ts'
 import { InvalidArgumentError } from '../errors/index.ts'
 import type { StepProgress } from '../execution/types.ts'
-import { MAX_STEP_LOG_FIELDS, MAX_STEP_LOG_MESSAGE } from '../store/step_log_rules.ts'
+import { MAX_STEP_LOG_FIELDS, MAX_STEP_LOG_MESSAGE } from './step_log_rules.ts'
 
 export interface StepLogBufferOptions {
   runId: string

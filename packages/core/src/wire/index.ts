@@ -36,7 +36,7 @@ export { checkStepSchemas, schemaCheckedHandler, type StepSchemas } from '../sch
 // Step logs on a worker: the buffer its handlers' `stepCtx.log` fills, what reports carry, and
 // the step scope `currentStep()` reads (shared with in-process steps: one module instance).
 export { StepLogBuffer, type StepLogBufferOptions } from '../step_logs/step_log_buffer.ts'
-export { DEFAULT_STEP_LOG_ENTRIES } from '../store/step_log_rules.ts'
+export { DEFAULT_STEP_LOG_ENTRIES } from '../step_logs/step_log_rules.ts'
 export { stepLogger, type StepLineWriter } from '../step_logs/step_logger.ts'
 export { wireLogs, appendOfReport } from './step_log_wire.ts'
-export { currentStep, runAsStep } from '../execution/current_context.ts'
+export { currentStep, runAsStep } from '../scope/current_context.ts'

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { StepLogAppend } from '../contracts/step_logs.ts'
-import { checkStepLogAppend } from '../store/step_log_rules.ts'
+import { checkStepLogAppend } from '../step_logs/step_log_rules.ts'
 import type { HeartbeatMessage, ResultMessage } from './messages.ts'
 
 /** The `logs` field of a worker's report: its pending lines, or undefined when none wait. */

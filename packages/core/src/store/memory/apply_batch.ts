@@ -8,7 +8,7 @@ import { cancelRun, createRun } from './run_ops.ts'
 import { checkCreateOp } from '../create_check.ts'
 import { checkFinishOp } from '../finish_check.ts'
 import { checkCheckpointQueue } from '../queue_check.ts'
-import { checkCheckpointLogs } from '../step_log_rules.ts'
+import { checkCheckpointLogs } from '../../step_logs/step_log_rules.ts'
 import type { StoreState } from './store_state.ts'
 
 /**

@@ -87,7 +87,7 @@ import { checkQueueNames } from '../queue_check.ts'
 import { StoreState } from './store_state.ts'
 import { deleteRunTrees, expiredRuns, retentionCutoff } from './retention.ts'
 import { appendStepLogs, loadStepLogs } from './step_logs.ts'
-import { checkStepLogAppends, checkStepLogPage } from '../step_log_rules.ts'
+import { checkStepLogAppends, checkStepLogPage } from '../../step_logs/step_log_rules.ts'
 import { checkDeleteRunTrees, checkExpiredRuns, checkRetentionCutoff } from '../retention_rules.ts'
 
 export class MemoryStore implements StateStore {

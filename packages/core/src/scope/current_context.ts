@@ -11,7 +11,7 @@
  * shares it (through `@cairn/core/wire`) without loading the engine.
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
-import type { StepContext, WorkflowContext } from './types.ts'
+import type { StepContext, WorkflowContext } from '../execution/types.ts'
 
 type Scope = { body: WorkflowContext; step?: undefined } | { step: StepContext; body?: undefined }
 

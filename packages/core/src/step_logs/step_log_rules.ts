@@ -16,7 +16,6 @@ import type {
 } from '../contracts/index.ts'
 import { InvalidArgumentError } from '../errors/index.ts'
 import { MAX_TIME_MS } from '../util/numbers.ts'
-import { checkCheckpointPage } from './checkpoint_page.ts'
 
 /** Most entries a position keeps (the largest `maxEntries`). */
 export const MAX_STEP_LOG_ENTRIES = 10_000
@@ -120,8 +119,13 @@ function checkProgress(progress: unknown, where: string): void {
   }
 }
 
+/** loadStepLogs' page: the rules of loadCheckpointPage (fromSeq >= 0, limit 1..1000). */
 export function checkStepLogPage(page: StepLogPage): StepLogPage {
-  checkCheckpointPage(page)
+  const { fromSeq, limit } = (page ?? {}) as Partial<StepLogPage>
+  if (!Number.isSafeInteger(fromSeq) || (fromSeq as number) < 0)
+    throw invalid(`loadStepLogs: fromSeq must be a non-negative safe integer, got ${String(fromSeq)}`)
+  if (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > 1000)
+    throw invalid(`loadStepLogs: limit must be an integer in 1..1000, got ${String(limit)}`)
   return page
 }
 
