@@ -124,4 +124,6 @@ export class FlakyStore implements StateStore {
   retentionCutoff: StateStore['retentionCutoff'] = (q) => this.inner.retentionCutoff(q)
   expiredRuns: StateStore['expiredRuns'] = (q) => this.inner.expiredRuns(q)
   deleteRunTrees: StateStore['deleteRunTrees'] = (r) => this.inner.deleteRunTrees(r)
+  appendStepLogs: StateStore['appendStepLogs'] = (a, now) => this.inner.appendStepLogs(a, now)
+  loadStepLogs: StateStore['loadStepLogs'] = (id, page) => this.inner.loadStepLogs(id, page)
 }

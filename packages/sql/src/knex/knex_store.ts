@@ -130,6 +130,12 @@ export class KnexStore implements StateStore {
   readonly deleteRunTrees: StateStore['deleteRunTrees'] = (request) =>
     this.#opened('deleteRunTrees').deleteRunTrees(request)
 
+  readonly appendStepLogs: StateStore['appendStepLogs'] = (appends, now) =>
+    this.#opened('appendStepLogs').appendStepLogs(appends, now)
+
+  readonly loadStepLogs: StateStore['loadStepLogs'] = (runId, page) =>
+    this.#opened('loadStepLogs').loadStepLogs(runId, page)
+
   /**
    * Transactional steps run on the application's Knex instance itself (transactional_step.ts),
    * beside the dialect's store, which needs to be open: its tables must exist.
@@ -210,6 +216,8 @@ function neverOpened(kind: string, operation: string): Required<StateStore> {
     retentionCutoff: reject,
     expiredRuns: reject,
     deleteRunTrees: reject,
+    appendStepLogs: reject,
+    loadStepLogs: reject,
     watchClaimable: reject,
     runTransactionalStep: reject,
   }

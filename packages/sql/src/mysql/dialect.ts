@@ -53,6 +53,8 @@ export const mysqlDialect: SqlDialect = {
   lockRows: 'FOR UPDATE',
   // MariaDB 10.6+, MySQL 8.0.1+.
   lockRowsSkipLocked: 'FOR UPDATE SKIP LOCKED',
+  // Not FOR SHARE: MySQL 8 only.
+  lockRowsShared: 'LOCK IN SHARE MODE',
   useIndex: (name) => `FORCE INDEX (${name})`,
   // BINARY: compared byte for byte, whatever the connection's collation.
   jsonField: (column, field) =>

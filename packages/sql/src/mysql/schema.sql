@@ -223,3 +223,11 @@ CREATE TABLE `cairn_search_attributes` (
   KEY `cairn_search_attributes_text` (`name`,`type`,`text_value`,`run_key`),
   KEY `cairn_search_attributes_number` (`name`,`type`,`number_value`,`run_key`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+CREATE TABLE `cairn_step_logs` (
+  `run_key` bigint(20) NOT NULL,
+  `seq` bigint(20) NOT NULL,
+  `logs` longtext NOT NULL,
+  `updated_at` bigint(20) NOT NULL,
+  PRIMARY KEY (`run_key`,`seq`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;

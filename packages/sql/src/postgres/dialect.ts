@@ -67,6 +67,7 @@ export const postgresDialect: SqlDialect = {
   // NO KEY UPDATE: does not conflict with the KEY SHARE locks of foreign key checks.
   lockRows: 'FOR NO KEY UPDATE',
   lockRowsSkipLocked: 'FOR NO KEY UPDATE SKIP LOCKED',
+  lockRowsShared: 'FOR KEY SHARE',
   useIndex: () => '',
   // `json`, not `jsonb`: json keeps the text as written and accepts a \u0000 escape elsewhere
   // in the document, which jsonb refuses.

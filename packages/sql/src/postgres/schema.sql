@@ -180,6 +180,13 @@ CREATE TABLE cairn_search_attributes (
   number_value double precision
 );
 
+CREATE TABLE cairn_step_logs (
+  run_key bigint NOT NULL,
+  seq bigint NOT NULL,
+  logs text NOT NULL,
+  updated_at bigint NOT NULL
+);
+
 ALTER TABLE cairn_admission_keys ADD CONSTRAINT cairn_admission_keys_pkey PRIMARY KEY (scope, admission_key);
 
 ALTER TABLE cairn_checkpoints ADD CONSTRAINT cairn_checkpoints_pkey PRIMARY KEY (run_key, seq);
@@ -225,6 +232,8 @@ ALTER TABLE cairn_schema ADD CONSTRAINT cairn_schema_id_check CHECK ((id = 1));
 ALTER TABLE cairn_schema ADD CONSTRAINT cairn_schema_pkey PRIMARY KEY (id);
 
 ALTER TABLE cairn_search_attributes ADD CONSTRAINT cairn_search_attributes_pkey PRIMARY KEY (run_key, name);
+
+ALTER TABLE cairn_step_logs ADD CONSTRAINT cairn_step_logs_pkey PRIMARY KEY (run_key, seq);
 
 CREATE INDEX cairn_event_batches_due ON cairn_event_batches USING btree (due_at, id, workflow);
 

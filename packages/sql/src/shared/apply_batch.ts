@@ -7,7 +7,9 @@
  * op was checked against, not the stored rows a refusal returns (`exists`, `conflict`: the
  * retry path); those are read right after their wave, before a later wave of the batch could
  * change them. Event wait rows riding on a wave's ops are written right after it
- * (event_wait_writes.ts), and so are a create's tags, origin and seed (lineage_writes.ts).
+ * (event_wait_writes.ts), and so are a create's tags, origin and seed (lineage_writes.ts);
+ * search attributes and step logs after the last wave (attribute_writes.ts,
+ * step_log_writes.ts).
  */
 import { StoreFailureError } from '@cairn/core'
 import type { CheckpointRecord, OpResult, RunRecord, StoreOp } from '@cairn/core/contracts'
@@ -21,6 +23,7 @@ import { QueuePass, carriesQueues } from './queue_writes.ts'
 import { runIdOf } from './op_columns.ts'
 import { resultOf, wakeTime } from './op_results.ts'
 import { checkpointKey, readCheckpoints, readRuns } from './reads.ts'
+import { carriesLogs, writeCheckpointLogs } from './step_log_writes.ts'
 import { validateOps } from './validate_ops.ts'
 import { planWaves, type PlannedOp, type Wave } from './wave_plan.ts'
 import type { Observation, WaveWriter } from './wave_writer.ts'
@@ -39,9 +42,10 @@ export function applyBatch(
   validateOps(ops)
   if (ops.length === 0) return Promise.resolve([])
   const waves = planWaves(ops)
-  // Event wait rows and search attributes are more statements after the waves': a
+  // Event wait rows, search attributes and step logs are more statements after the waves': a
   // transaction holds them.
   const attributes = ops.some(carriesAttributes)
+  const logs = ops.some(carriesLogs)
   const lineage = ops.some(carriesLineage)
   const admission = ops.some(carriesAdmission)
   const queues = ops.some(carriesQueues)
@@ -54,6 +58,7 @@ export function applyBatch(
     }
     const results = await writeWaves(ctx, session, waves, ops.length, now, passes)
     if (attributes) await writeAttributes(ctx, session, ops, results)
+    if (logs) await writeCheckpointLogs(ctx, session, ops, results, now)
     const woke = passes.admission?.promotedAny === true || passes.queues?.wokeAny === true
     if (woke && ctx.wakeStatement !== undefined) await session.query(ctx.wakeStatement(now))
     return results
@@ -62,6 +67,7 @@ export function applyBatch(
     waves.length === 1 &&
     ctx.writer.selfContained &&
     !attributes &&
+    !logs &&
     !lineage &&
     !admission &&
     !queues &&

@@ -70,6 +70,12 @@ export interface SqlDialect {
   /** The same, skipping rows another transaction holds (claims): `… SKIP LOCKED`. */
   readonly lockRowsSkipLocked: string
   /**
+   * Clause of a read taking a shared lock on the rows it returns until commit, so they are not
+   * deleted meanwhile: Postgres `FOR KEY SHARE` (waits only for a delete or a key change, not
+   * for the batches' `FOR NO KEY UPDATE`), MySQL `LOCK IN SHARE MODE` (MariaDB and MySQL 8).
+   */
+  readonly lockRowsShared: string
+  /**
    * After a table in FROM: make the planner read it through index `name` (MySQL `FORCE INDEX
    * (name)`, whose planner may prefer another index and walk it); '' where the planner picks
    * the right one on its own (Postgres, checked with EXPLAIN).

@@ -1,8 +1,9 @@
 /**
  * The rows of deleted runs on Postgres and MySQL, each table through its key or an index:
- * checkpoints, messages and search attributes by their `(run_key, …)` primary keys, queue
- * items by `cairn_queue_items_run`, event waits by their `(run_id, seq)` key, tags by their
- * `(tag, run_created_at, run_id)` key (the run row lists its tags), then the runs by key.
+ * checkpoints, messages, search attributes and step logs by their `(run_key, …)` primary
+ * keys, queue items by `cairn_queue_items_run`, event waits by their `(run_id, seq)` key, tags
+ * by their `(tag, run_created_at, run_id)` key (the run row lists its tags), then the runs by
+ * key.
  */
 import type { SqlContext } from './context.ts'
 import type { SqlSession } from './driver.ts'
@@ -21,7 +22,7 @@ export async function deleteRunRows(
   for (let i = 0; i < runs.length; i += CHUNK) {
     const chunk = runs.slice(i, i + CHUNK)
     const keys = chunk.map((run) => run.key)
-    for (const table of [t.checkpoints, t.messages, t.searchAttributes, t.queueItems])
+    for (const table of [t.checkpoints, t.messages, t.searchAttributes, t.stepLogs, t.queueItems])
       await deleteWhere(ctx, session, table, 'run_key', keys, 'bigint')
     await deleteWhere(
       ctx,

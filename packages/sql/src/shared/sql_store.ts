@@ -51,6 +51,9 @@ import type {
   ExpiredRunsQuery,
   FinishedPosition,
   RetentionCutoffQuery,
+  StepLogAppend,
+  StepLogPage,
+  StepLogRecord,
 } from '@cairn/core/contracts'
 import { applyBatch, type BatchContext } from './apply_batch.ts'
 import { backlog } from './backlog.ts'
@@ -76,6 +79,7 @@ import { grantQueueSlots, queueStats } from './queue_calls.ts'
 import { withRetries } from './retry.ts'
 import { expiredRuns, retentionCutoff } from './retention_reads.ts'
 import { deleteRunTrees } from './run_tree_delete.ts'
+import { appendStepLogs, loadStepLogs } from './step_logs.ts'
 import {
   advanceSchedule,
   claimDueSchedules,
@@ -278,6 +282,14 @@ export class SqlStore implements StateStore {
 
   deleteRunTrees(request: DeleteRunTreesRequest): Promise<DeleteRunTreesResult> {
     return this.#call('deleteRunTrees', true, () => deleteRunTrees(this.parts, request))
+  }
+
+  appendStepLogs(appends: readonly StepLogAppend[], now: number): Promise<number> {
+    return this.#call('appendStepLogs', true, () => appendStepLogs(this.parts, appends, now))
+  }
+
+  loadStepLogs(runId: string, page: StepLogPage): Promise<StepLogRecord[]> {
+    return this.#call('loadStepLogs', false, () => loadStepLogs(this.parts, runId, page))
   }
 
   /** True between a successful open() and close(). */

@@ -35,6 +35,8 @@ export interface Tables {
   eventBatchItems: string
   /** Schedules: one row per schedule, its spec, firing state and claim lease (migration 19). */
   schedules: string
+  /** Step logs: one row per (run, seq) a step logged at, its record as JSON text (migration 21). */
+  stepLogs: string
   /** The one-row schema revision marker. */
   marker: string
 }
@@ -58,6 +60,7 @@ export function qualifiedTables(dialect: SqlDialect, schema: string): Tables {
     eventBatches: qualify('cairn_event_batches'),
     eventBatchItems: qualify('cairn_event_batch_items'),
     schedules: qualify('cairn_schedules'),
+    stepLogs: qualify('cairn_step_logs'),
     marker: qualify('cairn_schema'),
   }
 }

@@ -72,6 +72,7 @@ const CHILD_TABLES = [
   'cairn_checkpoints',
   'cairn_messages',
   'cairn_search_attributes',
+  'cairn_step_logs',
   'cairn_queue_items',
   'cairn_run_tags',
 ] as const

@@ -171,6 +171,14 @@ CREATE TABLE cairn_search_attributes (
   PRIMARY KEY (run_key, name)
 ) STRICT;
 
+CREATE TABLE cairn_step_logs (
+  run_key INTEGER NOT NULL REFERENCES cairn_runs (key) ON DELETE CASCADE,
+  seq INTEGER NOT NULL,
+  logs TEXT NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (run_key, seq)
+) STRICT;
+
 CREATE INDEX cairn_event_batches_due ON cairn_event_batches (due_at, id, workflow);
 
 CREATE INDEX cairn_event_batches_leased ON cairn_event_batches (lease_until)

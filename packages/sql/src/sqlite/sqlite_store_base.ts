@@ -25,6 +25,9 @@ import {
   checkDeleteRunTrees,
   checkExpiredRuns,
   checkRetentionCutoff,
+  checkCheckpointLogs,
+  checkStepLogAppends,
+  checkStepLogPage,
 } from '@cairn/core/store-kit'
 import type {
   CheckpointPage,
@@ -73,6 +76,9 @@ import type {
   ExpiredRunsQuery,
   FinishedPosition,
   RetentionCutoffQuery,
+  StepLogAppend,
+  StepLogPage,
+  StepLogRecord,
 } from '@cairn/core/contracts'
 import { backlogSql, toRunBacklog } from '../shared/backlog.ts'
 import { CallGate } from '../shared/call_gate.ts'
@@ -92,6 +98,7 @@ import { facetRuns } from './facet_runs.ts'
 import { listRuns } from './list_runs.ts'
 import { loadSearchAttributes } from './load_attributes.ts'
 import { deleteRunTrees, expiredRuns, retentionCutoff } from './retention.ts'
+import { appendStepLogs, loadStepLogs } from './step_logs.ts'
 import { parkUnrunnable, reclaimOwned, unpark } from './maintenance.ts'
 import { applyOp } from './ops/apply_op.ts'
 import type { PreparedConnection } from './prepared_connection.ts'
@@ -370,6 +377,19 @@ export abstract class SqliteStoreBase implements StateStore {
     })
   }
 
+  appendStepLogs(appends: readonly StepLogAppend[], now: number): Promise<number> {
+    return this.call('appendStepLogs', (c) => {
+      checkStepLogAppends(appends) // refused before anything is written
+      if (appends.length === 0) return 0
+      return inTransaction(c, () => appendStepLogs(c.s, appends, now))
+    })
+  }
+
+  /** One read: a range of the (run_key, seq) primary key. */
+  loadStepLogs(runId: string, page: StepLogPage): Promise<StepLogRecord[]> {
+    return this.call('loadStepLogs', ({ s }) => loadStepLogs(s, runId, checkStepLogPage(page)))
+  }
+
   /** Gets the connection ready (schema migrated, statements prepared); open() calls it once. */
   protected abstract connect(): Promise<void>
 
@@ -399,7 +419,10 @@ export abstract class SqliteStoreBase implements StateStore {
 function checkOp(op: StoreOp): void {
   checkFinishOp(op)
   checkCreateOp(op)
-  if (op.type === 'saveCheckpoint') checkCheckpointQueue(op)
+  if (op.type === 'saveCheckpoint') {
+    checkCheckpointQueue(op)
+    checkCheckpointLogs(op)
+  }
 }
 
 function inTransaction<T>(c: PreparedConnection, body: () => T): T {

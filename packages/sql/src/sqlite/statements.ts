@@ -18,6 +18,7 @@ import { ADMISSION_SQL } from './admission_statements.ts'
 import { QUEUE_SQL } from './queue_statements.ts'
 import { EVENT_BATCH_SQL } from './event_batch_statements.ts'
 import { SCHEDULE_ARRAY_ROWS, SCHEDULE_SQL } from './schedule_statements.ts'
+import { STEP_LOG_SQL } from './step_log_statements.ts'
 
 /** Appended to a run UPDATE: the write applies only under the current lease. */
 const FENCED = `WHERE id = ? AND lease_epoch = ? AND status = 'running'`
@@ -131,6 +132,7 @@ const SQL = {
   ...QUEUE_SQL,
   ...EVENT_BATCH_SQL,
   ...SCHEDULE_SQL,
+  ...STEP_LOG_SQL,
 } as const
 
 export type Statements = { readonly [K in keyof typeof SQL]: SqliteStatement } & {

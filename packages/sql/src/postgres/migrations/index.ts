@@ -19,6 +19,7 @@ import { eventBatches } from './017_event_batches.ts'
 import { recoveries } from './018_recoveries.ts'
 import { schedules } from './019_schedules.ts'
 import { retention } from './020_retention.ts'
+import { stepLogs } from './021_step_logs.ts'
 
 /** Every Postgres migration, in revision order. Append only. */
 export const migrations: readonly Migration[] = [
@@ -42,6 +43,7 @@ export const migrations: readonly Migration[] = [
   recoveries,
   schedules,
   retention,
+  stepLogs,
 ]
 
 export const latestRevision = migrations.length

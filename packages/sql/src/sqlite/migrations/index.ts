@@ -18,6 +18,7 @@ import { eventBatches } from './017_event_batches.ts'
 import { recoveries } from './018_recoveries.ts'
 import { schedules } from './019_schedules.ts'
 import { retention } from './020_retention.ts'
+import { stepLogs } from './021_step_logs.ts'
 import type { Migration } from './migration.ts'
 
 export type { Migration } from './migration.ts'
@@ -44,6 +45,7 @@ export const migrations: readonly Migration[] = [
   recoveries,
   schedules,
   retention,
+  stepLogs,
 ]
 
 export const latestRevision = migrations.length

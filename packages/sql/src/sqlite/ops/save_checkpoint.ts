@@ -8,6 +8,7 @@ import { fencedResult } from './fenced_result.ts'
 import { grantFields, type QueuePass } from './queue_grants.ts'
 import { enqueueItem, releaseItem } from './queue_items.ts'
 import { writeAttributes } from './write_attributes.ts'
+import { mergeStepLog } from '../step_logs.ts'
 
 /**
  * One statement inserts or advances the row under the fence. When nothing changed, the
@@ -33,6 +34,7 @@ export function saveCheckpoint(s: Statements, op: SaveCheckpointOp, now: number)
     if (op.consumes !== undefined) s.consumeMessage.run(now, fence.runId, op.consumes)
     endEventWait(s, op)
     if (op.searchAttributes !== undefined) writeAttributes(s, fence.runId, op.searchAttributes)
+    if (op.logs !== undefined) mergeStepLog(s, op.logs, now)
     return applyQueueFields(s, op, now)
   }
   const fenced = fencedResult(s, fence.runId)
