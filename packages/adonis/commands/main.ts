@@ -18,6 +18,7 @@ import DurableCancel from './durable_cancel.ts'
 import DurableRetry from './durable_retry.ts'
 import DurableDelete from './durable_delete.ts'
 import DurablePurge from './durable_purge.ts'
+import DurableReplay from './durable_replay.ts'
 import DurableSchedules from './durable_schedules.ts'
 import MakeStep from './make_step.ts'
 import MakeWorkflow from './make_workflow.ts'
@@ -32,6 +33,7 @@ const COMMANDS: (typeof BaseCommand)[] = [
   DurableCancel,
   DurableDelete,
   DurablePurge,
+  DurableReplay,
   DurableSchedules,
   MakeWorkflow,
   MakeStep,

@@ -34,6 +34,30 @@ export function registerSteps(
 }
 
 /**
+ * The app's steps registered in process, whatever their placement: for an engine that runs no
+ * step and has no transport (a replay, `durable:replay`). A recorded step's kind does not say
+ * where it ran, so a history recorded with remote steps replays the same.
+ */
+export function registerStepsInProcess(
+  engine: Engine,
+  app: ApplicationService,
+  steps: readonly DiscoveredStep[],
+): void {
+  for (const entry of steps) {
+    naming(entry.file, () => {
+      const { handler, options } = stepHandler(app, entry)
+      const {
+        transport: _transport,
+        requires: _requires,
+        pickupTimeoutMs: _pickup,
+        ...local
+      } = options as typeof options & { requires?: unknown; pickupTimeoutMs?: unknown }
+      engine.registerStep(entry.name, handler, local)
+    })
+  }
+}
+
+/**
  * A discovered step's handler and options. A class step is built through the container for
  * every execution (a fresh instance, its `@inject()` constructor services resolved), in an
  * engine or in `durable:worker` alike.

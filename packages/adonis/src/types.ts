@@ -158,6 +158,8 @@ export type DurableRole = 'engine' | 'worker'
 declare module '@adonisjs/core/types' {
   interface ContainerBindings {
     'durable.engine': Engine
+    /** Registers the app's steps (all local) and workflows on another engine (durable:replay). */
+    'durable.registration': (engine: Engine) => void
     'durable.overrides': DurableOverrides
     'durable.role': DurableRole
   }

@@ -12,7 +12,7 @@ import { appModules } from '../app_modules.ts'
 import { workflowsIn } from '../discovery.ts'
 import { STEPS_BARREL, WORKFLOWS_BARREL } from '../index_hooks.ts'
 import { stepsIn } from '../step_discovery.ts'
-import { registerSteps } from '../step_registration.ts'
+import { registerSteps, registerStepsInProcess } from '../step_registration.ts'
 import { registerWorkflows } from '../workflow_registration.ts'
 import { bindEngine } from '../bound_engine.ts'
 import { asConfigError, invalidConfig } from '../errors.ts'
@@ -92,6 +92,12 @@ export default class DurableProvider {
       await appModules(root, config.workflowsPath, WORKFLOWS_BARREL, 'workflows'),
     )
     registerWorkflows(engine, this.app, discovered)
+    // The same registration for another engine: `durable:replay` replays recorded histories
+    // on the app's current code. Steps local there (none ever runs in a replay).
+    this.app.container.bindValue('durable.registration', (other: Engine) => {
+      registerStepsInProcess(other, this.app, steps)
+      registerWorkflows(other, this.app, discovered)
+    })
     bindEngine(engine)
     if (config.webhooks !== undefined && HTTP_ENVIRONMENTS.has(this.app.getEnvironment())) {
       const { mountWebhooks } = await import('../webhooks/mount_webhooks.ts')
