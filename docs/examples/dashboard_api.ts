@@ -1,7 +1,8 @@
 /**
  * docs/dashboard.md's example, runnable: the dashboard mounted under /admin/cairn beside an
  * app's own routes in a plain node:http server, used as an API client would (bearer token),
- * then as the console does (login, session cookie, CSRF header).
+ * then as the console does (login, session cookie, CSRF header), and the run's history
+ * downloaded.
  */
 import assert from 'node:assert/strict'
 import { createServer } from 'node:http'
@@ -65,6 +66,12 @@ console.log('signal:', await signalled.json())
 const outcome = await t.engine.waitForRun(runId)
 assert.deepEqual(outcome, { runId, status: 'completed', output: 'approved (250)' })
 console.log('run:', outcome.status, outcome.status === 'completed' ? outcome.output : '')
+
+// Its recorded history as a file, to keep as a replay-test fixture (replayHistory).
+const history = await fetch(`${base}/api/runs/${runId}/history`, { headers: bearer })
+const recorded = (await history.json()) as { format: string; checkpoints: unknown[] }
+assert.equal(recorded.format, 'cairn.history')
+console.log('history:', history.headers.get('content-disposition'), recorded.checkpoints.length)
 
 await dashboard.close()
 server.close()

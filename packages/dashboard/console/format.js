@@ -46,3 +46,13 @@ export function fromLocalInput(value) {
   const date = new Date(value)
   return Number.isNaN(date.getTime()) ? '' : date.toISOString()
 }
+
+/** ISO time → local `HH:MM:SS.mmm` (log lines come many to the second); '—' for null. */
+export function formatLogTime(iso) {
+  if (iso === null || iso === undefined) return '—'
+  const date = new Date(iso)
+  if (Number.isNaN(date.getTime())) return String(iso)
+  const pad = (n, width = 2) => String(n).padStart(width, '0')
+  const clock = `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`
+  return `${clock}.${pad(date.getMilliseconds(), 3)}`
+}

@@ -1,9 +1,11 @@
 // The upper part of a run's page: identity, status, facts, error, actions, lineage, waits and
 // payloads. Rebuilt from the run object whenever the run changes (live or after an action).
 import { runActions } from './actions.js'
+import { apiUrl } from './api.js'
 import { h } from './dom.js'
 import { formatJson, formatTime } from './format.js'
 import { runHref } from './router.js'
+import { runPath } from './run_path.js'
 import { copyButton, facts, jsonBlock, statusBadge } from './widgets.js'
 
 /** Elements for `run`; `onChanged()` reloads after an action. */
@@ -26,6 +28,8 @@ export function runSummary(run, onChanged) {
       h('span', { class: 'mono', text: run.id }),
       ' ',
       copyButton('Copy id', () => run.id),
+      ' ',
+      historyLink(run),
     ),
     runFacts(run),
     runActions(run, onChanged),
@@ -39,6 +43,19 @@ export function runSummary(run, onChanged) {
       run.status === 'completed' ? jsonBlock('Output', run.output) : null,
     ),
   ]
+}
+
+/**
+ * The run's recorded history as a file (api/runs/:id/history), for replay tests. A read, so
+ * offered on read-only dashboards too; the session cookie goes with the plain link.
+ */
+function historyLink(run) {
+  return h('a', {
+    class: 'button button-small',
+    href: apiUrl(`${runPath(run.id)}/history`).href,
+    download: true,
+    text: 'Download history',
+  })
 }
 
 function runFacts(run) {

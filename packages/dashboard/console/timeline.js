@@ -1,25 +1,38 @@
 // The run's timeline: one row per position, a bar from the position's startedAt to its
 // updatedAt on an axis shared by every row, so positions that ran in parallel (ctx.all,
 // children) overlap visibly. Open waits are drawn hatched up to now with a mark at their
-// wake time. Rows are windowed (virtual_rows.js): 10,000 positions stay responsive.
+// wake time. A position whose step logged shows its progress and newest line; one that has
+// logged but has no checkpoint yet (its step runs now) gets its row all the same
+// (timeline_logs.js). Rows are windowed (virtual_rows.js): 10,000 positions stay responsive.
 import { h } from './dom.js'
 import { formatDuration, formatTime } from './format.js'
 import { runHref, stepHref } from './router.js'
+import { logCell, loggedPosition, loggedStatus } from './timeline_logs.js'
 import { statusBadge, safeToken } from './widgets.js'
 import { virtualRows } from './virtual_rows.js'
 
 const ROW_HEIGHT = 30
 const TICKS = [0, 0.25, 0.5, 0.75, 1]
-const COLUMNS = ['#', 'Position', 'Kind', 'Status', 'Tries', 'Duration', 'Timeline']
+const COLUMNS = ['#', 'Position', 'Kind', 'Status', 'Tries', 'Duration', 'Log', 'Timeline']
 
 /**
- * `{ element, setRun(run), addSteps(steps), upsertStep(step), focusSeq(seq), count() }`.
- * `run` supplies the axis bounds, the run id for links and children/waits for child links.
+ * `{ element, setRun(run), addSteps(steps), upsertStep(step), upsertLogs(records),
+ * focusSeq(seq), count() }`. `run` supplies the axis bounds, the run id for links and
+ * children/waits for child links; `records` are log records (api/runs/:id/logs).
  */
 export function timeline() {
   // `waits`: open waits with no position record yet (a signal wait without a timeout has
   // none), drawn as extra rows after the positions so what the run waits for is on the axis.
-  const state = { run: null, steps: [], waits: [], indexBySeq: new Map(), start: 0, end: 1 }
+  // `logs`: each position's log record by seq.
+  const state = {
+    run: null,
+    steps: [],
+    waits: [],
+    logs: new Map(),
+    indexBySeq: new Map(),
+    start: 0,
+    end: 1,
+  }
   const axis = h('div', { class: 'tl-axis', 'aria-hidden': 'true' })
   const rows = virtualRows({
     rowHeight: ROW_HEIGHT,
@@ -66,7 +79,8 @@ export function timeline() {
       for (const step of steps) put(state, step)
       relayout(updateDomain(state, steps, false))
     },
-    upsertStep: live.push,
+    upsertStep: (step) => live.push({ step }),
+    upsertLogs: (records) => records.forEach((record) => live.push({ record })),
     /** Scrolls position `seq` into view and focuses its link; false when there is none. */
     focusSeq(seq) {
       const index = state.indexBySeq.get(seq)
@@ -86,34 +100,51 @@ export function timeline() {
 }
 
 /**
- * Live step events, applied once per frame: a stream that (re)sends thousands of positions
- * at once costs one layout, not one per event.
+ * Live step and log events (`{ step }` or `{ record }`), applied once per frame, in order: a
+ * stream that (re)sends thousands of positions at once costs one layout, not one per event.
  */
 function liveQueue(state, relayout, rows) {
   let pending = []
   let frame = 0
   const flush = () => {
     frame = 0
-    const steps = pending
+    const items = pending
     pending = []
-    const changed = steps.map((step) => put(state, step))
+    const steps = []
+    const changed = items.map(({ step, record }) => {
+      const placed = step ?? putLogs(state, record)
+      if (placed === null) return state.indexBySeq.get(record.seq)
+      steps.push(placed)
+      return put(state, placed)
+    })
     relayout(updateDomain(state, steps, false))
-    for (const index of new Set(changed)) rows.invalidate(index)
+    for (const index of new Set(changed)) if (index !== undefined) rows.invalidate(index)
   }
   return {
-    push(step) {
-      pending.push(step)
+    push(item) {
+      pending.push(item)
       if (frame === 0) frame = requestAnimationFrame(flush)
     },
     dispose: () => cancelAnimationFrame(frame),
   }
 }
 
-// Steps arrive in seq order page by page; live events may replace one or append.
+/**
+ * Keeps `record`; returns the row to put for its position when it has no step yet (a logged
+ * position, replaced by the step when it comes), else null (its step's row only re-renders).
+ */
+function putLogs(state, record) {
+  state.logs.set(record.seq, record)
+  const index = state.indexBySeq.get(record.seq)
+  return index === undefined || state.steps[index].logged ? loggedPosition(record) : null
+}
+
+// Steps arrive in seq order page by page; live events may replace one or append. A logged
+// position never replaces its step (a late log event after the step's own).
 function put(state, step) {
   const known = state.indexBySeq.get(step.seq)
   if (known !== undefined) {
-    state.steps[known] = step
+    if (!step.logged || state.steps[known].logged) state.steps[known] = step
     return known
   }
   let index = state.steps.length
@@ -171,10 +202,14 @@ function renderAxis(axis, state) {
   )
 }
 
+/** Statuses drawn up to now: the position has not settled. */
+const OPEN_STEP = new Set(['waiting', 'retrying', 'running'])
+
 const percent = (state, ms) => ((ms - state.start) / (state.end - state.start)) * 100
 
-function stepRow(state, step, index) {
+function stepRow(state, row, index) {
   const runId = state.run?.id ?? ''
+  const step = row.logged ? { ...row, status: loggedStatus(state.run) } : row
   return h(
     'div',
     {
@@ -188,12 +223,18 @@ function stepRow(state, step, index) {
     h('div', { role: 'cell' }, statusBadge(step.status)),
     h('div', { role: 'cell', text: String(step.attempts) }),
     h('div', { role: 'cell', text: formatDuration(step.durationMs) }),
+    h('div', { role: 'cell', class: 'tl-log' }, logCell(state.logs.get(step.seq), step.seq)),
     h('div', { role: 'cell', class: 'tl-track' }, bar(state, step)),
   )
 }
 
 function nameCell(state, step, runId) {
-  const link = h('a', { href: stepHref(runId, step.seq), text: step.name, title: step.name })
+  const link = h('a', {
+    href: stepHref(runId, step.seq),
+    class: step.logged ? 'tl-logged' : null,
+    text: step.name,
+    title: step.name,
+  })
   const childId = step.kind === 'child' ? childRunId(state.run, step.seq) : null
   if (childId === null) return link
   return [
@@ -241,13 +282,14 @@ function waitRow(state, wait, index) {
     h('div', { role: 'cell' }, statusBadge('waiting')),
     h('div', { role: 'cell', text: '—' }),
     h('div', { role: 'cell', text: '—' }),
+    h('div', { role: 'cell', class: 'tl-log' }),
     h('div', { role: 'cell', class: 'tl-track' }, bar(state, step)),
   )
 }
 
 function bar(state, step) {
   const started = Date.parse(step.startedAt)
-  const open = step.status === 'waiting' || step.status === 'retrying'
+  const open = OPEN_STEP.has(step.status)
   const ended = open
     ? Math.max(Date.parse(step.updatedAt), Math.min(Date.now(), state.end))
     : Date.parse(step.updatedAt)

@@ -1,5 +1,6 @@
 // A run's page: the summary (run_summary.js) and the timeline of its positions, loaded page by
-// page from the API, then kept current by the run's event stream without reloading. Once the
+// page from the API, then kept current by the run's event stream without reloading. What the
+// steps logged comes from the stream alone: it sends every record when it opens. Once the
 // run is deleted from here, the page says so and links back to the runs list.
 import { runPath } from './run_path.js'
 import { get } from './api.js'
@@ -80,6 +81,7 @@ async function start(state, parts) {
   state.closeStream = openStream(`stream/${runPath(state.runId)}`, undefined, {
     run: (summary) => onRunEvent(state, parts, summary),
     step: (step) => parts.line.upsertStep(step),
+    logs: ({ logs }) => parts.line.upsertLogs(logs),
     end: () => void onEnd(state, parts),
   })
   await loadSteps(state, parts)

@@ -1,12 +1,14 @@
 /**
- * The read API: `GET api/runs`, `api/runs/:id`, `api/runs/:id/steps`, `api/workflows`,
+ * The read API: `GET api/runs`, `api/runs/:id`, `api/runs/:id/steps`, `api/runs/:id/logs`
+ * (what steps logged and their progress), `api/runs/:id/history` (the recorded history as a
+ * file, history_download.ts), `api/workflows`,
  * `api/workers` (the remote-step fleet on the engine's transports), `api/queues` (the named
  * queues this engine registered, as the store sees them), `api/singletons` (the singleton keys
  * with open runs, singleton_keys.ts), `api/retention` (this engine's retention policies,
  * docs/retention.md).
  * Reads never change anything.
  */
-import type { Hono } from 'hono'
+import type { Context, Hono } from 'hono'
 import type { ResolvedOptions } from '../options.ts'
 import type { AppEnv } from '../http/app_env.ts'
 import { jsonResponse } from '../http/responses.ts'
@@ -16,6 +18,8 @@ import { loadRunDetail } from './run_detail.ts'
 import { filterFromSearchParams, toListRunsQuery } from './run_filter.ts'
 import { sortFromSearchParams } from './run_sort.ts'
 import { runSummary, stepView } from './run_views.ts'
+import { stepLogView } from './step_log_views.ts'
+import { historyDownload } from './history_download.ts'
 import { RunNotFoundError } from '@cairn/core'
 import { runIdParam } from './run_id_param.ts'
 import { singletonKeysPage } from './singleton_keys.ts'
@@ -38,19 +42,24 @@ export function mountReadRoutes(app: Hono<AppEnv>, options: ResolvedOptions): vo
   })
 
   app.get('/api/runs/:id/steps', async (c) => {
-    const params = new URL(c.req.url).searchParams
-    const fromSeq = intParam(params.get('fromSeq'), 'fromSeq', {
-      min: 0,
-      max: Number.MAX_SAFE_INTEGER,
-      fallback: 0,
-    })
-    const limit = intParam(params.get('limit'), 'limit', { min: 1, max: 1000, fallback: 200 })
-    const runId = runIdParam(c)
-    if ((await engine.getRun(runId)) === null)
-      throw new RunNotFoundError(`no run with id "${runId}"`)
+    const { fromSeq, limit } = positionPage(new URL(c.req.url).searchParams)
+    const runId = await existingRunId(c)
     const page = await engine.getStepsPage(runId, { fromSeq, limit })
     return jsonResponse({ steps: page.steps.map(stepView), nextFromSeq: page.nextFromSeq })
   })
+
+  // Only positions that logged or reported progress have a record: the page is sparse, so
+  // `nextFromSeq` follows the last record of a full page.
+  app.get('/api/runs/:id/logs', async (c) => {
+    const { fromSeq, limit } = positionPage(new URL(c.req.url).searchParams)
+    const runId = await existingRunId(c)
+    const logs = await engine.getStepLogs(runId, { fromSeq, limit })
+    const last = logs[logs.length - 1]
+    const nextFromSeq = logs.length === limit && last !== undefined ? last.seq + 1 : null
+    return jsonResponse({ logs: logs.map(stepLogView), nextFromSeq })
+  })
+
+  app.get('/api/runs/:id/history', async (c) => historyDownload(engine, runIdParam(c)))
 
   app.get('/api/facets', async (c) => {
     const filter = filterFromSearchParams(new URL(c.req.url).searchParams, [])
@@ -77,6 +86,14 @@ export function mountReadRoutes(app: Hono<AppEnv>, options: ResolvedOptions): vo
     return jsonResponse(await singletonKeysPage(engine, new URL(c.req.url).searchParams))
   })
 
+  /** The `:id` run's id; E_RUN_NOT_FOUND (404) when there is no such run. */
+  async function existingRunId(c: Context<AppEnv>): Promise<string> {
+    const runId = runIdParam(c)
+    if ((await engine.getRun(runId)) === null)
+      throw new RunNotFoundError(`no run with id "${runId}"`)
+    return runId
+  }
+
   app.get('/api/retention', () => {
     const retention = engine.options.retention
     const policies = (retention?.policies ?? []).map((policy) => ({
@@ -88,4 +105,16 @@ export function mountReadRoutes(app: Hono<AppEnv>, options: ResolvedOptions): vo
     }))
     return jsonResponse({ policies, intervalMs: retention?.intervalMs ?? null })
   })
+}
+
+/** `fromSeq` (default 0) and `limit` (1..1000, default 200) of a read by position. */
+function positionPage(params: URLSearchParams): { fromSeq: number; limit: number } {
+  return {
+    fromSeq: intParam(params.get('fromSeq'), 'fromSeq', {
+      min: 0,
+      max: Number.MAX_SAFE_INTEGER,
+      fallback: 0,
+    }),
+    limit: intParam(params.get('limit'), 'limit', { min: 1, max: 1000, fallback: 200 }),
+  }
 }

@@ -25,10 +25,14 @@ export function errorResponse(error: HttpError): Response {
 
 /**
  * JSON text with `<`, `>` and `&` escaped as \u escapes: the same JSON value, but a body a
- * confused browser or proxy sniffs as HTML still contains no markup.
+ * confused browser or proxy sniffs as HTML still contains no markup. `indent` pretty-prints
+ * (a file meant for people and diffs).
  */
-export function safeJson(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => UNICODE_ESCAPES[c] as string)
+export function safeJson(value: unknown, indent?: number): string {
+  return JSON.stringify(value, null, indent).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => UNICODE_ESCAPES[c] as string,
+  )
 }
 
 const UNICODE_ESCAPES: Readonly<Record<string, string>> = {

@@ -1,9 +1,11 @@
 /**
- * `GET api/stream/runs/:id`: the run (`event: run`, a RunSummary) and its steps
- * (`event: step`, a StepView) now, then again whenever they change, and `event: end` once
- * the run is terminal. Changes made here arrive through engine events; changes made by
- * other processes through a poll. Completed and failed steps never change, so a refresh
- * re-reads steps only from the first one still open.
+ * `GET api/stream/runs/:id`: the run (`event: run`, a RunSummary), its steps (`event: step`,
+ * a StepView) and what its steps logged (`event: logs`, `{ logs: StepLogView[] }`) now, then
+ * again whenever they change, and `event: end` once the run is terminal. Changes made here
+ * arrive through engine events; changes made by other processes — and log lines, which raise
+ * no event — through a poll. Completed and failed steps never change, so a refresh re-reads
+ * steps and logs only from the first position still open. `?seq=N` narrows steps and logs to
+ * position N (a position's page).
  */
 import { isTerminalStatus, type Engine, type RunInfo, type StepInfo } from '@cairn/core'
 import { runSummary, stepView } from '../api/run_views.ts'
@@ -11,9 +13,11 @@ import { EVERY_EVENT } from './engine_events.ts'
 import { Refresher } from './refresher.ts'
 import type { SseChannel } from './sse_channel.ts'
 import type { SharedReads } from './shared_reads.ts'
+import { StepLogSender, type PositionRange } from './step_log_sender.ts'
 
 const SETTLED_STEP = new Set(['completed', 'failed'])
 const STEP_PAGE = 1000
+export const EVERY_POSITION: PositionRange = { from: 0, to: Infinity }
 
 export function streamRun(
   engine: Engine,
@@ -22,10 +26,11 @@ export function streamRun(
   channel: SseChannel,
   pollMs: number,
   onError: (error: unknown) => void,
+  range: PositionRange = EVERY_POSITION,
 ): () => void {
-  const state = new RunStreamState()
+  const state = new RunStreamState(range)
   const refresher = new Refresher(
-    () => refresh(engine, reads, runId, channel, state),
+    () => refresh(engine, reads, runId, channel, state, onError),
     pollMs,
     onError,
   )
@@ -41,20 +46,27 @@ export function streamRun(
   }
 }
 
-/** What the client has been sent: the run's last form and each step's. */
+/** What the client has been sent: the run's last form, each step's and each log record's. */
 class RunStreamState {
   run: string | null = null
   readonly steps = new Map<number, string>()
+  readonly logs = new StepLogSender()
+  readonly range: PositionRange
   /** Positions below this are settled (completed or failed): they never change again. */
-  private settledBelow = 0
+  private settledBelow: number
   private readonly settled = new Set<number>()
+
+  constructor(range: PositionRange) {
+    this.range = range
+    this.settledBelow = range.from
+  }
 
   markStep(step: StepInfo, fingerprint: string): void {
     this.steps.set(step.seq, fingerprint)
     if (SETTLED_STEP.has(step.status)) this.settled.add(step.seq)
   }
 
-  /** Where a refresh re-reads steps from: the first position not known to be settled. */
+  /** Where a refresh re-reads from: the first position not known to be settled. */
   firstUnsettled(): number {
     while (this.settled.has(this.settledBelow)) this.settled.delete(this.settledBelow++)
     return this.settledBelow
@@ -67,15 +79,23 @@ async function refresh(
   runId: string,
   channel: SseChannel,
   state: RunStreamState,
+  onError: (error: unknown) => void,
 ): Promise<void> {
   const run = await reads.getRun(runId)
   if (run === null || channel.ended) return channel.end()
+  // Taken before the steps are read: a step seen settling in this refresh still has its
+  // record read after that, so the lines its outcome brought are sent.
+  const logsFrom = state.firstUnsettled()
   const fingerprint = `${run.status}|${run.updatedAt.getTime()}`
   if (fingerprint !== state.run) {
     await sendSteps(engine, run, channel, state)
     state.run = fingerprint
     await channel.send('run', runSummary(run))
   }
+  // Logs are extra: a store that cannot read them must not stop the run and its steps.
+  await state.logs
+    .send(engine, runId, { from: logsFrom, to: state.range.to }, channel)
+    .catch(onError)
   if (isTerminalStatus(run.status)) {
     await channel.send('end', { id: run.id, status: run.status })
     channel.end()
@@ -88,8 +108,10 @@ async function sendSteps(
   channel: SseChannel,
   state: RunStreamState,
 ): Promise<void> {
-  for (let fromSeq: number | null = state.firstUnsettled(); fromSeq !== null;) {
-    const page = await engine.getStepsPage(run.id, { fromSeq, limit: STEP_PAGE })
+  const to = state.range.to
+  for (let fromSeq: number | null = state.firstUnsettled(); fromSeq !== null && fromSeq < to;) {
+    const limit = Math.min(STEP_PAGE, to - fromSeq)
+    const page = await engine.getStepsPage(run.id, { fromSeq, limit })
     for (const step of page.steps) await sendIfChanged(step, channel, state)
     fromSeq = page.nextFromSeq
   }

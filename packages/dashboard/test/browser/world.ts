@@ -1,12 +1,13 @@
 /**
- * A real world for the browser tests: an engine on a fresh SQLite file driving the test
- * workflows, and the real dashboard handler served on 127.0.0.1 on a free port.
+ * A real world for the browser tests: an engine on a fresh SQLite file (or a store the test
+ * gives) driving the test workflows, and the real dashboard handler served on 127.0.0.1 on a
+ * free port.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Engine, silentLogger, type RetentionOptions } from '@cairn/core'
-import type { EngineTransport } from '@cairn/core/contracts'
+import type { EngineTransport, StateStore } from '@cairn/core/contracts'
 import { SqliteStore } from '@cairn/sql/sqlite'
 import { createDashboard, serveDashboard } from '../../src/index.ts'
 import { createGate, registerWorkflows, type Controls } from './workflows.ts'
@@ -32,13 +33,15 @@ export interface WorldOptions {
   transports?: Record<string, EngineTransport>
   /** The engine's retention policies. Default none. */
   retention?: RetentionOptions
+  /** The engine's store. Default: SQLite on `dbPath`. */
+  store?: StateStore
 }
 
 export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const dir = mkdtempSync(join(tmpdir(), 'cairn-console-'))
   const dbPath = join(dir, 'cairn.db')
   const engine = new Engine({
-    store: new SqliteStore({ path: dbPath }),
+    store: options.store ?? new SqliteStore({ path: dbPath }),
     logger: silentLogger,
     pollIntervalMs: 200,
     ...(options.transports === undefined ? {} : { transports: options.transports }),
