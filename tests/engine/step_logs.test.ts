@@ -77,6 +77,7 @@ eachStore('step logs', (test) => {
       'only the step that logged has a record',
     )
     const record = records[0] as StepLogInfo
+    assert.equal(record.name, 'pack')
     assert.deepEqual(messages(record), ['packing', 'box is heavy', 'tape ran out'])
     assert.deepEqual(
       record.lines.map((line) => [line.level, line.attempt, line.truncated]),
@@ -99,6 +100,24 @@ eachStore('step logs', (test) => {
       { fraction: 0.75, done: 3, total: 4 },
     )
     assert.equal(live.count, 0, 'a step that ends at once writes its lines with its outcome only')
+  })
+
+  test('a registered step logs through the context its handler gets', async (env) => {
+    const engine = await env.engine()
+    engine.registerStep('charge', (input: { cents: number }, step) => {
+      step.log.info('charging', input)
+      step.progress(1)
+      return input.cents
+    })
+    engine.register('pay', 1, (ctx) => ctx.step('charge', { cents: 420 }))
+    const { runId } = await engine.start('pay', null)
+    assert.equal((await engine.waitForRun(runId, { timeoutMs: 5_000 })).status, 'completed')
+    const record = await logsAt(engine, runId, 0)
+    assert.deepEqual(
+      record.lines.map((line) => [line.message, line.fields]),
+      [['charging', { cents: 420 }]],
+    )
+    assert.equal(record.progress?.fraction, 1)
   })
 
   test('lines of every attempt are kept, in order, across a retry that suspends the run', async (env) => {
@@ -306,7 +325,9 @@ eachStore('step logs of remote steps', (test) => {
         status: 'completed',
         output: 'drawn',
       })
+      assert.equal(running[0]?.name, null, 'a heartbeat does not say the step’s name')
       const record = await logsAt(engine, runId, 0)
+      assert.equal(record.name, 'render', 'the result’s lines name it')
       assert.deepEqual(messages(record), ['rendering', 'slow font'], 'each line once')
       assert.deepEqual(
         record.lines.map((line) => [line.level, line.attempt]),

@@ -78,7 +78,7 @@ export function stepLogTests(define: Define): void {
       entry(2, { level: 'error', attempt: 1, message: 'x'.repeat(10), truncated: true }),
     ]
     const merged = await store.appendStepLogs(
-      [append('run-1', 3, 'e1a1', lines, { progress: progress(0, 4) })],
+      [append('run-1', 3, 'e1a1', lines, { progress: progress(0, 4), name: 'pack' })],
       T0 + 50,
     )
     assert.equal(merged, 1, 'one append merged')
@@ -88,6 +88,7 @@ export function stepLogTests(define: Define): void {
         {
           runId: 'run-1',
           seq: 3,
+          name: 'pack',
           entries: lines,
           dropped: 0,
           progress: progress(0, 4),
@@ -98,35 +99,47 @@ export function stepLogTests(define: Define): void {
     )
   })
 
-  define('text is kept exactly: unicode, quotes, __proto__ keys, the longest message', async (store) => {
+  define('the name is the newest one given; an append without one keeps it', async (store) => {
     await startRun(store, 'run-1')
-    const message = `“ünïcode” 🚀 \\ "quoted" \n${'m'.repeat(4000)}`
-    const fields = '{"__proto__":{"admin":true},"constructor":"x","emoji":"🚀"}'
-    await store.appendStepLogs(
-      [append('run-1', 0, 'e1a1', [entry(0, { message, fields })])],
-      T0,
-    )
-    const [kept] = (await only(store, 'run-1', 0)).entries
-    sameText(kept?.message, message, 'message')
-    sameText(kept?.fields, fields, 'fields')
+    await store.appendStepLogs([append('run-1', 0, 'w', [entry(0)])], T0)
+    assert.equal((await only(store, 'run-1', 0)).name, null, 'none given yet')
+    await store.appendStepLogs([append('run-1', 0, 'x', [entry(0)], { name: 'ship' })], T0)
+    await store.appendStepLogs([append('run-1', 0, 'y', [entry(0)])], T0)
+    assert.equal((await only(store, 'run-1', 0)).name, 'ship')
   })
 
-  define('an entry sent again by its execution is merged once; another execution adds its own', async (store) => {
-    await startRun(store, 'run-1')
-    await store.appendStepLogs([append('run-1', 0, 'e1a1', entries(0, 2))], T0)
-    // The outcome brings every line still buffered: 1 and 2 again, then 3.
-    await store.appendStepLogs([append('run-1', 0, 'e1a1', entries(1, 3))], T0 + 1)
-    // A retry in another execution numbers from 0 again.
-    const retry = entries(0, 1).map((e) => ({ ...e, attempt: 2, message: `retry ${e.i}` }))
-    await store.appendStepLogs([append('run-1', 0, 'e1a2', retry)], T0 + 2)
-    const record = await only(store, 'run-1', 0)
-    same(
-      messages(record),
-      ['line 0', 'line 1', 'line 2', 'line 3', 'retry 0', 'retry 1'],
-      'each line once, in merge order',
-    )
-    assert.equal(record.dropped, 0)
-  })
+  define(
+    'text is kept exactly: unicode, quotes, __proto__ keys, the longest message',
+    async (store) => {
+      await startRun(store, 'run-1')
+      const message = `“ünïcode” 🚀 \\ "quoted" \n${'m'.repeat(4000)}`
+      const fields = '{"__proto__":{"admin":true},"constructor":"x","emoji":"🚀"}'
+      await store.appendStepLogs([append('run-1', 0, 'e1a1', [entry(0, { message, fields })])], T0)
+      const [kept] = (await only(store, 'run-1', 0)).entries
+      sameText(kept?.message, message, 'message')
+      sameText(kept?.fields, fields, 'fields')
+    },
+  )
+
+  define(
+    'an entry sent again by its execution is merged once; another execution adds its own',
+    async (store) => {
+      await startRun(store, 'run-1')
+      await store.appendStepLogs([append('run-1', 0, 'e1a1', entries(0, 2))], T0)
+      // The outcome brings every line still buffered: 1 and 2 again, then 3.
+      await store.appendStepLogs([append('run-1', 0, 'e1a1', entries(1, 3))], T0 + 1)
+      // A retry in another execution numbers from 0 again.
+      const retry = entries(0, 1).map((e) => ({ ...e, attempt: 2, message: `retry ${e.i}` }))
+      await store.appendStepLogs([append('run-1', 0, 'e1a2', retry)], T0 + 2)
+      const record = await only(store, 'run-1', 0)
+      same(
+        messages(record),
+        ['line 0', 'line 1', 'line 2', 'line 3', 'retry 0', 'retry 1'],
+        'each line once, in merge order',
+      )
+      assert.equal(record.dropped, 0)
+    },
+  )
 
   define('numbers an execution skipped count as dropped', async (store) => {
     await startRun(store, 'run-1')
@@ -167,27 +180,30 @@ export function stepLogTests(define: Define): void {
     same((await only(store, 'run-1', 0)).progress, empty, 'a null fraction (total 0)')
   })
 
-  define('an append to an unknown run is skipped; a settled position still takes lines', async (store) => {
-    const fence = await startRun(store, 'run-1')
-    await save(store, fence, checkpoint('run-1', 0), T0 + 1)
-    await save(store, fence, checkpoint('run-1', 1, { status: 'retrying', order: null }), T0 + 1)
-    const merged = await store.appendStepLogs(
-      [
-        append('nope', 0, 'x', [entry(0)]),
-        append('run-1', 0, 'x', [entry(0)]),
-        append('run-1', 1, 'x', [entry(0)]),
-      ],
-      T0 + 2,
-    )
-    assert.equal(merged, 2, 'both positions of the run merged')
-    same(
-      (await logsOf(store, 'run-1')).map((r) => r.seq),
-      [0, 1],
-      'records at the completed and the retrying position',
-    )
-    same(await logsOf(store, 'nope'), [], 'an unknown run has none')
-    assert.equal(await store.getRun('nope'), null, 'and no run was made for it')
-  })
+  define(
+    'an append to an unknown run is skipped; a settled position still takes lines',
+    async (store) => {
+      const fence = await startRun(store, 'run-1')
+      await save(store, fence, checkpoint('run-1', 0), T0 + 1)
+      await save(store, fence, checkpoint('run-1', 1, { status: 'retrying', order: null }), T0 + 1)
+      const merged = await store.appendStepLogs(
+        [
+          append('nope', 0, 'x', [entry(0)]),
+          append('run-1', 0, 'x', [entry(0)]),
+          append('run-1', 1, 'x', [entry(0)]),
+        ],
+        T0 + 2,
+      )
+      assert.equal(merged, 2, 'both positions of the run merged')
+      same(
+        (await logsOf(store, 'run-1')).map((r) => r.seq),
+        [0, 1],
+        'records at the completed and the retrying position',
+      )
+      same(await logsOf(store, 'nope'), [], 'an unknown run has none')
+      assert.equal(await store.getRun('nope'), null, 'and no run was made for it')
+    },
+  )
 
   define('a run that ended keeps taking lines for its open positions', async (store) => {
     const fence = await startRun(store, 'run-1')
@@ -196,34 +212,59 @@ export function stepLogTests(define: Define): void {
     same(messages(await only(store, 'run-1', 4)), ['line 0'], 'kept')
   })
 
-  define('a save that applies merges its logs in; a fenced or conflicting one does not', async (store) => {
-    const fence = await startRun(store, 'run-1')
-    await store.appendStepLogs([append('run-1', 0, 'x', entries(0, 1))], T0)
-    expectApplied(
-      await applyOne(store, saveWithLogs(fence, 0, append('run-1', 0, 'x', entries(1, 2))), T0 + 5),
-      'save with logs',
-    )
-    const record = await only(store, 'run-1', 0)
-    same(messages(record), ['line 0', 'line 1', 'line 2'], 'merged with the save')
-    assert.equal(record.updatedAt, T0 + 5)
-    // Already completed: the late save conflicts, and its lines are not merged.
-    const late = await applyOne(store, saveWithLogs(fence, 0, append('run-1', 0, 'z', [entry(0)])), T0 + 6)
-    assert.equal(late.status, 'conflict')
-    same(messages(await only(store, 'run-1', 0)), ['line 0', 'line 1', 'line 2'], 'unchanged')
-    const stale = { runId: 'run-1', epoch: 7 }
-    const fenced = await applyOne(store, saveWithLogs(stale, 1, append('run-1', 1, 'z', [entry(0)])), T0 + 7)
-    assert.equal(fenced.status, 'fenced')
-    same((await logsOf(store, 'run-1')).map((r) => r.seq), [0], 'nothing at the fenced position')
-  })
+  define(
+    'a save that applies merges its logs in; a fenced or conflicting one does not',
+    async (store) => {
+      const fence = await startRun(store, 'run-1')
+      await store.appendStepLogs([append('run-1', 0, 'x', entries(0, 1))], T0)
+      expectApplied(
+        await applyOne(
+          store,
+          saveWithLogs(fence, 0, append('run-1', 0, 'x', entries(1, 2))),
+          T0 + 5,
+        ),
+        'save with logs',
+      )
+      const record = await only(store, 'run-1', 0)
+      same(messages(record), ['line 0', 'line 1', 'line 2'], 'merged with the save')
+      assert.equal(record.updatedAt, T0 + 5)
+      // Already completed: the late save conflicts, and its lines are not merged.
+      const late = await applyOne(
+        store,
+        saveWithLogs(fence, 0, append('run-1', 0, 'z', [entry(0)])),
+        T0 + 6,
+      )
+      assert.equal(late.status, 'conflict')
+      same(messages(await only(store, 'run-1', 0)), ['line 0', 'line 1', 'line 2'], 'unchanged')
+      const stale = { runId: 'run-1', epoch: 7 }
+      const fenced = await applyOne(
+        store,
+        saveWithLogs(stale, 1, append('run-1', 1, 'z', [entry(0)])),
+        T0 + 7,
+      )
+      assert.equal(fenced.status, 'fenced')
+      same(
+        (await logsOf(store, 'run-1')).map((r) => r.seq),
+        [0],
+        'nothing at the fenced position',
+      )
+    },
+  )
 
-  define('a retrying save carries its attempt’s lines; the next attempt adds to them', async (store) => {
-    const fence = await startRun(store, 'run-1')
-    const first = append('run-1', 2, 'e1a1', [entry(0, { message: 'try 1' })])
-    expectApplied(await applyOne(store, saveWithLogs(fence, 2, first, 'retrying'), T0), 'retrying')
-    const second = append('run-1', 2, 'e1a2', [entry(0, { attempt: 2, message: 'try 2' })])
-    expectApplied(await applyOne(store, saveWithLogs(fence, 2, second), T0 + 1), 'completed')
-    same(messages(await only(store, 'run-1', 2)), ['try 1', 'try 2'], 'both attempts')
-  })
+  define(
+    'a retrying save carries its attempt’s lines; the next attempt adds to them',
+    async (store) => {
+      const fence = await startRun(store, 'run-1')
+      const first = append('run-1', 2, 'e1a1', [entry(0, { message: 'try 1' })])
+      expectApplied(
+        await applyOne(store, saveWithLogs(fence, 2, first, 'retrying'), T0),
+        'retrying',
+      )
+      const second = append('run-1', 2, 'e1a2', [entry(0, { attempt: 2, message: 'try 2' })])
+      expectApplied(await applyOne(store, saveWithLogs(fence, 2, second), T0 + 1), 'completed')
+      same(messages(await only(store, 'run-1', 2)), ['try 1', 'try 2'], 'both attempts')
+    },
+  )
 
   define('loadStepLogs pages by position', async (store) => {
     await startRun(store, 'run-1')
@@ -244,7 +285,10 @@ export function stepLogTests(define: Define): void {
     await startRun(store, 'run-1')
     await Promise.all(
       Array.from({ length: 12 }, (_, k) =>
-        store.appendStepLogs([append('run-1', 0, `exec-${k}`, [entry(0, { message: `m${k}` })])], T0),
+        store.appendStepLogs(
+          [append('run-1', 0, `exec-${k}`, [entry(0, { message: `m${k}` })])],
+          T0,
+        ),
       ),
     )
     const record = await only(store, 'run-1', 0)
@@ -277,9 +321,17 @@ export function stepLogTests(define: Define): void {
     expectApplied(await applyOne(store, op, T0), 'failed save')
     const end: StoreOp = { type: 'finishRun', fence, status: 'failed', output: null, error: '{}' }
     expectApplied(await applyOne(store, end, T0 + 1), 'finishRun failed')
-    const requeued = await store.requeueRun({ runId: 'run-1', epoch: 1, resetSeqs: [0], now: T0 + 2 })
+    const requeued = await store.requeueRun({
+      runId: 'run-1',
+      epoch: 1,
+      resetSeqs: [0],
+      now: T0 + 2,
+    })
     assert.equal(requeued.status, 'applied')
-    await store.appendStepLogs([append('run-1', 0, 'e3a1', [entry(0, { message: 'again' })])], T0 + 3)
+    await store.appendStepLogs(
+      [append('run-1', 0, 'e3a1', [entry(0, { message: 'again' })])],
+      T0 + 3,
+    )
     same(messages(await only(store, 'run-1', 0)), ['boom', 'again'], 'old lines, then new')
   })
 
@@ -292,6 +344,8 @@ export function stepLogTests(define: Define): void {
       ['a negative number', { ...good, entries: [entry(-1)] }],
       ['maxEntries 0', { ...good, maxEntries: 0 }],
       ['an empty execution', { ...good, execution: '' }],
+      ['an empty name', { ...good, name: '' }],
+      ['a name not text', { ...good, name: 7 }],
       ['a NaN time', { ...good, entries: [{ ...entry(0), at: Number.NaN }] }],
       ['a fraction above 1', { ...good, progress: { ...progress(0, 1), fraction: 1.5 } }],
       ['fields not text', { ...good, entries: [{ ...entry(0), fields: { a: 1 } }] }],
@@ -304,7 +358,11 @@ export function stepLogTests(define: Define): void {
         what,
       )
     await expectRejection(
-      () => store.appendStepLogs(Array.from({ length: 101 }, () => good), T0),
+      () =>
+        store.appendStepLogs(
+          Array.from({ length: 101 }, () => good),
+          T0,
+        ),
       INVALID,
       '101 appends',
     )

@@ -127,6 +127,7 @@ export {
   MAX_STEP_LOG_MESSAGE,
   MAX_STEP_LOG_FIELDS,
   MAX_EXECUTION_LENGTH,
+  MAX_STEP_NAME_LENGTH,
   MAX_EXECUTION_MARKS,
 } from './step_logs/step_log_rules.ts'
 export {

@@ -31,7 +31,7 @@ export function loggedPosition(record) {
   const times = [record.lines[0]?.at, record.progress?.at, record.updatedAt].filter(Boolean)
   return {
     seq: record.seq,
-    name: 'running step',
+    name: record.name ?? 'running step',
     kind: '—',
     status: 'running',
     attempts: latestAttempt(record),

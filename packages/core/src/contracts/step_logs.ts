@@ -56,6 +56,8 @@ export interface StepLogAppend {
   seq: number
   /** Who produced them (1..200 characters); numbering is per execution. */
   execution: string
+  /** The step's name, when the producer knows it (a remote worker's heartbeat does not). */
+  name?: string
   /** Numbered entries, `i` strictly increasing; at most MAX_STEP_LOG_APPEND. May be empty. */
   entries: readonly StepLogEntry[]
   /** The newest progress of this execution, if any. */
@@ -68,6 +70,8 @@ export interface StepLogAppend {
 export interface StepLogRecord {
   runId: string
   seq: number
+  /** The step's name as the newest append that gave one said; null until one did. */
+  name: string | null
   /** Oldest first, across attempts and executions, in the order they were merged. */
   entries: StepLogEntry[]
   /** Entries logged but not kept: dropped past the cap, or by their producer before sending. */

@@ -35,6 +35,8 @@ export interface StepProgressInfo {
 
 export interface StepLogInfo {
   seq: number
+  /** The step's name; null when only a remote worker's heartbeat has reported so far. */
+  name: string | null
   /** Oldest first, across attempts. */
   lines: StepLogLine[]
   /** Lines logged but not kept (past `stepLogs.maxEntries`, oldest first). */
@@ -56,6 +58,7 @@ export async function readStepLogs(
 export function toStepLogInfo(record: StepLogRecord, codec: Codec): StepLogInfo {
   return {
     seq: record.seq,
+    name: record.name,
     lines: record.entries.map((entry) => toLine(entry, codec)),
     dropped: record.dropped,
     progress: record.progress === null ? null : toProgress(record.progress),

@@ -21,13 +21,14 @@ export class AttemptLogs {
   #flushing = false
   #finished = false
 
-  constructor(rt: TurnRuntime, seq: number, attempt: number) {
+  constructor(rt: TurnRuntime, seq: number, name: string, attempt: number) {
     this.#rt = rt
     this.#seq = seq
     this.#attempt = attempt
     this.#buffer = new StepLogBuffer({
       runId: rt.runId,
       seq,
+      name,
       // One execution per lease and attempt: a run taken over numbers its lines anew.
       execution: `e${rt.fence.epoch}a${attempt}`,
       attempt,

@@ -428,7 +428,8 @@ class RemoteWait {
   /** A result's lines; malformed ones are logged and left out (the outcome still counts). */
   private logsOf(result: ResultMessage): StepLogAppend | undefined {
     const append = appendOfReport(result, this.rt.stepLogs.maxEntries)
-    if (!(append instanceof Error)) return append ?? undefined
+    if (append === null) return undefined
+    if (!(append instanceof Error)) return { ...append, name: this.plan.name }
     this.rt.stepLogs.logger.warn(
       { err: append, runId: this.rt.runId, seq: this.seq, taskId: result.taskId },
       'a step result carried malformed log lines: they are not kept',

@@ -337,7 +337,7 @@ class AttemptContext implements StepContext {
   }
 
   #attemptLogs(): AttemptLogs {
-    this.#logs ??= new AttemptLogs(this.#rt, this.seq, this.attempt)
+    this.#logs ??= new AttemptLogs(this.#rt, this.seq, this.stepName, this.attempt)
     return this.#logs
   }
 }

@@ -23,6 +23,8 @@ import { MAX_STEP_LOG_FIELDS, MAX_STEP_LOG_MESSAGE } from './step_log_rules.ts'
 export interface StepLogBufferOptions {
   runId: string
   seq: number
+  /** The step's name, sent with the lines when known. */
+  name?: string
   /** Who produces the lines (contracts/step_logs.ts): numbering is per execution. */
   execution: string
   attempt: number
@@ -79,6 +81,7 @@ export class StepLogBuffer {
       runId: this.#o.runId,
       seq: this.#o.seq,
       execution: this.#o.execution,
+      ...(this.#o.name === undefined ? {} : { name: this.#o.name }),
       entries: [...this.#entries],
       ...(progress === null ? {} : { progress }),
       maxEntries: this.#o.maxEntries,

@@ -31,6 +31,8 @@ export const MAX_STEP_LOG_MESSAGE = 4096
 export const MAX_STEP_LOG_FIELDS = 16_384
 /** Longest execution name. */
 export const MAX_EXECUTION_LENGTH = 200
+/** Longest step name an append carries. */
+export const MAX_STEP_NAME_LENGTH = 1000
 /** Executions whose numbering a record remembers. */
 export const MAX_EXECUTION_MARKS = 32
 
@@ -38,6 +40,8 @@ const LEVELS = new Set(['info', 'warn', 'error'])
 
 /** What a store keeps for a position: JSON text of this. */
 export interface StepLogDocument {
+  /** The step's name (StepLogAppend.name), once an append gave it. */
+  name?: string
   entries: StepLogEntry[]
   dropped: number
   progress: StepProgressRecord | null
@@ -69,6 +73,11 @@ export function checkStepLogAppend(append: unknown, where: string): StepLogAppen
     a.execution.length > MAX_EXECUTION_LENGTH
   )
     throw invalid(`${where}: execution is a string of 1..${MAX_EXECUTION_LENGTH} characters`)
+  if (
+    a.name !== undefined &&
+    (typeof a.name !== 'string' || a.name.length === 0 || a.name.length > MAX_STEP_NAME_LENGTH)
+  )
+    throw invalid(`${where}: name is a string of 1..${MAX_STEP_NAME_LENGTH} characters`)
   if (!isInteger(a.maxEntries, 1, MAX_STEP_LOG_ENTRIES))
     throw invalid(`${where}: maxEntries is an integer 1..${MAX_STEP_LOG_ENTRIES}`)
   checkEntries(a.entries, where)
@@ -158,6 +167,7 @@ export function parseStepLogDocument(text: string | null): StepLogDocument {
  */
 export function mergeStepLogs(doc: StepLogDocument, append: StepLogAppend): StepLogDocument {
   const mark = markOf(doc, append.execution)
+  if (append.name !== undefined) doc.name = append.name
   for (const entry of append.entries) {
     if (entry.i <= mark[1]) continue
     doc.dropped += entry.i - mark[1] - 1
@@ -185,7 +195,8 @@ export function stepLogRecord(
   updatedAt: number,
 ): StepLogRecord {
   const doc = parseStepLogDocument(text)
-  return { runId, seq, entries: doc.entries, dropped: doc.dropped, progress: doc.progress, updatedAt }
+  const { entries, dropped, progress } = doc
+  return { runId, seq, name: doc.name ?? null, entries, dropped, progress, updatedAt }
 }
 
 /** This execution's mark, created (and the oldest forgotten past the bound) on first use. */

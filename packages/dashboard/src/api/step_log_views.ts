@@ -28,6 +28,8 @@ export interface StepProgressView {
 
 export interface StepLogView {
   seq: number
+  /** The step's name, when known (a remote step's heartbeat does not say it). */
+  name: string | null
   /** Oldest first, across attempts. */
   lines: StepLogLineView[]
   /** Lines logged but not kept (past the engine's `stepLogs.maxEntries`, oldest first). */
@@ -39,6 +41,7 @@ export interface StepLogView {
 export function stepLogView(info: StepLogInfo): StepLogView {
   return {
     seq: info.seq,
+    name: info.name,
     lines: info.lines.map(lineView),
     dropped: info.dropped,
     progress: info.progress === null ? null : progressView(info.progress),
