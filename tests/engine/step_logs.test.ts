@@ -13,6 +13,7 @@ import {
   type StepLogInfo,
 } from '@cairn/core'
 import { createMemoryTransport } from '@cairn/core/testing'
+import type { Knex } from 'knex'
 import { createWorker, type RemoteStepContext } from '@cairn/worker'
 import { eachStore } from '../helpers/harness.ts'
 
@@ -119,6 +120,36 @@ eachStore('step logs', (test) => {
     )
     assert.equal(record.progress?.fraction, 1)
   })
+
+  test(
+    'a transactional step’s lines commit with its outcome; a failed attempt’s ride on its retry',
+    async (env) => {
+      const engine = await env.engine()
+      const live = countLiveWrites(engine)
+      engine.register('tx', 1, async (ctx) =>
+        ctx.transaction(
+          'book',
+          async (trx: Knex.Transaction, step: StepContext) => {
+            step.log.info(`booking, attempt ${step.attempt}`)
+            await trx.raw('SELECT 1')
+            if (step.attempt === 1) throw new Error('lock timeout')
+            step.progress(1)
+            return 'booked'
+          },
+          { retries: 2, backoff: { type: 'fixed', delay: 1 } },
+        ),
+      )
+      const { runId } = await engine.start('tx', null)
+      await env.skip(1)
+      assert.equal((await engine.waitForRun(runId, { timeoutMs: 10_000 })).status, 'completed')
+      const record = await logsAt(engine, runId, 0)
+      assert.equal(record.name, 'book')
+      assert.deepEqual(messages(record), ['booking, attempt 1', 'booking, attempt 2'])
+      assert.equal(record.progress?.fraction, 1)
+      assert.equal(live.count, 0, 'no live write: each attempt’s lines went with its save')
+    },
+    (store) => store.startsWith('knex-'),
+  )
 
   test('lines of every attempt are kept, in order, across a retry that suspends the run', async (env) => {
     const engine = await env.engine({ holdTimersUpToMs: 0 })
@@ -337,6 +368,48 @@ eachStore('step logs of remote steps', (test) => {
         ],
       )
       assert.equal(scoped, true, 'currentStep() on the worker is the handler’s context')
+    } finally {
+      await worker.close(100)
+    }
+  })
+})
+
+eachStore('step logs of a redelivered remote task', (test) => {
+  test('a task delivered again to the same worker keeps both executions’ lines', async (env) => {
+    const transport = createMemoryTransport()
+    let executions = 0
+    const worker = createWorker({
+      transport: transport.worker(),
+      holdMs: 300, // shorter than the 5 s heartbeat: the hold lapses and the task comes back
+      steps: {
+        render: async (_input: null, step) => {
+          const n = ++executions
+          step.log.info(`execution ${n}: started`)
+          await (step as RemoteStepContext).heartbeat()
+          if (n === 1) await new Promise(() => {}) // stuck, never heartbeats again
+          step.log.info(`execution ${n}: done`)
+          return `from ${n}`
+        },
+      },
+    })
+    await worker.start()
+    try {
+      const engine = await env.engine({ transports: { memory: transport.engine() } })
+      engine.registerStep('render', () => 'never here', { transport: 'memory' })
+      engine.register('draw', 1, (ctx) => ctx.step('render', null))
+      const { runId } = await engine.start('draw', null)
+      assert.deepEqual(await engine.waitForRun(runId, { timeoutMs: 10_000 }), {
+        runId,
+        status: 'completed',
+        output: 'from 2',
+      })
+      const record = await logsAt(engine, runId, 0)
+      assert.deepEqual(messages(record), [
+        'execution 1: started',
+        'execution 2: started',
+        'execution 2: done',
+      ])
+      assert.equal(record.dropped, 0)
     } finally {
       await worker.close(100)
     }

@@ -127,7 +127,7 @@ void describe('config/durable.ts: stepLogs', () => {
     const stepLogs = { maxEntries: 50, flushIntervalMs: 250 }
     assert.equal(validateConfig({ ...base, stepLogs }).stepLogs, stepLogs)
     assert.equal(validateConfig(base).stepLogs, undefined, 'none: the engine defaults')
-    refused({ stepLogs: { maxEntries: 0 } }, /stepLogs.maxEntries must be an integer 1..10000/)
+    refused({ stepLogs: { maxEntries: 0 } }, /stepLogs.maxEntries must be an integer 1..1000/)
     refused({ stepLogs: { flushIntervalMs: 10 } }, /stepLogs.flushIntervalMs must be an integer/)
     refused({ stepLogs: { keep: 1 } }, /unknown option "keep"/)
   })

@@ -102,10 +102,26 @@ for (const [dialect, register] of DIALECTS) {
             updatedAt: 1_200,
             worker: null,
           }
-          const save = () => store.runTransactionalStep(fence, async () => checkpoint)
-          assert.deepEqual(await save(), { status: 'applied' })
+          const logs = (message: string) => ({
+            runId: run.id,
+            seq: checkpoint.seq,
+            execution: 'e1a2',
+            name: checkpoint.name,
+            entries: [{ i: 0, at: 1_150, level: 'info' as const, attempt: 2, message }],
+            maxEntries: 10,
+          })
+          const save = (message: string) =>
+            store.runTransactionalStep(fence, async () => ({ checkpoint, logs: logs(message) }))
+          assert.deepEqual(await save('first'), { status: 'applied' })
           assert.deepEqual(await store.loadCheckpoints(run.id), [checkpoint])
-          assert.deepEqual(await save(), { status: 'conflict', existing: checkpoint })
+          assert.deepEqual(await save('again'), { status: 'conflict', existing: checkpoint })
+          const [record] = await store.loadStepLogs(run.id, { fromSeq: 0, limit: 10 })
+          assert.deepEqual(
+            record?.entries.map((entry) => entry.message),
+            ['first'],
+            'the lines commit with the checkpoint; a conflicting save rolls its own back',
+          )
+          assert.equal(record?.updatedAt, checkpoint.updatedAt)
         } finally {
           await store.close()
         }

@@ -4,6 +4,7 @@
  * and completes the task with the result or the error. Never throws: every outcome is a
  * result message (or, when the transport cannot take it, a log line and a hold that lapses).
  */
+import { randomUUID } from 'node:crypto'
 import type { StepContext, StepHandler } from '@cairn/core'
 import type { Codec, Logger, ReceivedTask } from '@cairn/core/contracts'
 import { StepTimeoutError } from '@cairn/core/errors'
@@ -97,26 +98,27 @@ export async function runTask(
   }
   const result = resultOf(task, deps.workerId, startedAt, outcome)
   // Every line still buffered: a heartbeat may have been dropped on its way.
-  const logs = wireLogs(lines.buffer.pending())
+  const logs = lines.all()
   if (logs !== undefined) result.logs = logs
   await send(received, result, deps.logger)
 }
 
 /**
- * The attempt's lines (`stepCtx.log`, `stepCtx.progress`): a heartbeat carries those logged
- * since the previous heartbeat, the result every line still buffered (the engine merges each
- * once, and keeps at most its own `stepLogs.maxEntries`).
+ * The attempt's lines (`stepCtx.log`, `stepCtx.progress`): every report carries every line
+ * still buffered (the engine merges each once, so reports stored out of order lose nothing) —
+ * a heartbeat only when something was logged since the previous one, the result always — under
+ * an id of this execution, so a redelivery of the task to this worker numbers its lines anew.
  */
 class ReportedLines {
   readonly buffer: StepLogBuffer
-  #lastSent = -1
-  #progressSent = -1
+  readonly #execution = randomUUID()
+  #reported = ''
 
   constructor(task: TaskMessage, codec: Codec) {
     this.buffer = new StepLogBuffer({
       runId: task.runId,
       seq: task.seq,
-      execution: 'worker', // the engine names the execution after the task and the worker
+      execution: 'worker', // the engine names the execution after the task, worker and id
       attempt: task.attempt,
       maxEntries: DEFAULT_STEP_LOG_ENTRIES,
       codec,
@@ -124,19 +126,19 @@ class ReportedLines {
     })
   }
 
+  /** For a heartbeat: undefined when nothing changed since the last one. */
   sinceLastReport(): string | undefined {
     const pending = this.buffer.pending()
     if (pending === null) return undefined
-    const entries = pending.entries.filter((entry) => entry.i > this.#lastSent)
-    const progress =
-      pending.progress !== undefined && pending.progress.p > this.#progressSent
-        ? pending.progress
-        : undefined
-    if (entries.length === 0 && progress === undefined) return undefined
-    this.#lastSent = entries[entries.length - 1]?.i ?? this.#lastSent
-    if (progress !== undefined) this.#progressSent = progress.p
-    const { progress: _all, ...rest } = pending
-    return wireLogs(progress === undefined ? { ...rest, entries } : { ...rest, entries, progress })
+    const newest = `${pending.entries.at(-1)?.i ?? -1}/${pending.progress?.p ?? -1}`
+    if (newest === this.#reported) return undefined
+    this.#reported = newest
+    return wireLogs(pending, this.#execution)
+  }
+
+  /** For the result: every line still buffered. */
+  all(): string | undefined {
+    return wireLogs(this.buffer.pending(), this.#execution)
   }
 }
 

@@ -12,6 +12,7 @@
  */
 import type { CheckpointRecord } from './records.ts'
 import type { OpResult } from './state_store.ts'
+import type { StepLogAppend } from './step_logs.ts'
 
 /**
  * The handle types packages give `ctx.transaction`'s function, merged by declaration
@@ -33,10 +34,18 @@ export type TransactionHandle = TransactionHandles extends { binding: infer H }
 
 /**
  * Called by the store inside the open transaction with the handle for the application's
- * writes. Resolves with the checkpoint to save (a `completed` outcome, its delivery `order`
- * set); rejects when the step failed — the store then rolls back and rejects with that error.
+ * writes. Resolves with what to save: the checkpoint (a `completed` outcome, its delivery
+ * `order` set) and the lines the step logged, if any — merged into the position's log record
+ * in the same transaction when the checkpoint applies (SaveCheckpointOp.logs' rules). Rejects
+ * when the step failed: the store then rolls back and rejects with that error.
  */
-export type TransactionalWork = (handle: unknown) => Promise<CheckpointRecord>
+export type TransactionalWork = (handle: unknown) => Promise<TransactionalSave>
+
+/** What a transactional step's work asks the store to save (TransactionalWork). */
+export interface TransactionalSave {
+  checkpoint: CheckpointRecord
+  logs?: StepLogAppend
+}
 
 /**
  * What a transactional step's transaction ended with:

@@ -8,7 +8,7 @@ import { checkOptionKeys, optionNames, type OptionsSpec } from '../util/known_ke
 
 export interface StepLogOptions {
   /**
-   * Lines a position keeps across its attempts, 1..10,000: past it the oldest are dropped
+   * Lines a position keeps across its attempts, 1..1,000: past it the oldest are dropped
    * and counted. Default 200.
    */
   maxEntries?: number

@@ -12,6 +12,9 @@ import type { TurnRuntime } from './runtime.ts'
 import { tracing } from './tracing_hooks.ts'
 import type { StepProgress } from './types.ts'
 
+/** Failed live writes in a row, once an attempt ended, after which its lines are given up. */
+const MAX_LATE_FAILURES = 5
+
 export class AttemptLogs {
   readonly #rt: TurnRuntime
   readonly #seq: number
@@ -20,6 +23,8 @@ export class AttemptLogs {
   #timer: TimerHandle | null = null
   #flushing = false
   #finished = false
+  /** Live writes failed in a row since the attempt ended. */
+  #failures = 0
 
   constructor(rt: TurnRuntime, seq: number, name: string, attempt: number) {
     this.#rt = rt
@@ -40,11 +45,17 @@ export class AttemptLogs {
   }
 
   log(level: StepLogLevel, message: unknown, fields: unknown): void {
-    this.#buffer.add(level, message, fields)
+    const entry = this.#buffer.add(level, message, fields)
     const hooks = tracing.current
-    if (hooks?.stepLog !== undefined) {
-      const ref = { runId: this.#rt.runId, seq: this.#seq, attempt: this.#attempt }
-      hooks.stepLog(ref, level, typeof message === 'string' ? message : String(message))
+    if (hooks?.stepLog === undefined) return
+    try {
+      hooks.stepLog(
+        { runId: this.#rt.runId, seq: this.#seq, attempt: this.#attempt },
+        level,
+        entry.message,
+      )
+    } catch {
+      // Tracing must not break the step: the line is kept all the same.
     }
   }
 
@@ -53,8 +64,9 @@ export class AttemptLogs {
   }
 
   /**
-   * The attempt's outcome is being saved: no more live writes; what is not yet stored rides
-   * on that save. Lines logged afterwards (code the step left running) are written live.
+   * The attempt's outcome is being saved: what is not yet stored rides on that save (which
+   * does not tell back here; sending a line again is harmless). Lines logged afterwards — by
+   * code the step left running — are written live.
    */
   finish(): StepLogAppend | undefined {
     this.#finished = true
@@ -63,9 +75,21 @@ export class AttemptLogs {
     return this.#buffer.pending() ?? undefined
   }
 
+  /** The attempt ended with no save to carry its lines (a late outcome): written live. */
+  finishLive(): void {
+    this.#finished = true
+    this.#arm()
+  }
+
+  /**
+   * While the attempt runs, a write every `flushIntervalMs`; once it ended, the same, backing
+   * off after failures and giving up after MAX_LATE_FAILURES of them in a row (the store is
+   * down, the engine closed): never a loop.
+   */
   #arm(): void {
-    if (this.#timer !== null || this.#flushing) return
-    const delay = this.#finished ? 0 : this.#rt.stepLogs.flushIntervalMs
+    if (this.#timer !== null || this.#flushing || !this.#buffer.hasPending) return
+    if (this.#failures >= MAX_LATE_FAILURES) return
+    const delay = this.#rt.stepLogs.flushIntervalMs * 2 ** this.#failures
     this.#timer = this.#rt.clock.setTimer(delay, () => {
       this.#timer = null
       this.#flush()
@@ -78,9 +102,12 @@ export class AttemptLogs {
     this.#flushing = true
     void this.#rt.stepLogs.append(append).then((stored) => {
       this.#flushing = false
-      if (stored) this.#buffer.acknowledge(append)
-      // Failed: the lines stay and go with the outcome (or the next flush).
-      if (this.#buffer.hasPending && (stored || this.#finished)) this.#arm()
+      if (stored) {
+        this.#buffer.acknowledge(append)
+        this.#failures = 0
+      } else if (this.#finished) this.#failures += 1
+      // Failed while running: the lines stay and go with the outcome (or the next flush).
+      if (stored || this.#finished) this.#arm()
     })
   }
 }

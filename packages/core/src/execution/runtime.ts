@@ -203,6 +203,8 @@ export interface TurnRuntime {
   commitInTransaction(
     step: StepRecordInput,
     run: (handle: unknown) => Promise<string | null>,
+    /** The lines the step logged, taken once `run` returned: they commit with its outcome. */
+    takeLogs?: () => StepLogAppend | undefined,
   ): Promise<boolean>
   /** Record a marker (patch) with no delivery; it lands before any later write of this run. */
   saveMarker(step: StepRecordInput): void

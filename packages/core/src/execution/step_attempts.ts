@@ -185,8 +185,7 @@ export class StepAttempts {
   private late(outcome: EncodedOutcome): void {
     this.rt.recordLate(this.step(), outcome)
     // Not on the late save (it is fenced by another rule): its lines go live.
-    const logs = this.finishedLogs()
-    if (logs !== undefined) void this.rt.stepLogs.append(logs)
+    this.context?.finishLogsLive()
   }
 
   /**
@@ -334,6 +333,11 @@ class AttemptContext implements StepContext {
   /** The attempt's outcome is being saved: what it logged that is not stored yet. */
   finishLogs(): StepLogAppend | undefined {
     return this.#logs?.finish()
+  }
+
+  /** The attempt ended with no save to carry its lines: they are written live. */
+  finishLogsLive(): void {
+    this.#logs?.finishLive()
   }
 
   #attemptLogs(): AttemptLogs {

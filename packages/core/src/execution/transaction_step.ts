@@ -86,14 +86,11 @@ class TransactionAttempts extends StepAttempts {
         const value = await this.traced(() => runAsStep(step, () => this.#fn(handle, step)))
         // A value the codec refuses throws here, inside the transaction: nothing commits.
         return value === undefined ? null : this.rt.codec.encode(value, what)
-      })
+        // Its lines commit with its outcome and the application's writes.
+      }, () => this.finishedLogs())
       .then(
         (committed) => {
           if (committed) this.emit('step:completed')
-          // Its outcome committed with the application's writes, without its lines: they go
-          // live now (StateStore.appendStepLogs takes them for a settled position).
-          const logs = this.finishedLogs()
-          if (logs !== undefined) void this.rt.stepLogs.append(logs)
           this.rt.endWork()
         },
         (error: unknown) => this.onFailure(error),

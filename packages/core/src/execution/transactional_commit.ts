@@ -13,6 +13,7 @@
 import type { CheckpointRecord } from '../contracts/records.ts'
 import type { Fence, StateStore } from '../contracts/state_store.ts'
 import type { TransactionalWork } from '../contracts/transactions.ts'
+import type { StepLogAppend } from '../contracts/step_logs.ts'
 import type { Committer } from '../engine/committer.ts'
 import type { StepRecordInput } from './runtime.ts'
 import { StoreFailureError, TransactionsUnsupportedError } from '../errors/index.ts'
@@ -54,6 +55,8 @@ export async function commitTransactional(
   host: TransactionalHost,
   step: StepRecordInput,
   run: (handle: unknown) => Promise<string | null>,
+  /** The lines the step logged, taken once its function returned: they commit with it. */
+  takeLogs: () => StepLogAppend | undefined = () => undefined,
 ): Promise<boolean> {
   const store = host.store
   if (store.runTransactionalStep === undefined) throw unsupported(store.kind)
@@ -66,7 +69,8 @@ export async function commitTransactional(
     host.committer.afterQueued(resolve)
     const record = host.completedRecord(step, output, order)
     slot.reservation = { order, record, earlierWrites: promise }
-    return record
+    const logs = takeLogs()
+    return logs === undefined ? { checkpoint: record } : { checkpoint: record, logs }
   }
   let result
   try {

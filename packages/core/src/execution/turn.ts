@@ -55,6 +55,7 @@ import { TurnLease } from './turn_lease.ts'
 import type { RegisteredStep } from '../engine/step_registry.ts'
 import type { RegisteredQueue } from '../engine/queue_registry.ts'
 import type { StepLogSink } from '../engine/step_log_sink.ts'
+import type { StepLogAppend } from '../contracts/step_logs.ts'
 import { DEFAULT_PRIORITY } from '../store/run_priority.ts'
 import { RUN_SLOT_SEQ } from '../store/queue_check.ts'
 import { holdRunSlot } from './run_slot.ts'
@@ -650,8 +651,9 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   commitInTransaction(
     step: StepRecordInput,
     run: (handle: unknown) => Promise<string | null>,
+    takeLogs?: () => StepLogAppend | undefined,
   ): Promise<boolean> {
-    return commitTransactional(this.transactionalHost(), step, run)
+    return commitTransactional(this.transactionalHost(), step, run, takeLogs)
   }
 
   /**

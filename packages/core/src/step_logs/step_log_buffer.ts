@@ -48,12 +48,16 @@ export class StepLogBuffer {
     this.#o = options
   }
 
-  /** Adds a line; never throws (a logger must not break the step that calls it). */
-  add(level: StepLogLevel, message: unknown, fields: unknown): void {
+  /**
+   * Adds a line, and returns it as kept (message made a string and cut to size); never throws
+   * (a logger must not break the step that calls it).
+   */
+  add(level: StepLogLevel, message: unknown, fields: unknown): StepLogEntry {
     const entry = this.#entry(level, message, fields)
     this.#entries.push(entry)
     if (this.#entries.length > this.#o.maxEntries) this.#entries.shift()
     this.#o.onChange?.()
+    return entry
   }
 
   /** Records the step's progress; E_INVALID_ARGUMENT for a value outside the rules. */

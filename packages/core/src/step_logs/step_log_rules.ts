@@ -4,8 +4,10 @@
  *
  * A record is kept as one JSON text (`StepLogDocument`): the entries, the dropped count, the
  * newest progress, and per execution the highest entry and progress numbers merged (`marks`,
- * the newest MAX_EXECUTION_MARKS executions: an older one sending again is a zombie whose
- * lines were long flushed, so forgetting it costs at most a repeated line).
+ * the newest MAX_EXECUTION_MARKS executions: an execution older than that sending again — an
+ * attempt abandoned 64 executions ago whose code still logs — has its lines merged again).
+ * Bounded twice: at most `maxEntries` lines, and at most MAX_STEP_LOG_RECORD_CHARS of line
+ * text (messages and fields) — the oldest go first, counted as dropped.
  */
 import type {
   StepLogAppend,
@@ -18,11 +20,16 @@ import { InvalidArgumentError } from '../errors/index.ts'
 import { MAX_TIME_MS } from '../util/numbers.ts'
 
 /** Most entries a position keeps (the largest `maxEntries`). */
-export const MAX_STEP_LOG_ENTRIES = 10_000
+export const MAX_STEP_LOG_ENTRIES = 1000
 /** Default `maxEntries`: the engine's `stepLogs.maxEntries`. */
 export const DEFAULT_STEP_LOG_ENTRIES = 200
-/** Most entries one append carries. */
-export const MAX_STEP_LOG_APPEND = 1000
+/** Most entries one append carries: a whole record's worth, so no producer holds more. */
+export const MAX_STEP_LOG_APPEND = MAX_STEP_LOG_ENTRIES
+/**
+ * Most line text (messages and fields, in characters) a record keeps: what bounds a record's
+ * size whatever its lines hold (1,000 lines of the longest messages and fields would be 20 MB).
+ */
+export const MAX_STEP_LOG_RECORD_CHARS = 1_000_000
 /** Most appends one appendStepLogs call takes. */
 export const MAX_STEP_LOG_APPENDS = 100
 /** Longest message kept (characters); a producer cuts a longer one and sets `truncated`. */
@@ -34,7 +41,7 @@ export const MAX_EXECUTION_LENGTH = 200
 /** Longest step name an append carries. */
 export const MAX_STEP_NAME_LENGTH = 1000
 /** Executions whose numbering a record remembers. */
-export const MAX_EXECUTION_MARKS = 32
+export const MAX_EXECUTION_MARKS = 64
 
 const LEVELS = new Set(['info', 'warn', 'error'])
 
@@ -61,7 +68,9 @@ export function checkStepLogAppends(appends: unknown): readonly StepLogAppend[] 
 /** Checks one append; `where` names the call in the error. */
 export function checkStepLogAppend(append: unknown, where: string): StepLogAppend {
   if (append === null || typeof append !== 'object' || Array.isArray(append))
-    throw invalid(`${where}: an append is { runId, seq, execution, entries, progress?, maxEntries }`)
+    throw invalid(
+      `${where}: an append is { runId, seq, execution, entries, progress?, maxEntries }`,
+    )
   const a = append as Record<string, unknown>
   if (typeof a.runId !== 'string' || a.runId.length === 0 || a.runId.length > 255)
     throw invalid(`${where}: runId is a string of 1..255 characters`)
@@ -132,7 +141,9 @@ function checkProgress(progress: unknown, where: string): void {
 export function checkStepLogPage(page: StepLogPage): StepLogPage {
   const { fromSeq, limit } = (page ?? {}) as Partial<StepLogPage>
   if (!Number.isSafeInteger(fromSeq) || (fromSeq as number) < 0)
-    throw invalid(`loadStepLogs: fromSeq must be a non-negative safe integer, got ${String(fromSeq)}`)
+    throw invalid(
+      `loadStepLogs: fromSeq must be a non-negative safe integer, got ${String(fromSeq)}`,
+    )
   if (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > 1000)
     throw invalid(`loadStepLogs: limit must be an integer in 1..1000, got ${String(limit)}`)
   return page
@@ -177,14 +188,52 @@ export function mergeStepLogs(doc: StepLogDocument, append: StepLogAppend): Step
   const progress = append.progress
   if (progress !== undefined && progress.p > mark[2]) {
     mark[2] = progress.p
-    doc.progress = { ...progress }
+    if (doc.progress === null || !olderProgress(progress, doc.progress))
+      doc.progress = copyProgress(progress)
   }
-  const over = doc.entries.length - append.maxEntries
+  const over = Math.max(doc.entries.length - append.maxEntries, overBudget(doc.entries))
   if (over > 0) {
     doc.entries.splice(0, over)
     doc.dropped += over
   }
   return doc
+}
+
+/**
+ * A report of an earlier attempt, or of the same attempt made before the stored one (another
+ * execution of it, whose code was abandoned): it must not hide the newest.
+ */
+function olderProgress(incoming: StepProgressRecord, stored: StepProgressRecord): boolean {
+  return (
+    incoming.attempt < stored.attempt ||
+    (incoming.attempt === stored.attempt && incoming.at < stored.at)
+  )
+}
+
+/** How many of the oldest entries to drop to bring the line text within its budget. */
+function overBudget(entries: readonly StepLogEntry[]): number {
+  let chars = 0
+  for (const entry of entries) chars += lineChars(entry)
+  let drop = 0
+  while (chars > MAX_STEP_LOG_RECORD_CHARS && drop < entries.length)
+    chars -= lineChars(entries[drop++] as StepLogEntry)
+  return drop
+}
+
+function lineChars(entry: StepLogEntry): number {
+  return entry.message.length + (entry.fields?.length ?? 0)
+}
+
+function copyProgress(progress: StepProgressRecord): StepProgressRecord {
+  const { p, at, attempt, fraction, done, total } = progress
+  return {
+    p,
+    at,
+    attempt,
+    fraction,
+    ...(done === undefined ? {} : { done }),
+    ...(total === undefined ? {} : { total }),
+  }
 }
 
 /** The record as StateStore.loadStepLogs returns it. */

@@ -38,5 +38,5 @@ export { checkStepSchemas, schemaCheckedHandler, type StepSchemas } from '../sch
 export { StepLogBuffer, type StepLogBufferOptions } from '../step_logs/step_log_buffer.ts'
 export { DEFAULT_STEP_LOG_ENTRIES } from '../step_logs/step_log_rules.ts'
 export { stepLogger, type StepLineWriter } from '../step_logs/step_logger.ts'
-export { wireLogs, appendOfReport } from './step_log_wire.ts'
+export { wireLogs, appendOfReport, MAX_WIRE_LOG_CHARS } from './step_log_wire.ts'
 export { currentStep, runAsStep } from '../scope/current_context.ts'

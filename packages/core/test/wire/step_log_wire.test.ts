@@ -12,6 +12,7 @@ import {
   parseWireMessage,
   StepLogBuffer,
   wireLogs,
+  MAX_WIRE_LOG_CHARS,
   type HeartbeatMessage,
   type ResultMessage,
 } from '@cairn/core/wire'
@@ -91,4 +92,48 @@ void test('what a worker’s buffer writes, the engine reads back line for line'
   )
   assert.equal(append.entries[1]?.fields, new JsonCodec().encode({ big: 1n }))
   assert.equal(append.progress?.fraction, 0.25)
+})
+
+void test('a report carries the newest lines within 256 KB; the rest count as dropped', () => {
+  const entries = Array.from({ length: 120 }, (_, i) => ({
+    i,
+    at: 1_000 + i,
+    level: 'info' as const,
+    attempt: 1,
+    message: `${i}:`.padEnd(4000, 'é'),
+  }))
+  const pending = { runId: 'r', seq: 3, execution: 'worker', entries, maxEntries: 200 }
+  const text = wireLogs(pending, 'exec-1') as string
+  assert.ok(text.length <= MAX_WIRE_LOG_CHARS, `${text.length} characters`)
+  const heartbeat = { ...fixture<HeartbeatMessage>('heartbeat.json'), runId: 'r', seq: 3 }
+  const append = appendOfReport({ ...heartbeat, logs: text }, 200)
+  assert.ok(append !== null && !(append instanceof Error))
+  const kept = append.entries.map((e) => e.i)
+  assert.equal(kept.at(-1), 119, 'the newest line is there')
+  assert.deepEqual(
+    kept,
+    Array.from({ length: kept.length }, (_, k) => 120 - kept.length + k),
+  )
+  assert.ok(kept.length > 50 && kept.length < 120, `${kept.length} lines fit`)
+})
+
+void test('the worker’s execution id names the execution: a redelivery numbers anew', () => {
+  const heartbeat = fixture<HeartbeatMessage>('heartbeat.json')
+  const pending = {
+    runId: heartbeat.runId,
+    seq: heartbeat.seq,
+    execution: 'worker',
+    entries: [],
+    maxEntries: 5,
+  }
+  const of = (id: string | undefined) => {
+    const append = appendOfReport({ ...heartbeat, logs: wireLogs(pending, id) as string }, 5)
+    assert.ok(append !== null && !(append instanceof Error))
+    return append.execution
+  }
+  assert.equal(of('a'), of('a'))
+  assert.notEqual(of('a'), of('b'))
+  assert.notEqual(of('a'), of(undefined))
+  const tooLong = wireLogs(pending, 'x'.repeat(101)) as string
+  assert.ok(appendOfReport({ ...heartbeat, logs: tooLong }, 5) instanceof Error)
 })

@@ -14,15 +14,18 @@ import type {
   CheckpointRecord,
   Fence,
   RunStatus,
+  TransactionalSave,
   TransactionalStepResult,
 } from '@cairn/core/contracts'
 import type { Knex } from 'knex'
 import type { KnexDialect } from './dialect.ts'
 import { toStepWorker, workerText } from '../shared/worker_column.ts'
+import { mergeTransactionalLogs } from './transactional_logs.ts'
 
 export interface CheckpointTables {
   runs: string
   checkpoints: string
+  stepLogs: string
 }
 
 /** Table names as Knex takes them: `schema.table` is quoted part by part. */
@@ -31,7 +34,11 @@ export function checkpointTables(
   place: string | undefined,
 ): CheckpointTables {
   const qualify = (table: string) => (place === undefined ? table : `${place}.${table}`)
-  return { runs: qualify('cairn_runs'), checkpoints: qualify('cairn_checkpoints') }
+  return {
+    runs: qualify('cairn_runs'),
+    checkpoints: qualify('cairn_checkpoints'),
+    stepLogs: qualify('cairn_step_logs'),
+  }
 }
 
 interface RunRow {
@@ -45,8 +52,9 @@ export async function saveTransactionalCheckpoint(
   dialect: KnexDialect,
   tables: CheckpointTables,
   fence: Fence,
-  checkpoint: CheckpointRecord,
+  save: TransactionalSave,
 ): Promise<TransactionalStepResult> {
+  const { checkpoint, logs } = save
   const run = await locked(
     dialect,
     trx(tables.runs).where('id', fence.runId).first<RunRow>('key', 'status', 'lease_epoch'),
@@ -67,6 +75,8 @@ export async function saveTransactionalCheckpoint(
   const row = checkpointRow(checkpoint)
   if (existing === undefined) await trx(tables.checkpoints).insert({ ...place, ...row })
   else await trx(tables.checkpoints).where(place).update(row)
+  if (logs !== undefined)
+    await mergeTransactionalLogs(trx, dialect, tables.stepLogs, run.key, logs, checkpoint.updatedAt)
   return { status: 'applied' }
 }
 

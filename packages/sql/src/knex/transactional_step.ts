@@ -7,6 +7,7 @@
 import { StoreFailureError } from '@cairn/core'
 import type { Fence, TransactionalStepResult, TransactionalWork } from '@cairn/core/contracts'
 import { failpoint } from '@cairn/core/internal/failpoints'
+import { checkCheckpointLogs } from '@cairn/core/store-kit'
 import type { Knex } from 'knex'
 import type { KnexDialect } from './dialect.ts'
 import {
@@ -32,15 +33,10 @@ export async function runTransactionalStep(
   let result: TransactionalStepResult
   try {
     checkSameKnex(target.knex, open)
-    const checkpoint = await work(open.handle)
+    const save = await work(open.handle)
+    if (save.logs !== undefined) checkCheckpointLogs(save)
     result = await storeStep('checkpoint', () =>
-      saveTransactionalCheckpoint(
-        open.knexTransaction,
-        target.dialect,
-        target.tables,
-        fence,
-        checkpoint,
-      ),
+      saveTransactionalCheckpoint(open.knexTransaction, target.dialect, target.tables, fence, save),
     )
   } catch (error) {
     await rollBack(open)
