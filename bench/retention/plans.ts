@@ -162,7 +162,7 @@ async function capture(store: StateStore, pool: SqlPool, now: number, middle: Fi
 function deletionLabel(text: string): string {
   const flat = text.replace(/\s+/g, ' ')
   const table =
-    /DELETE FROM \S*?(cairn_(?:runs|checkpoints|messages|search_attributes|queue_items|event_waits|run_tags))\b/.exec(
+    /DELETE FROM \S*?(cairn_(?:runs|checkpoints|messages|search_attributes|queue_items|event_waits|run_tags|step_logs))\b/.exec(
       flat,
     )?.[1] ?? '?'
   if (flat.startsWith('SELECT r.parent_run_id')) return "tree walk: roots' parent ids (no lock)"
@@ -184,10 +184,18 @@ async function middlePosition(
   return { finishedAt: Number(row[0]), runId: String(row[1]) }
 }
 
+/** A step log record as the stores write it (one line), for the rows extraRows seeds. */
+const STEP_LOG_RECORD = JSON.stringify({
+  entries: [{ i: 0, at: 1, level: 'info', attempt: 1, message: 'charged' }],
+  dropped: 0,
+  progress: null,
+  marks: [['e1a1', 0, -1]],
+})
+
 /**
  * Statuses and rows beyond the purge bench's seed, so the plans see realistic tables: one run
- * in 20 failed, one in 100 waiting (unfinished, with an event wait and a queue item), an inbox
- * message on one in five.
+ * in 20 failed, one in 100 waiting (unfinished, with an event wait and a queue item), step logs
+ * on one in ten, an inbox message on one in five.
  */
 function extraRows(
   t: (table: string) => string,
@@ -203,6 +211,8 @@ function extraRows(
      SELECT id, 2, ${cat(`'order-'`, `${key} % 50`)}, NULL, created_at FROM ${t('cairn_runs')} WHERE status = 'waiting'`,
     `INSERT INTO ${t('cairn_queue_items')} (queue, run_key, seq, attempt, priority, fairness_key, item_order, enqueued_at, granted)
      SELECT 'carrier', ${key}, 2, 1, 0, '', ${key}, created_at, 0 FROM ${t('cairn_runs')} WHERE status = 'waiting'`,
+    `INSERT INTO ${t('cairn_step_logs')} (run_key, seq, logs, updated_at)
+     SELECT ${key}, 1, '${STEP_LOG_RECORD}', created_at FROM ${t('cairn_runs')} WHERE ${key} % 10 = 1`,
   ]
 }
 
@@ -222,7 +232,7 @@ async function onPostgres(): Promise<Summary[]> {
       for (const text of extraRows(t, 'key', (...p) => `(${p.map((x) => `(${x})`).join(' || ')})`))
         await client.query(text)
       const all = ['cairn_runs', 'cairn_checkpoints', 'cairn_search_attributes', 'cairn_run_tags']
-      const extra = ['cairn_messages', 'cairn_event_waits', 'cairn_queue_items']
+      const extra = ['cairn_messages', 'cairn_event_waits', 'cairn_queue_items', 'cairn_step_logs']
       await client.query(`VACUUM (ANALYZE) ${[...all, ...extra].map(t).join(', ')}`)
       const middle = await middlePosition(
         async (text) => (await client.query({ text, rowMode: 'array' })).rows[0] as unknown[],
@@ -239,6 +249,7 @@ async function onPostgres(): Promise<Summary[]> {
         'cairn_messages',
         'cairn_queue_items',
         'cairn_run_tags',
+        'cairn_step_logs',
       ])
         await client.query(`DELETE FROM ${t(table)} WHERE run_key <= ${Math.floor(RUNS / 2)}`)
       await client.query(`DELETE FROM ${t('cairn_runs')} WHERE key <= ${Math.floor(RUNS / 2)}`)
@@ -393,7 +404,7 @@ async function onMariadb(): Promise<Summary[]> {
       ))
         await conn.query(text)
       await conn.query(
-        'ANALYZE TABLE cairn_runs, cairn_checkpoints, cairn_search_attributes, cairn_run_tags, cairn_messages, cairn_event_waits, cairn_queue_items',
+        'ANALYZE TABLE cairn_runs, cairn_checkpoints, cairn_search_attributes, cairn_run_tags, cairn_messages, cairn_event_waits, cairn_queue_items, cairn_step_logs',
       )
       const middle = await middlePosition(async (text) => {
         const [rows] = await conn.query({ sql: text, rowsAsArray: true })
@@ -410,6 +421,7 @@ async function onMariadb(): Promise<Summary[]> {
         'cairn_messages',
         'cairn_queue_items',
         'cairn_run_tags',
+        'cairn_step_logs',
       ])
         await conn.query(`DELETE FROM ${table} WHERE run_key <= ${Math.floor(RUNS / 2)}`)
       await conn.query(`DELETE FROM cairn_runs WHERE \`key\` <= ${Math.floor(RUNS / 2)}`)
