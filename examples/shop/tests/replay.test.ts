@@ -16,9 +16,7 @@ import { fileURLToPath } from 'node:url'
 import { tempDatabase } from './helpers/shop_server.ts'
 
 const APP_ROOT = fileURLToPath(new URL('../', import.meta.url))
-const FIXTURE = fileURLToPath(
-  new URL('./fixtures/checkout-approved.history.json', import.meta.url),
-)
+const FIXTURE = fileURLToPath(new URL('./fixtures/checkout-approved.history.json', import.meta.url))
 
 interface Replayed {
   code: number
@@ -38,7 +36,10 @@ async function replay(t: TestContext, file: string): Promise<Replayed> {
 void test('the recorded checkout replays on the current code', async (t) => {
   const { code, output } = await replay(t, FIXTURE)
   assert.equal(code, 0, output)
-  assert.match(output, /checkout v1, run .*: \d+ recorded position\(s\) replayed; the run completed/)
+  assert.match(
+    output,
+    /checkout v1, run .*: \d+ recorded position\(s\) replayed; the run completed/,
+  )
 })
 
 void test('a renamed step fails the replay with production’s non-determinism message', async (t) => {

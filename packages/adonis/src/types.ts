@@ -8,12 +8,7 @@ import type {
 import type { Codec, Engine, StateStore } from '@cairn/core'
 import type { ConfigProvider } from '@adonisjs/core/types'
 import type { DurableCodecOptions } from './codec_config.ts'
-import type {
-  DeclaredSchedule,
-  QueueOptions,
-  RetentionOptions,
-  StepLogOptions,
-} from '@cairn/core'
+import type { DeclaredSchedule, QueueOptions, RetentionOptions, StepLogOptions } from '@cairn/core'
 import type { TransportProvider } from './transports.ts'
 import type { DurableWebhooksConfig, ResolvedWebhooksConfig } from './webhooks/webhook_config.ts'
 

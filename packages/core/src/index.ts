@@ -52,11 +52,7 @@ export { webhookHttpResponse, type WebhookReceipt } from './engine/webhook_recei
 export type { UpdateCallOptions, UpdateResult } from './engine/update_sender.ts'
 export type { RunInfo, StepInfo, StepWorkerInfo, RunOutcome } from './engine/views.ts'
 export type { StepPage } from './engine/step_page.ts'
-export type {
-  StepLogInfo,
-  StepLogLine,
-  StepProgressInfo,
-} from './engine/step_log_view.ts'
+export type { StepLogInfo, StepLogLine, StepProgressInfo } from './engine/step_log_view.ts'
 export { resolveStepLogs, type StepLogOptions } from './engine/step_log_options.ts'
 export type { RecordedHistory, RecordedRun } from './engine/history_export.ts'
 export {

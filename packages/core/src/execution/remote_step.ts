@@ -416,10 +416,7 @@ class RemoteWait {
    * The record of the current attempt's outcome: it gives the queue's slot back, if any, and
    * carries the lines the worker sent with its result.
    */
-  private outcome(
-    worker: StepWorker | null | undefined,
-    logs?: StepLogAppend,
-  ): StepRecordInput {
+  private outcome(worker: StepWorker | null | undefined, logs?: StepLogAppend): StepRecordInput {
     const record = this.step(this.attempt, null, worker)
     if (logs !== undefined) record.logs = logs
     return this.slot === null ? record : { ...record, release: this.slot.queue }

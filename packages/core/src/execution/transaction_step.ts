@@ -82,12 +82,16 @@ class TransactionAttempts extends StepAttempts {
     const step = this.stepContext(null)
     const what = `result of transaction "${this.plan.name}"`
     this.rt
-      .commitInTransaction(this.step(), async (handle) => {
-        const value = await this.traced(() => runAsStep(step, () => this.#fn(handle, step)))
-        // A value the codec refuses throws here, inside the transaction: nothing commits.
-        return value === undefined ? null : this.rt.codec.encode(value, what)
-        // Its lines commit with its outcome and the application's writes.
-      }, () => this.finishedLogs())
+      .commitInTransaction(
+        this.step(),
+        async (handle) => {
+          const value = await this.traced(() => runAsStep(step, () => this.#fn(handle, step)))
+          // A value the codec refuses throws here, inside the transaction: nothing commits.
+          return value === undefined ? null : this.rt.codec.encode(value, what)
+          // Its lines commit with its outcome and the application's writes.
+        },
+        () => this.finishedLogs(),
+      )
       .then(
         (committed) => {
           if (committed) this.emit('step:completed')

@@ -3,7 +3,11 @@
  * the JSON text every store keeps, so a record handed out is never the store's own.
  */
 import type { StepLogAppend, StepLogPage, StepLogRecord } from '../../contracts/index.ts'
-import { mergeStepLogs, parseStepLogDocument, stepLogRecord } from '../../step_logs/step_log_rules.ts'
+import {
+  mergeStepLogs,
+  parseStepLogDocument,
+  stepLogRecord,
+} from '../../step_logs/step_log_rules.ts'
 import type { RunState } from './run_state.ts'
 import type { StoreState } from './store_state.ts'
 
