@@ -10,10 +10,11 @@
  * `setImmediate` per extra outcome, not one per step.
  */
 import type { CheckpointRecord } from '../contracts/records.ts'
+import type { Fifo } from '../util/fifo.ts'
 
 export interface DeliveryTarget {
   /** Outcomes waiting for this target, oldest first (owned by the deliverer). */
-  readonly deliveryQueue: CheckpointRecord[]
+  readonly deliveryQueue: Fifo<CheckpointRecord>
   /** Hand one outcome to the workflow body. */
   receive(outcome: CheckpointRecord): void
   /** The deliverer's tick in which this target last received an outcome. */
@@ -47,7 +48,7 @@ export class Deliverer {
 
   /** Drop whatever is queued for `target` (its turn ended). */
   forget(target: DeliveryTarget): void {
-    target.deliveryQueue.length = 0
+    target.deliveryQueue.clear()
     this.backlog.delete(target)
   }
 

@@ -55,6 +55,7 @@ import { TurnLease } from './turn_lease.ts'
 import type { RegisteredStep } from '../engine/step_registry.ts'
 import type { RegisteredQueue } from '../engine/queue_registry.ts'
 import type { StepLogSink } from '../engine/step_log_sink.ts'
+import { Fifo } from '../util/fifo.ts'
 import type { StepLogAppend } from '../contracts/step_logs.ts'
 import { DEFAULT_PRIORITY } from '../store/run_priority.ts'
 import { RUN_SLOT_SEQ } from '../store/queue_check.ts'
@@ -188,7 +189,7 @@ interface DurableWait {
 const NEVER = new Promise<never>(() => {})
 
 export class Turn implements TurnRuntime, DeliveryTarget {
-  readonly deliveryQueue: CheckpointRecord[] = []
+  readonly deliveryQueue = new Fifo<CheckpointRecord>()
   lastDeliveryTick = 0
   readonly runId: string
   readonly workflow: string
