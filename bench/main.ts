@@ -1,12 +1,13 @@
 /**
- * `npm run bench [-- --json] [-- --store memory,sqlite-full] [-- --suite engine,dashboard,render,signals,retention,retention-plans]`:
+ * `npm run bench [-- --json] [-- --store memory,sqlite-full] [-- --suite engine,dashboard,render,signals,scale,retention,retention-plans]`:
  * the engine suite — the standard workload per row, each in a fresh process, all in one run so
  * ratios compare like with like on this noisy machine; a table (or one JSON object per line
  * with --json) with engine/raw and engine/DBOS ratios; rows needing Postgres join the default
  * set only when it answers — then the dashboard API suite (bench/dashboard/suite.ts) and the
  * console render figure (bench/dashboard/render_suite.ts). `--suite engine,dashboard,render`
  * selects (default: those three; `signals`, what one signal costs as an inbox grows
- * (bench/signals/suite.ts), `retention`, the workload while retention purges 1,000,000 runs
+ * (bench/signals/suite.ts), `scale`, costs that must stay flat as a run grows (bench/scale/
+ * suite.ts), `retention`, the workload while retention purges 1,000,000 runs
  * (bench/retention/suite.ts), and `retention-plans`, the plans of its statements
  * (bench/retention/plans.ts), on request); `--store` alone means the engine suite only.
  */
@@ -51,6 +52,7 @@ else if (rows.length > 0) printTable(rows)
 if (suites.includes('dashboard')) await runDashboardSuite({ json })
 if (suites.includes('render')) runRenderSuite({ json })
 if (suites.includes('signals')) await runSignalSuite({ json })
+if (suites.includes('scale')) await (await import('./scale/suite.ts')).runScaleSuite({ json })
 if (suites.includes('retention'))
   await (await import('./retention/suite.ts')).runRetentionSuite({ json })
 if (suites.includes('retention-plans'))
@@ -58,9 +60,17 @@ if (suites.includes('retention-plans'))
 
 /** --suite's list; default every suite, or the engine suite alone with --store. */
 function selectSuites(): string[] {
-  const known = ['engine', 'dashboard', 'render', 'signals', 'retention', 'retention-plans']
+  const known = [
+    'engine',
+    'dashboard',
+    'render',
+    'signals',
+    'scale',
+    'retention',
+    'retention-plans',
+  ]
   // On request only: they measure one cost, not the standard workload.
-  const onRequest = ['signals', 'retention', 'retention-plans']
+  const onRequest = ['signals', 'scale', 'retention', 'retention-plans']
   const arg = args.find((a, i) => args[i - 1] === '--suite' || a.startsWith('--suite='))
   const named = arg?.replace('--suite=', '').split(',').filter(Boolean)
   for (const s of named ?? [])

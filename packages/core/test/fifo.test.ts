@@ -45,8 +45,8 @@ void test('compactions copy each element at most about once', () => {
   // Count element copies made by compactions through the array it slices.
   let copied = 0
   const slice = Array.prototype.slice
-  Array.prototype.slice = function (this: unknown[], ...args: number[]) {
-    const out = slice.apply(this, args)
+  Array.prototype.slice = function (this: unknown[], start?: number, end?: number) {
+    const out = slice.call(this, start, end)
     copied += out.length
     return out
   }
