@@ -24,7 +24,9 @@ interface Replayed {
 }
 
 async function replay(t: TestContext, file: string): Promise<Replayed> {
-  const env = { ...process.env, SQLITE_FILE: await tempDatabase(t), LOG_LEVEL: 'warn' }
+  // The fixture's payloads are plain JSON: the shop's codec must not expect encrypted ones.
+  const { DURABLE_PAYLOAD_KEY: _plain, ...inherited } = process.env
+  const env = { ...inherited, SQLITE_FILE: await tempDatabase(t), LOG_LEVEL: 'warn' }
   const args = ['--import=@poppinss/ts-exec', 'bin/console.ts', 'durable:replay', file]
   return new Promise((resolve) => {
     execFile(process.execPath, args, { cwd: APP_ROOT, env, timeout: 120_000 }, (error, out, err) =>

@@ -4,13 +4,14 @@
  * workflow code, the way a run resuming after a deploy would (docs/replay-testing.md). Each
  * history is replayed on a memory store with the app's own registration — its workflow
  * classes and steps, built by the container — and no step runs. Exit code 1 when one does not
- * match (E_NON_DETERMINISM: the same message a production park shows) or cannot be read.
+ * match (E_NON_DETERMINISM: the same message a production park shows), parks for another
+ * reason, fails where the recorded run had not, or cannot be read.
  */
 import { readFile } from 'node:fs/promises'
 import type { CommandOptions } from '@adonisjs/core/types/ace'
 import { CairnError } from '@cairn/core'
 import { DurableCommand } from '../src/ace/durable_command.ts'
-import { replayLine } from '../src/ace/replay_view.ts'
+import { replayFails, replayLine } from '../src/ace/replay_view.ts'
 
 export default class DurableReplay extends DurableCommand {
   static override commandName = 'durable:replay'
@@ -40,11 +41,13 @@ export default class DurableReplay extends DurableCommand {
           typeof replayHistory
         >[1]
         const report = await replayHistory({ register }, history, { codec })
-        // A park of another kind (a step the code no longer registers, …) fails a deploy too.
-        if (report.endedAt.kind === 'parked') {
+        const recorded = history.run.status
+        // A park of another kind (a step the code no longer registers, …), or a run that now
+        // fails where the recorded one had not, fails a deploy too.
+        if (replayFails(report, recorded)) {
           this.exitCode = 1
-          this.logger.error(replayLine(file, report))
-        } else this.logger.success(replayLine(file, report))
+          this.logger.error(replayLine(file, report, recorded))
+        } else this.logger.success(replayLine(file, report, recorded))
       } catch (error) {
         this.exitCode = 1
         if (error instanceof SyntaxError || (error as { code?: unknown }).code === 'ENOENT')

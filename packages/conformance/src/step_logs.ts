@@ -281,6 +281,33 @@ export function stepLogTests(define: Define): void {
     same(await seqs(10, 5), [], 'past the last')
   })
 
+  define('updatedFrom reads only the records changed since', async (store) => {
+    await startRun(store, 'run-1')
+    await store.appendStepLogs([append('run-1', 1, 'x', [entry(0)])], T0 + 10)
+    await store.appendStepLogs([append('run-1', 2, 'x', [entry(0)])], T0 + 20)
+    await store.appendStepLogs([append('run-1', 1, 'x', [entry(1)])], T0 + 30)
+    const since = async (updatedFrom: number) =>
+      (await store.loadStepLogs('run-1', { fromSeq: 0, limit: 10, updatedFrom })).map((r) => [
+        r.seq,
+        r.updatedAt,
+      ])
+    same(
+      await since(T0 + 20),
+      [
+        [1, T0 + 30],
+        [2, T0 + 20],
+      ],
+      'at or after: both',
+    )
+    same(await since(T0 + 21), [[1, T0 + 30]], 'after the second: the first, changed again')
+    same(await since(T0 + 31), [], 'nothing since')
+    await expectRejection(
+      () => store.loadStepLogs('run-1', { fromSeq: 0, limit: 10, updatedFrom: Number.NaN }),
+      INVALID,
+      'a NaN updatedFrom',
+    )
+  })
+
   define('concurrent appends to one new position all land', async (store) => {
     await startRun(store, 'run-1')
     await Promise.all(

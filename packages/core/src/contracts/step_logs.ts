@@ -15,8 +15,9 @@
  * - with the step's outcome: `SaveCheckpointOp.logs`, merged iff the save applies, in its
  *   transaction, so a settled step's record holds every line its producer still had;
  * - live, while the step runs: `StateStore.appendStepLogs`, throttled by the engine (in
- *   process) or carried by a remote worker's heartbeats — and after a transactional step
- *   committed (its outcome is saved by the application's transaction, without them).
+ *   process) or carried by a remote worker's heartbeats — and after the outcome, for lines
+ *   logged by code the step left running (a timed-out attempt, a promise it did not await).
+ * (A transactional step's lines ride on its transactional save: TransactionalSave.logs.)
  */
 
 export type StepLogLevel = 'info' | 'warn' | 'error'
@@ -81,8 +82,13 @@ export interface StepLogRecord {
   updatedAt: number
 }
 
-/** loadStepLogs' range: positions `seq >= fromSeq`, at most `limit` (1..1000) records. */
+/**
+ * loadStepLogs' range: positions `seq >= fromSeq`, at most `limit` (1..1000) records; with
+ * `updatedFrom`, only the records an append changed at or after that time (their `updatedAt`,
+ * the writing engine's clock) — what a live view re-reads cheaply.
+ */
 export interface StepLogPage {
   fromSeq: number
   limit: number
+  updatedFrom?: number
 }

@@ -78,6 +78,7 @@ import { RunWaiters } from './run_waiters.ts'
 import { readStepPage, type StepPage } from './step_page.ts'
 import { exportHistory, type RecordedHistory } from './history_export.ts'
 import { readStepLogs, type StepLogInfo } from './step_log_view.ts'
+import type { StepLogPage } from '../contracts/step_logs.ts'
 import { StepLogSink } from './step_log_sink.ts'
 import { sendUpdate, type UpdateCallOptions, type UpdateResult } from './update_sender.ts'
 import { receiveWebhook, type WebhookReceipt } from './webhook_receiver.ts'
@@ -556,14 +557,16 @@ export class Engine {
   /**
    * What the run's steps logged and reported (`stepCtx.log`, `stepCtx.progress`;
    * docs/step-logs.md), per position that has any: positions >= `page.fromSeq` (default 0),
-   * at most `page.limit` (1..1000, default 1000), in position order. [] for an unknown run.
-   * E_INVALID_ARGUMENT for a bad fromSeq or limit.
+   * at most `page.limit` (1..1000, default 1000), in position order; with `updatedFrom` (ms,
+   * the writing engine's clock) only those changed since. [] for an unknown run.
+   * E_INVALID_ARGUMENT for a bad fromSeq, limit or updatedFrom.
    */
-  async getStepLogs(runId: string, page: Partial<CheckpointPage> = {}): Promise<StepLogInfo[]> {
+  async getStepLogs(runId: string, page: Partial<StepLogPage> = {}): Promise<StepLogInfo[]> {
     if (typeof page === 'object' && page !== null) checkOptionKeys(page, specs.STEP_LOGS_PAGE)
     await this.open()
-    const { fromSeq = 0, limit = 1000 } = page ?? {}
-    return readStepLogs(this.options.store, this.options.codec, runId, { fromSeq, limit })
+    const { fromSeq = 0, limit = 1000, updatedFrom } = page ?? {}
+    const range = updatedFrom === undefined ? { fromSeq, limit } : { fromSeq, limit, updatedFrom }
+    return readStepLogs(this.options.store, this.options.codec, runId, range)
   }
 
   /**

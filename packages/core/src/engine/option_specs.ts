@@ -5,6 +5,7 @@
  */
 import type { ListWorkersOptions } from './worker_views.ts'
 import type { CheckpointPage, ListRunsQuery, RunFacetQuery } from '../contracts/state_store.ts'
+import type { StepLogPage } from '../contracts/step_logs.ts'
 import {
   FOREIGN_QUEUE_OPTIONS,
   FOREIGN_SIGNAL_WITH_START_SIGNAL,
@@ -169,7 +170,7 @@ export const STEPS_PAGE: OptionsSpec = {
 
 export const STEP_LOGS_PAGE: OptionsSpec = {
   call: 'engine.getStepLogs',
-  known: optionNames<CheckpointPage>({ fromSeq: true, limit: true }),
+  known: optionNames<StepLogPage>({ fromSeq: true, limit: true, updatedFrom: true }),
 }
 
 export const LIST_WORKERS_OPTIONS: OptionsSpec = {

@@ -146,6 +146,9 @@ export function checkStepLogPage(page: StepLogPage): StepLogPage {
     )
   if (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > 1000)
     throw invalid(`loadStepLogs: limit must be an integer in 1..1000, got ${String(limit)}`)
+  const { updatedFrom } = page
+  if (updatedFrom !== undefined && !Number.isSafeInteger(updatedFrom))
+    throw invalid(`loadStepLogs: updatedFrom must be a safe integer (ms), got ${String(updatedFrom)}`)
   return page
 }
 

@@ -18,7 +18,7 @@ import { loadRunDetail } from './run_detail.ts'
 import { filterFromSearchParams, toListRunsQuery } from './run_filter.ts'
 import { sortFromSearchParams } from './run_sort.ts'
 import { runSummary, stepView } from './run_views.ts'
-import { stepLogView } from './step_log_views.ts'
+import { logsPage } from './step_log_views.ts'
 import { historyDownload } from './history_download.ts'
 import { RunNotFoundError } from '@cairn/core'
 import { runIdParam } from './run_id_param.ts'
@@ -51,12 +51,12 @@ export function mountReadRoutes(app: Hono<AppEnv>, options: ResolvedOptions): vo
   // Only positions that logged or reported progress have a record: the page is sparse, so
   // `nextFromSeq` follows the last record of a full page.
   app.get('/api/runs/:id/logs', async (c) => {
-    const { fromSeq, limit } = positionPage(new URL(c.req.url).searchParams)
+    const params = new URL(c.req.url).searchParams
+    const { fromSeq } = positionPage(params)
+    // A record holds up to 1,000 lines (1 MB of text): pages are short, and bounded in size.
+    const limit = intParam(params.get('limit'), 'limit', { min: 1, max: 100, fallback: 50 })
     const runId = await existingRunId(c)
-    const logs = await engine.getStepLogs(runId, { fromSeq, limit })
-    const last = logs[logs.length - 1]
-    const nextFromSeq = logs.length === limit && last !== undefined ? last.seq + 1 : null
-    return jsonResponse({ logs: logs.map(stepLogView), nextFromSeq })
+    return jsonResponse(logsPage(await engine.getStepLogs(runId, { fromSeq, limit }), limit))
   })
 
   app.get('/api/runs/:id/history', async (c) => historyDownload(engine, runIdParam(c)))

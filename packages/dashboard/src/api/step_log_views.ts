@@ -69,3 +69,26 @@ function progressView(progress: StepProgressInfo): StepProgressView {
     total: progress.total,
   }
 }
+
+/** Most characters of records one `api/runs/:id/logs` page carries (at least one record). */
+export const LOGS_PAGE_CHARS = 4_000_000
+
+/**
+ * A page of `api/runs/:id/logs`: the records in order until LOGS_PAGE_CHARS (the first one
+ * always); `nextFromSeq` where the next page starts when this one was cut or full, else null.
+ */
+export function logsPage(
+  records: readonly StepLogInfo[],
+  limit: number,
+): { logs: StepLogView[]; nextFromSeq: number | null } {
+  const logs: StepLogView[] = []
+  let chars = 0
+  for (const record of records) {
+    const view = stepLogView(record)
+    chars += JSON.stringify(view).length
+    if (logs.length > 0 && chars > LOGS_PAGE_CHARS) return { logs, nextFromSeq: record.seq }
+    logs.push(view)
+  }
+  const last = records[records.length - 1]
+  return { logs, nextFromSeq: records.length === limit && last !== undefined ? last.seq + 1 : null }
+}

@@ -4,8 +4,9 @@
  * again whenever they change, and `event: end` once the run is terminal. Changes made here
  * arrive through engine events; changes made by other processes — and log lines, which raise
  * no event — through a poll. Completed and failed steps never change, so a refresh re-reads
- * steps and logs only from the first position still open. `?seq=N` narrows steps and logs to
- * position N (a position's page).
+ * steps only from the first position still open; log records are read only when they changed
+ * (step_log_sender.ts), settled or not. `?seq=N` narrows steps and logs to position N (a
+ * position's page).
  */
 import { isTerminalStatus, type Engine, type RunInfo, type StepInfo } from '@cairn/core'
 import { runSummary, stepView } from '../api/run_views.ts'
@@ -83,19 +84,15 @@ async function refresh(
 ): Promise<void> {
   const run = await reads.getRun(runId)
   if (run === null || channel.ended) return channel.end()
-  // Taken before the steps are read: a step seen settling in this refresh still has its
-  // record read after that, so the lines its outcome brought are sent.
-  const logsFrom = state.firstUnsettled()
   const fingerprint = `${run.status}|${run.updatedAt.getTime()}`
   if (fingerprint !== state.run) {
     await sendSteps(engine, run, channel, state)
     state.run = fingerprint
     await channel.send('run', runSummary(run))
   }
-  // Logs are extra: a store that cannot read them must not stop the run and its steps.
-  await state.logs
-    .send(engine, runId, { from: logsFrom, to: state.range.to }, channel)
-    .catch(onError)
+  // Logs are extra: a store that cannot read them must not stop the run and its steps (the
+  // next refresh reads them again: the sender's mark did not move).
+  await state.logs.send(engine, runId, state.range, channel).catch(onError)
   if (isTerminalStatus(run.status)) {
     await channel.send('end', { id: run.id, status: run.status })
     channel.end()

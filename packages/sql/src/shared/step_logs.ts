@@ -47,7 +47,9 @@ export async function loadStepLogs(
   const p = new Params(ctx.dialect)
   const text = `SELECT l.seq, l.logs, l.updated_at FROM ${ctx.tables.runs} r
     JOIN ${ctx.tables.stepLogs} l ON l.run_key = r.key
-    WHERE r.id = ${p.add(runId)} AND l.seq >= ${p.add(page.fromSeq)} ORDER BY l.seq LIMIT ${p.add(page.limit)}`
+    WHERE r.id = ${p.add(runId)} AND l.seq >= ${p.add(page.fromSeq)}
+      AND l.updated_at >= ${p.add(page.updatedFrom ?? Number.MIN_SAFE_INTEGER)}
+    ORDER BY l.seq LIMIT ${p.add(page.limit)}`
   const { rows } = await ctx.pool.query(p.statement(text))
   return rows.map(([seq, logs, updatedAt]) =>
     stepLogRecord(

@@ -10,8 +10,8 @@ export const STEP_LOG_SQL = {
   // run key, seq, logs, now.
   upsertStepLog: `INSERT INTO cairn_step_logs (run_key, seq, logs, updated_at) VALUES (?, ?, ?, ?)
     ON CONFLICT (run_key, seq) DO UPDATE SET logs = excluded.logs, updated_at = excluded.updated_at`,
-  // run id, fromSeq, limit: one range of the (run_key, seq) primary key.
+  // run id, fromSeq, updatedFrom, limit: one range of the (run_key, seq) primary key.
   loadStepLogs: `SELECT l.seq, l.logs, l.updated_at FROM cairn_runs r
     JOIN cairn_step_logs l ON l.run_key = r.key
-    WHERE r.id = ? AND l.seq >= ? ORDER BY l.seq LIMIT ?`,
+    WHERE r.id = ? AND l.seq >= ? AND l.updated_at >= ? ORDER BY l.seq LIMIT ?`,
 } as const

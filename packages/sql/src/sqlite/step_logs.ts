@@ -29,7 +29,8 @@ export function appendStepLogs(
 }
 
 export function loadStepLogs(s: Statements, runId: string, page: StepLogPage): StepLogRecord[] {
-  const rows = s.loadStepLogs.all(runId, page.fromSeq, page.limit) as unknown as {
+  const from = page.updatedFrom ?? Number.MIN_SAFE_INTEGER
+  const rows = s.loadStepLogs.all(runId, page.fromSeq, from, page.limit) as unknown as {
     seq: number
     logs: string
     updated_at: number

@@ -37,8 +37,10 @@ export function appendStepLogs(
 export function loadStepLogs(store: StoreState, runId: string, page: StepLogPage): StepLogRecord[] {
   const state = store.runs.get(runId)
   if (state === undefined) return []
-  return [...state.stepLogs.keys()]
-    .filter((seq) => seq >= page.fromSeq)
+  const from = page.updatedFrom ?? Number.MIN_SAFE_INTEGER
+  return [...state.stepLogs.entries()]
+    .filter(([seq, { updatedAt }]) => seq >= page.fromSeq && updatedAt >= from)
+    .map(([seq]) => seq)
     .sort((a, b) => a - b)
     .slice(0, page.limit)
     .map((seq) => {
