@@ -9,12 +9,15 @@
  * - **suspend loop**: 2,000 iterations of (step, then a 1 ms sleep that suspends the run:
  *   `holdTimersUpToMs: 0`) over 2,000 plain steps. Each wake replays the history so far, so
  *   without a cache of the replayed state it grows as O(n²); the target is ≤ 3×.
+ * - **fresh Postgres** (fresh_postgres.ts): 100,000 runs started on a new database with
+ *   autovacuum off, runs/s per 10,000-run window, the last over the first (target ≥ 0.8×).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Engine, MemoryStore, silentLogger, type StateStore } from '@cairn/core'
 import { PG_URL, postgresAvailable, withScratchSchema } from '../postgres_service.ts'
+import { freshPostgres } from './fresh_postgres.ts'
 
 const RESUME_SMALL = 1_000
 const RESUME_LARGE = 50_000
@@ -34,7 +37,8 @@ type StoreFactory = () => Promise<{ store: StateStore; done: () => Promise<void>
 
 export async function runScaleSuite(options: { json: boolean }): Promise<void> {
   const rows = [await measure('memory', memory), await measure('sqlite-full', sqlite)]
-  if (await postgresAvailable(false)) rows.push(await measure('postgres', postgres))
+  const withPostgres = await postgresAvailable(false)
+  if (withPostgres) rows.push(await measure('postgres', postgres))
   for (const row of rows) {
     if (options.json) console.log(JSON.stringify({ suite: 'scale', ...row }))
     else
@@ -44,6 +48,14 @@ export async function runScaleSuite(options: { json: boolean }): Promise<void> {
           `${LOOP} steps ${row.loop_plain_ms} ms, with a suspend each ${row.loop_suspending_ms} ms (${row.loop_ratio}×)`,
       )
   }
+  if (!withPostgres) return
+  const fresh = await freshPostgres()
+  if (options.json)
+    console.log(JSON.stringify({ suite: 'scale', store: 'postgres-fresh', ...fresh }))
+  else
+    console.log(
+      `scale postgres-fresh: ${fresh.runs} runs, runs/s per window ${fresh.runs_per_s_by_window.join(' ')}; last/first ${fresh.last_over_first}×`,
+    )
 }
 
 async function measure(name: string, open: StoreFactory): Promise<ScaleFigures> {

@@ -10,6 +10,7 @@ import { OutcomeUnknown } from '../shared/failures.ts'
 import { classifyPgError, describePgError, isConnectionLoss, isMissingTable } from './pg_errors.ts'
 import { PG_TYPES } from './pg_types.ts'
 import { StatementNames } from './statement_names.ts'
+import { PlanRefresh } from './plan_refresh.ts'
 import { connectionFailure } from './connection_guard.ts'
 
 /**
@@ -39,6 +40,7 @@ export class PgPool implements SqlPool {
   readonly #owned: boolean
   readonly #names = new StatementNames()
   #statements = 0
+  #plans: PlanRefresh | null = null
 
   /** `owned`: close() ends the pool; a pool handed in by the caller is left to the caller. */
   constructor(pool: PgClientPool, owned: boolean) {
@@ -48,6 +50,29 @@ export class PgPool implements SqlPool {
 
   get statementCount(): number {
     return this.#statements
+  }
+
+  /**
+   * Renew the prepared statements' plans as `table` (a qualified name) grows (plan_refresh.ts).
+   * The size is read on a connection of the pool, outside any statement count.
+   */
+  refreshPlansAsGrows(table: string): void {
+    this.#plans = new PlanRefresh(() => this.#sizeOf(table))
+  }
+
+  async #sizeOf(table: string): Promise<number> {
+    const client = await this.#pool.connect()
+    try {
+      const result = await client.query({
+        text: 'SELECT pg_relation_size($1::regclass)',
+        values: [table],
+        rowMode: 'array',
+        types: PG_TYPES,
+      })
+      return Number(result.rows[0]?.[0] ?? 0)
+    } finally {
+      client.release()
+    }
   }
 
   async query(statement: SqlStatement): Promise<SqlResult> {
@@ -99,12 +124,13 @@ export class PgPool implements SqlPool {
 
   async #run(checkout: Checkout, statement: SqlStatement): Promise<SqlResult> {
     this.#statements++
+    this.#plans?.tick()
     const { text, values, name } = statement
     try {
       const result = await checkout.client.query({
         text,
         values: values as unknown[],
-        name: values.length === 0 ? undefined : (name ?? this.#names.of(text)),
+        name: values.length === 0 ? undefined : this.#named(name ?? this.#names.of(text)),
         rowMode: 'array',
         types: PG_TYPES,
       })
@@ -113,6 +139,12 @@ export class PgPool implements SqlPool {
       if (isConnectionLoss(error)) checkout.broken ??= error as Error
       throw error
     }
+  }
+
+  /** A statement's name in the current plan generation (plan_refresh.ts). */
+  #named(name: string): string {
+    const generation = this.#plans?.generation ?? 0
+    return generation === 0 ? name : `${name}_g${generation}`
   }
 
   /** A connection lost while COMMIT is in flight leaves the outcome unknown. */

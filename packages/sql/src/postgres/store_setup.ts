@@ -37,6 +37,7 @@ export function postgresOnPool(
 ): PostgresSetup {
   const tables = qualifiedTables(postgresDialect, schema)
   const channel = wakeChannel(schema)
+  pool.refreshPlansAsGrows(tables.runs)
   const parts: SqlStoreParts = {
     kind: 'postgres',
     pool,
