@@ -60,7 +60,9 @@ assert.deepEqual(
 assert.deepEqual([load.progress?.fraction, load.progress?.done, load.progress?.total], [1, 3, 3])
 assert.equal(load.dropped, 0)
 for (const line of load.lines)
-  console.log(`attempt ${line.attempt} ${line.level}: ${line.message} ${JSON.stringify(line.fields)}`)
+  console.log(
+    `attempt ${line.attempt} ${line.level}: ${line.message} ${JSON.stringify(line.fields)}`,
+  )
 console.log(`progress: ${load.progress?.done}/${load.progress?.total}`)
 
 await engine.close()

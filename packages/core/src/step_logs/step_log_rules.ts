@@ -148,7 +148,9 @@ export function checkStepLogPage(page: StepLogPage): StepLogPage {
     throw invalid(`loadStepLogs: limit must be an integer in 1..1000, got ${String(limit)}`)
   const { updatedFrom } = page
   if (updatedFrom !== undefined && !Number.isSafeInteger(updatedFrom))
-    throw invalid(`loadStepLogs: updatedFrom must be a safe integer (ms), got ${String(updatedFrom)}`)
+    throw invalid(
+      `loadStepLogs: updatedFrom must be a safe integer (ms), got ${String(updatedFrom)}`,
+    )
   return page
 }
 
