@@ -928,6 +928,19 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     return (await this.ending.release()) ? this.runId : null
   }
 
+  /**
+   * A recorded outcome the codec cannot read (a row damaged outside Cairn, a codec or key
+   * changed under stored payloads): the run cannot go on here. The turn stops without writing
+   * and without handing the run back, so its lease lapses and the next claim counts as a
+   * takeover: after `maxRecoveryAttempts` of them the run ends `dead` with the reason, its
+   * history never loaded again (engine/dead_runs.ts) — a bounded retry, never a crash or a loop.
+   */
+  private unreadable(record: CheckpointRecord, error: unknown): void {
+    const reason = `the recorded outcome at position ${record.seq} ("${record.name}") cannot be decoded: ${String(error)}`
+    this.deps.logger.error({ err: error, runId: this.runId, seq: record.seq }, `cairn: ${reason}`)
+    this.lost(reason)
+  }
+
   /** The lease is gone (fenced write or failed renewal): stop without writing anything. */
   lost(reason: string): void {
     this.ending.stop({ kind: 'lost', reason })
@@ -1043,7 +1056,12 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     if (call === undefined || !this.live) return
     this.calls.delete(record.seq)
     this.currentTime = record.updatedAt
-    const outcome = decodeOutcome(record, this.codec)
+    let outcome: ReturnType<typeof decodeOutcome>
+    try {
+      outcome = decodeOutcome(record, this.codec)
+    } catch (error) {
+      return this.unreadable(record, error)
+    }
     if (outcome.ok) call.resolve(outcome.value)
     else call.reject(outcome.error)
     // The idle check comes from the deliverer (afterDrain), once the body has reacted.
