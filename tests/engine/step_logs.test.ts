@@ -15,7 +15,7 @@ import {
 import { createMemoryTransport } from '@cairn/core/testing'
 import type { Knex } from 'knex'
 import { createWorker, type RemoteStepContext } from '@cairn/worker'
-import { eachStore } from '../helpers/harness.ts'
+import { eachStore, type Env } from '../helpers/harness.ts'
 
 /** Counts the engine's live writes (appendStepLogs calls) from now on. */
 function countLiveWrites(engine: Engine): { count: number } {
@@ -315,6 +315,17 @@ eachStore('step logs', (test) => {
   })
 })
 
+/** An engine whose workflow `draw` calls the remote step `render` on `transport`. */
+async function drawingEngine(
+  env: Env,
+  transport: ReturnType<typeof createMemoryTransport>,
+): Promise<Engine> {
+  const engine = await env.engine({ transports: { memory: transport.engine() } })
+  engine.registerStep('render', () => 'never here', { transport: 'memory' })
+  engine.register('draw', 1, (ctx) => ctx.step('render', null))
+  return engine
+}
+
 eachStore('step logs of remote steps', (test) => {
   test('a worker’s lines travel with its heartbeats (live) and its result (each once)', async (env) => {
     const transport = createMemoryTransport()
@@ -338,9 +349,7 @@ eachStore('step logs of remote steps', (test) => {
     })
     await worker.start()
     try {
-      const engine = await env.engine({ transports: { memory: transport.engine() } })
-      engine.registerStep('render', () => 'never here', { transport: 'memory' })
-      engine.register('draw', 1, (ctx) => ctx.step('render', null))
+      const engine = await drawingEngine(env, transport)
       const { runId } = await engine.start('draw', null)
       await started.wait
       const running = await eventually(
@@ -394,9 +403,7 @@ eachStore('step logs of a redelivered remote task', (test) => {
     })
     await worker.start()
     try {
-      const engine = await env.engine({ transports: { memory: transport.engine() } })
-      engine.registerStep('render', () => 'never here', { transport: 'memory' })
-      engine.register('draw', 1, (ctx) => ctx.step('render', null))
+      const engine = await drawingEngine(env, transport)
       const { runId } = await engine.start('draw', null)
       assert.deepEqual(await engine.waitForRun(runId, { timeoutMs: 10_000 }), {
         runId,
