@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { DatabaseSync } from 'node:sqlite'
 import pg from 'pg'
-import type { Engine } from '@cairn/core'
+import { JsonCodec, type Engine } from '@cairn/core'
 import { eachStore, type Env } from '../helpers/harness.ts'
 import { MYSQL_URL, PG_URL } from '../helpers/services.ts'
 import type { StoreLocation } from '../helpers/stores.ts'
@@ -82,4 +82,66 @@ eachStore('corrupt history', (test) => {
     },
     (store) => ['sqlite', 'postgres', 'mysql'].includes(store),
   )
+})
+
+/** A codec that cannot read a payload holding POISON: a message written under another codec. */
+class PoisonCodec extends JsonCodec {
+  override decode(text: string): unknown {
+    if (text.includes('POISON')) throw new SyntaxError('poisoned payload')
+    return super.decode(text)
+  }
+}
+
+eachStore('unreadable messages', (test) => {
+  test('a child outcome the codec cannot read ends the parent dead, never as a caught error', async (env) => {
+    const engine = await env.engine({
+      codec: new PoisonCodec(),
+      leaseMs: LEASE,
+      maxRecoveryAttempts: 2,
+    })
+    engine.register('kid', 1, async (ctx) => {
+      await ctx.sleep('1m')
+      return 'POISON'
+    })
+    engine.register('parent', 1, async (ctx) => {
+      try {
+        return await ctx.child<string>('kid', null)
+      } catch (error) {
+        return `caught: ${String(error)}`
+      }
+    })
+    const { runId } = await engine.start('parent', null)
+    await env.settle()
+    await env.skip(61_000)
+    for (let i = 0; i < 8 && (await engine.getRun(runId))?.status !== 'dead'; i++)
+      await env.skip(LEASE + 1)
+    const run = await engine.getRun(runId)
+    assert.equal(run?.status, 'dead', `ended ${run?.status} ${JSON.stringify(run?.output)}`)
+    assert.equal(run?.error?.code, 'E_RUN_DEAD')
+  })
+
+  test('met by a busy turn, it ends the run dead too, never parked waiting on nothing', async (env) => {
+    const engine = await env.engine({
+      codec: new PoisonCodec(),
+      leaseMs: LEASE,
+      maxRecoveryAttempts: 2,
+    })
+    const { promise: gate, resolve: open } = Promise.withResolvers<void>()
+    engine.register('kid', 1, async () => 'POISON')
+    engine.register('parent', 1, async (ctx) => {
+      const [kid] = await Promise.all([
+        ctx.child<string>('kid', null),
+        ctx.localStep('long', () => gate.then(() => 'done')),
+      ])
+      return kid
+    })
+    const { runId } = await engine.start('parent', null)
+    await env.settle()
+    open()
+    await env.settle()
+    for (let i = 0; i < 10 && (await engine.getRun(runId))?.status !== 'dead'; i++)
+      await env.skip(LEASE + 1)
+    const run = await engine.getRun(runId)
+    assert.equal(run?.status, 'dead', `ended ${run?.status} ${JSON.stringify(run?.parkReason)}`)
+  })
 })

@@ -43,7 +43,12 @@ export function startChild<O>(
   const wait = (): void => {
     const message = rt.takeMessage(childSignalName(seq))
     if (message !== null) {
-      const result = readChildOutcome(message.payload, rt.codec)
+      let result: ReturnType<typeof readChildOutcome>
+      try {
+        result = readChildOutcome(message.payload, rt.codec)
+      } catch (error) {
+        return rt.unreadable(`the outcome of child "${workflow}" at position ${seq}`, error)
+      }
       const encoded = result.ok
         ? { ok: true as const, output: result.output }
         : failure(rt, result.error)

@@ -97,6 +97,13 @@ export interface TurnRuntime {
    * code that starts after a wait no write interrupted: a retry after its back-off.
    */
   confirmLease(start: () => void): void
+  /**
+   * A recorded outcome or a message the codec cannot read (`what` says which): the turn stops
+   * without writing and without handing the run back, so the next claims count as takeovers and
+   * the run ends `dead` after `maxRecoveryAttempts` (engine/dead_runs.ts). Never thrown into the
+   * workflow: it is no failure of the workflow's.
+   */
+  unreadable(what: string, error: unknown): void
   /** Take the next position. */
   takeSeq(): number
   /** Peek at the next position without taking it. */

@@ -162,7 +162,12 @@ type BodyResult = { ok: true; value: unknown } | { ok: false; error: unknown }
 const STOPPED = -1
 
 function cancelReason(payload: string, codec: Codec): { reason: string } {
-  const decoded = codec.decode(payload) as { reason?: unknown } | null
+  let decoded: { reason?: unknown } | null = null
+  try {
+    decoded = codec.decode(payload) as { reason?: unknown } | null
+  } catch {
+    // The cancel stands whatever its reason's text: an unreadable one is the default.
+  }
   return { reason: typeof decoded?.reason === 'string' ? decoded.reason : 'run cancelled' }
 }
 
@@ -768,7 +773,12 @@ export class Turn implements TurnRuntime, DeliveryTarget {
       if (!this.live) return
       if (this.waits.get(seq) !== wait) continue
       this.waits.delete(seq)
-      wait.recheck?.()
+      try {
+        wait.recheck?.()
+      } catch (error) {
+        // A wait that cannot read what arrived for it: the turn cannot go on (unreadable).
+        return this.unreadable(`a message for position ${seq}`, error)
+      }
     }
     this.checkIdleSoon()
   }
@@ -935,9 +945,10 @@ export class Turn implements TurnRuntime, DeliveryTarget {
    * takeover: after `maxRecoveryAttempts` of them the run ends `dead` with the reason, its
    * history never loaded again (engine/dead_runs.ts) — a bounded retry, never a crash or a loop.
    */
-  private unreadable(record: CheckpointRecord, error: unknown): void {
-    const reason = `the recorded outcome at position ${record.seq} ("${record.name}") cannot be decoded: ${String(error)}`
-    this.deps.logger.error({ err: error, runId: this.runId, seq: record.seq }, `cairn: ${reason}`)
+  unreadable(what: string, error: unknown): void {
+    if (!this.live) return
+    const reason = `${what} cannot be decoded: ${String(error)}`
+    this.deps.logger.error({ err: error, runId: this.runId }, `cairn: ${reason}`)
     this.lost(reason)
   }
 
@@ -1060,7 +1071,10 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     try {
       outcome = decodeOutcome(record, this.codec)
     } catch (error) {
-      return this.unreadable(record, error)
+      return this.unreadable(
+        `the recorded outcome at position ${record.seq} ("${record.name}")`,
+        error,
+      )
     }
     if (outcome.ok) call.resolve(outcome.value)
     else call.reject(outcome.error)

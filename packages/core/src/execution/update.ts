@@ -64,7 +64,13 @@ function nextDecision<A>(
   const evaluate = (): void => {
     const message = rt.takeMessage(updateSignalName(name))
     if (message !== null) {
-      const { updateId, arg } = rt.codec.decode(message.payload) as { updateId: string; arg: A }
+      let decoded: { updateId: string; arg: A }
+      try {
+        decoded = rt.codec.decode(message.payload) as { updateId: string; arg: A }
+      } catch (error) {
+        return rt.unreadable(`update "${name}" at position ${seq}`, error)
+      }
+      const { updateId, arg } = decoded
       const reason = validate(options.validate, arg)
       const decision = {
         updateId,
