@@ -184,6 +184,16 @@ async function middlePosition(
   return { finishedAt: Number(row[0]), runId: String(row[1]) }
 }
 
+/** The tables whose rows hang off a run by `run_key` (the "oldest half deleted" setup). */
+const KEYED_BY_RUN = [
+  'cairn_checkpoints',
+  'cairn_search_attributes',
+  'cairn_messages',
+  'cairn_queue_items',
+  'cairn_run_tags',
+  'cairn_step_logs',
+]
+
 /** A step log record as the stores write it (one line), for the rows extraRows seeds. */
 const STEP_LOG_RECORD = JSON.stringify({
   entries: [{ i: 0, at: 1, level: 'info', attempt: 1, message: 'charged' }],
@@ -243,14 +253,7 @@ async function onPostgres(): Promise<Summary[]> {
       for (const c of captured) out.push(...(await explainPostgres(client, c)))
       // The oldest half gone, not vacuumed (autovacuum may be off, or not there yet).
       await client.query('BEGIN')
-      for (const table of [
-        'cairn_checkpoints',
-        'cairn_search_attributes',
-        'cairn_messages',
-        'cairn_queue_items',
-        'cairn_run_tags',
-        'cairn_step_logs',
-      ])
+      for (const table of KEYED_BY_RUN)
         await client.query(`DELETE FROM ${t(table)} WHERE run_key <= ${Math.floor(RUNS / 2)}`)
       await client.query(`DELETE FROM ${t('cairn_runs')} WHERE key <= ${Math.floor(RUNS / 2)}`)
       await client.query('COMMIT')
@@ -415,14 +418,7 @@ async function onMariadb(): Promise<Summary[]> {
       const out: Summary[] = []
       for (const c of captured) out.push(await explainMariadb(conn, c))
       await conn.query('START TRANSACTION')
-      for (const table of [
-        'cairn_checkpoints',
-        'cairn_search_attributes',
-        'cairn_messages',
-        'cairn_queue_items',
-        'cairn_run_tags',
-        'cairn_step_logs',
-      ])
+      for (const table of KEYED_BY_RUN)
         await conn.query(`DELETE FROM ${table} WHERE run_key <= ${Math.floor(RUNS / 2)}`)
       await conn.query(`DELETE FROM cairn_runs WHERE \`key\` <= ${Math.floor(RUNS / 2)}`)
       await conn.query('COMMIT')
