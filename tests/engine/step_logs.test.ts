@@ -230,6 +230,29 @@ eachStore('step logs', (test) => {
     assert.equal(live.count, 1, 'the rest came with the outcome')
   })
 
+  test('lines logged after the step ended are written live, given up after five failed writes', async (env) => {
+    const engine = await env.engine({ stepLogs: { flushIntervalMs: 100 } })
+    const store = engine.store
+    let calls = 0
+    store.appendStepLogs = async () => {
+      calls += 1
+      throw new Error('database down')
+    }
+    const { promise: ended, resolve: end } = Promise.withResolvers<StepContext>()
+    engine.register('leaves', 1, async (ctx) =>
+      ctx.localStep('work', (step) => {
+        end(step)
+        return 'done'
+      }),
+    )
+    const { runId } = await engine.start('leaves', null)
+    assert.equal((await engine.waitForRun(runId, { timeoutMs: 5_000 })).status, 'completed')
+    ;(await ended).log.info('logged by code the step left running')
+    // Back-off 100, 200, 400, 800, 1,600 ms; then nothing, however long.
+    for (let i = 0; i < 12; i++) await env.skip(2_000)
+    assert.equal(calls, 5, 'five tries, then given up: no loop')
+  })
+
   test('currentStep() reaches the step from code it calls; nothing else sees a step', async (env) => {
     const engine = await env.engine()
     const seen: Record<string, unknown> = {}

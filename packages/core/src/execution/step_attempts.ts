@@ -301,6 +301,8 @@ class AttemptContext implements StepContext {
   /** Made on the first line or progress report: most steps never log. */
   #logs: AttemptLogs | null = null
   #logger: StepLogger | null = null
+  /** The attempt's outcome was taken: later lines are written live. */
+  #ended = false
 
   constructor(rt: TurnRuntime, plan: StepPlan, attempt: number, signal: AbortSignal | null) {
     this.runId = rt.runId
@@ -332,16 +334,22 @@ class AttemptContext implements StepContext {
 
   /** The attempt's outcome is being saved: what it logged that is not stored yet. */
   finishLogs(): StepLogAppend | undefined {
+    this.#ended = true
     return this.#logs?.finish()
   }
 
   /** The attempt ended with no save to carry its lines: they are written live. */
   finishLogsLive(): void {
+    this.#ended = true
     this.#logs?.finishLive()
   }
 
   #attemptLogs(): AttemptLogs {
-    this.#logs ??= new AttemptLogs(this.#rt, this.seq, this.stepName, this.attempt)
+    if (this.#logs === null) {
+      this.#logs = new AttemptLogs(this.#rt, this.seq, this.stepName, this.attempt)
+      // First line after the attempt ended (code it left running): no save will carry it.
+      if (this.#ended) this.#logs.finishLive()
+    }
     return this.#logs
   }
 }
