@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { eachStore } from '../helpers/harness.ts'
+import { eachStore, type Env } from '../helpers/harness.ts'
 
 eachStore('engine basics', (test) => {
   test('runs local steps in order and records each once with dense positions', async (env) => {
@@ -112,20 +112,37 @@ eachStore('engine basics', (test) => {
   })
 
   test('ctx.now() is deterministic: the run creation time, then each recorded result time', async (env) => {
-    const engine = await env.engine()
-    const seen: number[] = []
-    engine.register('clock', 1, async (ctx) => {
-      seen.push(ctx.now().getTime())
-      await ctx.sleep('10m')
-      seen.push(ctx.now().getTime())
-      return seen.slice()
-    })
-    const created = env.clock.now()
-    const { runId } = await engine.start('clock', null)
-    await env.skip(600_000)
-    const outcome = await engine.waitForRun<number[]>(runId, { timeoutMs: 5_000 })
-    assert.equal(outcome.status, 'completed')
-    // first turn and the replay after the sleep both saw the creation time first
-    assert.deepEqual(seen, [created, created, created + 600_000])
+    // Replayed (no run cache): the replay after the sleep sees the creation time again.
+    const replayed = await nowsAcrossSleep(env, 0)
+    assert.deepEqual(replayed.seen, [
+      replayed.created,
+      replayed.created,
+      replayed.created + 600_000,
+    ])
+    // Resumed from the run cache: no replay, the same times.
+    const resumed = await nowsAcrossSleep(env, 1_000)
+    assert.deepEqual(resumed.seen, [resumed.created, resumed.created + 600_000])
   })
 })
+
+async function nowsAcrossSleep(
+  env: Env,
+  maxCachedRuns: number,
+): Promise<{ seen: number[]; created: number }> {
+  const engine = await env.engine({ maxCachedRuns })
+  const seen: number[] = []
+  const workflow = `clock-${maxCachedRuns}`
+  engine.register(workflow, 1, async (ctx) => {
+    seen.push(ctx.now().getTime())
+    await ctx.sleep('10m')
+    seen.push(ctx.now().getTime())
+    return seen.slice()
+  })
+  const created = env.clock.now()
+  const { runId } = await engine.start(workflow, null)
+  await env.skip(600_000)
+  const outcome = await engine.waitForRun<number[]>(runId, { timeoutMs: 5_000 })
+  assert.equal(outcome.status, 'completed')
+  await engine.close()
+  return { seen, created }
+}

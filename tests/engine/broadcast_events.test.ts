@@ -82,7 +82,8 @@ eachStore('broadcast events', (test) => {
   })
 
   test('a timed-out wait throws EventTimeoutError (E_EVENT_TIMEOUT) and is unregistered; it replays the same', async (env) => {
-    const engine = await env.engine()
+    // Replay is the point: no run cache, so each wake replays the body.
+    const engine = await env.engine({ maxCachedRuns: 0 })
     let bodies = 0
     engine.register('patient', 1, async (ctx) => {
       bodies++

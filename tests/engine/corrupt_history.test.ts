@@ -52,7 +52,8 @@ async function corrupt(location: StoreLocation, runId: string, seq: number): Pro
 }
 
 async function engineOn(env: Env, ledger: string[]): Promise<Engine> {
-  const engine = await env.engine({ leaseMs: LEASE, maxRecoveryAttempts: 2 })
+  // The history is read on the wake (no run cache: a cached run would not read it at all).
+  const engine = await env.engine({ leaseMs: LEASE, maxRecoveryAttempts: 2, maxCachedRuns: 0 })
   engine.register('order', 1, async (ctx) => {
     await ctx.localStep('reserve', () => ledger.push('reserve'))
     await ctx.sleep('1h')

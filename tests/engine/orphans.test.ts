@@ -91,7 +91,13 @@ eachStore('orphaned runs', (test) => {
   test('a resubmitted orphan whose lease still holds is handed back and claimed at once, history and all', async (env) => {
     const ran: Record<string, number> = {}
     const store = new FlakyStore(env.handle.reopen())
-    const engine = await env.engine({ instanceId: 'node-a', leaseMs: 60_000, store })
+    // No run cache: the wake's claim loads the history (the read this test makes fail).
+    const engine = await env.engine({
+      instanceId: 'node-a',
+      leaseMs: 60_000,
+      store,
+      maxCachedRuns: 0,
+    })
     const recovered: string[] = []
     engine.on('run:recovered', (e) => recovered.push(`${e.runId} ${e.kind} ${e.previousOwner}`))
     // a, b and c, then a durable sleep: the run suspends, and its next claim loads its history.

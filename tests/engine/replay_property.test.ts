@@ -1,13 +1,15 @@
 /**
  * Property: a random program of local steps, sleeps and parallel branches gives the same result
- * when every sleep suspends the run (so it is replayed from its history at each wake) as in a
- * straight run that never leaves memory, and no step body runs twice in either.
+ * when every sleep suspends the run — replayed from its history at each wake (no run cache), or
+ * resumed from its paused body (the run cache) — as in a straight run that never leaves memory;
+ * no step body runs twice in any; and the history the resumed run wrote replays on the same
+ * code without a non-determinism error (so an engine without that cached body can take it on).
  */
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
 import { Engine, silentLogger, type WorkflowContext } from '@cairn/core'
-import { FakeClock, settle } from '@cairn/core/testing'
+import { FakeClock, replayHistory, settle } from '@cairn/core/testing'
 import { openStore, selectedStores } from '../helpers/stores.ts'
 
 type Op =
@@ -69,7 +71,12 @@ function interpreter(executions: Map<string, number>) {
   return run
 }
 
-async function execute(storeName: string, program: Op[], holdTimersUpToMs: number) {
+async function execute(
+  storeName: string,
+  program: Op[],
+  holdTimersUpToMs: number,
+  maxCachedRuns: number,
+) {
   const handle = await openStore(storeName)
   const clock = new FakeClock()
   const executions = new Map<string, number>()
@@ -80,13 +87,18 @@ async function execute(storeName: string, program: Op[], holdTimersUpToMs: numbe
     logger: silentLogger,
     instanceId: 'prop',
     holdTimersUpToMs,
+    maxCachedRuns,
     leaseMs: 120_000,
     // The safety-net poll is a fake-clock timer too; at the default (1 s) a program that sleeps
     // for minutes would cost the loop below one iteration per simulated second.
     pollIntervalMs: 60_000,
   })
-  engine.register('program', 1, (ctx) => run(ctx, program, 'p'))
+  engine.register('program', 1, (ctx) => {
+    bodies++
+    return run(ctx, program, 'p')
+  })
   let suspensions = 0
+  let bodies = 0
   engine.on('run:suspended', () => suspensions++)
   clock.settler = async () => {
     await settle()
@@ -107,7 +119,8 @@ async function execute(storeName: string, program: Op[], holdTimersUpToMs: numbe
       await clock.advanceTo(Math.max(next, clock.now()))
     }
     const outcome = await engine.waitForRun(runId, { timeoutMs: 1_000 })
-    return { outcome: { ...outcome, runId: null }, executions, suspensions }
+    const history = await engine.exportHistory(runId)
+    return { outcome: { ...outcome, runId: null }, executions, suspensions, bodies, history }
   } finally {
     // Once (under the full suite's load, SQLite) this test ended with the event loop empty and a
     // promise pending, i.e. something here never settled; fail loudly naming the stage instead.
@@ -136,23 +149,30 @@ for (const storeName of await selectedStores()) {
   void test(`replaying random step/sleep/parallel programs matches a straight run [${storeName}]`, async () => {
     await fc.assert(
       fc.asyncProperty(programArb, async (program) => {
-        const straight = await execute(storeName, program, 119_000)
-        const replayed = await execute(storeName, program, 0)
+        const straight = await execute(storeName, program, 119_000, 0)
+        const replayed = await execute(storeName, program, 0, 0)
+        const resumed = await execute(storeName, program, 0, 1_000)
         assert.equal(straight.outcome.status, 'completed', JSON.stringify(straight.outcome))
         assert.deepStrictEqual(replayed.outcome, straight.outcome)
-        for (const [name, count] of [...straight.executions, ...replayed.executions])
-          assert.equal(count, 1, `${name} ran ${count} times`)
-        assert.deepEqual(
-          [...replayed.executions.keys()].sort(),
-          [...straight.executions.keys()].sort(),
-        )
+        assert.deepStrictEqual(resumed.outcome, straight.outcome)
+        const all = [...straight.executions, ...replayed.executions, ...resumed.executions]
+        for (const [name, count] of all) assert.equal(count, 1, `${name} ran ${count} times`)
+        const names = (run: { executions: Map<string, number> }) =>
+          [...run.executions.keys()].sort()
+        assert.deepEqual(names(replayed), names(straight))
+        assert.deepEqual(names(resumed), names(straight))
         assert.equal(straight.suspensions, 0)
-        // With no timer held in memory, every sleep suspends the run: it really was replayed.
-        assert.equal(
-          replayed.suspensions > 0,
-          hasSleep(program),
-          `suspensions: ${replayed.suspensions}`,
-        )
+        // With no timer held in memory, every sleep suspends the run: it really was replayed
+        // (the body entered once per turn), or resumed (entered once).
+        const sleeps = hasSleep(program)
+        for (const run of [replayed, resumed])
+          assert.equal(run.suspensions > 0, sleeps, `suspensions: ${run.suspensions}`)
+        assert.equal(replayed.bodies, replayed.suspensions + 1)
+        assert.equal(resumed.bodies, 1)
+        // What the resumed run recorded is what a replay of the same code asks for.
+        const register = (engine: Engine) =>
+          engine.register('program', 1, (ctx) => interpreter(new Map())(ctx, program, 'p'))
+        await replayHistory({ register }, resumed.history)
       }),
       {
         numRuns: storeName === 'memory' ? 60 : 20,

@@ -122,7 +122,8 @@ eachStore('signals', (test) => {
   })
 
   test('a timed-out wait throws SignalTimeoutError, which the workflow may catch; it replays the same', async (env) => {
-    const engine = await env.engine()
+    // Replay is the point: no run cache, so each wake replays the body.
+    const engine = await env.engine({ maxCachedRuns: 0 })
     let bodies = 0
     engine.register('patient', 1, async (ctx) => {
       bodies++

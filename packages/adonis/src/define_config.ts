@@ -44,6 +44,7 @@ const KNOWN_FIELDS = new Set([
   'transports',
   'queues',
   'maxRecoveryAttempts',
+  'maxCachedRuns',
   'deadLetterWorkflow',
   'schedules',
   'retention',
@@ -103,6 +104,11 @@ export function validateConfig(config: unknown): ResolvedDurableConfig {
   const { transports, transport } = checkTransports(c.transports, c.transport)
   const queues = c.queues === undefined ? {} : configValue('queues', () => checkQueues(c.queues))
   checkDeadLetters(c)
+  const cached = c.maxCachedRuns
+  if (cached !== undefined)
+    configNumber('maxCachedRuns', () =>
+      checkInteger(cached, 'maxCachedRuns', { min: 0, max: 100_000 }),
+    )
   const schedules = checkSchedules(c.schedules)
   // The engine's own check, at config load: a bad policy names its field here, not at boot.
   if (c.retention !== undefined) configValue('retention', () => resolveRetention(c.retention))
@@ -127,6 +133,7 @@ export function validateConfig(config: unknown): ResolvedDurableConfig {
     transport,
     queues,
     maxRecoveryAttempts: c.maxRecoveryAttempts as number | undefined,
+    maxCachedRuns: c.maxCachedRuns as number | undefined,
     deadLetterWorkflow: c.deadLetterWorkflow as string | undefined,
     schedules,
     retention: c.retention as RetentionOptions | undefined,

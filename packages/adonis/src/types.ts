@@ -85,6 +85,11 @@ export interface DurableConfig<
    */
   maxRecoveryAttempts?: number
   /**
+   * Suspended runs each engine keeps in memory, their body paused where it waits, so the next
+   * turn goes on instead of replaying (docs/run-cache.md): 0 (off) to 100000. Default 1000.
+   */
+  maxCachedRuns?: number
+  /**
    * The workflow every `dead` or `failed` run starts as `dlq:<runId>` with a `DeadLetter`
    * input; a workflow's own `static workflow = { deadLetterWorkflow }` (or `deadLetter`
    * method) overrides it. Default: none.
@@ -130,6 +135,7 @@ export interface ResolvedDurableConfig {
   transport: string | undefined
   queues: Readonly<Record<string, QueueOptions>>
   maxRecoveryAttempts: number | undefined
+  maxCachedRuns: number | undefined
   deadLetterWorkflow: string | undefined
   schedules: readonly DeclaredSchedule[]
   retention: RetentionOptions | undefined

@@ -60,6 +60,7 @@ export default class DurableProvider {
           ...(config.maxRecoveryAttempts === undefined
             ? {}
             : { maxRecoveryAttempts: config.maxRecoveryAttempts }),
+          ...(config.maxCachedRuns === undefined ? {} : { maxCachedRuns: config.maxCachedRuns }),
           schedules: config.schedules,
           ...(config.retention === undefined ? {} : { retention: config.retention }),
           ...(config.stepLogs === undefined ? {} : { stepLogs: config.stepLogs }),

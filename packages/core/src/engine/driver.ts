@@ -6,7 +6,7 @@
  */
 import type { RemoteTransports } from './remote_transports.ts'
 import { oldestSlots } from '../store/run_priority.ts'
-import type { RunRecord } from '../contracts/records.ts'
+import type { InboxMessage, RunRecord } from '../contracts/records.ts'
 import { ErrorCodes } from '../errors/index.ts'
 import type { Deliverer } from '../execution/deliverer.ts'
 import { History } from '../execution/history.ts'
@@ -42,6 +42,7 @@ import { runAsBody } from '../scope/current_context.ts'
 import { deadLetterCreate, type DeadLetterDeps } from './dead_letters.ts'
 import { endDead, pastRecoveryBound, type DeadRunDeps } from './dead_runs.ts'
 import { tracing } from '../execution/tracing_hooks.ts'
+import { RunCache } from './run_cache.ts'
 
 /**
  * After a drain's deadline, how long the hand-backs and queued writes are waited for without
@@ -117,10 +118,13 @@ export class Driver {
   /** Cancellations of a timed-out run's children still under way. */
   private cascading = 0
   private readonly deadRuns: DeadRunDeps
+  /** Suspended turns kept with their body paused, for this engine's next claim (run_cache.ts). */
+  private readonly cache: RunCache
 
   constructor(deps: DriverDeps) {
     this.deps = deps
     const o = deps.options
+    this.cache = new RunCache(o.maxCachedRuns)
     const deadLetters: DeadLetterDeps = {
       registry: deps.registry,
       codec: o.codec,
@@ -178,6 +182,7 @@ export class Driver {
       loadInbox: (runId) => o.store.loadInbox(runId),
       inboxPollMs: o.pollIntervalMs,
       onEnded: (turn, end) => this.onTurnEnded(turn, end),
+      cacheRuns: o.maxCachedRuns > 0,
     }
     this.polls = new PollSchedule(o.clock, o.pollIntervalMs, () => this.poll())
     this.leases = new LeaseKeeper(o, () => this.turns.values())
@@ -373,6 +378,7 @@ export class Driver {
   async drain(timeoutMs: number): Promise<{ finished: boolean; released: number }> {
     if (!this.driving) return { finished: true, released: 0 }
     this.draining = true
+    this.cache.clear()
     this.polls.stop()
     this.parkSweeper.stop()
     for (const job of this.deps.jobs) job.stop()
@@ -467,6 +473,8 @@ export class Driver {
       // Taken over once too often without moving on: ended, not loaded (dead_runs.ts).
       if (pastRecoveryBound(run, this.deps.options.maxRecoveryAttempts))
         return await endDead(this.deadRuns, run)
+      const cached = this.cache.take(run.id)
+      if (cached !== undefined && (await this.resumeCached(cached, run, claimedAt))) return
       const loaded = await loadClaimedRun(this.loaderDeps, run)
       if (loaded === null) return
       // Draining began while this claim or load was in flight: back, unstarted.
@@ -483,6 +491,43 @@ export class Driver {
       this.loading.delete(run.id)
       this.reserved -= 1
     }
+  }
+
+  /**
+   * Go on with a run's cached turn (run_cache.ts) under the lease just claimed: only the inbox
+   * is read, and only when the claim says it holds messages the turn has not seen. False, the
+   * turn dropped, when the run must replay instead: it moved on since the turn suspended
+   * (Turn.canResume), or a compensating cancel arrived (Turn.cancelledIn).
+   */
+  private async resumeCached(turn: Turn, run: RunRecord, claimedAt: number): Promise<boolean> {
+    const drop = (why: string) => turn.dispose(() => new Error(why))
+    if (!turn.canResume(run)) {
+      drop('the run moved on since this engine suspended it')
+      return false
+    }
+    let messages: InboxMessage[] = []
+    try {
+      if (run.inboxSeq > turn.inboxSeen) messages = await this.deps.options.store.loadInbox(run.id)
+    } catch (error) {
+      drop('reading its inbox failed')
+      throw error
+    }
+    if (turn.cancelledIn(messages)) {
+      drop('cancelled with compensation: the run replays')
+      return false
+    }
+    if (!this.isDriving) {
+      drop('engine draining')
+      await this.handBack(run.id, run.leaseEpoch)
+      return true
+    }
+    this.turns.set(run.id, turn)
+    // A turn span of its own: the resumed turn's step spans find it by run id (otel/open_spans.ts).
+    const trace = { runId: run.id, workflow: run.workflow, version: run.version }
+    tracing.current?.turn({ ...trace, epoch: run.leaseEpoch }, () => undefined)
+    const claim = { epoch: run.leaseEpoch, leaseGrantedAt: claimedAt, recoveries: run.recoveries }
+    turn.resume(claim, messages)
+    return true
   }
 
   private runTurn(run: TurnRun & { input?: string }, history: History, inbox: Inbox): void {
@@ -518,8 +563,18 @@ export class Driver {
     turn.begin(() => hooks.turn(trace, body), input)
   }
 
+  /**
+   * Cache a turn that suspended with its body kept — unless the engine stops driving, or a
+   * later turn of the run already runs here (its claim's answer came before this suspend's).
+   */
+  private keepSuspended(turn: Turn): void {
+    if (this.isDriving && !this.holds(turn.runId)) return this.cache.put(turn)
+    turn.dispose(() => new Error('run suspended'))
+  }
+
   private onTurnEnded(turn: Turn, end: TurnEnd): void {
     if (this.turns.get(turn.runId) === turn) this.turns.delete(turn.runId)
+    if (end.kind === 'suspended' && end.resumable === true) this.keepSuspended(turn)
     tracing.current?.turnEnded(turn.runId, end.kind, end.kind === 'lost' ? end.reason : undefined)
     this.deps.waiters.notify(turn.runId, outcomeOf(end))
     if (end.kind === 'suspended' && end.wakeAt !== null) this.wake(end.wakeAt)

@@ -38,6 +38,7 @@ export const ENGINE_OPTIONS: OptionsSpec = {
     holdTimersUpToMs: true,
     parkUnrunnableAfterMs: true,
     maxRecoveryAttempts: true,
+    maxCachedRuns: true,
     deadLetterWorkflow: true,
     schedules: true,
     retention: true,

@@ -83,6 +83,13 @@ export interface EngineOptions {
    */
   maxRecoveryAttempts?: number
   /**
+   * How many suspended runs this engine keeps in memory, their workflow code paused where it
+   * waits, so that the next turn it claims of one goes on from there instead of replaying the
+   * whole history (docs/run-cache.md). Least recently suspended runs go first. 0 turns the
+   * cache off (every turn replays). 0 to 100000; default 1000.
+   */
+  maxCachedRuns?: number
+  /**
    * The workflow that receives every run that ends `dead` or `failed`, started as
    * `dlq:<runId>` with a `DeadLetter` input. A workflow's own `deadLetterWorkflow` option
    * overrides it (`null` there: none). Default: none.
@@ -130,6 +137,7 @@ export interface ResolvedEngineOptions {
   /** EngineOptions.queues, checked by the engine's queue registry. */
   queues: Readonly<Record<string, QueueOptions>>
   maxRecoveryAttempts: number
+  maxCachedRuns: number
   deadLetterWorkflow: string | null
   schedules: readonly DeclaredSchedule[]
   /** Null: no policy, nothing is swept. */
@@ -163,6 +171,7 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     transports: options.transports ?? {},
     queues: options.queues === undefined ? {} : checkQueues(options.queues),
     maxRecoveryAttempts: given(options.maxRecoveryAttempts, 5),
+    maxCachedRuns: given(options.maxCachedRuns, DEFAULT_MAX_CACHED_RUNS),
     deadLetterWorkflow: given(options.deadLetterWorkflow, null),
     schedules: checkScheduleList(options.schedules),
     retention: resolveRetention(options.retention),
@@ -174,6 +183,8 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
 }
 
 const DEFAULT_LEASE_MS = 30_000
+/** Suspended runs kept in memory by default (EngineOptions.maxCachedRuns). */
+const DEFAULT_MAX_CACHED_RUNS = 1_000
 
 /** An array (each entry is checked by the engine's schedule book). */
 function checkScheduleList(schedules: unknown): readonly DeclaredSchedule[] {
@@ -220,6 +231,7 @@ function validate(o: ResolvedEngineOptions, given: EngineOptions): void {
   checkInteger(o.holdTimersUpToMs, 'holdTimersUpToMs', { min: 0, max: MAX_TIMER_MS })
   if (o.maxRecoveryAttempts !== Infinity)
     checkInteger(o.maxRecoveryAttempts, 'maxRecoveryAttempts', { min: 0, max: 1_000 })
+  checkInteger(o.maxCachedRuns, 'maxCachedRuns', { min: 0, max: 100_000 })
   if (o.deadLetterWorkflow !== null) assertIdentifier(o.deadLetterWorkflow, 'deadLetterWorkflow')
   // Only a value the user gave can contradict leaseMs: the default is derived from it.
   if (given.holdTimersUpToMs !== undefined && o.holdTimersUpToMs >= o.leaseMs) {

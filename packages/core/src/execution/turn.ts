@@ -60,6 +60,8 @@ import type { StepLogAppend } from '../contracts/step_logs.ts'
 import { DEFAULT_PRIORITY } from '../store/run_priority.ts'
 import { RUN_SLOT_SEQ } from '../store/queue_check.ts'
 import { holdRunSlot } from './run_slot.ts'
+import { TurnWaits, type DurableWait } from './turn_waits.ts'
+import { TurnWork } from './turn_work.ts'
 
 export interface TurnDeps {
   /**
@@ -118,6 +120,21 @@ export interface TurnDeps {
   /** Grant these queues now: this run parked, freeing the slots it held (no write granted them). */
   grantFreed(queues: readonly string[]): void
   onEnded(turn: Turn, end: TurnEnd): void
+  /**
+   * The engine keeps suspended turns in memory (engine/run_cache.ts): a turn that can go on
+   * after its suspend keeps its body paused there instead of freeing it.
+   */
+  cacheRuns: boolean
+}
+
+/** What the claim that resumes a cached turn gave (Turn.resume). */
+export interface ResumingClaim {
+  /** RunRecord.leaseEpoch as claimed. */
+  epoch: number
+  /** Monotonic time the claim was sent (TurnRun.leaseGrantedAt). */
+  leaseGrantedAt: number
+  /** RunRecord.recoveries as claimed. */
+  recoveries: number
 }
 
 export interface TurnRun {
@@ -176,21 +193,6 @@ interface Compensation {
   undo: () => unknown
 }
 
-interface DurableWait {
-  /** Null: no timer (a signal wait without timeout). */
-  wakeAt: number | null
-  label: string
-  pending: CheckpointRecord | null
-  /** The message that ends the wait (its name in the inbox); none for a timer. */
-  message?: string
-  /** Re-evaluates the wait in this turn (a message arrived, or its time came), if it can. */
-  recheck?: () => void
-  /** An event wait's registration, written with the suspend. */
-  event?: EventWaitToRegister
-  /** A remote step's wait: what no live worker offers, asked at the suspend (probeBlocked). */
-  blockedProbe?: () => string | null
-}
-
 const NEVER = new Promise<never>(() => {})
 
 export class Turn implements TurnRuntime, DeliveryTarget {
@@ -200,8 +202,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   readonly workflow: string
   readonly version: string
   readonly fence: Fence
-  /** What this turn knows about its lease; renewed by the engine's LeaseKeeper. */
-  readonly lease: TurnLease
+  #lease: TurnLease
   readonly clock: Clock
   readonly codec: Codec
   readonly events: EventHub
@@ -211,22 +212,18 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   // Created on first use: most turns never look at their signal, and aborting costs.
   private abortController: AbortController | null = null
   private readonly calls = new Map<number, Call>()
-  private readonly waits = new Map<number, DurableWait>()
+  private readonly waits: TurnWaits
+  /** Timers kept in memory: short waits (counted as work) and the execution deadline. */
   private readonly timers = new Set<TimerHandle>()
-  /** The in-turn timer of each durable wait (see armDurableTimer). */
-  private readonly durableTimers = new Map<number, TimerHandle>()
   private readonly inboxWatch: InboxWatch
   private readonly ending: TurnEnding
   private nextSeq = 0
   private nextOrder: number
-  private active = 0
   private recordedLeft: number
   private currentTime: number
-  private idleCheckScheduled = false
+  private readonly work: TurnWork
   /** Remote-step results this turn waits for in memory (holdForResult): how to release each. */
   private readonly resultHolds = new Set<() => void>()
-  /** Writes in flight plus outcomes not yet delivered. */
-  private engineWork = 0
   private readonly deps: TurnDeps
   private readonly history: History
   private readonly inbox: Inbox
@@ -259,7 +256,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   readonly queue: string | null
   /** The run's encoded input when known (claimed or created here): for its dead letter. */
   readonly inputText: string | null
-  readonly recoveries: number
+  #recoveries: number
   /** The renewal saying this (taken-over) run moved on has been sent. */
   private progressSaid = false
 
@@ -286,18 +283,12 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     this.priority = run.priority ?? DEFAULT_PRIORITY
     this.queue = run.queue ?? null
     this.inputText = run.input ?? null
-    this.recoveries = run.recoveries ?? 0
+    this.#recoveries = run.recoveries ?? 0
     this.runId = run.id
     this.workflow = run.workflow
     this.version = run.version
     this.fence = { runId: run.id, epoch: run.epoch }
-    const leaseDeps = {
-      committer: deps.committer,
-      monotonic: deps.monotonic,
-      leaseMs: deps.leaseMs,
-      onLost: (reason: string) => this.lost(reason),
-    }
-    this.lease = new TurnLease(leaseDeps, this.fence, run.leaseGrantedAt)
+    this.#lease = this.newLease(run.leaseGrantedAt)
     this.clock = deps.clock
     this.codec = deps.codec
     this.events = deps.events
@@ -307,13 +298,43 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     this.nextOrder = history.lastOrder + 1
     this.recordedLeft = history.deliveries.length
     this.currentTime = run.createdAt
-    this.ending = new TurnEnding(this, deps)
+    const ending = (this.ending = new TurnEnding(this, deps))
+    this.work = new TurnWork(
+      () => this.live,
+      () => this.onIdle(),
+    )
+    this.waits = new TurnWaits(deps.clock, {
+      get live() {
+        return ending.live
+      },
+      afterTimer: () => this.work.checkSoon(),
+    })
     this.inboxWatch = new InboxWatch(
       deps.clock,
       deps.inboxPollMs,
       () => deps.loadInbox(run.id),
       this.inboxHost(),
     )
+  }
+
+  private newLease(grantedAt: number): TurnLease {
+    const leaseDeps = {
+      committer: this.deps.committer,
+      monotonic: this.deps.monotonic,
+      leaseMs: this.deps.leaseMs,
+      onLost: (reason: string) => this.lost(reason),
+    }
+    return new TurnLease(leaseDeps, this.fence, grantedAt)
+  }
+
+  /** What this turn knows about its lease; renewed by the engine's LeaseKeeper. */
+  get lease(): TurnLease {
+    return this.#lease
+  }
+
+  /** RunRecord.recoveries as the claim that started (or resumed) this turn gave it. */
+  get recoveries(): number {
+    return this.#recoveries
   }
 
   get signal(): AbortSignal {
@@ -336,7 +357,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
    */
   get quiet(): boolean {
     if (this.ending.catchingUp) return false // reading the event log after its suspend
-    return !this.live || (this.engineWork === 0 && !this.idleCheckScheduled)
+    return !this.live || this.work.engineQuiet
   }
 
   get epoch(): number {
@@ -371,8 +392,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   private startBody(body: () => Promise<unknown>): void {
     this.deps.deliverer.hold(this)
     for (const record of this.history.deliveries) {
-      this.active += 1
-      this.engineWork += 1
+      this.work.startEngine()
       this.deps.deliverer.push(this, record)
     }
     let result: Promise<unknown>
@@ -385,7 +405,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
       (value) => this.onBodySettled({ ok: true, value }),
       (error: unknown) => this.onBodySettled({ ok: false, error }),
     )
-    this.checkIdleSoon()
+    this.work.checkSoon()
   }
 
   /**
@@ -433,15 +453,15 @@ export class Turn implements TurnRuntime, DeliveryTarget {
    * so `start` checks `live` first.
    */
   whenLeaseHeld(start: () => void): void {
-    this.lease.whenConfirmed(start)
+    this.#lease.whenConfirmed(start)
   }
 
   leaseFreshAt(): number | null {
-    return this.lease.freshAt()
+    return this.#lease.freshAt()
   }
 
   confirmLease(start: () => void): void {
-    this.lease.confirm(start)
+    this.#lease.confirm(start)
   }
 
   /** No new attempt starts: a compensating cancel is stopping the body (compensations excepted). */
@@ -461,7 +481,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     for (const release of [...this.resultHolds]) release()
     // Waiting for its queue's slot: the body replays now, so its compensations are known.
     this.gatedBody?.()
-    this.checkIdleSoon()
+    this.work.checkSoon()
   }
 
   peekSeq(): number {
@@ -607,13 +627,12 @@ export class Turn implements TurnRuntime, DeliveryTarget {
    * called; the returned function ends the hold early. The turn ending ends it too.
    */
   private holdRun(unregister: () => void): () => void {
-    this.active += 1
+    this.work.start()
     const release = (): void => {
       if (!this.resultHolds.delete(release)) return
       timer.cancel()
       unregister()
-      this.active -= 1
-      this.checkIdleSoon()
+      this.work.end()
     }
     const timer = this.clock.setTimer(this.deps.holdTimersUpToMs, release)
     this.resultHolds.add(release)
@@ -621,9 +640,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   }
 
   clearWait(seq: number): void {
-    this.waits.delete(seq)
-    this.durableTimers.get(seq)?.cancel()
-    this.durableTimers.delete(seq)
+    this.waits.close(seq)
   }
 
   private saveOp(record: CheckpointRecord, consumes?: number): SaveCheckpointOp {
@@ -668,10 +685,10 @@ export class Turn implements TurnRuntime, DeliveryTarget {
    * dying before its periodic renewal must not make a run that keeps moving on look poisoned.
    */
   private progressed(): void {
-    this.lease.noteProgress()
-    if (this.recoveries > 0 && !this.progressSaid) {
+    this.#lease.noteProgress()
+    if (this.#recoveries > 0 && !this.progressSaid) {
       this.progressSaid = true
-      void this.lease.renew()
+      void this.#lease.renew()
     }
   }
 
@@ -705,8 +722,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
 
   /** Hand `record` (recorded at delivery `order`) to the deliverer, after any earlier transactional outcome. */
   private pushDelivery(order: number, record: CheckpointRecord): void {
-    this.active += 1 // the delivery is work until the body has seen it
-    this.engineWork += 1
+    this.work.startEngine() // the delivery is work until the body has seen it
     if (this.hold.idle) this.deps.deliverer.push(this, record)
     else this.hold.deliver(order, () => this.deps.deliverer.push(this, record))
   }
@@ -727,60 +743,27 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   ): boolean {
     const delay = wakeAt - this.clock.now()
     if (delay > this.deps.holdTimersUpToMs) {
-      this.waits.set(seq, { wakeAt, label, pending })
-      this.armDurableTimer(seq, delay, () => {
-        this.waits.delete(seq)
-        ;(onDueLater ?? onDue)()
-      })
+      this.waits.open(seq, { wakeAt, label, pending }, onDueLater ?? onDue)
       return false
     }
-    this.active += 1
+    this.work.start()
     const timer = this.clock.setTimer(delay, () => {
       this.timers.delete(timer)
-      this.active -= 1
+      this.work.endQuietly()
       if (this.live) onDue()
-      this.checkIdleSoon()
+      this.work.checkSoon()
     })
     this.timers.add(timer)
     return true
   }
 
-  /**
-   * A durable wait whose time comes while the turn is still busy (another branch runs a long
-   * step, so it cannot suspend) fires here, on time — `Promise.race([longStep, ctx.sleep(…)])`
-   * is a timeout — instead of when the turn could have suspended. Not counted as work: it
-   * never keeps the turn from suspending, and suspending cancels it.
-   */
-  private armDurableTimer(seq: number, delay: number, onDue: () => void): void {
-    this.durableTimers.get(seq)?.cancel()
-    const timer = this.clock.setTimer(delay, () => {
-      this.durableTimers.delete(seq)
-      if (!this.live || !this.waits.has(seq)) return
-      onDue()
-      this.checkIdleSoon()
-    })
-    this.durableTimers.set(seq, timer)
-  }
-
-  /**
-   * Re-evaluate the waits a message could end (signals, children, updates; not events, see
-   * event_wait.ts) now that new
-   * messages arrived, in position order; each either completes or waits again.
-   */
+  /** Re-evaluate the waits a message could end, now that new messages arrived. */
   private recheckWaits(): void {
-    const waiting = [...this.waits].filter(([, w]) => w.recheck !== undefined)
-    for (const [seq, wait] of waiting.sort(([a], [b]) => a - b)) {
-      if (!this.live) return
-      if (this.waits.get(seq) !== wait) continue
-      this.waits.delete(seq)
-      try {
-        wait.recheck?.()
-      } catch (error) {
-        // A wait that cannot read what arrived for it: the turn cannot go on (unreadable).
-        return this.unreadable(`a message for position ${seq}`, error)
-      }
-    }
-    this.checkIdleSoon()
+    this.waits.recheckAll((seq, error) =>
+      // A wait that cannot read what arrived for it: the turn cannot go on (unreadable).
+      this.unreadable(`a message for position ${seq}`, error),
+    )
+    this.work.checkSoon()
   }
 
   /**
@@ -789,15 +772,8 @@ export class Turn implements TurnRuntime, DeliveryTarget {
    * would cost the whole inbox for nothing).
    */
   inboxChanged(name?: string): void {
-    if (name !== undefined && name !== CANCEL_SIGNAL && !this.hasMessageWaits(name)) return
-    if (this.hasMessageWaits()) void this.inboxWatch.read()
-  }
-
-  /** Whether a wait a message ends is open (one taking `name`, when given). */
-  private hasMessageWaits(name?: string): boolean {
-    for (const wait of this.waits.values())
-      if (wait.recheck !== undefined && (name === undefined || wait.message === name)) return true
-    return false
+    if (name !== undefined && name !== CANCEL_SIGNAL && !this.waits.hasMessageWaits(name)) return
+    if (this.waits.hasMessageWaits()) void this.inboxWatch.read()
   }
 
   private inboxHost(): InboxWatchHost {
@@ -808,19 +784,20 @@ export class Turn implements TurnRuntime, DeliveryTarget {
         return turn.live
       },
       get hasMessageWaits() {
-        return turn.hasMessageWaits()
+        return turn.waits.hasMessageWaits()
       },
-      receive: (messages) => {
-        if (this.inbox.addNewer(messages) === 0) return
-        const cancel = this.inbox.take(CANCEL_SIGNAL)
-        if (cancel !== null) this.requestCancel(cancelReason(cancel.payload, this.codec).reason)
-        this.recheckWaits()
-      },
-      workStarted: () => (this.engineWork += 1),
-      workEnded: () => {
-        this.engineWork -= 1
-      },
+      receive: (messages) => this.receiveMessages(messages),
+      workStarted: () => this.work.startReading(),
+      workEnded: () => this.work.endReading(),
     }
+  }
+
+  /** Messages read from the inbox: the new ones end the waits they can (a cancel first). */
+  private receiveMessages(messages: readonly InboxMessage[]): void {
+    if (this.inbox.addNewer(messages) === 0) return
+    const cancel = this.inbox.take(CANCEL_SIGNAL)
+    if (cancel !== null) this.requestCancel(cancelReason(cancel.payload, this.codec).reason)
+    this.recheckWaits()
   }
 
   findStep(name: string): RegisteredStep | undefined {
@@ -831,8 +808,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     wait: EventWaitToRegister,
     then: (message: { seq: number; payload: string } | null) => void,
   ): void {
-    this.active += 1
-    this.engineWork += 1
+    this.work.startEngine()
     void catchUpOneWait(this.deps, this.runId, wait)
       .catch((error: unknown) => {
         // Deciding without the log could time the wait out past a published event. Let the
@@ -846,9 +822,9 @@ export class Turn implements TurnRuntime, DeliveryTarget {
         return undefined
       })
       .then((message) => {
-        this.engineWork -= 1
+        this.work.engineDone()
         if (message !== undefined && this.live) then(message)
-        this.endWork()
+        this.work.end()
       })
   }
 
@@ -883,15 +859,8 @@ export class Turn implements TurnRuntime, DeliveryTarget {
       wait.event = event
       this.hasEventWaits = true
     }
-    this.waits.set(seq, wait)
-    if (recheck === undefined) return
-    if (wakeAt !== null) {
-      this.armDurableTimer(seq, wakeAt - this.clock.now(), () => {
-        this.waits.delete(seq)
-        recheck()
-      })
-    }
-    this.inboxWatch.arm()
+    this.waits.open(seq, wait, recheck)
+    if (recheck !== undefined) this.inboxWatch.arm()
   }
 
   /** The highest inbox seq this turn has read: a suspend that missed a later one wakes at once. */
@@ -900,12 +869,11 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   }
 
   beginWork(): void {
-    this.active += 1
+    this.work.start()
   }
 
   endWork(): void {
-    this.active -= 1
-    this.checkIdleSoon()
+    this.work.end()
   }
 
   never<T>(): Promise<T> {
@@ -959,11 +927,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
 
   /** Called by `TurnEnding` when the turn is over: free everything it holds. */
   dispose(reason: () => unknown): void {
-    for (const timer of this.timers) timer.cancel()
-    this.timers.clear()
-    for (const timer of this.durableTimers.values()) timer.cancel()
-    this.durableTimers.clear()
-    this.inboxWatch.stop()
+    this.pause()
     for (const release of [...this.resultHolds]) release()
     this.deps.deliverer.forget(this)
     this.hold.clear()
@@ -971,6 +935,80 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     this.waits.clear()
     if (this.abortController !== null && !this.abortController.signal.aborted)
       this.abortController.abort(reason())
+  }
+
+  /**
+   * This turn may be kept in memory once it suspends, its body paused where it waits
+   * (engine/run_cache.ts), because a later claim can resume it exactly as a busy turn would
+   * have gone on: the engine caches runs; every open wait is one a message or its own timer
+   * ends in this turn (TurnWaits.resumable); the run holds no queue item (a park or an
+   * unpark drops items and grants without moving the lease epoch, and a resumed turn would
+   * not ask again: such runs replay); no cancel is unwinding. Read when the turn is idle.
+   */
+  get resumable(): boolean {
+    if (!this.deps.cacheRuns || !this.waits.resumable) return false
+    if (this.queuesUsed.size > 0 || this.gatedBody !== null) return false
+    return this.cancelRequest === null && !this.unwinding
+  }
+
+  /** Stop every timer and watch, keeping the body, its waits and calls (a suspend kept in memory). */
+  pause(): void {
+    for (const timer of this.timers) timer.cancel()
+    this.timers.clear()
+    this.waits.pause()
+    this.inboxWatch.stop()
+  }
+
+  /**
+   * The suspend that kept this turn applied: the `waiting` records it wrote are durable, so a
+   * later suspend of this turn does not write them again.
+   */
+  suspendedDurably(): void {
+    this.waits.markDurable()
+  }
+
+  /**
+   * Whether the claimed `run` is the one this cached turn left: the claim is the only one since
+   * the suspend this turn wrote. Every claim, cancel and requeue moves the lease epoch by one,
+   * and a checkpoint is only written under the epoch of a running lease — so with the epoch
+   * exactly one above this turn's, nothing but messages (the inbox, read on resume) can have
+   * changed the run since. Anything else (another engine ran it meanwhile, an operator
+   * cancelled or requeued it) makes this turn stale: the run replays from the store.
+   */
+  canResume(run: { leaseEpoch: number; workflow: string; version: string }): boolean {
+    if (run.workflow !== this.workflow || run.version !== this.version) return false
+    return run.leaseEpoch === this.fence.epoch + 1
+  }
+
+  /**
+   * Whether `messages` (the run's inbox, read to resume this turn) hold a compensating cancel
+   * it has not seen. Such a run replays instead: a replay stops the body at the first position
+   * its history lacks, so the compensations take the positions from there — a resumed body
+   * holds the position of the wait it was in, and would record them one further, where a
+   * later replay of an interrupted unwind would not find them.
+   */
+  cancelledIn(messages: readonly InboxMessage[]): boolean {
+    return messages.some((m) => m.name === CANCEL_SIGNAL && m.seq > this.inbox.seen)
+  }
+
+  /**
+   * Go on under a new lease (`claim`) from where the body waits: `messages` are the run's
+   * unconsumed inbox (read when the claim said it holds ones this turn has not seen). Timers
+   * whose time passed while the run waited fire now, messages end the waits they can, and a
+   * turn with nothing to do suspends again — as a turn that had stayed busy would have.
+   */
+  resume(claim: ResumingClaim, messages: readonly InboxMessage[]): void {
+    this.fence.epoch = claim.epoch
+    this.#lease = this.newLease(claim.leaseGrantedAt)
+    this.#recoveries = claim.recoveries
+    this.progressSaid = false
+    this.ending.reopen()
+    if (this.limit !== null && !this.armDeadline(this.limit)) return
+    // A cancel among them sent the run to a replay instead (cancelledIn, checked first).
+    this.inbox.addNewer(messages)
+    this.waits.resume((seq, error) => this.unreadable(`a message for position ${seq}`, error))
+    if (this.waits.hasMessageWaits()) this.inboxWatch.arm()
+    this.work.checkSoon()
   }
 
   private buildRecord(
@@ -1003,12 +1041,11 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     onApplied: (result: OpResult) => void,
     onNotApplied?: (result?: OpResult) => void,
   ): void {
-    this.active += 1
-    this.engineWork += 1
+    this.work.startEngine()
     this.deps.committer.submit(
       op,
       (result) => {
-        this.engineWork -= 1
+        this.work.engineDone()
         if (result.status === 'applied' && isStepOutcome(op)) this.progressed()
         // A queue slot this write gave back went to a waiting run: it is claimable now.
         if (result.status === 'applied' && result.promoted === true)
@@ -1016,7 +1053,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
         this.afterWrite(result, onApplied, onNotApplied)
       },
       (error: unknown) => {
-        this.engineWork -= 1
+        this.work.engineDone()
         onNotApplied?.()
         this.lost(`write failed: ${String(error)}`)
       },
@@ -1046,8 +1083,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   }
 
   private deliverRecorded(record: CheckpointRecord): void {
-    this.active -= 1
-    this.engineWork -= 1
+    this.work.delivered()
     this.recordedLeft -= 1
     if (!this.calls.has(record.seq)) {
       this.nonDeterminism(identity(record), null)
@@ -1057,8 +1093,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   }
 
   private deliverLive(record: CheckpointRecord): void {
-    this.active -= 1
-    this.engineWork -= 1
+    this.work.delivered()
     this.settle(record)
   }
 
@@ -1082,7 +1117,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   }
 
   afterDrain(): void {
-    if (this.active === 0 && this.live) this.checkIdleSoon()
+    this.work.checkSoon()
   }
 
   private onBodySettled(result: BodyResult): void {
@@ -1124,15 +1159,10 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     void this.ending.finish(result)
   }
 
-  private checkIdleSoon(): void {
-    if (this.active > 0 || this.idleCheckScheduled || !this.live) return
-    this.idleCheckScheduled = true
-    setImmediate(() => {
-      this.idleCheckScheduled = false
-      if (this.active !== 0 || !this.live) return
-      if (this.cancelRequest !== null) void this.cancelAndUnwind(this.cancelRequest.reason)
-      else void this.ending.suspend(this.waits, this.limit?.deadline ?? null)
-    })
+  /** Nothing is left to do in this turn: unwind a cancel, or suspend on the open waits. */
+  private onIdle(): void {
+    if (this.cancelRequest !== null) void this.cancelAndUnwind(this.cancelRequest.reason)
+    else void this.ending.suspend(this.waits.all, this.limit?.deadline ?? null)
   }
 
   private nonDeterminism(recorded: StepIdentity | null, attempted: StepIdentity | null): void {

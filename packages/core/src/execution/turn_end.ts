@@ -38,7 +38,8 @@ export type TurnEnd =
       promoted?: boolean
     }
   | { kind: 'continued'; continuedTo: string; promoted?: boolean }
-  | { kind: 'suspended'; wakeAt: number | null }
+  /** `resumable`: the turn kept its body, paused, and may be cached (Turn.resumable). */
+  | { kind: 'suspended'; wakeAt: number | null; resumable?: boolean }
   | { kind: 'parked'; reason: ParkReason }
   | { kind: 'released' }
   | { kind: 'cancelled'; error?: string; promoted?: boolean }
@@ -75,6 +76,8 @@ export class TurnEnding {
   live = true
   /** Suspended, delivering from the event log what its event waits missed (engine work). */
   catchingUp = false
+  /** The ending began keeping the body (a resumable suspend): any other end frees it. */
+  private kept = false
   private readonly turn: Turn
   private readonly deps: TurnDeps
 
@@ -248,7 +251,7 @@ export class TurnEnding {
     // Copied first: ending the turn clears its waits. Blocked probes are asked now, with the
     // engine's latest view of the fleet, not when each wait was registered.
     const list = probed([...waits.values()], this.deps.clock.now())
-    if (!this.begin('run suspended')) return
+    if (!this.begin('run suspended', this.turn.resumable)) return
     // An execution deadline wakes the run too, so it is cancelled on time while it waits.
     const wakeAt = minOf(earliest(list), deadline)
     const waitingOn = describeWaits(list)
@@ -302,7 +305,9 @@ export class TurnEnding {
       const blocked = suspend.blocked === true
       this.deps.events.emit('run:suspended', { ...this.ref(), wakeAt, waitingOn, blocked })
     }
-    this.end({ kind: 'suspended', wakeAt: availableAt })
+    if (!this.kept) return this.end({ kind: 'suspended', wakeAt: availableAt })
+    this.turn.suspendedDurably()
+    this.end({ kind: 'suspended', wakeAt: availableAt, resumable: true })
   }
 
   async park(reason: ParkReason): Promise<void> {
@@ -377,12 +382,21 @@ export class TurnEnding {
     op.notify = childOutcomeMessage(child, parent, outcome, this.deps.codec)
   }
 
-  // Stop every primitive at once: from here on the turn only writes its ending.
-  private begin(reason: string): boolean {
+  // Stop every primitive at once: from here on the turn only writes its ending. `keep`: a
+  // suspend that may keep the body for a later claim pauses it instead of freeing it.
+  private begin(reason: string, keep = false): boolean {
     if (!this.live) return false
     this.live = false
-    this.turn.dispose(() => new Error(reason))
+    this.kept = keep
+    if (keep) this.turn.pause()
+    else this.turn.dispose(() => new Error(reason))
     return true
+  }
+
+  /** A cached turn resumes under a new lease (Turn.resume): live again. */
+  reopen(): void {
+    this.live = true
+    this.kept = false
   }
 
   /** The results, or null when the turn was lost (write failed or fenced). */
@@ -410,6 +424,10 @@ export class TurnEnding {
   }
 
   private end(end: TurnEnd): void {
+    if (this.kept && !(end.kind === 'suspended' && end.resumable === true)) {
+      this.kept = false
+      this.turn.dispose(() => new Error(`run ${end.kind}`))
+    }
     this.deps.onEnded(this.turn, end)
   }
 
