@@ -179,7 +179,7 @@ export class Driver {
       newestVersion: (workflow) => deps.registry.resolve(workflow).version,
       singletonOf: (workflow) =>
         deps.registry.resolve(workflow).options.singleton as SingletonOptions<unknown> | undefined,
-      loadInbox: (runId) => o.store.loadInbox(runId),
+      loadInbox: (runId, afterSeq) => o.store.loadInbox(runId, afterSeq),
       inboxPollMs: o.pollIntervalMs,
       onEnded: (turn, end) => this.onTurnEnded(turn, end),
       cacheRuns: o.maxCachedRuns > 0,
@@ -344,7 +344,17 @@ export class Driver {
       return
     }
     this.reserved -= 1
+    // A turn cached for an earlier run of this id (deleted, then started again) is not this one.
+    this.forget(run.id)
     this.runTurn(run, History.empty, Inbox.empty(run.inboxSeq))
+  }
+
+  /**
+   * Drop the cached turn of `runId`, if any: the run ended, was deleted, or a new run took its
+   * id (a cached turn of it would never resume rightly, and holds memory until evicted).
+   */
+  forget(runId: string): void {
+    this.cache.take(runId)?.dispose(() => new Error('the run moved on'))
   }
 
   /**
@@ -507,7 +517,8 @@ export class Driver {
     }
     let messages: InboxMessage[] = []
     try {
-      if (run.inboxSeq > turn.inboxSeen) messages = await this.deps.options.store.loadInbox(run.id)
+      const store = this.deps.options.store
+      if (run.inboxSeq > turn.inboxSeen) messages = await store.loadInbox(run.id, turn.inboxSeen)
     } catch (error) {
       drop('reading its inbox failed')
       throw error

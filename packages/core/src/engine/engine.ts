@@ -977,6 +977,7 @@ export class Engine {
       onCancelled: async (id) => {
         // The cancelled run may be a child whose parent this engine runs: look again now.
         this.driver.wake(this.options.clock.now())
+        this.driver.forget(id) // a cached turn of it would never resume
         const turn = this.driver.turnOf(id)
         if (turn !== undefined) turn.cancelled()
         else await this.emitCancelled(id)

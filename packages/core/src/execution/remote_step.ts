@@ -94,10 +94,12 @@ class RemoteWait {
   /** Ends this turn's in-memory hold for the current attempt's result (holdForResult). */
   private releaseHold: (() => void) | null = null
   /**
-   * The current attempt's task is known to be picked up (or the transport could not tell):
-   * its pickup deadline needs no more checking in this turn. A later turn asks again once.
+   * The lease epoch of the turn that found the current attempt's task picked up (or in which
+   * the transport could not tell): its pickup deadline needs no more checking in that turn. A
+   * later turn asks again once — a replayed one, or this very object resumed from the run
+   * cache under a new epoch. Null: not found yet.
    */
-  private pickedUp = false
+  private pickedUpIn: number | null = null
   /** A withdrawal is in flight: evaluations wait for its answer. */
   private withdrawing = false
   /** The step's queue, when it has one: each attempt is dispatched once it holds a slot. */
@@ -171,7 +173,7 @@ class RemoteWait {
   private dispatch(attempt: number): void {
     const now = this.rt.clock.now()
     this.attempt = attempt
-    this.pickedUp = false
+    this.pickedUpIn = null
     this.startedAt = now
     this.checkAt = now + FIRST_CHECK_MS
     this.saveAndPublish(true)
@@ -350,7 +352,8 @@ class RemoteWait {
 
   /** When the current attempt's task must have been picked up, while that is still unknown. */
   private pickupAt(): number | null {
-    if (this.plan.pickupTimeoutMs === undefined || this.pickedUp) return null
+    if (this.plan.pickupTimeoutMs === undefined || this.pickedUpIn === this.rt.fence.epoch)
+      return null
     return this.startedAt + this.plan.pickupTimeoutMs
   }
 
@@ -372,7 +375,7 @@ class RemoteWait {
         const error = new PickupTimeoutError(name, transport, pickupTimeoutMs as number)
         return this.failed(error, { durationMs: this.rt.clock.now() - this.startedAt })
       }
-      this.pickedUp = true
+      this.pickedUpIn = this.rt.fence.epoch
       this.evaluate()
     }
     this.rt.withdrawTask(this.plan.transport, this.task()).then(done, () => done('unknown'))

@@ -95,7 +95,7 @@ export interface TurnDeps {
   /** The singleton options of the workflow's newest version (a successor's admission). */
   singletonOf(workflow: string): SingletonOptions<unknown> | undefined
   /** Reads the run's unconsumed messages (a busy turn looking for new ones). */
-  loadInbox(runId: string): Promise<InboxMessage[]>
+  loadInbox(runId: string, afterSeq: number): Promise<InboxMessage[]>
   /** How often a busy turn with message waits reads its inbox (the engine's poll interval). */
   inboxPollMs: number
   /** Base of `ctx.webhook()` URLs, or null. */
@@ -125,6 +125,14 @@ export interface TurnDeps {
    * after its suspend keeps its body paused there instead of freeing it.
    */
   cacheRuns: boolean
+}
+
+/** Which run a claim returned, as a cached turn compares it (Turn.canResume). */
+export interface RunIdentity {
+  workflow: string
+  version: string
+  createdAt: number
+  input: string
 }
 
 /** What the claim that resumes a cached turn gave (Turn.resume). */
@@ -256,6 +264,8 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   readonly queue: string | null
   /** The run's encoded input when known (claimed or created here): for its dead letter. */
   readonly inputText: string | null
+  /** RunRecord.createdAt: with the id and the input, which run this turn executes. */
+  readonly createdAt: number
   #recoveries: number
   /** The renewal saying this (taken-over) run moved on has been sent. */
   private progressSaid = false
@@ -283,6 +293,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     this.priority = run.priority ?? DEFAULT_PRIORITY
     this.queue = run.queue ?? null
     this.inputText = run.input ?? null
+    this.createdAt = run.createdAt
     this.#recoveries = run.recoveries ?? 0
     this.runId = run.id
     this.workflow = run.workflow
@@ -312,19 +323,28 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     this.inboxWatch = new InboxWatch(
       deps.clock,
       deps.inboxPollMs,
-      () => deps.loadInbox(run.id),
+      // Only what came after the last message read: one range of the inbox, however long.
+      () => deps.loadInbox(run.id, this.inbox.seen),
       this.inboxHost(),
     )
   }
 
+  /**
+   * The lease of this turn's current claim. Its loss ends the turn only while it is the
+   * current one: a renewal of an earlier claim's lease, fenced by the suspend that ended it,
+   * can answer after a resume (run cache) and must not stop the turn under its new lease.
+   */
   private newLease(grantedAt: number): TurnLease {
     const leaseDeps = {
       committer: this.deps.committer,
       monotonic: this.deps.monotonic,
       leaseMs: this.deps.leaseMs,
-      onLost: (reason: string) => this.lost(reason),
+      onLost: (reason: string) => {
+        if (this.#lease === lease) this.lost(reason)
+      },
     }
-    return new TurnLease(leaseDeps, this.fence, grantedAt)
+    const lease: TurnLease = new TurnLease(leaseDeps, { ...this.fence }, grantedAt)
+    return lease
   }
 
   /** What this turn knows about its lease; renewed by the engine's LeaseKeeper. */
@@ -968,15 +988,20 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   }
 
   /**
-   * Whether the claimed `run` is the one this cached turn left: the claim is the only one since
-   * the suspend this turn wrote. Every claim, cancel and requeue moves the lease epoch by one,
-   * and a checkpoint is only written under the epoch of a running lease — so with the epoch
-   * exactly one above this turn's, nothing but messages (the inbox, read on resume) can have
-   * changed the run since. Anything else (another engine ran it meanwhile, an operator
-   * cancelled or requeued it) makes this turn stale: the run replays from the store.
+   * Whether the claimed `run` is the one this cached turn left, with nothing but messages
+   * changed since. The same run: the id (the cache's key), creation time, input, workflow and
+   * version — a run deleted and started again under its id is another run, whose epochs count
+   * from 0 again. Nothing but messages: the claim is the only one since the suspend this turn
+   * wrote. Every claim, cancel and requeue moves the lease epoch by one, and a checkpoint is
+   * only written under the epoch of a running lease, so with the epoch exactly one above this
+   * turn's no other turn ran and no operator cancelled or requeued it; and its inbox counter
+   * (which only grows) has not gone below what the turn read. Anything else makes this turn
+   * stale: the run replays from the store.
    */
-  canResume(run: { leaseEpoch: number; workflow: string; version: string }): boolean {
+  canResume(run: RunIdentity & { leaseEpoch: number; inboxSeq: number }): boolean {
     if (run.workflow !== this.workflow || run.version !== this.version) return false
+    if (run.createdAt !== this.createdAt || run.input !== this.inputText) return false
+    if (run.inboxSeq < this.inbox.seen) return false
     return run.leaseEpoch === this.fence.epoch + 1
   }
 
