@@ -308,6 +308,29 @@ export function inboxTests(define: Define): void {
     )
   })
 
+  define(
+    'loadInbox after a seq: only later unconsumed messages; a bad seq is refused',
+    async (store) => {
+      const fence = await startRun(store, 'run-1', T0)
+      for (let i = 0; i < 5; i++) await applyOne(store, message('run-1', `m${i + 1}`), T0 + 1)
+      expectApplied(await applyOne(store, consuming(fence, 0, '"x"', 4), T0 + 2), 'consume 4')
+      const after = async (seq?: number) => (await store.loadInbox('run-1', seq)).map((m) => m.seq)
+      same(await after(), [1, 2, 3, 5], 'no afterSeq: every unconsumed message')
+      same(await after(0), [1, 2, 3, 5], 'after 0: the same')
+      same(await after(2), [3, 5], 'after 2: later ones, the consumed 4 left out')
+      same(await after(5), [], 'after the last: none')
+      same(await after(1_000), [], 'after a seq never reached: none')
+      same(await store.loadInbox('nobody', 2), [], 'an unknown run: none')
+      for (const bad of [-1, 1.5, Number.NaN, Infinity, '2', null]) {
+        await assert.rejects(
+          () => store.loadInbox('run-1', bad as number),
+          { code: 'E_INVALID_ARGUMENT' },
+          `afterSeq ${String(bad)}`,
+        )
+      }
+    },
+  )
+
   define('consume and suspend in one batch; a parked run keeps its messages', async (store) => {
     const fence = await startRun(store, 'run-1', T0)
     await applyOne(store, message('run-1'), T0 + 1)

@@ -31,6 +31,7 @@ export {
   type ListStart,
   checkRunFilters,
   checkCheckpointPage,
+  checkInboxAfter,
   MAX_ID_CONTAINS_LENGTH,
   MAX_WORKFLOW_FACETS,
   MAX_CHECKPOINT_PAGE,

@@ -952,8 +952,14 @@ export interface StateStore {
   /** Every checkpoint of the run in `seq` order ([] for an unknown run). */
   loadCheckpoints(runId: string): Promise<CheckpointRecord[]>
 
-  /** The run's messages not yet consumed, in `seq` (acceptance) order ([] for an unknown run). */
-  loadInbox(runId: string): Promise<InboxMessage[]>
+  /**
+   * The run's messages not yet consumed, in `seq` (acceptance) order ([] for an unknown run);
+   * with `afterSeq`, only those numbered above it — a turn that has read the inbox up to a seq
+   * reads only what came since (SQL stores: one range of the inbox's key, however many
+   * messages the run consumed before). E_INVALID_ARGUMENT unless `afterSeq` is a non-negative
+   * safe integer. Read-only; retry: safe.
+   */
+  loadInbox(runId: string, afterSeq?: number): Promise<InboxMessage[]>
 
   /**
    * OPTIONAL. Push a hint whenever a committed write made a run claimable (a run created

@@ -11,6 +11,7 @@ export {
   type RunWindowFilters,
 } from './run_filters.ts'
 export { checkCheckpointPage, MAX_CHECKPOINT_PAGE } from './checkpoint_page.ts'
+export { checkInboxAfter } from './inbox_after.ts'
 export { checkBacklogTime } from './backlog_check.ts'
 export { claimResult } from './claim_result.ts'
 export {

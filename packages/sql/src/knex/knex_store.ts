@@ -86,8 +86,8 @@ export class KnexStore implements StateStore {
   readonly getRun: StateStore['getRun'] = (runId) => this.#opened('getRun').getRun(runId)
   readonly loadCheckpoints: StateStore['loadCheckpoints'] = (runId) =>
     this.#opened('loadCheckpoints').loadCheckpoints(runId)
-  readonly loadInbox: StateStore['loadInbox'] = (runId) =>
-    this.#opened('loadInbox').loadInbox(runId)
+  readonly loadInbox: StateStore['loadInbox'] = (runId, afterSeq) =>
+    this.#opened('loadInbox').loadInbox(runId, afterSeq)
   readonly listRuns: StateStore['listRuns'] = (query) => this.#opened('listRuns').listRuns(query)
   readonly facetRuns: StateStore['facetRuns'] = (query) =>
     this.#opened('facetRuns').facetRuns(query)

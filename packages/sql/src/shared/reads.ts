@@ -53,11 +53,17 @@ export async function loadCheckpointPage(
  * Consumed rows in that range are skipped, not indexed apart: a turn reads the run's whole
  * history anyway (loadCheckpoints), of which each consumed message is one checkpoint.
  */
-export async function loadInbox(ctx: SqlContext, runId: string): Promise<InboxMessage[]> {
+export async function loadInbox(
+  ctx: SqlContext,
+  runId: string,
+  afterSeq: number,
+): Promise<InboxMessage[]> {
   const p = new Params(ctx.dialect)
+  // `m.seq >` bounds the range of the key (run_key, seq): consumed messages stay stored.
   const text = `SELECT ${messageColumns('r', 'm')} FROM ${ctx.tables.runs} r
     JOIN ${ctx.tables.messages} m ON m.run_key = r.key
-    WHERE r.id = ${p.add(runId)} AND m.consumed_at IS NULL ORDER BY m.seq`
+    WHERE r.id = ${p.add(runId)} AND m.seq > ${p.add(afterSeq)} AND m.consumed_at IS NULL
+    ORDER BY m.seq`
   const { rows } = await ctx.pool.query(p.statement(text))
   return rows.map((row) => toInboxMessage(row))
 }

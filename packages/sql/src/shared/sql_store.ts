@@ -55,6 +55,7 @@ import type {
   StepLogPage,
   StepLogRecord,
 } from '@cairn/core/contracts'
+import { checkInboxAfter } from '@cairn/core/store-kit'
 import { applyBatch, type BatchContext } from './apply_batch.ts'
 import { backlog } from './backlog.ts'
 import { CallGate } from './call_gate.ts'
@@ -188,8 +189,9 @@ export class SqlStore implements StateStore {
     return this.#call('loadCheckpoints', false, () => loadCheckpoints(this.parts, runId))
   }
 
-  loadInbox(runId: string): Promise<InboxMessage[]> {
-    return this.#call('loadInbox', false, () => loadInbox(this.parts, runId))
+  async loadInbox(runId: string, afterSeq?: number): Promise<InboxMessage[]> {
+    const after = checkInboxAfter(afterSeq)
+    return this.#call('loadInbox', false, () => loadInbox(this.parts, runId, after))
   }
 
   listRuns(query: ListRunsQuery): Promise<RunPage> {

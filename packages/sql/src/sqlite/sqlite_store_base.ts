@@ -28,6 +28,7 @@ import {
   checkCheckpointLogs,
   checkStepLogAppends,
   checkStepLogPage,
+  checkInboxAfter,
 } from '@cairn/core/store-kit'
 import type {
   CheckpointPage,
@@ -231,9 +232,10 @@ export abstract class SqliteStoreBase implements StateStore {
     )
   }
 
-  loadInbox(runId: string): Promise<InboxMessage[]> {
+  async loadInbox(runId: string, afterSeq?: number): Promise<InboxMessage[]> {
+    const after = checkInboxAfter(afterSeq)
     return this.call('loadInbox', ({ s }) =>
-      (s.loadInbox.all(runId) as unknown as MessageRow[]).map(toInboxMessage),
+      (s.loadInbox.all(runId, after) as unknown as MessageRow[]).map(toInboxMessage),
     )
   }
 

@@ -109,7 +109,7 @@ const SQL = {
     FROM cairn_runs r JOIN cairn_search_attributes a ON a.run_key = r.key
     WHERE r.id IN (SELECT value FROM json_each(?))`,
   loadInbox: `SELECT ${MESSAGE_SELECT} FROM cairn_runs r JOIN cairn_messages m ON m.run_key = r.key
-    WHERE r.id = ? AND m.consumed_at IS NULL ORDER BY m.seq`,
+    WHERE r.id = ? AND m.seq > ? AND m.consumed_at IS NULL ORDER BY m.seq`,
   // Broadcast events (sqlite/ops/event_ops.ts): the log, and the waits registered by suspends.
   insertEvent: `INSERT INTO cairn_events (id, name, payload, published_at) VALUES (?, ?, ?, ?)
     ON CONFLICT (id) DO NOTHING`,

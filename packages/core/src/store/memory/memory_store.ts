@@ -58,6 +58,7 @@ import type {
   RetentionCutoffQuery,
 } from '../../contracts/index.ts'
 import { applyBatch } from './apply_batch.ts'
+import { checkInboxAfter } from '../inbox_after.ts'
 import { backlog } from './backlog.ts'
 import { claimRuns, reclaimOwned } from './claims.ts'
 import { appendEvent, loadEventWaits, loadEvents, removeEventWaits } from './event_ops.ts'
@@ -159,8 +160,8 @@ export class MemoryStore implements StateStore {
     return loadCheckpoints(this.#state, runId)
   }
 
-  async loadInbox(runId: string): Promise<InboxMessage[]> {
-    return loadInbox(this.#state, runId)
+  async loadInbox(runId: string, afterSeq?: number): Promise<InboxMessage[]> {
+    return loadInbox(this.#state, runId, checkInboxAfter(afterSeq))
   }
 
   async listRuns(query: ListRunsQuery): Promise<RunPage> {

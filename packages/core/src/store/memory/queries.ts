@@ -32,8 +32,9 @@ export function loadCheckpoints(store: StoreState, runId: string): CheckpointRec
   return [...checkpoints.values()].sort((a, b) => a.seq - b.seq).map(copyCheckpoint)
 }
 
-export function loadInbox(store: StoreState, runId: string): InboxMessage[] {
-  return store.runs.get(runId)?.inbox.map(copyMessage) ?? []
+export function loadInbox(store: StoreState, runId: string, afterSeq: number): InboxMessage[] {
+  const inbox = store.runs.get(runId)?.inbox ?? []
+  return inbox.filter((message) => message.seq > afterSeq).map(copyMessage)
 }
 
 const DEFAULT_LIMIT = 50
