@@ -121,6 +121,38 @@ const FILTERS: Array<[string, ListRunsQuery, (run: Seeded) => boolean]> = [
     (run) => run.createdAt >= T0 + 1 && run.createdAt < T0 + 4,
   ],
   ['idContains', { idContains: '1' }, (run) => run.id.includes('1')],
+  // A list of statuses is read as one ordered range per status, merged (SQL stores): each
+  // combination must keep the one order and page boundaries of a single range.
+  [
+    'status list',
+    { status: ['pending', 'running'] },
+    (run) => run.status === 'pending' || run.status === 'running',
+  ],
+  [
+    'status list with a status no run has',
+    { status: ['failed', 'pending', 'completed'] },
+    (run) => run.status === 'pending',
+  ],
+  [
+    'status list and workflow',
+    { status: ['running', 'pending'], workflow: 'orders' },
+    (run) => run.key.workflow === 'orders',
+  ],
+  [
+    'status list and search attribute',
+    { status: ['pending', 'running'], searchAttributes: { group: 'a' } },
+    (run) => run.group === 'a',
+  ],
+  [
+    'status list and creation window',
+    { status: ['running', 'pending'], createdFrom: T0 + 1, createdBefore: T0 + 5 },
+    (run) => run.createdAt >= T0 + 1 && run.createdAt < T0 + 5,
+  ],
+  [
+    'status list and tag',
+    { status: ['running', 'pending'], tag: 'even' },
+    (run) => run.tags.includes('even'),
+  ],
 ]
 
 export function listOrderTests(define: Define): void {

@@ -86,3 +86,20 @@ export function splitBlockedCount(
   else delete split.waiting
   return split
 }
+
+/**
+ * The read statuses of a list grouped by the status they are stored as: `waiting` and
+ * `blocked` are both stored `waiting`, every other status as itself (a list query reads one
+ * range of the status index per group).
+ */
+export function storedStatusGroups(statuses: readonly RunStatus[] | null): RunStatus[][] {
+  if (statuses === null) return []
+  const groups = new Map<string, RunStatus[]>()
+  for (const status of new Set(statuses)) {
+    const stored = status === 'blocked' ? 'waiting' : status
+    const group = groups.get(stored)
+    if (group === undefined) groups.set(stored, [status])
+    else group.push(status)
+  }
+  return [...groups.values()]
+}
