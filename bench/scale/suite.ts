@@ -5,10 +5,18 @@
  *
  * - **resume**: a run records N steps, waits for a signal, then takes one more step; the time
  *   from the signal to its completion (claim, history read, replay, the last step) per recorded
- *   position, at N = 50,000 over N = 1,000. Flat is 1.0×; the target is ≤ 2×.
- * - **suspend loop**: 2,000 iterations of (step, then a 1 ms sleep that suspends the run:
- *   `holdTimersUpToMs: 0`) over 2,000 plain steps. Each wake replays the history so far, so
- *   without a cache of the replayed state it grows as O(n²); the target is ≤ 3×.
+ *   position, at N = 50,000 over N = 1,000. The run cache is off (`maxCachedRuns: 0`): this is
+ *   the cost of a run woken on another engine or after a restart. Flat is 1.0×; target ≤ 2×.
+ * - **suspend loop**: 2,000 iterations of (step, then a 1 ms sleep) where every sleep suspends
+ *   the run (`holdTimersUpToMs: 0`), over the same loop with the sleeps held in memory (no
+ *   suspend): the ratio is what suspending and waking costs, the sleeps themselves on both
+ *   sides. The target is ≤ 3×. With the run cache each wake resumes the paused body; without it
+ *   (`loop_replayed_ms`, printed beside) each wake replays the history so far: O(n²).
+ * - **children**: a parent that starts 2,000 children one after the other, each finishing before
+ *   the next starts (the parent suspends for each), over the same with 250. Linear is 8×; the
+ *   target is ≤ 10×. Both loops go on from the run cache (docs/run-cache.md) instead of replaying.
+ * - **listRuns** (list_runs.ts): a page of runs with a list of statuses at 1,000,000 runs, on
+ *   SQLite and Postgres (target ≤ 5 ms).
  * - **fresh Postgres** (fresh_postgres.ts): 100,000 runs started on a new database with
  *   autovacuum off, runs/s per 10,000-run window, the last over the first (target ≥ 0.8×).
  */
@@ -18,10 +26,13 @@ import { join } from 'node:path'
 import { Engine, MemoryStore, silentLogger, type StateStore } from '@cairn/core'
 import { PG_URL, postgresAvailable, withScratchSchema } from '../postgres_service.ts'
 import { freshPostgres } from './fresh_postgres.ts'
+import { listRunsOnPostgres, listRunsOnSqlite, type ListRunsFigures } from './list_runs.ts'
 
 const RESUME_SMALL = 1_000
 const RESUME_LARGE = 50_000
 const LOOP = 2_000
+const CHILDREN_SMALL = 250
+const CHILDREN_LARGE = 2_000
 
 interface ScaleFigures {
   store: string
@@ -31,6 +42,11 @@ interface ScaleFigures {
   loop_plain_ms: number
   loop_suspending_ms: number
   loop_ratio: number
+  loop_replayed_ms: number
+  loop_replayed_ratio: number
+  children_small_ms: number
+  children_large_ms: number
+  children_ratio: number
 }
 
 type StoreFactory = () => Promise<{ store: StateStore; done: () => Promise<void> }>
@@ -45,10 +61,13 @@ export async function runScaleSuite(options: { json: boolean }): Promise<void> {
       console.log(
         `scale ${row.store}: resume ${row.resume_small_us_per_entry} µs/position at ${RESUME_SMALL}, ` +
           `${row.resume_large_us_per_entry} at ${RESUME_LARGE} (${row.resume_ratio}×); ` +
-          `${LOOP} steps ${row.loop_plain_ms} ms, with a suspend each ${row.loop_suspending_ms} ms (${row.loop_ratio}×)`,
+          `${LOOP} steps ${row.loop_plain_ms} ms, with a suspend each ${row.loop_suspending_ms} ms (${row.loop_ratio}×), replayed ${row.loop_replayed_ms} ms (${row.loop_replayed_ratio}×); ` +
+          `children one at a time: ${CHILDREN_SMALL} ${row.children_small_ms} ms, ${CHILDREN_LARGE} ${row.children_large_ms} ms (${row.children_ratio}×)`,
       )
   }
+  printList(await listRunsOnSqlite(), options)
   if (!withPostgres) return
+  printList(await listRunsOnPostgres(), options)
   const fresh = await freshPostgres()
   if (options.json)
     console.log(JSON.stringify({ suite: 'scale', store: 'postgres-fresh', ...fresh }))
@@ -58,11 +77,22 @@ export async function runScaleSuite(options: { json: boolean }): Promise<void> {
     )
 }
 
+function printList(figures: ListRunsFigures, options: { json: boolean }): void {
+  if (options.json) return console.log(JSON.stringify({ suite: 'scale', list_runs: figures }))
+  const shown = Object.entries(figures.median_ms).map(([label, ms]) => `${label} ${ms} ms`)
+  console.log(`scale ${figures.store} listRuns at ${figures.runs} runs: ${shown.join(', ')}`)
+}
+
 async function measure(name: string, open: StoreFactory): Promise<ScaleFigures> {
   const small = (await withStore(open, (store) => resumeMs(store, RESUME_SMALL))) / RESUME_SMALL
   const large = (await withStore(open, (store) => resumeMs(store, RESUME_LARGE))) / RESUME_LARGE
-  const plain = await withStore(open, (store) => loopMs(store, false))
-  const suspending = await withStore(open, (store) => loopMs(store, true))
+  const plain = await withStore(open, (store) => loopMs(store, { suspending: false }))
+  const suspending = await withStore(open, (store) => loopMs(store, { suspending: true }))
+  const replayed = await withStore(open, (store) =>
+    loopMs(store, { suspending: true, maxCachedRuns: 0 }),
+  )
+  const fewChildren = await withStore(open, (store) => childrenMs(store, CHILDREN_SMALL))
+  const manyChildren = await withStore(open, (store) => childrenMs(store, CHILDREN_LARGE))
   return {
     store: name,
     resume_small_us_per_entry: round(small * 1000),
@@ -71,12 +101,17 @@ async function measure(name: string, open: StoreFactory): Promise<ScaleFigures> 
     loop_plain_ms: round(plain),
     loop_suspending_ms: round(suspending),
     loop_ratio: round(suspending / plain),
+    loop_replayed_ms: round(replayed),
+    loop_replayed_ratio: round(replayed / plain),
+    children_small_ms: round(fewChildren),
+    children_large_ms: round(manyChildren),
+    children_ratio: round(manyChildren / fewChildren),
   }
 }
 
 /** From the signal to the run's end, after it recorded `n` steps and suspended. */
 async function resumeMs(store: StateStore, n: number): Promise<number> {
-  const engine = new Engine({ store, logger: silentLogger })
+  const engine = new Engine({ store, logger: silentLogger, maxCachedRuns: 0 })
   try {
     engine.register('long', 1, async (ctx) => {
       for (let i = 0; i < n; i++) await ctx.localStep('s', () => i)
@@ -95,20 +130,51 @@ async function resumeMs(store: StateStore, n: number): Promise<number> {
   }
 }
 
-/** A run of LOOP steps, each followed (`suspending`) by a sleep that suspends it. */
-async function loopMs(store: StateStore, suspending: boolean): Promise<number> {
-  const engine = new Engine({ store, logger: silentLogger, holdTimersUpToMs: 0 })
+/**
+ * A run of LOOP (step, 1 ms sleep) pairs; `suspending`: every sleep suspends the run, else it
+ * is held in memory under the lease. `maxCachedRuns`: the run cache's size (default: on).
+ */
+async function loopMs(
+  store: StateStore,
+  options: { suspending: boolean; maxCachedRuns?: number },
+): Promise<number> {
+  const engine = new Engine({
+    store,
+    logger: silentLogger,
+    holdTimersUpToMs: options.suspending ? 0 : 1_000,
+    ...(options.maxCachedRuns === undefined ? {} : { maxCachedRuns: options.maxCachedRuns }),
+  })
   try {
     engine.register('loop', 1, async (ctx) => {
       for (let i = 0; i < LOOP; i++) {
         await ctx.localStep('s', () => i)
-        if (suspending) await ctx.sleep(1)
+        await ctx.sleep(1)
       }
       return LOOP
     })
     await engine.startDriving()
     const started = performance.now()
     const { runId } = await engine.start('loop', null)
+    await engine.waitForRun(runId, { timeoutMs: 1_800_000 })
+    return performance.now() - started
+  } finally {
+    await engine.close()
+  }
+}
+
+/** A parent running `n` children one after the other: it suspends for each child's outcome. */
+async function childrenMs(store: StateStore, n: number): Promise<number> {
+  const engine = new Engine({ store, logger: silentLogger, holdTimersUpToMs: 0 })
+  try {
+    engine.register('kid', 1, async (ctx, i: number) => ctx.localStep('k', () => i))
+    engine.register('parent', 1, async (ctx) => {
+      let sum = 0
+      for (let i = 0; i < n; i++) sum += await ctx.child<number>('kid', i)
+      return sum
+    })
+    await engine.startDriving()
+    const started = performance.now()
+    const { runId } = await engine.start('parent', null)
     await engine.waitForRun(runId, { timeoutMs: 1_800_000 })
     return performance.now() - started
   } finally {
