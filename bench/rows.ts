@@ -64,6 +64,16 @@ export const ROWS: Record<string, Row> = {
     service: 'postgres',
     inDefault: false,
   },
+  'raw-mysql': {
+    ...rawRow(async () => (await import('./raw_mysql.ts')).rawMysql('pool')),
+    service: 'mysql',
+  },
+  // The group-commit-loop variant of raw-mysql (one connection): on request only.
+  'raw-mysql-batched': {
+    ...rawRow(async () => (await import('./raw_mysql.ts')).rawMysql('batched')),
+    service: 'mysql',
+    inDefault: false,
+  },
   // Remote steps (issue 14), on request:
   //   npm run bench -- --store postgres,dbos,remote-bullmq,remote-db,remote-queue,raw-bullmq
   'remote-bullmq': remoteRow('bullmq'),

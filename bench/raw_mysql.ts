@@ -1,0 +1,125 @@
+/**
+ * The raw limit of this machine's MySQL/MariaDB under the workload's concurrency, as
+ * raw_postgres.ts measures Postgres's: C producers write W×S single rows, each awaiting its own
+ * durable commit (innodb_flush_log_at_trx_commit = 1, the default).
+ * - 'pool' (the `raw-mysql` row): a pool of C connections, every row its own autocommit INSERT
+ *   (a prepared statement) on its producer's connection; InnoDB's group commit coalesces the
+ *   concurrent commits into shared log flushes.
+ * - 'batched' (`raw-mysql-batched`, on request): the producers' rows go through one shared loop
+ *   that commits everything queued as one multi-row INSERT on one connection — the limit a
+ *   store batching its writes into one transaction could approach.
+ */
+import mysql from 'mysql2/promise'
+import { MYSQL_URL, withScratchDatabase } from './mysql_service.ts'
+import type { RawResult } from './raw_sqlite.ts'
+import { C, S, W, percentile, round } from './workload.ts'
+
+const BODY = '{"i":1,"ok":true,"v":1}'
+const INSERT = 'INSERT INTO rows_ (run, seq, body) VALUES (?, ?, ?)'
+const SOLO_COMMITS = 300
+
+type Write = (run: string, seq: number) => Promise<void>
+
+export function rawMysql(mode: 'pool' | 'batched'): Promise<RawResult> {
+  return withScratchDatabase('cairn_bench_raw', async (database) => {
+    const admin = await mysql.createConnection({ uri: MYSQL_URL })
+    try {
+      await admin.query(`CREATE DATABASE \`${database}\``)
+      await admin.query(`CREATE TABLE \`${database}\`.rows_ (run VARCHAR(64) NOT NULL,
+        seq INT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (run, seq)) ENGINE=InnoDB`)
+    } finally {
+      await admin.end()
+    }
+    const pool = mysql.createPool({ uri: MYSQL_URL, database, connectionLimit: C })
+    try {
+      const writer = mode === 'pool' ? await poolWriter(pool) : await batchedWriter(pool)
+      const wall = await produce(writer.write)
+      await writer.close()
+      return {
+        wall_s: round(wall, 3),
+        steps_per_s: round((W * S) / wall, 0),
+        per_step_marginal_ms: await soloCommitLatency(pool),
+      }
+    } finally {
+      await pool.end()
+    }
+  })
+}
+
+/** C producers, each writing its run's S rows one awaited commit at a time: wall seconds. */
+async function produce(write: Write): Promise<number> {
+  let next = 0
+  const producer = async () => {
+    while (next < W) {
+      const run = `r${next++}`
+      for (let seq = 0; seq < S; seq++) await write(run, seq)
+    }
+  }
+  const started = performance.now()
+  await Promise.all(Array.from({ length: C }, producer))
+  return (performance.now() - started) / 1000
+}
+
+async function poolWriter(pool: mysql.Pool): Promise<{ write: Write; close(): Promise<void> }> {
+  // Open all C connections up front: connection setup is not what this row measures.
+  const connections = await Promise.all(Array.from({ length: C }, () => pool.getConnection()))
+  for (const connection of connections) connection.release()
+  const write: Write = async (run, seq) => {
+    await pool.execute(INSERT, [run, seq, BODY])
+  }
+  return { write, close: async () => {} }
+}
+
+async function batchedWriter(pool: mysql.Pool): Promise<{ write: Write; close(): Promise<void> }> {
+  const connection = await pool.getConnection()
+  let queue: Array<{
+    run: string
+    seq: number
+    resolve: () => void
+    reject: (e: unknown) => void
+  }> = []
+  let flushing = false
+  // One autocommit statement is one transaction: everything queued since the last commits at once.
+  const flush = async () => {
+    flushing = true
+    while (queue.length > 0) {
+      const batch = queue
+      queue = []
+      try {
+        await connection.query('INSERT INTO rows_ (run, seq, body) VALUES ?', [
+          batch.map((r) => [r.run, r.seq, BODY]),
+        ])
+        for (const row of batch) row.resolve()
+      } catch (error) {
+        for (const row of batch) row.reject(error)
+      }
+    }
+    flushing = false
+  }
+  const write: Write = (run, seq) =>
+    new Promise<void>((resolve, reject) => {
+      queue.push({ run, seq, resolve, reject })
+      // The first row of a tick schedules the flush; the rest of the tick's rows join it.
+      if (!flushing) {
+        flushing = true
+        setImmediate(() => void flush())
+      }
+    })
+  return { write, close: async () => connection.release() }
+}
+
+/** Median latency of one lone single-row commit on one connection: a sequential step's floor. */
+async function soloCommitLatency(pool: mysql.Pool): Promise<number> {
+  const connection = await pool.getConnection()
+  try {
+    const samples: number[] = []
+    for (let i = 0; i < SOLO_COMMITS; i++) {
+      const t0 = performance.now()
+      await connection.execute(INSERT, ['solo', i, BODY])
+      samples.push(performance.now() - t0)
+    }
+    return round(percentile(samples, 50), 3)
+  } finally {
+    connection.release()
+  }
+}
