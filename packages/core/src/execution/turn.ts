@@ -5,7 +5,7 @@
  * writes go through the engine's group committer; outcomes reach the body through the
  * Deliverer, never before their checkpoint is durable.
  */
-import type { Clock, TimerHandle } from '../contracts/clock.ts'
+import type { Clock } from '../contracts/clock.ts'
 import type { Codec } from '../contracts/codec.ts'
 import type {
   CheckpointKind,
@@ -220,9 +220,8 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   // Created on first use: most turns never look at their signal, and aborting costs.
   private abortController: AbortController | null = null
   private readonly calls = new Map<number, Call>()
+  /** The durable waits and every timer of the turn (turn_waits.ts). */
   private readonly waits: TurnWaits
-  /** Timers kept in memory: short waits (counted as work) and the execution deadline. */
-  private readonly timers = new Set<TimerHandle>()
   private readonly inboxWatch: InboxWatch
   private readonly ending: TurnEnding
   private nextSeq = 0
@@ -438,11 +437,7 @@ export class Turn implements TurnRuntime, DeliveryTarget {
       void this.ending.timeOut(limit.timeoutMs)
       return false
     }
-    const timer = this.clock.setTimer(left, () => {
-      this.timers.delete(timer)
-      void this.ending.timeOut(limit.timeoutMs)
-    })
-    this.timers.add(timer)
+    this.waits.hold(left, () => void this.ending.timeOut(limit.timeoutMs))
     return true
   }
 
@@ -767,13 +762,11 @@ export class Turn implements TurnRuntime, DeliveryTarget {
       return false
     }
     this.work.start()
-    const timer = this.clock.setTimer(delay, () => {
-      this.timers.delete(timer)
+    this.waits.hold(delay, () => {
       this.work.endQuietly()
       if (this.live) onDue()
       this.work.checkSoon()
     })
-    this.timers.add(timer)
     return true
   }
 
@@ -973,8 +966,6 @@ export class Turn implements TurnRuntime, DeliveryTarget {
 
   /** Stop every timer and watch, keeping the body, its waits and calls (a suspend kept in memory). */
   pause(): void {
-    for (const timer of this.timers) timer.cancel()
-    this.timers.clear()
     this.waits.pause()
     this.inboxWatch.stop()
   }

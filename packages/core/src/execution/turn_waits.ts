@@ -1,8 +1,9 @@
 /**
  * A turn's durable waits — the positions the run could suspend on (long sleeps, retry
- * back-offs, signal/child/update/event waits, remote results, queue grants) — and the in-turn
- * timer of each. The one owner of that state: the turn registers waits, the suspend reads
- * them, a message re-evaluates them, and a cached turn pauses and re-arms them
+ * back-offs, signal/child/update/event waits, remote results, queue grants) — the in-turn
+ * timer of each, and the turn's other timers (short waits kept in memory, the execution
+ * deadline). The one owner of that state: the turn registers waits and timers, the suspend
+ * reads the waits, a message re-evaluates them, and a cached turn pauses and re-arms them
  * (engine/run_cache.ts).
  */
 import type { Clock, TimerHandle } from '../contracts/clock.ts'
@@ -38,6 +39,8 @@ export class TurnWaits {
   readonly #waits = new Map<number, DurableWait>()
   /** The in-turn timer of each durable wait with a time (see arm). */
   readonly #timers = new Map<number, TimerHandle>()
+  /** Timers held for this turn only (hold): short waits, the execution deadline. */
+  readonly #held = new Set<TimerHandle>()
   readonly #clock: Clock
   readonly #host: TurnWaitsHost
 
@@ -96,6 +99,18 @@ export class TurnWaits {
     this.#timers.set(seq, timer)
   }
 
+  /**
+   * A timer of this turn only — a short wait kept in memory, the execution deadline — gone
+   * with the turn's pause or end (a resumed turn arms what it needs again).
+   */
+  hold(delayMs: number, fire: () => void): void {
+    const timer = this.#clock.setTimer(delayMs, () => {
+      this.#held.delete(timer)
+      fire()
+    })
+    this.#held.add(timer)
+  }
+
   /** Whether a wait a message ends is open (one taking `name`, when given). */
   hasMessageWaits(name?: string): boolean {
     for (const wait of this.#waits.values())
@@ -146,6 +161,8 @@ export class TurnWaits {
   pause(): void {
     for (const timer of this.#timers.values()) timer.cancel()
     this.#timers.clear()
+    for (const timer of this.#held) timer.cancel()
+    this.#held.clear()
   }
 
   /**
