@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict'
 import type { Engine } from '@cairn/core'
+import type { StateStore, StoreOp } from '@cairn/core/contracts'
 import { eachStore } from '../helpers/harness.ts'
 
 const HOUR = 3_600_000
@@ -177,6 +178,47 @@ eachStore('run cache', (test) => {
     assert.equal(entries, 3)
     const steps = (await engine.getSteps(saga.runId)).map((s) => `${s.seq}:${s.name}:${s.status}`)
     assert.deepEqual(steps, ['0:book:completed', '1:sleep:waiting', '2:compensate:book:completed'])
+  })
+
+  test("a resumed wait's waiting record is written once, not again at each suspend", async (env) => {
+    // A signal wait with a timeout stays open while a sleep loop beside it wakes the run every
+    // hour: each resume re-evaluates the wait (it re-registers), and the suspends that follow
+    // must not write its `waiting` record again.
+    const waitingWrites = new Map<number, number>()
+    const store = new Proxy(env.handle.store, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver) as unknown
+        if (typeof value !== 'function') return value
+        // The store's own methods on the store itself (private fields).
+        if (prop !== 'applyBatch') return (value as (...args: unknown[]) => unknown).bind(target)
+        return (ops: readonly StoreOp[], now: number) => {
+          for (const op of ops)
+            if (op.type === 'saveCheckpoint' && op.checkpoint.status === 'waiting')
+              waitingWrites.set(op.checkpoint.seq, (waitingWrites.get(op.checkpoint.seq) ?? 0) + 1)
+          return (value as StateStore['applyBatch']).call(target, ops, now)
+        }
+      },
+    })
+    const engine = await env.engine({ store })
+    let entries = 0
+    engine.register('watch', 1, async (ctx) => {
+      entries++
+      const ticks = (async () => {
+        for (let i = 0; i < 4; i++) await ctx.sleep('1h')
+        return 4
+      })()
+      const go = ctx.waitForSignal<string>('go', { timeoutMs: 10 * HOUR })
+      return Promise.all([ticks, go])
+    })
+    const { runId } = await engine.start('watch', null)
+    for (let i = 0; i < 4; i++) await env.skip(HOUR)
+    await engine.signal({ runId, name: 'go' }, 'now')
+    assert.deepEqual(outputOf(await engine.waitForRun(runId, { timeoutMs: 5_000 })), [4, 'now'])
+    assert.equal(entries, 1)
+    const steps = await engine.getSteps(runId)
+    const signalSeq = steps.find((step) => step.kind === 'signal')?.seq
+    assert.ok(signalSeq !== undefined, 'the signal wait has a position')
+    assert.equal(waitingWrites.get(signalSeq), 1, 'its waiting record written by one suspend')
   })
 
   test('a full cache drops its least recently suspended run, which replays at its wake', async (env) => {

@@ -41,6 +41,11 @@ export class TurnWaits {
   readonly #timers = new Map<number, TimerHandle>()
   /** Timers held for this turn only (hold): short waits, the execution deadline. */
   readonly #held = new Set<TimerHandle>()
+  /**
+   * Positions whose `waiting` record a suspend of this turn wrote (markDurable): a wait opened
+   * there again — a message wait re-registering after a resume — has none left to write.
+   */
+  readonly #durable = new Set<number>()
   readonly #clock: Clock
   readonly #host: TurnWaitsHost
 
@@ -64,6 +69,7 @@ export class TurnWaits {
 
   /** Open `wait` at `seq`; with `due`, its timer calls it at `wait.wakeAt` (arm). */
   open(seq: number, wait: DurableWait, due?: () => void): void {
+    if (this.#durable.has(seq)) wait.pending = null
     this.#waits.set(seq, wait)
     if (due === undefined || wait.wakeAt === null) return
     wait.due = () => {
@@ -154,7 +160,10 @@ export class TurnWaits {
 
   /** The suspend wrote every pending record: a later suspend of this turn has none to write. */
   markDurable(): void {
-    for (const wait of this.#waits.values()) wait.pending = null
+    for (const [seq, wait] of this.#waits) {
+      if (wait.pending !== null) this.#durable.add(seq)
+      wait.pending = null
+    }
   }
 
   /** Stop every timer, keeping the waits (a turn cached while its run waits in the store). */
@@ -194,5 +203,6 @@ export class TurnWaits {
   clear(): void {
     this.pause()
     this.#waits.clear()
+    this.#durable.clear()
   }
 }
