@@ -182,7 +182,10 @@ export async function childrenMs(store: StateStore, n: number): Promise<number> 
   }
 }
 
-export async function withStore<T>(open: StoreFactory, fn: (store: StateStore) => Promise<T>): Promise<T> {
+export async function withStore<T>(
+  open: StoreFactory,
+  fn: (store: StateStore) => Promise<T>,
+): Promise<T> {
   const { store, done } = await open()
   try {
     return await fn(store)
