@@ -28,11 +28,21 @@ import { PG_URL, postgresAvailable, withScratchSchema } from '../postgres_servic
 import { freshPostgres } from './fresh_postgres.ts'
 import { listRunsOnPostgres, listRunsOnSqlite, type ListRunsFigures } from './list_runs.ts'
 
-const RESUME_SMALL = 1_000
-const RESUME_LARGE = 50_000
-const LOOP = 2_000
-const CHILDREN_SMALL = 250
-const CHILDREN_LARGE = 2_000
+// Sizes: the issue's; each may be made smaller (SCALE_*) for a quick look at the shapes (the CI
+// test tests/bench/scale_shape.test.ts does), never to report a figure.
+const RESUME_SMALL = size('SCALE_RESUME_SMALL', 1_000)
+const RESUME_LARGE = size('SCALE_RESUME_LARGE', 50_000)
+const LOOP = size('SCALE_LOOP', 2_000)
+const CHILDREN_SMALL = size('SCALE_CHILDREN_SMALL', 250)
+const CHILDREN_LARGE = size('SCALE_CHILDREN_LARGE', 2_000)
+
+function size(name: string, fallback: number): number {
+  const given = process.env[name]
+  if (given === undefined) return fallback
+  const value = Number(given)
+  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name}: a positive integer`)
+  return value
+}
 
 interface ScaleFigures {
   store: string
