@@ -489,6 +489,8 @@ export class Driver {
       if (loaded === null) return
       // Draining began while this claim or load was in flight: back, unstarted.
       if (!this.isDriving) return await this.handBack(run.id, run.leaseEpoch)
+      // Run before (turns counts claims: claimed_run_state.ts), so its history replays.
+      if (run.turns > 1) this.emitResumed(run, 'history')
       const turnRun = { ...run, epoch: run.leaseEpoch, leaseGrantedAt: claimedAt }
       this.runTurn(turnRun, loaded.history, loaded.inbox)
     } catch (error) {
@@ -537,8 +539,25 @@ export class Driver {
     const trace = { runId: run.id, workflow: run.workflow, version: run.version }
     tracing.current?.turn({ ...trace, epoch: run.leaseEpoch }, () => undefined)
     const claim = { epoch: run.leaseEpoch, leaseGrantedAt: claimedAt, recoveries: run.recoveries }
+    this.emitResumed(run, 'cache')
     turn.resume(claim, messages)
     return true
+  }
+
+  private emitResumed(run: RunRecord, from: 'cache' | 'history'): void {
+    const events = this.deps.events
+    if (!events.wants('run:resumed')) return
+    events.emit('run:resumed', {
+      runId: run.id,
+      workflow: run.workflow,
+      version: run.version,
+      from,
+    })
+  }
+
+  /** Suspended runs kept in this engine's run cache now. */
+  get cachedRuns(): number {
+    return this.cache.size
   }
 
   private runTurn(run: TurnRun & { input?: string }, history: History, inbox: Inbox): void {

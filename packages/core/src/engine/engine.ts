@@ -910,6 +910,11 @@ export class Engine {
     return this.driver.activeRuns
   }
 
+  /** Suspended runs kept in this process's run cache now (`maxCachedRuns`; docs/run-cache.md). */
+  get cachedRuns(): number {
+    return this.driver.cachedRuns
+  }
+
   private async closeOnce(drainTimeoutMs: number): Promise<DrainResult> {
     const drained = await this.drain(drainTimeoutMs)
     await this.remote.stop()

@@ -77,6 +77,14 @@ export interface EngineEvents {
    */
   'run:recovered': RunRef & { previousOwner: string; kind: 'reclaimed' | 'takeover' }
   /**
+   * This engine claimed a run that had run before and started its next turn: `cache` when the
+   * turn went on from the body this engine had kept paused (the run cache, docs/run-cache.md),
+   * `history` when it replayed the run's recorded history (not cached here, evicted, or the run
+   * moved on elsewhere). A falling share of `cache` says `maxCachedRuns` is too small, or runs
+   * wake on other engines.
+   */
+  'run:resumed': RunRef & { from: 'cache' | 'history' }
+  /**
    * A schedule's window started its run (docs/schedules.md). `scheduledAt`: the window's time;
    * `lagMs`: how long after it the start was made (jitter, downtime, a slow claim).
    */
@@ -127,6 +135,7 @@ const NAMES: EngineEventName[] = [
   'run:parked',
   'run:requeued',
   'run:recovered',
+  'run:resumed',
   'step:started',
   'step:completed',
   'step:failed',

@@ -17,6 +17,7 @@ import { taskCounters } from './task_counters.ts'
 import type { MetricsContext } from './context.ts'
 import { LabelValues } from './label_values.ts'
 import { recoveryCounters } from './recovery_counters.ts'
+import { resumeMetrics } from './resume_metrics.ts'
 import { runCounters } from './run_counters.ts'
 import { retentionMetrics } from './retention_metrics.ts'
 import { scheduleMetrics } from './schedule_metrics.ts'
@@ -82,6 +83,7 @@ export function createMetrics(engine: Engine, options: MetricsOptions = {}): Met
     runCounters(ctx),
     stepMetrics(ctx),
     recoveryCounters(ctx),
+    resumeMetrics(ctx),
     taskCounters(ctx),
     scheduleMetrics(ctx),
     retentionMetrics(ctx),

@@ -28,6 +28,34 @@ eachStore('metrics lifecycle', (test) => {
     const scraped = parseExposition(await metrics.render())
     assert.equal(valueOf(scraped, 'cairn_runs_recovered_total', { workflow: 'job' }), 1)
     assert.equal(valueOf(scraped, 'cairn_lease_takeovers_total', { workflow: 'job' }), 1)
+    assert.equal(
+      valueOf(scraped, 'cairn_runs_resumed_total', { workflow: 'job', from: 'history' }),
+      1,
+    )
+    metrics.close()
+  })
+
+  test('resumes count by where they came from; the run cache gauge counts kept runs', async (env) => {
+    // Room for one suspended run: the first run to suspend is evicted by the second.
+    const engine = await env.engine({ maxCachedRuns: 1, drive: false })
+    engine.register('nap', 1, async (ctx, name: string) => {
+      await ctx.sleep('1h')
+      return ctx.localStep('wake', () => name)
+    })
+    const metrics = createMetrics(engine)
+    await engine.startDriving()
+    const runs = [await engine.start('nap', 'a'), await engine.start('nap', 'b')]
+    await env.settle()
+    let scraped = parseExposition(await metrics.render())
+    assert.equal(valueOf(scraped, 'cairn_run_cache_runs', {}), 1)
+    await env.skip(3_600_000)
+    for (const { runId } of runs)
+      assert.equal((await engine.waitForRun(runId, { timeoutMs: 5_000 })).status, 'completed')
+    scraped = parseExposition(await metrics.render())
+    const resumed = (from: string) =>
+      valueOf(scraped, 'cairn_runs_resumed_total', { workflow: 'nap', from })
+    assert.deepEqual([resumed('cache'), resumed('history')], [1, 1])
+    assert.equal(valueOf(scraped, 'cairn_run_cache_runs', {}), 0)
     metrics.close()
   })
 })
