@@ -12,13 +12,12 @@
 import mysql from 'mysql2/promise'
 import { MYSQL_URL, withScratchDatabase } from './mysql_service.ts'
 import type { RawResult } from './raw_sqlite.ts'
+import { groupCommitWriter, produce, type Write } from './raw_producers.ts'
 import { C, S, W, percentile, round } from './workload.ts'
 
 const BODY = '{"i":1,"ok":true,"v":1}'
 const INSERT = 'INSERT INTO rows_ (run, seq, body) VALUES (?, ?, ?)'
 const SOLO_COMMITS = 300
-
-type Write = (run: string, seq: number) => Promise<void>
 
 export function rawMysql(mode: 'pool' | 'batched'): Promise<RawResult> {
   return withScratchDatabase('cairn_bench_raw', async (database) => {
@@ -46,20 +45,6 @@ export function rawMysql(mode: 'pool' | 'batched'): Promise<RawResult> {
   })
 }
 
-/** C producers, each writing its run's S rows one awaited commit at a time: wall seconds. */
-async function produce(write: Write): Promise<number> {
-  let next = 0
-  const producer = async () => {
-    while (next < W) {
-      const run = `r${next++}`
-      for (let seq = 0; seq < S; seq++) await write(run, seq)
-    }
-  }
-  const started = performance.now()
-  await Promise.all(Array.from({ length: C }, producer))
-  return (performance.now() - started) / 1000
-}
-
 async function poolWriter(pool: mysql.Pool): Promise<{ write: Write; close(): Promise<void> }> {
   // Open all C connections up front: connection setup is not what this row measures.
   const connections = await Promise.all(Array.from({ length: C }, () => pool.getConnection()))
@@ -72,39 +57,12 @@ async function poolWriter(pool: mysql.Pool): Promise<{ write: Write; close(): Pr
 
 async function batchedWriter(pool: mysql.Pool): Promise<{ write: Write; close(): Promise<void> }> {
   const connection = await pool.getConnection()
-  let queue: Array<{
-    run: string
-    seq: number
-    resolve: () => void
-    reject: (e: unknown) => void
-  }> = []
-  let flushing = false
   // One autocommit statement is one transaction: everything queued since the last commits at once.
-  const flush = async () => {
-    flushing = true
-    while (queue.length > 0) {
-      const batch = queue
-      queue = []
-      try {
-        await connection.query('INSERT INTO rows_ (run, seq, body) VALUES ?', [
-          batch.map((r) => [r.run, r.seq, BODY]),
-        ])
-        for (const row of batch) row.resolve()
-      } catch (error) {
-        for (const row of batch) row.reject(error)
-      }
-    }
-    flushing = false
-  }
-  const write: Write = (run, seq) =>
-    new Promise<void>((resolve, reject) => {
-      queue.push({ run, seq, resolve, reject })
-      // The first row of a tick schedules the flush; the rest of the tick's rows join it.
-      if (!flushing) {
-        flushing = true
-        setImmediate(() => void flush())
-      }
-    })
+  const write = groupCommitWriter(async (rows) => {
+    await connection.query('INSERT INTO rows_ (run, seq, body) VALUES ?', [
+      rows.map((r) => [r.run, r.seq, BODY]),
+    ])
+  })
   return { write, close: async () => connection.release() }
 }
 

@@ -11,13 +11,12 @@
 import pg from 'pg'
 import { PG_URL, withAdminClient, withScratchSchema } from './postgres_service.ts'
 import type { RawResult } from './raw_sqlite.ts'
+import { groupCommitWriter, produce, type Write } from './raw_producers.ts'
 import { C, S, W, percentile, round } from './workload.ts'
 
 const BODY = '{"i":1,"ok":true,"v":1}'
 const INSERT = 'INSERT INTO rows (run, seq, body) VALUES ($1, $2, $3)'
 const SOLO_COMMITS = 300
-
-type Write = (run: string, seq: number) => Promise<void>
 
 export function rawPostgres(mode: 'pool' | 'batched'): Promise<RawResult> {
   return withScratchSchema('cairn_bench_raw', async (schema) => {
@@ -45,20 +44,6 @@ export function rawPostgres(mode: 'pool' | 'batched'): Promise<RawResult> {
   })
 }
 
-/** C producers, each writing its run's S rows one awaited commit at a time: wall seconds. */
-async function produce(write: Write): Promise<number> {
-  let next = 0
-  const producer = async () => {
-    while (next < W) {
-      const run = `r${next++}`
-      for (let seq = 0; seq < S; seq++) await write(run, seq)
-    }
-  }
-  const started = performance.now()
-  await Promise.all(Array.from({ length: C }, producer))
-  return (performance.now() - started) / 1000
-}
-
 async function poolWriter(pool: pg.Pool): Promise<{ write: Write; close(): Promise<void> }> {
   // Open all C connections up front: connection setup is not what this row measures.
   const clients = await Promise.all(Array.from({ length: C }, () => pool.connect()))
@@ -72,40 +57,13 @@ async function poolWriter(pool: pg.Pool): Promise<{ write: Write; close(): Promi
 
 async function batchedWriter(pool: pg.Pool): Promise<{ write: Write; close(): Promise<void> }> {
   const client = await pool.connect()
-  let queue: Array<{
-    run: string
-    seq: number
-    resolve: () => void
-    reject: (e: unknown) => void
-  }> = []
-  let flushing = false
   // One statement is one transaction: everything queued since the last commit commits at once.
-  const flush = async () => {
-    flushing = true
-    while (queue.length > 0) {
-      const batch = queue
-      queue = []
-      try {
-        await client.query(
-          'INSERT INTO rows (run, seq, body) SELECT * FROM unnest($1::text[], $2::int[], $3::text[])',
-          [batch.map((r) => r.run), batch.map((r) => r.seq), batch.map(() => BODY)],
-        )
-        for (const row of batch) row.resolve()
-      } catch (error) {
-        for (const row of batch) row.reject(error)
-      }
-    }
-    flushing = false
-  }
-  const write: Write = (run, seq) =>
-    new Promise<void>((resolve, reject) => {
-      queue.push({ run, seq, resolve, reject })
-      // The first row of a tick schedules the flush; the rest of the tick's rows join it.
-      if (!flushing) {
-        flushing = true
-        setImmediate(() => void flush())
-      }
-    })
+  const write = groupCommitWriter(async (rows) => {
+    await client.query(
+      'INSERT INTO rows (run, seq, body) SELECT * FROM unnest($1::text[], $2::int[], $3::text[])',
+      [rows.map((r) => r.run), rows.map((r) => r.seq), rows.map(() => BODY)],
+    )
+  })
   return { write, close: async () => client.release() }
 }
 

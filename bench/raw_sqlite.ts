@@ -4,7 +4,8 @@
  * under the same durability setting as the engine row it is compared with.
  */
 import { DatabaseSync } from 'node:sqlite'
-import { C, S, W } from './workload.ts'
+import { produce } from './raw_producers.ts'
+import { S, W } from './workload.ts'
 
 export interface RawResult {
   wall_s: number
@@ -37,16 +38,7 @@ export async function rawSqlite(path: string, synchronous: 'FULL' | 'NORMAL'): P
         setImmediate(flush)
       }
     })
-  let next = 0
-  const producer = async () => {
-    while (next < W) {
-      const run = `r${next++}`
-      for (let seq = 0; seq < S; seq++) await write(run, seq)
-    }
-  }
-  const started = performance.now()
-  await Promise.all(Array.from({ length: C }, producer))
-  const wall = (performance.now() - started) / 1000
+  const wall = await produce(write)
   const commitMs = soloCommitLatency(db, insert)
   db.close()
   return {
