@@ -12,8 +12,8 @@
 import mysql from 'mysql2/promise'
 import { MYSQL_URL, withScratchDatabase } from './mysql_service.ts'
 import type { RawResult } from './raw_sqlite.ts'
-import { groupCommitWriter, produce, type Write } from './raw_producers.ts'
-import { C, S, W, percentile, round } from './workload.ts'
+import { groupCommitWriter, measureRaw, type RawWriter, type Write } from './raw_producers.ts'
+import { C } from './workload.ts'
 
 const BODY = '{"i":1,"ok":true,"v":1}'
 const INSERT = 'INSERT INTO rows_ (run, seq, body) VALUES (?, ?, ?)'
@@ -30,22 +30,19 @@ export function rawMysql(mode: 'pool' | 'batched'): Promise<RawResult> {
       await admin.end()
     }
     const pool = mysql.createPool({ uri: MYSQL_URL, database, connectionLimit: C })
+    const connection = await pool.getConnection()
     try {
       const writer = mode === 'pool' ? await poolWriter(pool) : await batchedWriter(pool)
-      const wall = await produce(writer.write)
-      await writer.close()
-      return {
-        wall_s: round(wall, 3),
-        steps_per_s: round((W * S) / wall, 0),
-        per_step_marginal_ms: await soloCommitLatency(pool),
-      }
+      const solo = (i: number) => connection.execute(INSERT, ['solo', i, BODY]).then(() => {})
+      return await measureRaw(writer, solo, SOLO_COMMITS)
     } finally {
+      connection.release()
       await pool.end()
     }
   })
 }
 
-async function poolWriter(pool: mysql.Pool): Promise<{ write: Write; close(): Promise<void> }> {
+async function poolWriter(pool: mysql.Pool): Promise<RawWriter> {
   // Open all C connections up front: connection setup is not what this row measures.
   const connections = await Promise.all(Array.from({ length: C }, () => pool.getConnection()))
   for (const connection of connections) connection.release()
@@ -55,7 +52,7 @@ async function poolWriter(pool: mysql.Pool): Promise<{ write: Write; close(): Pr
   return { write, close: async () => {} }
 }
 
-async function batchedWriter(pool: mysql.Pool): Promise<{ write: Write; close(): Promise<void> }> {
+async function batchedWriter(pool: mysql.Pool): Promise<RawWriter> {
   const connection = await pool.getConnection()
   // One autocommit statement is one transaction: everything queued since the last commits at once.
   const write = groupCommitWriter(async (rows) => {
@@ -64,20 +61,4 @@ async function batchedWriter(pool: mysql.Pool): Promise<{ write: Write; close():
     ])
   })
   return { write, close: async () => connection.release() }
-}
-
-/** Median latency of one lone single-row commit on one connection: a sequential step's floor. */
-async function soloCommitLatency(pool: mysql.Pool): Promise<number> {
-  const connection = await pool.getConnection()
-  try {
-    const samples: number[] = []
-    for (let i = 0; i < SOLO_COMMITS; i++) {
-      const t0 = performance.now()
-      await connection.execute(INSERT, ['solo', i, BODY])
-      samples.push(performance.now() - t0)
-    }
-    return round(percentile(samples, 50), 3)
-  } finally {
-    connection.release()
-  }
 }

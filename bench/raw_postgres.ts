@@ -11,8 +11,8 @@
 import pg from 'pg'
 import { PG_URL, withAdminClient, withScratchSchema } from './postgres_service.ts'
 import type { RawResult } from './raw_sqlite.ts'
-import { groupCommitWriter, produce, type Write } from './raw_producers.ts'
-import { C, S, W, percentile, round } from './workload.ts'
+import { groupCommitWriter, measureRaw, type RawWriter, type Write } from './raw_producers.ts'
+import { C } from './workload.ts'
 
 const BODY = '{"i":1,"ok":true,"v":1}'
 const INSERT = 'INSERT INTO rows (run, seq, body) VALUES ($1, $2, $3)'
@@ -29,22 +29,20 @@ export function rawPostgres(mode: 'pool' | 'batched'): Promise<RawResult> {
       max: C,
       options: `-c search_path=${schema}`,
     })
+    const client = await pool.connect()
     try {
       const writer = mode === 'pool' ? await poolWriter(pool) : await batchedWriter(pool)
-      const wall = await produce(writer.write)
-      await writer.close()
-      return {
-        wall_s: round(wall, 3),
-        steps_per_s: round((W * S) / wall, 0),
-        per_step_marginal_ms: await soloCommitLatency(pool),
-      }
+      const solo = (i: number) =>
+        client.query({ name: 'raw-insert', text: INSERT, values: ['solo', i, BODY] }).then(() => {})
+      return await measureRaw(writer, solo, SOLO_COMMITS)
     } finally {
+      client.release()
       await pool.end()
     }
   })
 }
 
-async function poolWriter(pool: pg.Pool): Promise<{ write: Write; close(): Promise<void> }> {
+async function poolWriter(pool: pg.Pool): Promise<RawWriter> {
   // Open all C connections up front: connection setup is not what this row measures.
   const clients = await Promise.all(Array.from({ length: C }, () => pool.connect()))
   for (const client of clients) client.release()
@@ -55,7 +53,7 @@ async function poolWriter(pool: pg.Pool): Promise<{ write: Write; close(): Promi
   return { write, close: async () => {} }
 }
 
-async function batchedWriter(pool: pg.Pool): Promise<{ write: Write; close(): Promise<void> }> {
+async function batchedWriter(pool: pg.Pool): Promise<RawWriter> {
   const client = await pool.connect()
   // One statement is one transaction: everything queued since the last commit commits at once.
   const write = groupCommitWriter(async (rows) => {
@@ -65,20 +63,4 @@ async function batchedWriter(pool: pg.Pool): Promise<{ write: Write; close(): Pr
     )
   })
   return { write, close: async () => client.release() }
-}
-
-/** Median latency of one lone single-row commit on one connection: a sequential step's floor. */
-async function soloCommitLatency(pool: pg.Pool): Promise<number> {
-  const client = await pool.connect()
-  try {
-    const samples: number[] = []
-    for (let i = 0; i < SOLO_COMMITS; i++) {
-      const t0 = performance.now()
-      await client.query({ name: 'raw-insert', text: INSERT, values: ['solo', i, BODY] })
-      samples.push(performance.now() - t0)
-    }
-    return round(percentile(samples, 50), 3)
-  } finally {
-    client.release()
-  }
 }

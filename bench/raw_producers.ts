@@ -3,7 +3,8 @@
  * row awaiting its own durable commit) and the group-commit loop of the batched variants (every
  * row queued since the last commit goes in the next one, one commit in flight at a time).
  */
-import { C, S, W } from './workload.ts'
+import type { RawResult } from './raw_sqlite.ts'
+import { C, S, W, percentile, round } from './workload.ts'
 
 export type Write = (run: string, seq: number) => Promise<void>
 
@@ -54,4 +55,34 @@ export function groupCommitWriter(commit: (rows: readonly QueuedRow[]) => Promis
         setImmediate(() => void flush())
       }
     })
+}
+
+/** A raw row's writer: its Write, and what it releases once the producers are done. */
+export interface RawWriter {
+  write: Write
+  close(): Promise<void>
+}
+
+/**
+ * A raw row's figures: the producers through `writer`, then `commitOnce` timed alone
+ * `samples` times on one connection (the median: a sequential step's floor).
+ */
+export async function measureRaw(
+  writer: RawWriter,
+  commitOnce: (i: number) => Promise<void>,
+  samples: number,
+): Promise<RawResult> {
+  const wall = await produce(writer.write)
+  await writer.close()
+  const latencies: number[] = []
+  for (let i = 0; i < samples; i++) {
+    const started = performance.now()
+    await commitOnce(i)
+    latencies.push(performance.now() - started)
+  }
+  return {
+    wall_s: round(wall, 3),
+    steps_per_s: round((W * S) / wall, 0),
+    per_step_marginal_ms: round(percentile(latencies, 50), 3),
+  }
 }

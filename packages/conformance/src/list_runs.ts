@@ -79,6 +79,20 @@ export function listRunsTests(define: Define): void {
     }
   })
 
+  define('a status list padded with hundreds of values that are no status', async (store) => {
+    await createPending(store, 'waiting-for-a-claim', T0)
+    await finish(store, await startRun(store, 'done', T0 + 1), T0 + 2)
+    const padding = Array.from({ length: 600 }, (_, i) => `no-status-${i}`)
+    const status = ['pending', 'completed', ...padding] as ListRunsQuery['status']
+    same(
+      ids((await list(store, { status })).runs),
+      ['done', 'waiting-for-a-claim'],
+      'the real ones',
+    )
+    const none = padding as ListRunsQuery['status']
+    same(await list(store, { status: none }), { runs: [], nextCursor: null }, 'none real')
+  })
+
   define('pages over 2.5 pages with shared createdAt: no duplicate, no omission', async (store) => {
     const expected = await createMany(store, 25, 3)
     const pages = await pageSizes(store, { limit: 10 })

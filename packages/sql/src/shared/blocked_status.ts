@@ -6,6 +6,7 @@
  * rule lives here once, for row mapping, status filters and counts alike.
  */
 import type { RunStatus } from '@cairn/core/contracts'
+import { isRunStatus } from '@cairn/core/store-kit'
 
 /** The status a run row reads as, from its stored status, epoch and blocked mark. */
 export function readStatus(stored: string, leaseEpoch: number, blockedEpoch: unknown): RunStatus {
@@ -95,7 +96,9 @@ export function splitBlockedCount(
 export function storedStatusGroups(statuses: readonly RunStatus[] | null): RunStatus[][] {
   if (statuses === null) return []
   const groups = new Map<string, RunStatus[]>()
-  for (const status of new Set(statuses)) {
+  // A value that is no status matches no run: it makes no range (and a list of hundreds of
+  // them would make more branches than SQLite allows in one compound SELECT).
+  for (const status of new Set(statuses.filter(isRunStatus))) {
     const stored = status === 'blocked' ? 'waiting' : status
     const group = groups.get(stored)
     if (group === undefined) groups.set(stored, [status])
