@@ -30,13 +30,17 @@ export function rawMysql(mode: 'pool' | 'batched'): Promise<RawResult> {
       await admin.end()
     }
     const pool = mysql.createPool({ uri: MYSQL_URL, database, connectionLimit: C })
-    const connection = await pool.getConnection()
+    const openSolo = async () => {
+      const connection = await pool.getConnection()
+      const commit = async (i: number) => {
+        await connection.execute(INSERT, ['solo', i, BODY])
+      }
+      return { commit, release: () => connection.release() }
+    }
     try {
       const writer = mode === 'pool' ? await poolWriter(pool) : await batchedWriter(pool)
-      const solo = (i: number) => connection.execute(INSERT, ['solo', i, BODY]).then(() => {})
-      return await measureRaw(writer, solo, SOLO_COMMITS)
+      return await measureRaw(writer, openSolo, SOLO_COMMITS)
     } finally {
-      connection.release()
       await pool.end()
     }
   })

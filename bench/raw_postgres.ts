@@ -29,14 +29,17 @@ export function rawPostgres(mode: 'pool' | 'batched'): Promise<RawResult> {
       max: C,
       options: `-c search_path=${schema}`,
     })
-    const client = await pool.connect()
+    const openSolo = async () => {
+      const client = await pool.connect()
+      const commit = async (i: number) => {
+        await client.query({ name: 'raw-insert', text: INSERT, values: ['solo', i, BODY] })
+      }
+      return { commit, release: () => client.release() }
+    }
     try {
       const writer = mode === 'pool' ? await poolWriter(pool) : await batchedWriter(pool)
-      const solo = (i: number) =>
-        client.query({ name: 'raw-insert', text: INSERT, values: ['solo', i, BODY] }).then(() => {})
-      return await measureRaw(writer, solo, SOLO_COMMITS)
+      return await measureRaw(writer, openSolo, SOLO_COMMITS)
     } finally {
-      client.release()
       await pool.end()
     }
   })

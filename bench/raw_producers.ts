@@ -63,22 +63,34 @@ export interface RawWriter {
   close(): Promise<void>
 }
 
+/** One connection taken for lone commits (RawRow's marginal), released after. */
+export interface SoloConnection {
+  commit(i: number): Promise<void>
+  release(): void
+}
+
 /**
- * A raw row's figures: the producers through `writer`, then `commitOnce` timed alone
- * `samples` times on one connection (the median: a sequential step's floor).
+ * A raw row's figures: the producers through `writer`; then, once it is closed (its pool is
+ * free again), one lone commit at a time `samples` times on one connection (`openSolo`): the
+ * median is a sequential step's floor.
  */
 export async function measureRaw(
   writer: RawWriter,
-  commitOnce: (i: number) => Promise<void>,
+  openSolo: () => Promise<SoloConnection>,
   samples: number,
 ): Promise<RawResult> {
   const wall = await produce(writer.write)
   await writer.close()
+  const solo = await openSolo()
   const latencies: number[] = []
-  for (let i = 0; i < samples; i++) {
-    const started = performance.now()
-    await commitOnce(i)
-    latencies.push(performance.now() - started)
+  try {
+    for (let i = 0; i < samples; i++) {
+      const started = performance.now()
+      await solo.commit(i)
+      latencies.push(performance.now() - started)
+    }
+  } finally {
+    solo.release()
   }
   return {
     wall_s: round(wall, 3),
