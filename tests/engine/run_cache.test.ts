@@ -103,6 +103,34 @@ eachStore('run cache', (test) => {
     assert.equal(entries, 1)
   })
 
+  test('broadcast events reach a resumed body; a timed-out event wait times out there', async (env) => {
+    const engine = await env.engine()
+    let entries = 0
+    engine.register('listen', 1, async (ctx) => {
+      entries++
+      const got: unknown[] = []
+      for (let i = 0; i < 3; i++) {
+        const event = ctx.waitForEvent<{ n: number }>('tick', { timeoutMs: HOUR })
+        got.push(await event.catch((error: { code?: string }) => error.code))
+        // The next wait begins later than the event it follows (one published at its very
+        // start would reach it too).
+        await ctx.sleep('1m')
+      }
+      return got
+    })
+    const { runId } = await engine.start('listen', null)
+    await env.settle()
+    assert.equal(await statusOf(engine, runId), 'waiting')
+    await engine.publishEvent('tick', { n: 1 })
+    await env.settle()
+    await env.skip(2 * HOUR) // the second wait times out
+    await engine.publishEvent('tick', { n: 3 })
+    await env.skip(HOUR)
+    const outcome = await engine.waitForRun(runId, { timeoutMs: 5_000 })
+    assert.deepEqual(outputOf(outcome), [{ n: 1 }, 'E_EVENT_TIMEOUT', { n: 3 }])
+    assert.equal(entries, 1)
+  })
+
   test('a run another engine moved on meanwhile is not resumed from the stale cache: it replays', async (env) => {
     // Engine a runs the run first and caches it; engine b takes its next turn (a's only slot is
     // busy), runs the next step and suspends; a claims it after that and must not go on from

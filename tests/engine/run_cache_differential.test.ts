@@ -4,7 +4,8 @@
  * status, attempts) and end the same way — while the cached engine really enters the body
  * fewer times. Scenarios: retry back-offs, Promise.race of a signal and a sleep, a signal
  * timeout then a late signal, updates (one rejected), continueAsNew, an execution timeout
- * while cached, search attributes across sleeps, a failing saga, children.
+ * while cached, search attributes across sleeps, a failing saga, broadcast events (one
+ * received, one timed out, one received after the timeout), children.
  */
 import assert from 'node:assert/strict'
 import type { Engine } from '@cairn/core'
@@ -144,6 +145,25 @@ const scenarios: Record<string, Scenario> = {
     })
     const { runId } = await engine.start('r', null)
     for (let i = 0; i < 3; i++) await env.skip(HOUR)
+    return runId
+  },
+  async events(env, engine) {
+    engine.register('r', 1, async (ctx) => {
+      const got: unknown[] = []
+      for (let i = 0; i < 3; i++) {
+        const event = ctx.waitForEvent<{ n: number }>('tick', { timeoutMs: HOUR })
+        got.push(await event.catch((error: { code?: string }) => error.code))
+        await ctx.sleep('30m')
+      }
+      return got
+    })
+    const { runId } = await engine.start('r', null)
+    await env.settle()
+    await engine.publishEvent('tick', { n: 1 })
+    await env.skip(HOUR / 2)
+    await env.skip(2 * HOUR) // the second wait times out
+    await engine.publishEvent('tick', { n: 3 })
+    await env.skip(HOUR)
     return runId
   },
   async children(env, engine) {

@@ -64,14 +64,20 @@ export function waitForEvent<T>(
         eventMessageName(seq),
         undefined,
         registration,
+        registered,
       )
     }
   }
-  const message = rt.takeMessage(eventMessageName(seq))
   // Registered by an earlier turn, and nothing in the inbox: that turn's read of the log may
   // never have happened (its process died right after the suspend), so read it before
-  // deciding — a timeout decided first would pass over an event published in that gap.
-  if (message === null && record !== undefined) rt.catchUpEvent(registration, decide)
-  else decide(message)
+  // deciding — a timeout decided first would pass over an event published in that gap. A
+  // turn kept in the run cache decides the same way when it resumes.
+  const registered = () => {
+    const message = rt.takeMessage(eventMessageName(seq))
+    if (message === null) rt.catchUpEvent(registration, decide)
+    else decide(message)
+  }
+  if (record !== undefined) registered()
+  else decide(rt.takeMessage(eventMessageName(seq)))
   return outcome
 }

@@ -246,6 +246,10 @@ export interface TurnRuntime {
    * the run is suspended, only such a message (or a cancel) wakes it.
    * `event`: an event wait, registered with the suspend (and checked against the event log
    * once the suspend is durable) so publishers deliver to it.
+   * `onResume`: for a wait no busy turn may re-evaluate (an event wait), what a turn kept in
+   * the run cache does with it when it resumes — the evaluation a replay would make of the
+   * wait as registered by an earlier turn. Without it (and without `recheck`), a turn waiting
+   * there is not cached.
    */
   waitDurably(
     seq: number,
@@ -255,6 +259,7 @@ export interface TurnRuntime {
     message: string,
     recheck?: () => void,
     event?: EventWaitToRegister,
+    onResume?: () => void,
   ): void
   /**
    * Read the event log for an event wait registered by an earlier turn, delivering the first

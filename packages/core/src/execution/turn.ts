@@ -865,9 +865,11 @@ export class Turn implements TurnRuntime, DeliveryTarget {
     message: string,
     recheck?: () => void,
     event?: EventWaitToRegister,
+    onResume?: () => void,
   ): void {
     const wait: DurableWait = { wakeAt, label, pending, message }
     if (recheck !== undefined) wait.recheck = recheck
+    if (onResume !== undefined) wait.onResume = onResume
     if (event !== undefined) {
       wait.event = event
       this.hasEventWaits = true

@@ -26,6 +26,11 @@ export interface DurableWait {
   blockedProbe?: () => string | null
   /** What the wait's timer does when its time comes (see arm): kept to re-arm it. */
   due?: () => void
+  /**
+   * What a resumed turn does with the wait (TurnRuntime.waitDurably's `onResume`), in place of
+   * its timer and recheck: an event wait evaluated as a replay evaluates a registered one.
+   */
+  onResume?: () => void
 }
 
 export interface TurnWaitsHost {
@@ -144,13 +149,14 @@ export class TurnWaits {
   }
 
   /**
-   * Every open wait can go on in this very turn after a suspend — a message re-evaluates it, or
-   * its timer does what it would have done in a busy turn — and none must be registered
-   * anew with the store by the suspend that follows a replay (event waits: their catch-up read
-   * belongs to a suspend, event_wait.ts). The run cache keeps only such turns.
+   * Every open wait can go on in this very turn after a suspend: a message re-evaluates it, its
+   * timer does what it would have done in a busy turn, or it says what a resume does with it
+   * (`onResume`: an event wait, registered by the suspend that keeps the turn and read against
+   * the event log then). The run cache keeps only such turns.
    */
   get resumable(): boolean {
     for (const wait of this.#waits.values()) {
+      if (wait.onResume !== undefined) continue
       if (wait.event !== undefined) return false
       if (wait.recheck === undefined && (wait.message !== undefined || wait.due === undefined))
         return false
@@ -188,7 +194,10 @@ export class TurnWaits {
       if (!this.#host.live) return
       if (this.#waits.get(seq) !== wait) continue
       try {
-        if (wait.due !== undefined && wait.wakeAt !== null && wait.wakeAt <= now) wait.due()
+        if (wait.onResume !== undefined) {
+          this.#waits.delete(seq)
+          wait.onResume()
+        } else if (wait.due !== undefined && wait.wakeAt !== null && wait.wakeAt <= now) wait.due()
         else if (wait.recheck !== undefined) {
           this.#waits.delete(seq)
           wait.recheck()
