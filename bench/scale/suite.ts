@@ -173,7 +173,7 @@ async function loopMs(
 }
 
 /** A parent running `n` children one after the other: it suspends for each child's outcome. */
-export async function childrenMs(store: StateStore, n: number): Promise<number> {
+async function childrenMs(store: StateStore, n: number): Promise<number> {
   const engine = new Engine({ store, logger: silentLogger, holdTimersUpToMs: 0 })
   try {
     engine.register('kid', 1, async (ctx, i: number) => ctx.localStep('k', () => i))
@@ -192,10 +192,7 @@ export async function childrenMs(store: StateStore, n: number): Promise<number> 
   }
 }
 
-export async function withStore<T>(
-  open: StoreFactory,
-  fn: (store: StateStore) => Promise<T>,
-): Promise<T> {
+async function withStore<T>(open: StoreFactory, fn: (store: StateStore) => Promise<T>): Promise<T> {
   const { store, done } = await open()
   try {
     return await fn(store)
@@ -215,7 +212,7 @@ const sqlite: StoreFactory = async () => {
   }
 }
 
-export const postgres: StoreFactory = async () => {
+const postgres: StoreFactory = async () => {
   const { PostgresStore } = await import('@cairn/sql/postgres')
   const { promise: closed, resolve: close } = Promise.withResolvers<void>()
   const { promise: ready, resolve: opened } = Promise.withResolvers<StateStore>()

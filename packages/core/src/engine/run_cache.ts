@@ -26,10 +26,12 @@ export class RunCache {
     return this.#turns.size
   }
 
-  /** Keep `turn` (it suspended resumably); the least recently cached goes when full. */
+  /**
+   * Keep `turn` (it suspended resumably); the least recently cached goes when full. Never called
+   * with a capacity of 0: turns are only kept when the engine caches (TurnDeps.cacheRuns).
+   */
   put(turn: Turn): void {
     this.#drop(turn.runId, 'replaced in the run cache')
-    if (this.#capacity === 0) return turn.dispose(() => new Error('run cache off'))
     while (this.#turns.size >= this.#capacity) {
       const oldest = this.#turns.keys().next().value as string
       this.#drop(oldest, 'evicted from the run cache')
