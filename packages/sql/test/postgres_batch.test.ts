@@ -276,10 +276,11 @@ for (const [variant, make] of VARIANTS) {
             ],
             T0 + 2,
           )
-          // One statement for the wave, then one read of the stored runs (`exists`) and one of the
-          // stored checkpoints (`conflict`) it reports. The cancels make it a transaction (BEGIN,
-          // COMMIT) that first reads the queues their runs have items in (queue_writes.ts).
-          if (variant === 'postgres') assert.equal(statements(store) - before, 6, 'statements')
+          // One statement for the wave, then one read of the stored runs (`exists`) and two of the
+          // stored checkpoints (`conflict`) it reports: the runs' keys, then the checkpoints by
+          // their own key (checkpoints_at.ts). The cancels make it a transaction (BEGIN, COMMIT)
+          // that first reads the queues their runs have items in (queue_writes.ts).
+          if (variant === 'postgres') assert.equal(statements(store) - before, 7, 'statements')
           assert.deepEqual(results[0], { status: 'conflict', existing: checkpoint('a', 0) })
           assert.deepEqual(results[1], { status: 'applied' })
           assert.deepEqual(results[2], {

@@ -26,6 +26,7 @@
  * the lock keeps true until commit.
  */
 import type { CheckpointRecord, DeliverMessageOp, StoreOp } from '@cairn/core/contracts'
+import { checkpointsAt } from './checkpoints_at.ts'
 import type { SqlContext } from './context.ts'
 import type { SqlSession } from './driver.ts'
 import {
@@ -59,7 +60,7 @@ import {
 import { resultOf } from './op_results.ts'
 import { Params } from './params.ts'
 import { checkpointKey } from './reads.ts'
-import { CHECKPOINT_COLUMNS, checkpointColumns, toCheckpointRecord } from './row_mapping.ts'
+import { CHECKPOINT_COLUMNS } from './row_mapping.ts'
 import type { PlannedOp, Wave } from './wave_plan.ts'
 import type { Observation, WaveWriter } from './wave_writer.ts'
 
@@ -103,7 +104,7 @@ async function lockState(ctx: SqlContext, session: SqlSession, wave: Wave): Prom
   const runs = await lockRuns(ctx, session, [...wave.map(({ op }) => runIdOf(op)), ...notified])
   return {
     runs,
-    checkpoints: await lockCheckpoints(ctx, session, wave),
+    checkpoints: await lockCheckpoints(ctx, session, wave, runs),
     dedupes: await lockDedupes(ctx, session, wave, runs),
   }
 }
@@ -112,18 +113,17 @@ async function lockCheckpoints(
   ctx: SqlContext,
   session: SqlSession,
   wave: Wave,
+  runs: ReadonlyMap<string, LockedRun>,
 ): Promise<Map<string, CheckpointRecord>> {
-  const saves = wave.flatMap(({ op }) => (op.type === 'saveCheckpoint' ? [op] : []))
-  if (saves.length === 0) return new Map()
-  const { dialect, tables } = ctx
-  const p = new Params(dialect)
-  const places = saves.map((op) => `(${p.add(op.fence.runId)}, ${p.add(op.checkpoint.seq)})`)
-  const text = `SELECT ${checkpointColumns('r', 'c')} FROM ${tables.runs} r
-    JOIN ${tables.checkpoints} c ON c.run_key = r.key
-    WHERE (r.id, c.seq) IN (${places.join(', ')}) ${dialect.lockRows}`
-  const { rows } = await session.query(p.statement(text))
-  const found = rows.map((row) => toCheckpointRecord(row))
-  return new Map(found.map((cp) => [checkpointKey(cp.runId, cp.seq), cp]))
+  // A save whose run is not there meets no checkpoint (its result says not_found).
+  const places = wave.flatMap(({ op }) => {
+    if (op.type !== 'saveCheckpoint') return []
+    const run = runs.get(op.fence.runId)
+    return run === undefined
+      ? []
+      : [{ runKey: run.key, runId: op.fence.runId, seq: op.checkpoint.seq }]
+  })
+  return places.length === 0 ? new Map() : checkpointsAt(ctx, session, places, true)
 }
 
 /**

@@ -81,21 +81,6 @@ export async function readRuns(
   return new Map(rows.map((row) => toRunRecord(row)).map((run) => [run.id, run]))
 }
 
-/** The stored checkpoints at the given (run id, seq) places (not empty), by checkpointKey. */
-export async function readCheckpoints(
-  ctx: SqlContext,
-  session: SqlSession,
-  places: ReadonlyArray<readonly [runId: string, seq: number]>,
-): Promise<Map<string, CheckpointRecord>> {
-  const p = new Params(ctx.dialect)
-  const list = places.map(([runId, seq]) => `(${p.add(runId)}, ${p.add(seq)})`).join(', ')
-  const text = `SELECT ${checkpointColumns('r', 'c')} FROM ${ctx.tables.runs} r
-    JOIN ${ctx.tables.checkpoints} c ON c.run_key = r.key WHERE (r.id, c.seq) IN (${list})`
-  const { rows } = await session.query(p.statement(text))
-  const found = rows.map((row) => toCheckpointRecord(row))
-  return new Map(found.map((cp) => [checkpointKey(cp.runId, cp.seq), cp]))
-}
-
 export function checkpointKey(runId: string, seq: number): string {
   return JSON.stringify([runId, seq])
 }
