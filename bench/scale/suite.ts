@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- --suite scale`: costs that must stay flat as a run's work grows (issue 18),
  * each printed as a ratio measured side by side in one process, per store (memory, SQLite file
- * with synchronous=full, Postgres when it answers):
+ * with synchronous=full, Postgres and MariaDB/MySQL when they answer):
  *
  * - **resume**: a run records N steps, waits for a signal, then takes one more step; the time
  *   from the signal to its completion (claim, history read, replay, the last step) per recorded
@@ -24,6 +24,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Engine, MemoryStore, silentLogger, type StateStore } from '@cairn/core'
+import { MYSQL_URL, mysqlAvailable, withScratchDatabase } from '../mysql_service.ts'
 import { PG_URL, postgresAvailable, withScratchSchema } from '../postgres_service.ts'
 import { freshPostgres } from './fresh_postgres.ts'
 import { listRunsOnPostgres, listRunsOnSqlite, type ListRunsFigures } from './list_runs.ts'
@@ -65,6 +66,7 @@ export async function runScaleSuite(options: { json: boolean }): Promise<void> {
   const rows = [await measure('memory', memory), await measure('sqlite-full', sqlite)]
   const withPostgres = await postgresAvailable(false)
   if (withPostgres) rows.push(await measure('postgres', postgres))
+  if (await mysqlAvailable(false)) rows.push(await measure('mysql', mysqlStore))
   for (const row of rows) {
     if (options.json) console.log(JSON.stringify({ suite: 'scale', ...row }))
     else
@@ -218,6 +220,23 @@ const postgres: StoreFactory = async () => {
   const { promise: ready, resolve: opened } = Promise.withResolvers<StateStore>()
   const scratch = withScratchSchema('cairn_bench_scale', async (schema) => {
     opened(new PostgresStore({ connectionString: PG_URL, schema }))
+    await closed
+  })
+  return {
+    store: await ready,
+    done: async () => {
+      close()
+      await scratch
+    },
+  }
+}
+
+const mysqlStore: StoreFactory = async () => {
+  const { MysqlStore } = await import('@cairn/sql/mysql')
+  const { promise: closed, resolve: close } = Promise.withResolvers<void>()
+  const { promise: ready, resolve: opened } = Promise.withResolvers<StateStore>()
+  const scratch = withScratchDatabase('cairn_bench_scale', async (database) => {
+    opened(new MysqlStore({ uri: MYSQL_URL, database }))
     await closed
   })
   return {

@@ -36,7 +36,7 @@ void test('the scale suite prints every figure, at CI sizes', { timeout: 600_000
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as Record<string, unknown>)
   const byStore = new Map(lines.filter((l) => 'store' in l).map((l) => [l.store, l]))
-  const stores = ['memory', 'sqlite-full', 'postgres']
+  const stores = ['memory', 'sqlite-full', 'postgres', 'mysql']
   for (const store of stores) {
     const row = byStore.get(store)
     assert.ok(row !== undefined, `a row for ${store}: ${result.stdout}`)
