@@ -56,7 +56,7 @@ void test('a new generation each time the table doubled, from FIRST_BYTES on', a
   assert.equal(h.refresh.generation, 3)
 })
 
-void test('read at most every CHECK_MS; a failed read changes nothing', async () => {
+void test('read CHECK_MS after the last read when fewer statements were sent; a failed read changes nothing', async () => {
   const h = harness()
   await h.at(0, 0)
   await h.at(CHECK_MS - 1, FIRST_BYTES * 8)

@@ -60,7 +60,7 @@ export class PlanRefresh {
         this.#baseline = bytes
         this.generation += 1
       },
-      // A failed read changes nothing: the next one is due in CHECK_MS.
+      // A failed read changes nothing: the next one is due after CHECK_STATEMENTS or CHECK_MS.
       () => (this.#checking = false),
     )
   }

@@ -140,6 +140,8 @@ async function explain(
 interface StoredRows {
   runs: Map<string, RunRecord>
   checkpoints: Map<string, CheckpointRecord>
+  /** Runs of refused saves deleted since their wave (read outside its locks: a retention sweep). */
+  gone: Set<string>
 }
 
 /** The runs of the creates and the checkpoints of the saves among `ops`. */
@@ -152,9 +154,14 @@ async function readStoredRows(
   const places = ops.flatMap((op) =>
     op.type === 'saveCheckpoint' ? [[op.fence.runId, op.checkpoint.seq] as const] : [],
   )
+  const saves =
+    places.length > 0
+      ? await readCheckpoints(ctx, session, places)
+      : { checkpoints: new Map(), gone: new Set<string>() }
   return {
     runs: created.length > 0 ? await readRuns(ctx, session, created) : new Map(),
-    checkpoints: places.length > 0 ? await readCheckpoints(ctx, session, places) : new Map(),
+    checkpoints: saves.checkpoints,
+    gone: saves.gone,
   }
 }
 
@@ -174,6 +181,10 @@ function settle(
   // An applied op whose observation lacks what its result reports is a writer's bug: loud.
   const result = seen?.applied ? null : resultOf(op, { applied: false, fence, run, checkpoint })
   if (result !== null) return result
+  // A save refused for its stored outcome, whose run was deleted before that outcome could be
+  // read (an autocommitted wave holds no lock after it): as a save on a missing run.
+  if (op.type === 'saveCheckpoint' && rows.gone.has(op.fence.runId))
+    return { status: 'fenced', current: null }
   throw new StoreFailureError(
     `${ctx.dialect.name} store: applyBatch: the stored state does not explain why a ${op.type} of run ${runIdOf(op)} did not apply`,
     { details: { op: op.type, runId: runIdOf(op) } },

@@ -49,24 +49,34 @@ export async function checkpointsAt(
   return found
 }
 
+/** What readCheckpoints found: the checkpoints by checkpointKey, and the runs that are gone. */
+export interface CheckpointsRead {
+  checkpoints: Map<string, CheckpointRecord>
+  /** Runs of the places that no longer exist (deleted since the wave looked at them). */
+  gone: Set<string>
+}
+
 /**
- * The checkpoints stored at `places` given by run id (not empty), by checkpointKey: the runs'
- * keys first, then checkpointsAt. Two statements, for the reads that explain a refusal.
+ * The checkpoints stored at `places` given by run id (not empty): the runs' keys first, then
+ * checkpointsAt. Two statements, for the reads that explain a refusal.
  */
 export async function readCheckpoints(
   ctx: SqlContext,
   session: SqlSession,
   places: ReadonlyArray<readonly [runId: string, seq: number]>,
-): Promise<Map<string, CheckpointRecord>> {
+): Promise<CheckpointsRead> {
   const p = new Params(ctx.dialect)
   const ids = [...new Set(places.map(([runId]) => runId))]
   const text = `SELECT r.key, r.id FROM ${ctx.tables.runs} r
     WHERE ${ctx.dialect.inList(p, 'r.id', ids, 'text')}`
   const { rows } = await session.query(p.statement(text))
   const keyOf = new Map(rows.map(([key, id]) => [id as string, toSafeInteger(key, 'key')]))
+  const gone = new Set(ids.filter((id) => !keyOf.has(id)))
   const keyed = places.flatMap(([runId, seq]) => {
     const runKey = keyOf.get(runId)
     return runKey === undefined ? [] : [{ runKey, runId, seq }]
   })
-  return keyed.length === 0 ? new Map() : checkpointsAt(ctx, session, keyed, false)
+  const checkpoints =
+    keyed.length === 0 ? new Map() : await checkpointsAt(ctx, session, keyed, false)
+  return { checkpoints, gone }
 }

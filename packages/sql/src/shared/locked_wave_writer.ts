@@ -115,7 +115,7 @@ async function lockCheckpoints(
   wave: Wave,
   runs: ReadonlyMap<string, LockedRun>,
 ): Promise<Map<string, CheckpointRecord>> {
-  // A save whose run is not there meets no checkpoint (its result says not_found).
+  // A save whose run is not there meets no checkpoint (its result is fenced, current null).
   const places = wave.flatMap(({ op }) => {
     if (op.type !== 'saveCheckpoint') return []
     const run = runs.get(op.fence.runId)
