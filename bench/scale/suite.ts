@@ -216,34 +216,49 @@ const sqlite: StoreFactory = async () => {
 
 const postgres: StoreFactory = async () => {
   const { PostgresStore } = await import('@cairn/sql/postgres')
-  const { promise: closed, resolve: close } = Promise.withResolvers<void>()
-  const { promise: ready, resolve: opened } = Promise.withResolvers<StateStore>()
-  const scratch = withScratchSchema('cairn_bench_scale', async (schema) => {
-    opened(new PostgresStore({ connectionString: PG_URL, schema }))
-    await closed
-  })
-  return {
-    store: await ready,
-    done: async () => {
-      close()
-      await scratch
-    },
-  }
+  return scratchStore((use) =>
+    withScratchSchema('cairn_bench_scale', (schema) =>
+      use(new PostgresStore({ connectionString: PG_URL, schema })),
+    ),
+  )
 }
 
 const mysqlStore: StoreFactory = async () => {
   const { MysqlStore } = await import('@cairn/sql/mysql')
+  return scratchStore((use) =>
+    withScratchDatabase('cairn_bench_scale', (database) =>
+      use(new MysqlStore({ uri: MYSQL_URL, database })),
+    ),
+  )
+}
+
+/**
+ * A store on a scratch schema or database that `scratch` creates, hands to `use` and drops
+ * once `use` returns: kept open until the factory's `done`.
+ */
+async function scratchStore(
+  scratch: (use: (store: StateStore) => Promise<void>) => Promise<void>,
+): Promise<{ store: StateStore; done: () => Promise<void> }> {
   const { promise: closed, resolve: close } = Promise.withResolvers<void>()
   const { promise: ready, resolve: opened } = Promise.withResolvers<StateStore>()
-  const scratch = withScratchDatabase('cairn_bench_scale', async (database) => {
-    opened(new MysqlStore({ uri: MYSQL_URL, database }))
+  const dropped = scratch(async (store) => {
+    opened(store)
     await closed
   })
+  // A scratch that fails (or ends) before it made the store must not leave this waiting; its
+  // failure after that is done()'s to report.
+  let made = false
+  const ended = dropped.then(() => {
+    if (!made) throw new Error('the scratch schema or database ended before its store was made')
+  })
+  ended.catch(() => {})
+  const store = await Promise.race([ready, ended.then(() => ready)])
+  made = true
   return {
-    store: await ready,
+    store,
     done: async () => {
       close()
-      await scratch
+      await dropped
     },
   }
 }
