@@ -60,14 +60,15 @@ pgTest(
       const pool = poolOfStore.get(store) as SqlPool
       const query = pool.query.bind(pool)
       let sent = 0
-      let swept: { trees: Array<{ outcome: string }> } | null = null
+      const swept: { trees?: Array<{ outcome: string }> } = {}
       pool.query = async (statement) => {
         const result = await query(statement)
-        if (++sent === 1) swept = await sweeper.deleteRunTrees({ runIds: ['r'], maxRuns: 10 })
+        if (++sent === 1)
+          Object.assign(swept, await sweeper.deleteRunTrees({ runIds: ['r'], maxRuns: 10 }))
         return result
       }
       const results: OpResult[] = await store.applyBatch([save(leaseEpoch, 'later')], T0 + 3)
-      assert.equal(swept?.trees[0]?.outcome, 'deleted', JSON.stringify(swept))
+      assert.equal(swept.trees?.[0]?.outcome, 'deleted', JSON.stringify(swept))
       assert.deepEqual(results, [{ status: 'fenced', current: null }])
     } finally {
       await sweeper.close()
