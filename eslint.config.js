@@ -17,6 +17,8 @@ export default tseslint.config(
       '**/.adonisjs/**',
       // Projects of their own (a user's app), compiled and run inside the packaging test.
       'tests/packaging/fixtures/**',
+      // Scratch space (gitignored): probes and review scripts, never part of the project.
+      '.tmp/**',
     ],
   },
   js.configs.recommended,
