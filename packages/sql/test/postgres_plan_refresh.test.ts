@@ -59,7 +59,8 @@ pgTest(
           JSON.stringify(results[0]),
         )
       }
-      const [[bytes]] = await adminQuery(`SELECT pg_relation_size('"${schema}".cairn_runs')`)
+      const [row] = await adminQuery(`SELECT pg_relation_size('"${schema}".cairn_runs')`)
+      const bytes = row?.[0]
       assert.ok(Number(bytes) >= 2 * FIRST_BYTES, `the table grew past FIRST_BYTES: ${bytes}`)
       const renamedAt = [...names].flatMap(([name, at]) => (/_g\d+$/.test(name) ? [at] : []))
       assert.ok(renamedAt.length > 0, 'statements renamed')
