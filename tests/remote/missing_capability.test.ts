@@ -31,7 +31,14 @@ for (const { store: storeName, transport } of FLEET_CASES) {
         run?.waitingOn ?? '',
         /blocked: no live worker running "slow" on "remote" offers gpu/,
       )
-      const blocked = await f.engine.listRuns({ status: 'blocked' })
+      // Listed as blocked too. Read until it is: the run wakes for its remote step's check (10 s
+      // after the dispatch) and is claimed, then blocked again — a loaded machine can reach the
+      // first read near that moment, and a claimed run reads `running`.
+      const blocked = await pollUntil(
+        () => f.engine.listRuns({ status: 'blocked' }),
+        (page) => page.runs.length > 0,
+        'the run listed as blocked',
+      )
       assert.deepEqual(
         blocked.runs.map((r) => r.id),
         [runId],
