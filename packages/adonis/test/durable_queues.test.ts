@@ -69,6 +69,7 @@ void describe('durable:queues', () => {
         queue: 'carrier',
         concurrency: 2,
         granted: 2,
+        leased: 0,
         waiting: 1,
         oldestWaitingSince: T0,
         rateLimit: null,
@@ -79,6 +80,7 @@ void describe('durable:queues', () => {
         queue: 'idle',
         concurrency: 5,
         granted: 0,
+        leased: 0,
         waiting: 0,
         oldestWaitingSince: null,
         rateLimit: { limit: 10, periodMs: 60_000 },
@@ -88,14 +90,14 @@ void describe('durable:queues', () => {
     ])
   })
 
-  void test('the table shows running, waiting and the oldest wait', async () => {
+  void test('the table shows running, leased, waiting and the oldest wait', async () => {
     const exit = await runAce(['durable:queues'], db)
     assert.equal(exit.code, 0, exit.stderr)
     const row = exit.stdout.split('\n').find((line) => line.includes('carrier')) ?? ''
-    assert.match(row, /carrier\s+│\s+2\s+│\s+—\s+│\s+2\s+│\s+1\s+│\s+0\s+│\s+\d+ s/)
+    assert.match(row, /carrier\s+│\s+2\s+│\s+—\s+│\s+2\s+│\s+0\s+│\s+1\s+│\s+0\s+│\s+\d+ s/)
     assert.match(
       exit.stdout,
-      /idle\s+│\s+5\s+│\s+0 \/ 10 per 1 min\s+│\s+0\s+│\s+0\s+│\s+0\s+│\s+—/,
+      /idle\s+│\s+5\s+│\s+0 \/ 10 per 1 min\s+│\s+0\s+│\s+0\s+│\s+0\s+│\s+0\s+│\s+—/,
     )
   })
 })

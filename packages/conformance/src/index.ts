@@ -34,6 +34,7 @@ import { claimPriorityTests } from './claim_priority.ts'
 import { parkTests } from './park_unpark.ts'
 import { queueRateTests } from './queue_rates.ts'
 import { queueTests } from './queues.ts'
+import { queueLeaseTests } from './queue_leases.ts'
 import { recoveryTests } from './recoveries.ts'
 import { runQueueTests } from './run_queue.ts'
 import { payloadTests } from './payloads.ts'
@@ -82,6 +83,7 @@ export function storeConformance(test: TestFn, factory: StoreFactory): void {
   admissionTests(definer(test, factory, 'singleton admission'))
   admissionKeyTests(definer(test, factory, 'singleton keys'))
   queueTests(definer(test, factory, 'named queues'))
+  queueLeaseTests(definer(test, factory, 'queue slot leases'))
   queueRateTests(definer(test, factory, 'queue rates'))
   listRunsTests(definer(test, factory, 'listRuns'))
   listFilterTests(definer(test, factory, 'listRuns filters'))

@@ -106,11 +106,13 @@ export async function stats(store: StateStore, queue = Q, now = T0 + 10_000_000)
   return found
 }
 
-/** QueueStats of a queue without a rate: the rate's fields at their none values. */
+/** QueueStats of a queue without a rate: the rate's fields at their none values, no lease. */
 export function unrated(
-  fields: Omit<QueueStats, 'rateLimit' | 'recentGrants' | 'throttled'>,
+  fields: Omit<QueueStats, 'rateLimit' | 'recentGrants' | 'throttled' | 'leased'> & {
+    leased?: number
+  },
 ): QueueStats {
-  return { ...fields, rateLimit: null, recentGrants: 0, throttled: 0 }
+  return { leased: 0, ...fields, rateLimit: null, recentGrants: 0, throttled: 0 }
 }
 
 /** Starts runs r0…r(n-1) (leased) and enqueues them in order; returns their fences. */

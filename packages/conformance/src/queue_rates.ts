@@ -71,6 +71,7 @@ export function queueRateTests(define: Define): void {
         queue: Q,
         concurrency: 10,
         granted: 4,
+        leased: 0,
         waiting: 0,
         oldestWaitingSince: null,
         rateLimit: { limit: 2, periodMs: PERIOD },

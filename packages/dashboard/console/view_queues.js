@@ -1,5 +1,6 @@
 // The Queues page: the named queues the engine registered (GET api/queues), one row per queue —
 // concurrency, rate (grants in the last period of its limit), steps running (holding a slot),
+// slots leased by engines (slot leases),
 // waiting for one and held back by the rate, how long the oldest has waited — read from the
 // store (every engine's steps), refreshed every 5 s while open.
 import { get } from './api.js'
@@ -11,6 +12,7 @@ const COLUMNS = [
   'Concurrency',
   'Rate',
   'Running',
+  'Leased',
   'Waiting',
   'Throttled',
   'Oldest waiting',
@@ -21,7 +23,7 @@ export function queuesView() {
   return liveTableView({
     className: 'view-queues',
     title: 'Queues',
-    hint: 'Named queues bound how many attempts of their steps run at once, and how many start per period (rate), across every engine. Rate shows the grants in the last period of its limit; throttled steps wait beside a free slot for the rate. A waiting step holds no engine slot; its run shows status waiting.',
+    hint: 'Named queues bound how many attempts of their steps run at once, and how many start per period (rate), across every engine. Rate shows the grants in the last period of its limit; throttled steps wait beside a free slot for the rate. A waiting step holds no engine slot; its run shows status waiting. Leased: slots engines hold for queues with slot leases (handed to their own steps in memory; running includes only steps granted by the store).',
     loading: 'Loading queues…',
     failure: 'Could not list the queues',
     load: async () => {
@@ -46,6 +48,7 @@ function row(q, now) {
     String(q.concurrency),
     rate(q),
     String(q.granted),
+    String(q.leased),
     String(q.waiting),
     String(q.throttled),
     q.oldestWaitingSince === null

@@ -96,6 +96,7 @@ void test('GET api/queues lists the registered queues as the store sees them', a
       queue: 'carrier',
       concurrency: 2,
       granted: 0,
+      leased: 0,
       waiting: 0,
       oldestWaitingSince: null,
       rateLimit: null,

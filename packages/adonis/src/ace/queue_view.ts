@@ -6,6 +6,7 @@ export const QUEUE_TABLE_HEAD = [
   'Concurrency',
   'Rate',
   'Running',
+  'Leased',
   'Waiting',
   'Throttled',
   'Oldest waiting',
@@ -17,6 +18,7 @@ export function queueRow(queue: QueueStats, now: number): string[] {
     String(queue.concurrency),
     rateCell(queue),
     String(queue.granted),
+    String(queue.leased),
     String(queue.waiting),
     String(queue.throttled),
     queue.oldestWaitingSince === null

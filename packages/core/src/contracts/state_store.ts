@@ -354,6 +354,30 @@ export interface QueueThrottle {
   retryAt: number
 }
 
+/** StateStore.leaseQueueSlots' request. */
+export interface QueueLeaseRequest {
+  /** The queue's name (as QueueRequest.queue). */
+  queue: string
+  /** The holder: 1..255 UTF-16 code units, no NUL or lone surrogate (an engine's instanceId). */
+  owner: string
+  /** Slots to hold after the call: an integer from 0 (give every slot back) to MAX_QUEUE_CONCURRENCY. */
+  want: number
+  /** The queue's concurrency, as the holder's engine registered it (as QueueRequest.concurrency). */
+  concurrency: number
+  /** The lease lasts until `now + leaseMs`: an integer from 1 to 2,147,483,647. */
+  leaseMs: number
+}
+
+/** What StateStore.leaseQueueSlots left the owner with. */
+export interface QueueLease {
+  /** Slots the owner holds now (0..want). */
+  held: number
+  /** `now + leaseMs`: the lease holds nothing from this time on unless renewed. */
+  expiresAt: number
+  /** Items waiting for a grant (as QueueStats.waiting): a holder gives its slots back while any. */
+  waiting: number
+}
+
 /** What grantQueueSlots did. */
 export interface QueueGrantReport {
   /** The grants made, each as its message was delivered (as OpResult.grants). */
@@ -388,9 +412,12 @@ export interface QueueStats {
   rateLimit: QueueRateLimit | null
   /** Grants logged in the `periodMs` before `now` (0 without a rate). */
   recentGrants: number
+  /** Slots held by unexpired slot leases (StateStore.leaseQueueSlots), in use or not. */
+  leased: number
   /**
    * Waiters the free slots would take now but the rate holds back (0 without a rate):
-   * min(waiting, concurrency − granted) minus the grants the rate allows now (queueThrottled).
+   * min(waiting, concurrency − granted − leased) minus the grants the rate allows now
+   * (queueThrottled).
    */
   throttled: number
 }
@@ -945,6 +972,27 @@ export interface StateStore {
    * Read-only.
    */
   queueStats(queues: readonly string[], now: number): Promise<QueueStats[]>
+
+  /**
+   * Slot leases (docs/flow-control.md "Slot leases"): hold slots of a queue for `owner` (an
+   * engine, which hands them to its own runs' attempts in memory) until `now + leaseMs`. In
+   * one transaction under the queue's lock — the lock every enqueue, release and grant pass
+   * takes — with the queue created (as by an enqueue) if never written and its concurrency set
+   * to the request's:
+   * - every lease of the queue with `expiresAt <= now` is deleted (it holds nothing);
+   * - `free` = concurrency − the slots granted items hold (as grantQueueSlots counts them) −
+   *   the slots of the other owners' leases, at least 0;
+   * - the owner now holds `held` = min(`want`, `free`) — but while the queue has waiting items
+   *   (`waiting` > 0: durable waiters come first) no more than it held before this call
+   *   (0 when its lease had expired): a holder keeps or shrinks, never grows, past a waiter;
+   * - its lease is written with `held` slots expiring at `now + leaseMs` (deleted when 0).
+   * Every grant pass of every store counts the slots of unexpired leases as in use, so
+   * granted items + leased slots never exceed the concurrency at any write. The call grants
+   * no waiter: slots it gives back reach the waiters by the queue's next pass (a holder that
+   * shrinks while `waiting` > 0 calls grantQueueSlots). Rejects with E_INVALID_ARGUMENT
+   * (nothing applied) for a malformed request (checkQueueLease).
+   */
+  leaseQueueSlots?(request: QueueLeaseRequest, now: number): Promise<QueueLease>
 
   /** The run, or null if no run has this id. Reads committed state only. */
   getRun(runId: string): Promise<RunRecord | null>

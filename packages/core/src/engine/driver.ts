@@ -25,6 +25,7 @@ import type { WorkflowRegistry } from './registry.ts'
 import type { StepRegistry } from './step_registry.ts'
 import type { QueueRegistry } from './queue_registry.ts'
 import type { LiveGrants } from '../execution/live_grants.ts'
+import type { SlotLeases } from './slot_leases.ts'
 import type { QueueRetries } from './queue_retries.ts'
 import type { RunWaiters, TerminalOutcome } from './run_waiters.ts'
 import { LeaseKeeper } from './lease_keeper.ts'
@@ -58,6 +59,7 @@ export interface DriverDeps {
   queues: QueueRegistry
   /** Queued steps waiting in memory for a slot (live_grants.ts). */
   liveGrants: LiveGrants
+  slotLeases: SlotLeases
   /** Timers granting rate-limited queues when their rate allows (queue_retries.ts). */
   queueRetries: QueueRetries
   /**
@@ -174,6 +176,8 @@ export class Driver {
         deps.remote.blockedReason(transport, step, requires),
       liveTasks: deps.remote.live,
       liveGrants: deps.liveGrants,
+      leaseSlot: (queue, priority, fairnessKey, answer) =>
+        deps.slotLeases.acquire(queue, priority, fairnessKey, answer),
       wakeEngine: (at) => this.wake(at),
       grantFreed: (queues) => deps.queueRetries.grantNow(queues),
       newestVersion: (workflow) => deps.registry.resolve(workflow).version,
@@ -220,7 +224,7 @@ export class Driver {
   get quiet(): boolean {
     if (this.polls.busy || this.reserved > 0 || this.parkSweeper.busy || this.unparking > 0)
       return false
-    if (this.deps.queueRetries.busy || this.jobsBusy) return false
+    if (this.deps.queueRetries.busy || this.deps.slotLeases.busy || this.jobsBusy) return false
     if (this.cascading > 0) return false
     for (const turn of this.turns.values()) if (!turn.quiet) return false
     return true

@@ -34,6 +34,7 @@ import {
 } from '../errors/index.ts'
 import { Deliverer } from '../execution/deliverer.ts'
 import { LiveGrants } from '../execution/live_grants.ts'
+import { SlotLeases } from './slot_leases.ts'
 import { QueueRetries } from './queue_retries.ts'
 import type {
   StepHandler,
@@ -149,6 +150,7 @@ export class Engine {
   private readonly steps: StepRegistry
   private readonly queues = new QueueRegistry()
   private readonly queueRetries: QueueRetries
+  private readonly slotLeases: SlotLeases
   private readonly eventBatches: EventBatchFirer
   private readonly scheduleBook: ScheduleBook
   private readonly scheduleFirer: ScheduleFirer
@@ -205,6 +207,15 @@ export class Engine {
       onGrants: (grants) => liveGrants.deliver(grants),
       onThrottled: (throttled) => this.queueRetries.note(throttled),
     })
+    this.slotLeases = new SlotLeases({
+      store,
+      clock,
+      logger,
+      owner: this.options.instanceId,
+      leaseMs: this.options.leaseMs,
+      localWaitMs: this.options.holdTimersUpToMs,
+      grantQueue: (queue) => this.queueRetries.grantNow([queue]),
+    })
     const stepLogs = new StepLogSink(store, clock, logger, this.options.stepLogs)
     this.remote = new RemoteTransports(
       this.options.transports,
@@ -228,6 +239,7 @@ export class Engine {
       cancelChildren: (runId, reason) => cancelChildren(this.cancellationDeps(), runId, reason),
       remote: this.remote,
       liveGrants,
+      slotLeases: this.slotLeases,
       queueRetries: this.queueRetries,
       jobs: [this.eventBatches, this.scheduleFirer, ...(this.retention ? [this.retention] : [])],
     })
@@ -622,6 +634,7 @@ export class Engine {
           queue,
           concurrency: this.queues.find(queue)?.concurrency ?? 0,
           granted: 0,
+          leased: 0,
           waiting: 0,
           oldestWaitingSince: null,
           rateLimit: this.queues.find(queue)?.rateLimit ?? null,
@@ -925,6 +938,7 @@ export class Engine {
         'cairn: the store did not take the last writes before close; runs they would have ' +
           'handed back are claimed when their leases expire',
       )
+    await this.slotLeases.close()
     this.committer.close()
     this.queueRetries.close()
     if (this.opening !== null) await this.options.store.close()

@@ -53,7 +53,12 @@ export const ENGINE_OPTIONS: OptionsSpec = {
 
 export const QUEUE_OPTIONS: OptionsSpec = {
   call: 'engine.registerQueue',
-  known: optionNames<QueueOptions>({ concurrency: true, rateLimit: true, fairness: true }),
+  known: optionNames<QueueOptions>({
+    concurrency: true,
+    rateLimit: true,
+    fairness: true,
+    slotLeases: true,
+  }),
   foreign: FOREIGN_QUEUE_OPTIONS,
 }
 

@@ -27,6 +27,14 @@ export interface QueueOptions {
    * number; anything else fails the call with E_INVALID_ARGUMENT. Absent: '' (one key).
    */
   fairness?: QueueFairness
+  /**
+   * Slot leases (docs/flow-control.md "Slot leases"): this engine holds slots of the queue in
+   * the store — one write per renewal — and hands them to its own attempts in memory, with no
+   * store write per attempt. Concurrency stays exact fleet-wide; priority and fairness are
+   * strict within an engine, and across engines durable waiters go first from the holder's
+   * next renewal on. Not with `rateLimit` (the option is refused). Default false.
+   */
+  slotLeases?: boolean
 }
 
 export interface RegisteredQueue {
@@ -34,6 +42,7 @@ export interface RegisteredQueue {
   concurrency: number
   rateLimit: QueueRateLimit | null
   fairness: FairnessRule | null
+  slotLeases: boolean
 }
 
 export class QueueRegistry {
@@ -68,6 +77,7 @@ export class QueueRegistry {
       concurrency,
       rateLimit: queueRate(name, options.rateLimit),
       fairness: fairnessRule(name, options.fairness),
+      slotLeases: slotLeases(name, options.slotLeases, options.rateLimit !== undefined),
     }
     this.#byName.set(name, queue)
     return queue
@@ -80,6 +90,21 @@ export class QueueRegistry {
   names(): string[] {
     return [...this.#byName.keys()]
   }
+}
+
+/** `slotLeases`, checked: a boolean, never with a rate (a rated grant is logged one by one). */
+function slotLeases(name: string, value: unknown, rated: boolean): boolean {
+  if (value === undefined) return false
+  if (typeof value !== 'boolean')
+    throw new InvalidArgumentError(`queue "${name}": slotLeases must be true or false`, {
+      details: { queue: name, option: 'slotLeases' },
+    })
+  if (value && rated)
+    throw new InvalidArgumentError(
+      `queue "${name}": slotLeases cannot be used with rateLimit (each grant of a rated queue is logged in the store)`,
+      { details: { queue: name, option: 'slotLeases' } },
+    )
+  return value
 }
 
 /** The queue's rate, checked by the rule every store applies (null: none). */
@@ -108,7 +133,7 @@ export function checkQueues(queues: unknown): Readonly<Record<string, QueueOptio
     queues === null || typeof queues !== 'object' ? undefined : Object.getPrototypeOf(queues)
   if (proto !== Object.prototype && proto !== null)
     throw new InvalidArgumentError(
-      'queues must be a plain object of { name: { concurrency, rateLimit?, fairness? } } (not a Map, an array or an object with a prototype of its own)',
+      'queues must be a plain object of { name: { concurrency, rateLimit?, fairness?, slotLeases? } } (not a Map, an array or an object with a prototype of its own)',
     )
   const registry = new QueueRegistry()
   for (const [name, options] of Object.entries(queues as object))

@@ -16,6 +16,8 @@ import type { EventWaitToRegister, Fence, QueueRequest } from '../contracts/stat
 import type { StepLogAppend } from '../contracts/step_logs.ts'
 import type { StepLogSink } from '../engine/step_log_sink.ts'
 import type { RegisteredQueue } from '../engine/queue_registry.ts'
+import type { LeaseAnswer } from '../engine/slot_leases.ts'
+import type { QueuePlacement } from './step_queue.ts'
 import type { LiveResultHandler } from './live_tasks.ts'
 import type { LiveGrantHandler } from './live_grants.ts'
 import type { TaskToPublish, WithdrawOutcome } from '../contracts/transport.ts'
@@ -162,6 +164,11 @@ export interface TurnRuntime {
   noteQueue(queue: string): void
   /** The queue registered on this engine under `name`, or undefined. */
   findQueue(name: string): RegisteredQueue | undefined
+  /**
+   * A slot of `queue` for one attempt from this engine's slot lease (docs/flow-control.md
+   * "Slot leases"), answered now or when one frees; null: take the durable line (saveQueued).
+   */
+  leaseSlot(queue: RegisteredQueue, placement: QueuePlacement, answer: LeaseAnswer): void
   /** Hand a remote step's task to the engine's transport `transport` (after its save is durable). */
   publishTask(transport: string, task: TaskToPublish): void
   /** Whether this engine has a transport of this name (EngineOptions.transports). */

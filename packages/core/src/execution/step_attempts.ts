@@ -63,7 +63,11 @@ export class StepAttempts {
     // A queued step's `waiting` record has no due time: it waits for its grant, not a clock.
     this.notBefore = record?.wakeAt ?? 0
     this.startedAt = record?.startedAt ?? rt.clock.now()
-    this.slot = plan.queue === undefined ? null : new QueueSlot(rt, plan.seq, plan.queue)
+    // A position with no record has no item in the store: its attempts may use a slot lease.
+    this.slot =
+      plan.queue === undefined
+        ? null
+        : new QueueSlot(rt, plan.seq, plan.queue, undefined, record === undefined)
   }
 
   /**
@@ -77,7 +81,10 @@ export class StepAttempts {
 
   private next(): void {
     // A compensating cancel lets in-flight attempts finish but starts no new one.
-    if (!this.rt.live || this.rt.stopping) return this.rt.endWork()
+    if (!this.rt.live || this.rt.stopping) {
+      this.slot?.endAttempt()
+      return this.rt.endWork()
+    }
     if (this.notBefore > this.rt.clock.now()) return this.waitForRetry()
     if (this.slot !== null && !this.holding) return this.acquireSlot(this.slot)
     // Never start user code on a lease that may have lapsed (turn_lease.ts); the check is one
@@ -154,12 +161,14 @@ export class StepAttempts {
   private onSuccess(value: unknown): void {
     if (this.rt.live) this.succeed(value)
     else this.late(encodeValue(value, this.rt.codec, `result of step "${this.plan.name}"`))
+    this.slot?.endAttempt()
     this.rt.endWork()
   }
 
   protected onFailure(error: unknown): void {
     if (!this.rt.live) {
       this.late({ ok: false, error: encodeError(error, this.rt.codec) })
+      this.slot?.endAttempt()
       return this.rt.endWork()
     }
     const durationMs = this.elapsed()
@@ -167,18 +176,26 @@ export class StepAttempts {
     const encoded = encodeError(error, this.rt.codec)
     if (!decision.retry) {
       this.rt.complete(this.outcomeStep(), { ok: false, error: encoded })
+      this.slot?.endAttempt()
       this.emit('step:failed', () => serializeError(error))
       return this.rt.endWork()
     }
     // A RetryableError's retryAfterMs is the step's own number: kept within the Date range.
     this.notBefore = Math.min(MAX_TIME_MS, this.rt.clock.now() + decision.delayMs)
-    void this.rt.saveRetrying(this.outcomeStep(), encoded, this.notBefore).then((saved) => {
+    const retrying = this.outcomeStep()
+    this.slot?.endAttempt()
+    void this.rt.saveRetrying(retrying, encoded, this.notBefore).then((saved) => {
       // The slot went back with the save: the retry asks for one again.
       this.holding = false
       if (!saved) return this.rt.endWork()
       this.emitRetried(error, decision.delayMs, durationMs)
       this.next()
     })
+  }
+
+  /** The current attempt's outcome is recorded: a slot it holds from a lease goes back. */
+  protected attemptOver(): void {
+    this.slot?.endAttempt()
   }
 
   /** The turn is over (the run was cancelled, or the lease lost): the turn decides what to keep. */
@@ -246,8 +263,9 @@ export class StepAttempts {
       attempts: this.attempts,
       startedAt: this.startedAt,
       input: this.plan.encodedInput === undefined ? null : this.plan.encodedInput(),
-      // Every outcome of a queued step gives its slot back in the save recording it.
-      ...(this.plan.queue === undefined ? {} : { release: this.plan.queue.queue }),
+      // Every outcome of a queued step gives its slot back in the save recording it — in the
+      // store, unless the attempt holds a leased slot (no item: endAttempt gives it back).
+      ...(this.slot === null || !this.slot.releasesInStore ? {} : { release: this.slot.queue }),
     }
   }
 

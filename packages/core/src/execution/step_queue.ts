@@ -21,6 +21,8 @@ import {
 } from '../store/queue_check.ts'
 import { derivedFairnessKey } from '../engine/queue_fairness.ts'
 import type { StepRecordInput, TurnRuntime } from './runtime.ts'
+import type { RegisteredQueue } from '../engine/queue_registry.ts'
+import type { LeasedSlot } from '../engine/slot_leases.ts'
 import type { StepOptions } from './types.ts'
 
 /** A step's queue as resolved for one call: the queue's spec and the call's place in it. */
@@ -116,19 +118,52 @@ export class QueueSlot {
   readonly #seq: number
   readonly #message: string
   readonly #holder: string
+  /**
+   * Attempts may take their slot from this engine's slot lease: the position has no item in
+   * the store (it had no record when this turn reached it, and no attempt of it took the
+   * durable line since). An item must go with a save that releases it.
+   */
+  #leasable: boolean
+  /** The slot the current attempt holds from the lease, if it does. */
+  #leased: LeasedSlot | null = null
 
-  /** `holder`: what asks for the slot, as a park reason names it. */
-  constructor(rt: TurnRuntime, seq: number, lane: QueueLane, holder = `step at position ${seq}`) {
+  /**
+   * `holder`: what asks for the slot, as a park reason names it. `leasable`: the position has
+   * no record yet (so no item in the store): its attempts may use a slot lease.
+   */
+  constructor(
+    rt: TurnRuntime,
+    seq: number,
+    lane: QueueLane,
+    holder = `step at position ${seq}`,
+    leasable = false,
+  ) {
     this.#rt = rt
     this.#seq = seq
     this.#lane = lane
     this.#holder = holder
     this.#message = queueSlotMessage(seq)
-    rt.noteQueue(lane.queue)
+    this.#leasable = leasable
+    if (!leasable) rt.noteQueue(lane.queue)
   }
 
   get queue(): string {
     return this.#lane.queue
+  }
+
+  /**
+   * Whether the save of the current attempt's outcome gives a slot back in the store
+   * (SaveCheckpointOp.release): not when the attempt holds a leased slot (no item).
+   */
+  get releasesInStore(): boolean {
+    return this.#leased === null
+  }
+
+  /** The current attempt is over (or will not start): its leased slot, if any, goes back. */
+  endAttempt(): void {
+    const leased = this.#leased
+    this.#leased = null
+    leased?.release()
   }
 
   /**
@@ -150,6 +185,29 @@ export class QueueSlot {
     } catch (error) {
       return handlers.refused(error)
     }
+    if (!this.#leasable) return this.#enqueue(step, attempt, handlers, queue, placement)
+    this.#rt.leaseSlot(queue, placement, (slot) => {
+      if (slot === null) return this.#enqueue(step, attempt, handlers, queue, placement)
+      if (!this.#rt.live) {
+        slot.release()
+        return handlers.lost()
+      }
+      this.#leased = slot
+      handlers.granted(false)
+    })
+  }
+
+  /** Ask the store: save the `waiting` record with the request (the durable line). */
+  #enqueue(
+    step: StepRecordInput,
+    attempt: number,
+    handlers: SlotHandlers,
+    queue: RegisteredQueue,
+    placement: QueuePlacement,
+  ): void {
+    // From now on the position has an item: every outcome releases it in the store.
+    this.#leasable = false
+    this.#rt.noteQueue(this.#lane.queue)
     const request: QueueRequest = {
       ...placement,
       concurrency: queue.concurrency,

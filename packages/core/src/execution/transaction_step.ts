@@ -94,6 +94,7 @@ class TransactionAttempts extends StepAttempts {
       )
       .then(
         (committed) => {
+          this.attemptOver()
           if (committed) this.emit('step:completed')
           this.rt.endWork()
         },

@@ -54,6 +54,8 @@ import { TurnEnding, type TurnEnd } from './turn_end.ts'
 import { TurnLease } from './turn_lease.ts'
 import type { RegisteredStep } from '../engine/step_registry.ts'
 import type { RegisteredQueue } from '../engine/queue_registry.ts'
+import type { LeaseAnswer } from '../engine/slot_leases.ts'
+import type { QueuePlacement } from './step_queue.ts'
 import type { StepLogSink } from '../engine/step_log_sink.ts'
 import { Fifo } from '../util/fifo.ts'
 import type { StepLogAppend } from '../contracts/step_logs.ts'
@@ -115,6 +117,16 @@ export interface TurnDeps {
   liveTasks: LiveTasks
   /** Queued steps waiting in memory, to which this engine hands the grants its writes make. */
   liveGrants: LiveGrants
+  /**
+   * A slot of `queue` from this engine's slot lease (engine/slot_leases.ts), answered now or
+   * when one frees; null: ask the store (the durable line).
+   */
+  leaseSlot(
+    queue: RegisteredQueue,
+    priority: number,
+    fairnessKey: string,
+    answer: LeaseAnswer,
+  ): void
   /** Another run became claimable at `at` (a queue grant this turn's write made): look now. */
   wakeEngine(at: number): void
   /** Grant these queues now: this run parked, freeing the slots it held (no write granted them). */
@@ -597,6 +609,10 @@ export class Turn implements TurnRuntime, DeliveryTarget {
 
   findQueue(name: string): RegisteredQueue | undefined {
     return this.deps.findQueue(name)
+  }
+
+  leaseSlot(queue: RegisteredQueue, placement: QueuePlacement, answer: LeaseAnswer): void {
+    this.deps.leaseSlot(queue, placement.priority, placement.fairnessKey, answer)
   }
 
   publishTask(transport: string, task: TaskToPublish): void {

@@ -64,6 +64,12 @@ export {
 } from './queue_check.ts'
 export { nextWaiter, type QueueWaiter } from './queue_grants.ts'
 export {
+  checkQueueLease,
+  leasedSlots,
+  MAX_QUEUE_LEASE_MS,
+  type LeaseCounts,
+} from './queue_lease.ts'
+export {
   checkRateLimit,
   rateLogRange,
   rateAllowance,

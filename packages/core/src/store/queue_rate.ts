@@ -98,12 +98,14 @@ export function prunableGrants(
 export function queueThrottled(stats: {
   concurrency: number
   granted: number
+  leased: number
   waiting: number
   rateLimit: QueueRateLimit | null
   recentGrants: number
 }): number {
   if (stats.rateLimit === null) return 0
-  const wanted = Math.min(stats.waiting, Math.max(0, stats.concurrency - stats.granted))
+  const free = stats.concurrency - stats.granted - stats.leased
+  const wanted = Math.min(stats.waiting, Math.max(0, free))
   const allowed = Math.max(0, stats.rateLimit.limit - stats.recentGrants)
   return Math.max(0, wanted - allowed)
 }

@@ -29,10 +29,11 @@ export function queueGauges(ctx: MetricsContext, options: QueueGaugeOptions): vo
     [
       {
         name: 'queue_slots',
-        help: 'Steps of each named queue: running (holding one of its slots) or waiting for one.',
+        help: 'Slots of each named queue: running (granted to a step by the store), leased (held by an engine with slot leases, for its own steps) or waiting (steps waiting for one).',
         labelNames: ['queue', 'state'],
         series: (row) => [
           { labels: { queue: row.queue, state: 'running' }, value: row.granted },
+          { labels: { queue: row.queue, state: 'leased' }, value: row.leased },
           { labels: { queue: row.queue, state: 'waiting' }, value: row.waiting },
         ],
       },

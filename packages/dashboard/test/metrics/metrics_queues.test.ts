@@ -1,6 +1,6 @@
 /**
  * Named queue gauges read at scrape time (engine.queueStats()): per registered queue, the
- * steps running, waiting and throttled, the concurrency, the rate, and the oldest waiter's age — from the store,
+ * steps running, waiting and throttled, the slots leased, the concurrency, the rate, and the oldest waiter's age — from the store,
  * so a second engine's steps count too; a registered queue no step used yet reads as zeros.
  */
 import assert from 'node:assert/strict'
@@ -9,6 +9,24 @@ import { eachStore } from '../../../../tests/helpers/harness.ts'
 import { parseExposition, valueOf } from './exposition.ts'
 
 eachStore('metrics named queues', (test) => {
+  test('a queue with slot leases shows the leased slots', async (env) => {
+    const hold = Promise.withResolvers<void>()
+    const worker = await env.engine()
+    worker.registerQueue('enrich', { concurrency: 3, slotLeases: true })
+    worker.registerStep('call', async () => hold.promise)
+    worker.register('look', 1, async (ctx) => ctx.step('call', null, { queue: 'enrich' }))
+    for (let i = 0; i < 2; i++) await worker.start('look', null)
+    await env.settle()
+    const watcher = await env.engine({ drive: false })
+    watcher.registerQueue('enrich', { concurrency: 3 })
+    const metrics = createMetrics(watcher, { backlogCacheMs: 0 })
+    const parsed = parseExposition(await metrics.render())
+    const at = (state: string) => valueOf(parsed, 'cairn_queue_slots', { queue: 'enrich', state })
+    assert.deepEqual([at('leased'), at('running'), at('waiting')], [2, 0, 0])
+    metrics.close()
+    hold.resolve()
+  })
+
   test('gauges show running and waiting steps, the concurrency and the oldest wait', async (env) => {
     const hold = Promise.withResolvers<void>()
     const worker = await env.engine()

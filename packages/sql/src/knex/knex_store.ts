@@ -83,6 +83,8 @@ export class KnexStore implements StateStore {
     this.#opened('grantQueueSlots').grantQueueSlots(queues, now)
   readonly queueStats: StateStore['queueStats'] = (queues, now) =>
     this.#opened('queueStats').queueStats(queues, now)
+  readonly leaseQueueSlots: NonNullable<StateStore['leaseQueueSlots']> = (request, now) =>
+    this.#opened('leaseQueueSlots').leaseQueueSlots(request, now)
   readonly getRun: StateStore['getRun'] = (runId) => this.#opened('getRun').getRun(runId)
   readonly loadCheckpoints: StateStore['loadCheckpoints'] = (runId) =>
     this.#opened('loadCheckpoints').loadCheckpoints(runId)
@@ -193,6 +195,7 @@ function neverOpened(kind: string, operation: string): Required<StateStore> {
     admissionKeys: reject,
     grantQueueSlots: reject,
     queueStats: reject,
+    leaseQueueSlots: reject,
     getRun: reject,
     loadCheckpoints: reject,
     loadInbox: reject,

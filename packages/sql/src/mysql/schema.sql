@@ -125,6 +125,14 @@ CREATE TABLE `cairn_queue_keys` (
   PRIMARY KEY (`queue`,`fairness_key`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
+CREATE TABLE `cairn_queue_leases` (
+  `queue` varbinary(800) NOT NULL,
+  `owner` varbinary(800) NOT NULL,
+  `slots` int(11) NOT NULL,
+  `expires_at` bigint(20) NOT NULL,
+  PRIMARY KEY (`queue`,`owner`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
 CREATE TABLE `cairn_runs` (
   `key` bigint(20) NOT NULL AUTO_INCREMENT,
   `id` varbinary(1020) NOT NULL,

@@ -94,6 +94,13 @@ CREATE TABLE cairn_queue_keys (
   last_grant bigint NOT NULL
 );
 
+CREATE TABLE cairn_queue_leases (
+  queue text COLLATE "C" NOT NULL,
+  owner text COLLATE "C" NOT NULL,
+  slots integer NOT NULL,
+  expires_at bigint NOT NULL
+);
+
 CREATE TABLE cairn_queues (
   name text COLLATE "C" NOT NULL,
   concurrency integer NOT NULL,
@@ -212,6 +219,8 @@ ALTER TABLE cairn_queue_grant_log ADD CONSTRAINT cairn_queue_grant_log_pkey PRIM
 ALTER TABLE cairn_queue_items ADD CONSTRAINT cairn_queue_items_pkey PRIMARY KEY (queue, run_key, seq);
 
 ALTER TABLE cairn_queue_keys ADD CONSTRAINT cairn_queue_keys_pkey PRIMARY KEY (queue, fairness_key);
+
+ALTER TABLE cairn_queue_leases ADD CONSTRAINT cairn_queue_leases_pkey PRIMARY KEY (queue, owner);
 
 ALTER TABLE cairn_queues ADD CONSTRAINT cairn_queues_pkey PRIMARY KEY (name);
 

@@ -2,11 +2,12 @@
  * Grant passes on Postgres and MySQL, run under the locks of their queue rows (the caller
  * holds them), in two steps so the passes of several queues share their writes:
  *
- * - pickGrants, per queue: while fewer items hold slots than the concurrency, the next waiter
- *   by the rule every store applies (nextWaiter: priority, then the fairness key granted least
- *   recently, then line order) is picked, up to every free slot at once. Items of ended runs
- *   met on the way are deleted. A queue with a rate picks no more than its log allows
- *   (queue_rate_log.ts); a queue without one runs no statement of it.
+ * - pickGrants, per queue: while fewer slots are in use (held by granted items, or by unexpired
+ *   leases: queue_leases.ts) than the concurrency, the next waiter by the rule every store
+ *   applies (nextWaiter: priority, then the fairness key granted least recently, then line
+ *   order) is picked, up to every free slot at once. Items of ended runs met on the way are
+ *   deleted. A queue with a rate picks no more than its log allows (queue_rate_log.ts); a
+ *   queue without one runs no statement of it.
  * - writeGrants, for the picks of every pass: the grant messages of the picks no result tells
  *   are accepted by the deliverMessage rules — the portable writer's inbox writes
  *   (locked_inbox.ts), so dedupe, inbox seqs and wake-ups are the ones every delivery gets —
@@ -76,9 +77,15 @@ export async function pickGrants(
   now: number,
 ): Promise<QueuePick> {
   const none: QueuePick = { queue: row.name, picked: [], throttled: [], log: null }
-  const { held, ended, waiters } = await readLine(ctx, session, row.name, row.concurrency)
+  const { held, leased, ended, waiters } = await readLine(
+    ctx,
+    session,
+    row.name,
+    row.concurrency,
+    now,
+  )
   if (ended.length > 0) await deleteItems(ctx, session, row.name, ended)
-  const free = row.concurrency - held
+  const free = row.concurrency - held - leased
   if (free <= 0 || waiters.length === 0) return none
   const rate = row.rateLimit
   const first = row.grants

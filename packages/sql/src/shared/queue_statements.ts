@@ -66,11 +66,14 @@ export function rateOf(limit: unknown, periodMs: unknown): QueueRateLimit | null
   return l === null || period === null ? null : { limit: l, periodMs: period }
 }
 
-/** Inserts rows for queues that have none (in lock order); a row another writer just added stays. */
+/**
+ * Inserts rows for queues that have none (in lock order), each with its request's concurrency
+ * and rate; a row another writer just added stays.
+ */
 export async function insertQueues(
   ctx: SqlContext,
   session: SqlSession,
-  requests: ReadonlyMap<string, QueueRequest>,
+  requests: ReadonlyMap<string, Pick<QueueRequest, 'concurrency' | 'rateLimit'>>,
 ): Promise<void> {
   const p = new Params(ctx.dialect)
   const rows = lockOrder(requests.keys()).map((name) => {

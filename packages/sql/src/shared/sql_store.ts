@@ -32,6 +32,8 @@ import type {
   AdmissionKeyPage,
   AdmissionKeysQuery,
   QueueGrantReport,
+  QueueLease,
+  QueueLeaseRequest,
   QueueStats,
   RequeueResult,
   RunBacklog,
@@ -77,6 +79,7 @@ import { requeueRun } from './requeue.ts'
 import { promoteQueued } from './admission_sweep.ts'
 import { admissionKeys } from './admission_keys.ts'
 import { grantQueueSlots, queueStats } from './queue_calls.ts'
+import { leaseQueueSlots } from './queue_leases.ts'
 import { withRetries } from './retry.ts'
 import { expiredRuns, retentionCutoff } from './retention_reads.ts'
 import { deleteRunTrees } from './run_tree_delete.ts'
@@ -175,6 +178,10 @@ export class SqlStore implements StateStore {
 
   queueStats(queues: readonly string[], now: number): Promise<QueueStats[]> {
     return this.#call('queueStats', false, () => queueStats(this.parts, queues, now))
+  }
+
+  leaseQueueSlots(request: QueueLeaseRequest, now: number): Promise<QueueLease> {
+    return this.#call('leaseQueueSlots', true, () => leaseQueueSlots(this.parts, request, now))
   }
 
   requeueRun(request: RequeueRequest): Promise<RequeueResult> {

@@ -29,6 +29,8 @@ export interface Tables {
   queueKeys: string
   /** Each rate-limited queue's recent grants: grant number → its time (migration 15). */
   queueGrantLog: string
+  /** Slot leases: each (queue, owner)'s slots and when they expire (migration 22). */
+  queueLeases: string
   /** Event accumulators: one row per accumulator, its times and claim lease (migration 17). */
   eventBatches: string
   /** An accumulator's payloads, numbered in append order (migration 17). */
@@ -57,6 +59,7 @@ export function qualifiedTables(dialect: SqlDialect, schema: string): Tables {
     queueItems: qualify('cairn_queue_items'),
     queueKeys: qualify('cairn_queue_keys'),
     queueGrantLog: qualify('cairn_queue_grant_log'),
+    queueLeases: qualify('cairn_queue_leases'),
     eventBatches: qualify('cairn_event_batches'),
     eventBatchItems: qualify('cairn_event_batch_items'),
     schedules: qualify('cairn_schedules'),

@@ -1,6 +1,6 @@
 /**
  * Named queues' statements on SQLite (ops/queue_items.ts, ops/queue_grants.ts,
- * ops/queue_rate.ts, queue_stats.ts).
+ * ops/queue_rate.ts, ops/queue_leases.ts, queue_stats.ts).
  * Every write runs inside one BEGIN IMMEDIATE, so the writer is alone: a queue needs no lock
  * of its own, and a grant pass may read, then write.
  */
@@ -47,12 +47,15 @@ export const QUEUE_SQL = {
   // queue: the items of runs gone or ended (terminal: they hold no slot), which a pass drops.
   purgeQueue: `DELETE FROM cairn_queue_items WHERE queue = ? AND NOT EXISTS (SELECT 1 FROM cairn_runs r
     WHERE r.key = cairn_queue_items.run_key AND r.status NOT IN ${TERMINAL_STATUSES})`,
-  // queue: its free slots (negative under a lowered concurrency), its grant counter and its
-  // rate (null: none), no row for a queue never written. A parked run's granted item holds
-  // nothing (its unpark drops it: it asks again).
+  // now, queue: its free slots (negative under a lowered concurrency), its grant counter and
+  // its rate (null: none), no row for a queue never written. A parked run's granted item holds
+  // nothing (its unpark drops it: it asks again); the slots of leases unexpired at now are in
+  // use (a range of the leases' primary key: nothing read for a queue without any).
   selectQueueRoom: `SELECT q.concurrency - (SELECT count(*) FROM cairn_queue_items i
       JOIN cairn_runs r ON r.key = i.run_key
-      WHERE i.queue = q.name AND i.granted = 1 AND r.status IN ${WAITERS}) AS free,
+      WHERE i.queue = q.name AND i.granted = 1 AND r.status IN ${WAITERS})
+      - (SELECT coalesce(sum(l.slots), 0) FROM cairn_queue_leases l
+        WHERE l.queue = q.name AND l.expires_at > ?) AS free,
       q.grants, q.rate_limit, q.rate_period_ms
     FROM cairn_queues q WHERE q.name = ?`,
   // queue: the next waiter by the grant rule (store-kit nextWaiter): highest priority, then the
@@ -82,16 +85,46 @@ export const QUEUE_SQL = {
   // prunableGrants), found on one range of the primary key.
   pruneGrantLog: `DELETE FROM cairn_queue_grant_log
     WHERE queue = ? AND grant_no <= ? AND granted_at <= ?`,
-  // now, then the names as one JSON array: the queues that exist, in name order (BINARY: code
-  // points), each with its slots in use, its waiters, the oldest waiter's enqueue time, its
-  // rate and the grants it logged in the period before now (none read without a rate).
+  // now, now again, then the names as one JSON array: the queues that exist, in name order
+  // (BINARY: code points), each with its slots in use, its waiters, the oldest waiter's
+  // enqueue time, its rate, the grants it logged in the period before now (none read without
+  // a rate) and the slots of its leases unexpired at now.
   queueStats: `SELECT q.name, q.concurrency, q.rate_limit, q.rate_period_ms,
       coalesce(sum(i.granted = 1 AND r.status IN ${WAITERS}), 0) AS granted,
       coalesce(sum(i.granted = 0 AND r.status IN ${WAITERS}), 0) AS waiting,
       min(CASE WHEN i.granted = 0 AND r.status IN ${WAITERS} THEN i.enqueued_at END) AS oldest,
       CASE WHEN q.rate_limit IS NULL THEN 0 ELSE (SELECT count(*) FROM cairn_queue_grant_log g
-        WHERE g.queue = q.name AND g.granted_at > ? - q.rate_period_ms) END AS recent
+        WHERE g.queue = q.name AND g.granted_at > ? - q.rate_period_ms) END AS recent,
+      (SELECT coalesce(sum(l.slots), 0) FROM cairn_queue_leases l
+        WHERE l.queue = q.name AND l.expires_at > ?) AS leased
     FROM cairn_queues q LEFT JOIN cairn_queue_items i ON i.queue = q.name
     LEFT JOIN cairn_runs r ON r.key = i.run_key
     WHERE q.name IN (SELECT value FROM json_each(?)) GROUP BY q.name ORDER BY q.name`,
+  // Slot leases (ops/queue_leases.ts).
+  // name, concurrency: the queue as a lease finds it — made if never written (no rate, no
+  // place handed out yet: the next enqueue's is 1), its concurrency the request's.
+  leaseQueue: `INSERT INTO cairn_queues (name, concurrency, rate_limit, rate_period_ms, enqueues,
+      grants) VALUES (?, ?, NULL, NULL, 0, 0)
+    ON CONFLICT (name) DO UPDATE SET concurrency = excluded.concurrency`,
+  // queue, now: the leases that hold nothing any more.
+  deleteExpiredLeases: `DELETE FROM cairn_queue_leases WHERE queue = ? AND expires_at <= ?`,
+  // owner, owner, queue (after deleteExpiredLeases: every lease left is unexpired): the slots
+  // granted items hold (as selectQueueRoom counts them), the items waiting (as queueStats
+  // counts them), the owner's leased slots and the other owners'.
+  selectLeaseCounts: `SELECT
+      (SELECT count(*) FROM cairn_queue_items i JOIN cairn_runs r ON r.key = i.run_key
+        WHERE i.queue = q.name AND i.granted = 1 AND r.status IN ${WAITERS}) AS granted,
+      (SELECT count(*) FROM cairn_queue_items i JOIN cairn_runs r ON r.key = i.run_key
+        WHERE i.queue = q.name AND i.granted = 0 AND r.status IN ${WAITERS}) AS waiting,
+      (SELECT coalesce(sum(l.slots), 0) FROM cairn_queue_leases l
+        WHERE l.queue = q.name AND l.owner = ?) AS mine,
+      (SELECT coalesce(sum(l.slots), 0) FROM cairn_queue_leases l
+        WHERE l.queue = q.name AND l.owner <> ?) AS others
+    FROM cairn_queues q WHERE q.name = ?`,
+  // queue, owner, slots, expires at.
+  upsertLease: `INSERT INTO cairn_queue_leases (queue, owner, slots, expires_at) VALUES (?, ?, ?, ?)
+    ON CONFLICT (queue, owner) DO UPDATE SET slots = excluded.slots,
+      expires_at = excluded.expires_at`,
+  // queue, owner.
+  deleteLease: `DELETE FROM cairn_queue_leases WHERE queue = ? AND owner = ?`,
 } as const

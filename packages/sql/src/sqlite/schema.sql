@@ -101,6 +101,14 @@ CREATE TABLE cairn_queue_keys (
   PRIMARY KEY (queue, fairness_key)
 ) STRICT, WITHOUT ROWID;
 
+CREATE TABLE cairn_queue_leases (
+  queue TEXT NOT NULL,
+  owner TEXT NOT NULL,
+  slots INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  PRIMARY KEY (queue, owner)
+) STRICT, WITHOUT ROWID;
+
 CREATE TABLE cairn_queues (
   name TEXT PRIMARY KEY,
   concurrency INTEGER NOT NULL,

@@ -16,6 +16,7 @@ import {
   checkEventBatchRef,
   checkFinishOp,
   checkPromoteKeys,
+  checkQueueLease,
   checkQueueNames,
   checkRequeueRequest,
   checkScheduleAdvance,
@@ -54,6 +55,8 @@ import type {
   AdmissionKeyPage,
   AdmissionKeysQuery,
   QueueGrantReport,
+  QueueLease,
+  QueueLeaseRequest,
   QueueStats,
   QueueThrottle,
   RequeueResult,
@@ -115,6 +118,7 @@ import { requeueRun } from './requeue.ts'
 import { promoteAdmission } from './ops/admission.ts'
 import { admissionKeys } from './admission_keys.ts'
 import { deliveredGrants, grantQueues } from './ops/queue_grants.ts'
+import { leaseQueue } from './ops/queue_leases.ts'
 import { queueStats } from './queue_stats.ts'
 import { inImmediateTransaction } from './transaction.ts'
 
@@ -210,6 +214,14 @@ export abstract class SqliteStoreBase implements StateStore {
     return this.call('queueStats', ({ s }) =>
       queueStats(s, checkQueueNames(queues, 'queueStats'), now),
     )
+  }
+
+  /** One transaction under SQLite's one writer (ops/queue_leases.ts). */
+  leaseQueueSlots(request: QueueLeaseRequest, now: number): Promise<QueueLease> {
+    return this.call('leaseQueueSlots', (c) => {
+      checkQueueLease(request, now) // refused before anything is written
+      return inTransaction(c, () => leaseQueue(c.s, request, now))
+    })
   }
 
   requeueRun(request: RequeueRequest): Promise<RequeueResult> {

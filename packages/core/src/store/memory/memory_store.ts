@@ -9,6 +9,8 @@
  * benchmark pushes its group commits through it.
  */
 import type {
+  QueueLease,
+  QueueLeaseRequest,
   CheckpointPage,
   CheckpointRecord,
   ClaimRequest,
@@ -85,6 +87,7 @@ import { promoteQueued } from './run_ops.ts'
 import { checkPromoteKeys } from '../admission_check.ts'
 import { checkAdmissionKeysQuery, encodeAdmissionCursor } from '../admission_keys_query.ts'
 import { checkQueueNames } from '../queue_check.ts'
+import { checkQueueLease } from '../queue_lease.ts'
 import { StoreState } from './store_state.ts'
 import { deleteRunTrees, expiredRuns, retentionCutoff } from './retention.ts'
 import { appendStepLogs, loadStepLogs } from './step_logs.ts'
@@ -145,6 +148,11 @@ export class MemoryStore implements StateStore {
     checkQueueNames(queues, 'grantQueueSlots')
     const made = this.#state.queues.grantQueues(this.#state, queues, now)
     return { grants: made.others, throttled: made.throttled }
+  }
+
+  async leaseQueueSlots(request: QueueLeaseRequest, now: number): Promise<QueueLease> {
+    checkQueueLease(request, now)
+    return this.#state.queues.lease(this.#state, request, now)
   }
 
   async queueStats(queues: readonly string[], now: number): Promise<QueueStats[]> {

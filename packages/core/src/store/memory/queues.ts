@@ -4,6 +4,8 @@
  * at every pass, never kept, so a run that ends frees its slots whoever ends it.
  */
 import type {
+  QueueLease,
+  QueueLeaseRequest,
   QueueRateLimit,
   QueueRequest,
   QueueStats,
@@ -12,6 +14,7 @@ import type {
 } from '../../contracts/index.ts'
 import { QUEUE_SLOT_PREFIX, queueGrantId, queueSlotMessage } from '../queue_check.ts'
 import { nextWaiter, type QueueWaiter } from '../queue_grants.ts'
+import { leasedSlots } from '../queue_lease.ts'
 import { prunableGrants, queueThrottled, rateAllowance } from '../queue_rate.ts'
 import { compareCodePoints } from './code_point_order.ts'
 import { notify } from './message_ops.ts'
@@ -38,6 +41,8 @@ interface Queue {
   grants: number
   lastGrant: Map<string, number>
   items: Map<string, Item>
+  /** Slot leases by owner (leaseQueueSlots); an expired one holds nothing. */
+  leases: Map<string, { slots: number; expiresAt: number }>
 }
 
 const WAITER_STATUSES = new Set(['pending', 'running', 'waiting', 'blocked'])
@@ -139,6 +144,28 @@ export class QueueIndex {
     return all
   }
 
+  /** StateStore.leaseQueueSlots (the request checked): the owner's slots after the call. */
+  lease(store: StoreState, request: QueueLeaseRequest, now: number): QueueLease {
+    const queue = this.#queueFor(request.queue)
+    queue.concurrency = request.concurrency
+    for (const [owner, lease] of queue.leases)
+      if (lease.expiresAt <= now) queue.leases.delete(owner)
+    const { held: granted, waiters } = this.#scan(store, queue)
+    const mine = queue.leases.get(request.owner)?.slots ?? 0
+    const counts = {
+      concurrency: queue.concurrency,
+      granted,
+      othersLeased: leasedAt(queue, now) - mine,
+      mine,
+      waiting: waiters.length,
+    }
+    const held = leasedSlots(request.want, counts)
+    const expiresAt = now + request.leaseMs
+    if (held > 0) queue.leases.set(request.owner, { slots: held, expiresAt })
+    else queue.leases.delete(request.owner)
+    return { held, expiresAt, waiting: waiters.length }
+  }
+
   stats(store: StoreState, names: readonly string[], now: number): QueueStats[] {
     const stats: QueueStats[] = []
     for (const name of [...new Set(names)].sort(compareCodePoints)) {
@@ -156,6 +183,7 @@ export class QueueIndex {
       const counts = {
         concurrency: queue.concurrency,
         granted: held,
+        leased: leasedAt(queue, now),
         waiting: waiters.length,
         rateLimit: rate,
         recentGrants,
@@ -176,7 +204,7 @@ export class QueueIndex {
     const before = queue.grants
     const { held, waiters } = this.#scan(store, queue)
     const line = new Set(waiters)
-    for (let free = queue.concurrency - held; free > 0; free--) {
+    for (let free = queue.concurrency - held - leasedAt(queue, now); free > 0; free--) {
       const next = nextWaiter(line, (key) => queue.lastGrant.get(key) ?? 0)
       if (next === undefined) break
       const retryAt = this.#rateStops(queue, now)
@@ -253,6 +281,7 @@ export class QueueIndex {
         grants: 0,
         lastGrant: new Map(),
         items: new Map(),
+        leases: new Map(),
       }
       this.#queues.set(name, queue)
     }
@@ -312,6 +341,13 @@ export function consumeGrants(state: RunState, seq: number): void {
   const name = queueSlotMessage(seq)
   if (state.inbox.some((m) => m.name === name))
     state.inbox = state.inbox.filter((m) => m.name !== name)
+}
+
+/** Slots of the queue's leases unexpired at `now`. */
+function leasedAt(queue: Queue, now: number): number {
+  let slots = 0
+  for (const lease of queue.leases.values()) if (lease.expiresAt > now) slots += lease.slots
+  return slots
 }
 
 function itemId(runId: string, seq: number): string {

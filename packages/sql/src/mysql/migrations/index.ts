@@ -20,6 +20,7 @@ import { recoveries } from './018_recoveries.ts'
 import { schedules } from './019_schedules.ts'
 import { retention } from './020_retention.ts'
 import { stepLogs } from './021_step_logs.ts'
+import { queueLeases } from './022_queue_leases.ts'
 
 /** Every MySQL/MariaDB migration, in revision order. Append only; each statement idempotent. */
 export const migrations: readonly Migration[] = [
@@ -44,6 +45,7 @@ export const migrations: readonly Migration[] = [
   schedules,
   retention,
   stepLogs,
+  queueLeases,
 ]
 
 export const latestRevision = migrations.length

@@ -19,6 +19,7 @@ import { recoveries } from './018_recoveries.ts'
 import { schedules } from './019_schedules.ts'
 import { retention } from './020_retention.ts'
 import { stepLogs } from './021_step_logs.ts'
+import { queueLeases } from './022_queue_leases.ts'
 import type { Migration } from './migration.ts'
 
 export type { Migration } from './migration.ts'
@@ -46,6 +47,7 @@ export const migrations: readonly Migration[] = [
   schedules,
   retention,
   stepLogs,
+  queueLeases,
 ]
 
 export const latestRevision = migrations.length

@@ -1,8 +1,9 @@
 /**
  * A queue's grant pass on SQLite (StateStore.grantQueueSlots), inside the caller's BEGIN
- * IMMEDIATE: count the slots in use from the items and their runs, then grant the next
- * waiters into the free slots, one query each (the rule's order is in the query), as far as
- * the queue's rate allows (queue_rate.ts). Each grant of another run's item delivers its
+ * IMMEDIATE: count the slots in use from the items and their runs (and the slots of the
+ * queue's unexpired leases: queue_leases.ts), then grant the next waiters into the free
+ * slots, one query each (the rule's order is in the query), as far as the queue's rate
+ * allows (queue_rate.ts). Each grant of another run's item delivers its
  * message by the deliverMessage rules.
  */
 import { queueGrantId, queueSlotMessage } from '@cairn/core/store-kit'
@@ -60,7 +61,7 @@ export function grantQueue(
   own?: { runId: string; seq: number },
 ): QueuePass {
   const pass: QueuePass = { grants: [], throttled: [] }
-  const room = s.selectQueueRoom.get(queue) as Room | undefined
+  const room = s.selectQueueRoom.get(now, queue) as Room | undefined
   if (room === undefined) return pass
   const rate = storedRate(room.rate_limit, room.rate_period_ms)
   const before = Number(room.grants)
