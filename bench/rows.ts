@@ -110,9 +110,11 @@ export const ROWS: Record<string, Row> = {
   'steps-sqlite-normal': queueRow('steps', 'sqlite'),
   'steps10-sqlite-normal': queueRow('steps10', 'sqlite'),
   'queue-sqlite-normal': queueRow('queue', 'sqlite'),
+  'queue-leased-sqlite-normal': queueRow('queue-leased', 'sqlite'),
   'steps-postgres': queueRow('steps', 'postgres'),
   'steps10-postgres': queueRow('steps10', 'postgres'),
   'queue-postgres': queueRow('queue', 'postgres'),
+  'queue-leased-postgres': queueRow('queue-leased', 'postgres'),
   // A rate-limited queue's accuracy (issue 15): requested vs achieved starts per second over
   // 30 s under more demand than the rate (bench/rate_row.ts).
   'rate-sqlite-normal': {
@@ -159,13 +161,12 @@ function remoteRow(transport: 'bullmq' | 'db' | 'queue'): Row {
   }
 }
 
-function queueRow(variant: 'steps' | 'steps10' | 'queue', store: 'sqlite' | 'postgres'): Row {
+function queueRow(
+  variant: 'steps' | 'steps10' | 'queue' | 'queue-leased',
+  store: 'sqlite' | 'postgres',
+): Row {
   const measure = async (make: () => Promise<StateStore>) =>
-    (await import('./queue_row.ts')).measureQueue(
-      await make(),
-      variant === 'queue',
-      variant === 'steps10',
-    )
+    (await import('./queue_row.ts')).measureQueue(await make(), variant)
   if (store === 'sqlite')
     return {
       kind: 'other',
@@ -177,7 +178,7 @@ function queueRow(variant: 'steps' | 'steps10' | 'queue', store: 'sqlite' | 'pos
     service: 'postgres',
     inDefault: false,
     measure: () =>
-      withScratchSchema(`cairn_bench_queue_${variant}`, async (schema) => {
+      withScratchSchema(`cairn_bench_queue_${variant.replace('-', '_')}`, async (schema) => {
         const { PostgresStore } = await import('@cairn/sql/postgres')
         return measure(async () => new PostgresStore({ connectionString: PG_URL, schema }))
       }),
