@@ -5,7 +5,8 @@
  * CRASH_PG_URL + CRASH_PG_SCHEMA (Postgres) or CRASH_MYSQL_URL + CRASH_MYSQL_DB (MySQL/MariaDB);
  * CRASH_LOG (a file for warnings), CRASH_TRACE (a file for lifecycle events), CRASH_LEASE_MS
  * (default 2 s), CRASH_SINGLETON_KEYS (admit one `crash` run per key over that many keys);
- * CRASH_QUEUE_LEDGER + CRASH_QUEUE_CONCURRENCY (the `queued` workflow, queue_workflow.ts);
+ * CRASH_QUEUE_LEDGER + CRASH_QUEUE_CONCURRENCY (+ CRASH_QUEUE_LEASES=1: the queue with slot
+ * leases; CRASH_HOLD_MS: holdTimersUpToMs, default 100) (the `queued` workflow, queue_workflow.ts);
  * CRASH_RATE_LEDGER (the `metered` workflow on a rate-limited queue, rate_workflow.ts);
  * CRASH_POISON_LEDGER (the `poison` workflow that kills its process, poison_workflow.ts) with
  * CRASH_MAX_RECOVERY (maxRecoveryAttempts);
@@ -26,7 +27,7 @@ const engine = new Engine({
   instanceId: process.env.CRASH_INSTANCE ?? 'crash-engine',
   concurrency: Number(process.env.CRASH_CONCURRENCY ?? 50),
   leaseMs: Number(process.env.CRASH_LEASE_MS ?? 2_000),
-  holdTimersUpToMs: 100,
+  holdTimersUpToMs: Number(process.env.CRASH_HOLD_MS ?? 100),
   pollIntervalMs: 50,
   // The crash tests kill processes at random, not because of a run: a run held by several of
   // them in a row would count those takeovers and end dead (docs/dead-letters.md). The bound
@@ -45,7 +46,12 @@ registerCrashWorkflow(
 )
 const queueLedger = process.env.CRASH_QUEUE_LEDGER
 if (queueLedger !== undefined)
-  registerQueuedWorkflow(engine, queueLedger, Number(process.env.CRASH_QUEUE_CONCURRENCY ?? 1))
+  registerQueuedWorkflow(
+    engine,
+    queueLedger,
+    Number(process.env.CRASH_QUEUE_CONCURRENCY ?? 1),
+    process.env.CRASH_QUEUE_LEASES === '1',
+  )
 const rateLedger = process.env.CRASH_RATE_LEDGER
 if (rateLedger !== undefined) registerRatedWorkflow(engine, rateLedger)
 const poisonLedger = process.env.CRASH_POISON_LEDGER

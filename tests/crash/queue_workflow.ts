@@ -16,8 +16,13 @@ export interface QueuedInput {
   stepMs: number
 }
 
-export function registerQueuedWorkflow(engine: Engine, ledger: string, concurrency: number) {
-  engine.registerQueue('carrier', { concurrency })
+export function registerQueuedWorkflow(
+  engine: Engine,
+  ledger: string,
+  concurrency: number,
+  slotLeases = false,
+) {
+  engine.registerQueue('carrier', { concurrency, slotLeases })
   engine.registerStep(
     'carrier-call',
     async (input: { runId: string; call: number; ms: number }) => {
