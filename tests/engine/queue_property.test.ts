@@ -8,7 +8,9 @@
  * max(holders before, concurrency)), queueStats counts the holders the inboxes show, no
  * interval of the rate's period holds more than its limit of the grants seen since the rate
  * was written, and after a sweep no waiter sits beside a free slot (nothing leaked) unless the
- * rate holds it — then the sweep says when it may go. Like the engine, a run enqueues an attempt only once the
+ * rate holds it — then the sweep says when it may go. Slot leases of two owners join in:
+ * granted items + unexpired leased slots stay within the same bound, and queueStats.leased is
+ * what the store's answers add up to. Like the engine, a run enqueues an attempt only once the
  * previous one's outcome gave its item back.
  */
 import assert from 'node:assert/strict'
@@ -39,6 +41,7 @@ type Action =
   | { kind: 'limit'; concurrency: number }
   | { kind: 'sweep' }
   | { kind: 'rate'; limit: number; periodMs: number }
+  | { kind: 'lease'; owner: string; want: number }
 
 const pick = fc.nat({ max: 50 })
 const action: fc.Arbitrary<Action> = fc.oneof(
@@ -70,6 +73,14 @@ const action: fc.Arbitrary<Action> = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.constant({ kind: 'sweep' as const }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('lease' as const),
+      owner: fc.constantFrom('x', 'y'),
+      want: fc.integer({ min: 0, max: 4 }),
+    }),
+  },
   {
     weight: 1,
     arbitrary: fc.record({
@@ -108,6 +119,8 @@ class World {
   #rate: QueueRateLimit | null = null
   /** Once an enqueue wrote the rate: the times of the grants checks saw since. */
   #rated: number[] | null = null
+  /** Slot leases by owner, as the store answered them. */
+  readonly #leases = new Map<string, { held: number; expiresAt: number }>()
 
   constructor(store: StateStore) {
     this.#store = store
@@ -121,6 +134,7 @@ class World {
       return
     }
     if (a.kind === 'sweep') return this.#sweep()
+    if (a.kind === 'lease') return this.#lease(a.owner, a.want)
     if (a.kind === 'rate') {
       this.#rate ??= { limit: a.limit, periodMs: a.periodMs }
       return
@@ -242,16 +256,36 @@ class World {
     )
   }
 
+  /** An engine leases slots (leaseQueueSlots): never more than it asked or than the queue has. */
+  async #lease(owner: string, want: number): Promise<void> {
+    const lease = this.#store.leaseQueueSlots
+    assert.ok(lease !== undefined, 'the store leases slots')
+    const request = { queue: Q, owner, want, concurrency: this.#concurrency, leaseMs: LEASE_MS }
+    const answer = await lease.call(this.#store, request, this.#now)
+    assert.ok(answer.held <= want && answer.held <= this.#concurrency, JSON.stringify(answer))
+    assert.equal(answer.expiresAt, this.#now + LEASE_MS)
+    this.#leases.set(owner, { held: answer.held, expiresAt: answer.expiresAt })
+    this.#written = this.#concurrency
+  }
+
+  /** Slots of the leases unexpired now. */
+  #leased(): number {
+    let slots = 0
+    for (const { held, expiresAt } of this.#leases.values())
+      if (expiresAt > this.#now) slots += held
+    return slots
+  }
+
   async #sweep(): Promise<void> {
     const report = await this.#store.grantQueueSlots([Q], this.#now)
     const [stats] = await this.#store.queueStats([Q], this.#now)
     if (stats === undefined) return
-    if (stats.waiting === 0 || stats.granted >= stats.concurrency) return
+    if (stats.waiting === 0 || stats.granted + stats.leased >= stats.concurrency) return
     // Waiters beside a free slot: only the rate may hold them, and the sweep says until when.
     // (queueStats.throttled counts from the grants the log holds, so it may show fewer than
     // the rule holds back — grants made before the rate was written count as made when the
     // first logged one was: docs/flow-control.md "Changing the rate".)
-    const free = Math.min(stats.waiting, stats.concurrency - stats.granted)
+    const free = Math.min(stats.waiting, stats.concurrency - stats.granted - stats.leased)
     assert.ok(stats.throttled <= free, `throttled within the free slots: ${JSON.stringify(stats)}`)
     const [throttle] = report.throttled
     assert.ok(throttle !== undefined && throttle.retryAt > this.#now, 'the sweep says when')
@@ -270,12 +304,19 @@ class World {
       run.seenGrant = run.attempt
     }
     this.#checkRate()
+    // Granted items and leased slots together: never above the concurrency written last
+    // (or what was in use before it was lowered: nobody is evicted).
+    const leased = this.#leased()
     const bound = Math.max(this.#holders, this.#written ?? 0)
-    assert.ok(holders <= bound, `${holders} holders: granted above the limit (${bound})`)
-    this.#holders = holders
+    assert.ok(
+      holders + leased <= bound,
+      `${holders} holders + ${leased} leased: above the limit (${bound})`,
+    )
+    this.#holders = holders + leased
     const [stats] = await this.#store.queueStats([Q], this.#now)
     if (stats === undefined) return assert.equal(this.#written, null, 'the queue exists')
     assert.equal(stats.granted, holders, 'queueStats counts the holders the inboxes show')
+    assert.equal(stats.leased, leased, 'queueStats counts the leases the store answered')
     assert.equal(stats.concurrency, this.#written, 'the last written concurrency')
   }
 
