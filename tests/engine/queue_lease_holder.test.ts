@@ -21,6 +21,7 @@ function scriptedStore(answer: (r: QueueLeaseRequest) => QueueLease | Error | 'h
   return {
     calls,
     store: {
+      grantQueueSlots: async () => ({ grants: [], throttled: [] }),
       leaseQueueSlots: async (r: QueueLeaseRequest, now: number): Promise<QueueLease> => {
         calls.push(r)
         const a = answer(r)
@@ -114,18 +115,56 @@ void test('a stale lease with a free slot and no one in line: a new attempt wait
   const clock = new FakeClock()
   let hang = false
   const { store } = scriptedStore((r) => (hang ? 'hang' : free(Math.min(r.want, 2))))
-  const { holder } = holderOn(store, clock, 10_000)
+  const { holder } = holderOn(store, clock)
   const a = await ask(holder)
   const b = await ask(holder)
   assert.ok(a !== null && b !== null)
   hang = true
+  const c = ask(holder) // waits: the store leased 2 (the call asking for 3 hangs)
+  await clock.advance(500)
+  a.release()
+  const cSlot = await c
+  assert.ok(cSlot !== null, 'c took the freed slot while the lease was fresh')
+  await clock.advance(1_600) // the lease is stale (2/3 of LEASE_MS): no renewal answered
   b.release()
-  await clock.advance(LEASE_MS - 900) // stale; the idle return and the renewal hang
+  await settle()
   assert.deepEqual(holder.state, { held: 2, inUse: 1, waiting: 0, yielding: false })
+  let d: LeasedSlot | null | undefined
+  holder.acquire(3, 0, '', (s) => (d = s))
+  await settle()
+  assert.equal(d, undefined, 'a free slot, no one in line, but a stale lease: d waits')
+})
+
+void test('a call that gives slots back: nothing more is handed out until it is answered', async () => {
+  const clock = new FakeClock()
+  let release: (() => void) | null = null
+  const applied: number[] = []
+  const store = {
+    grantQueueSlots: async () => ({ grants: [], throttled: [] }),
+    leaseQueueSlots: async (r: QueueLeaseRequest, now: number): Promise<QueueLease> => {
+      // Applied at once, as a store does; the answer comes when the test lets it.
+      const held = Math.max(Math.min(r.inUse, applied.at(-1) ?? 0), Math.min(r.want, 3))
+      applied.push(held)
+      if (applied.length === 3) await new Promise<void>((resolve) => (release = resolve))
+      return { held, expiresAt: now + r.leaseMs, waiting: 0 }
+    },
+  }
+  const { holder } = holderOn(store, clock)
+  const a = await ask(holder)
+  const b = await ask(holder)
+  assert.ok(a !== null && b !== null)
+  a.release() // the idle return (want 1) goes out after 100 ms; its answer is held back
+  await clock.advance(150)
+  assert.equal(applied.at(-1), 1, 'the store applied the shrink to 1')
   let c: LeasedSlot | null | undefined
   holder.acquire(3, 0, '', (s) => (c = s))
   await settle()
-  assert.equal(c, undefined, 'not handed out on a stale lease')
+  assert.equal(c, undefined, 'not handed a slot the store no longer counts')
+  assert.ok(holder.state.inUse <= applied.at(-1)!, 'in use within what the store counts')
+  ;(release as (() => void) | null)?.()
+  await settle()
+  assert.ok(c !== undefined && c !== null, 'then leased again (the next call asks for 2)')
+  assert.ok(holder.state.inUse <= holder.state.held)
 })
 
 void test('a failing store sends waiters to the durable line until a renewal succeeds', async () => {

@@ -41,7 +41,7 @@ type Action =
   | { kind: 'limit'; concurrency: number }
   | { kind: 'sweep' }
   | { kind: 'rate'; limit: number; periodMs: number }
-  | { kind: 'lease'; owner: string; want: number }
+  | { kind: 'lease'; owner: string; want: number; inUse: number }
 
 const pick = fc.nat({ max: 50 })
 const action: fc.Arbitrary<Action> = fc.oneof(
@@ -79,6 +79,7 @@ const action: fc.Arbitrary<Action> = fc.oneof(
       kind: fc.constant('lease' as const),
       owner: fc.constantFrom('x', 'y'),
       want: fc.integer({ min: 0, max: 4 }),
+      inUse: fc.integer({ min: 0, max: 4 }),
     }),
   },
   {
@@ -134,7 +135,7 @@ class World {
       return
     }
     if (a.kind === 'sweep') return this.#sweep()
-    if (a.kind === 'lease') return this.#lease(a.owner, a.want)
+    if (a.kind === 'lease') return this.#lease(a.owner, a.want, a.inUse)
     if (a.kind === 'rate') {
       this.#rate ??= { limit: a.limit, periodMs: a.periodMs }
       return
@@ -257,12 +258,19 @@ class World {
   }
 
   /** An engine leases slots (leaseQueueSlots): never more than it asked or than the queue has. */
-  async #lease(owner: string, want: number): Promise<void> {
+  async #lease(owner: string, want: number, inUse: number): Promise<void> {
     const lease = this.#store.leaseQueueSlots
     assert.ok(lease !== undefined, 'the store leases slots')
-    const request = { queue: Q, owner, want, concurrency: this.#concurrency, leaseMs: LEASE_MS }
+    const mine = this.#leases.get(owner)
+    const held = mine !== undefined && mine.expiresAt > this.#now ? mine.held : 0
+    // An engine tells what its attempts hold, never more than its lease (it hands out no more).
+    const using = Math.min(inUse, held)
+    const concurrency = this.#concurrency
+    const request = { queue: Q, owner, want, inUse: using, concurrency, leaseMs: LEASE_MS }
     const answer = await lease.call(this.#store, request, this.#now)
-    assert.ok(answer.held <= want && answer.held <= this.#concurrency, JSON.stringify(answer))
+    assert.ok(answer.held >= using, `slots in use kept: ${JSON.stringify(answer)}`)
+    const grown = answer.held <= Math.max(using, Math.min(want, concurrency))
+    assert.ok(grown, `within want and concurrency: ${JSON.stringify(answer)}`)
     assert.equal(answer.expiresAt, this.#now + LEASE_MS)
     this.#leases.set(owner, { held: answer.held, expiresAt: answer.expiresAt })
     this.#written = this.#concurrency

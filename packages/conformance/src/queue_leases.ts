@@ -15,7 +15,15 @@ import { applyOne, expectApplied } from './store_calls.ts'
 const LEASE_MS = 10_000
 
 function lease(overrides: Partial<QueueLeaseRequest> = {}): QueueLeaseRequest {
-  return { queue: Q, owner: 'engine-a', want: 1, concurrency: 3, leaseMs: LEASE_MS, ...overrides }
+  return {
+    queue: Q,
+    owner: 'engine-a',
+    want: 1,
+    inUse: 0,
+    concurrency: 3,
+    leaseMs: LEASE_MS,
+    ...overrides,
+  }
 }
 
 /**
@@ -176,6 +184,31 @@ export function queueLeaseTests(define: Define): void {
     },
   )
 
+  define(
+    'slots in use are kept whatever the concurrency or the waiters; the rest go',
+    async (store) => {
+      const take = leasing(store)
+      assert.equal((await take(lease({ want: 3 }), T0)).held, 3)
+      // Another deploy's concurrency of 1: the holder keeps the two in use, not the third.
+      assert.equal((await take(lease({ want: 3, inUse: 2, concurrency: 1 }), T0 + 1)).held, 2)
+      // A waiter arrives (concurrency 4 from its deploy): the holder keeps its two, grows not.
+      await line(store, ['a'], () => request({ concurrency: 4 }))
+      same(await grantedAmong(store, ['a']), ['a'], 'room for a beside the two leased')
+      await line(store, ['b', 'c', 'd'], () => request({ concurrency: 4 }))
+      same(await grantedAmong(store, ['b', 'c', 'd']), ['b'], 'four in use: c and d wait')
+      same(
+        await take(lease({ want: 4, inUse: 2, concurrency: 4 }), T0 + 2),
+        { held: 2, expiresAt: T0 + 2 + LEASE_MS, waiting: 2 },
+        'kept, not grown past the waiters',
+      )
+      // inUse is kept only from the holder's own unexpired slots: never granted by it.
+      assert.equal((await take(lease({ owner: 'other', want: 1, inUse: 1 }), T0 + 3)).held, 0)
+      // Expired, nothing is kept.
+      const late = T0 + 2 + LEASE_MS
+      assert.equal((await take(lease({ want: 2, inUse: 2, concurrency: 4 }), late)).held, 0)
+    },
+  )
+
   define('granted items of ended runs do not count against a lease', async (store) => {
     const take = leasing(store)
     await line(store, ['a'], () => request({ concurrency: 2 }))
@@ -209,6 +242,8 @@ export function queueLeaseTests(define: Define): void {
       [lease({ want: 1.5 }), T0],
       [lease({ want: Number.NaN }), T0],
       [lease({ want: 100_001 }), T0],
+      [lease({ inUse: -1 }), T0],
+      [lease({ inUse: 0.5 }), T0],
       [lease({ concurrency: 0 }), T0],
       [lease({ leaseMs: 0 }), T0],
       [lease({ leaseMs: 2 ** 31 }), T0],
@@ -220,7 +255,7 @@ export function queueLeaseTests(define: Define): void {
       [{ ...lease(), extra: 1 }, T0],
       [
         JSON.parse(
-          '{"queue":"carrier","owner":"o","want":1,"concurrency":3,"leaseMs":10,"__proto__":{}}',
+          '{"queue":"carrier","owner":"o","want":1,"inUse":0,"concurrency":3,"leaseMs":10,"__proto__":{}}',
         ),
         T0,
       ],

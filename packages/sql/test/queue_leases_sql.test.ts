@@ -33,7 +33,7 @@ function lease(
   now: number,
   extra: Partial<QueueLeaseRequest> = {},
 ) {
-  const request = { queue: Q, owner, want, concurrency: 3, leaseMs: 1_000, ...extra }
+  const request = { queue: Q, owner, want, inUse: 0, concurrency: 3, leaseMs: 1_000, ...extra }
   return (store as Leaser).leaseQueueSlots(request, now)
 }
 

@@ -362,6 +362,11 @@ export interface QueueLeaseRequest {
   owner: string
   /** Slots to hold after the call: an integer from 0 (give every slot back) to MAX_QUEUE_CONCURRENCY. */
   want: number
+  /**
+   * Slots of the owner's lease its attempts may hold until the answer arrives (an integer from
+   * 0 to MAX_QUEUE_CONCURRENCY): the lease keeps at least this many of its unexpired slots.
+   */
+  inUse: number
   /** The queue's concurrency, as the holder's engine registered it (as QueueRequest.concurrency). */
   concurrency: number
   /** The lease lasts until `now + leaseMs`: an integer from 1 to 2,147,483,647. */
@@ -370,7 +375,7 @@ export interface QueueLeaseRequest {
 
 /** What StateStore.leaseQueueSlots left the owner with. */
 export interface QueueLease {
-  /** Slots the owner holds now (0..want). */
+  /** Slots the owner holds now (0..max(want, inUse)). */
   held: number
   /** `now + leaseMs`: the lease holds nothing from this time on unless renewed. */
   expiresAt: number
@@ -982,9 +987,12 @@ export interface StateStore {
    * - every lease of the queue with `expiresAt <= now` is deleted (it holds nothing);
    * - `free` = concurrency − the slots granted items hold (as grantQueueSlots counts them) −
    *   the slots of the other owners' leases, at least 0;
-   * - the owner now holds `held` = min(`want`, `free`) — but while the queue has waiting items
-   *   (`waiting` > 0: durable waiters come first) no more than it held before this call
-   *   (0 when its lease had expired): a holder keeps or shrinks, never grows, past a waiter;
+   * - the owner keeps `keep` = min(`inUse`, the slots of its unexpired lease) whatever the
+   *   concurrency and the waiters (slots its attempts hold are never taken away, as a lowered
+   *   concurrency evicts no granted item), and grows into `free` up to `want` — but while the
+   *   queue has waiting items (`waiting` > 0: durable waiters come first) not past what it held
+   *   before this call (0 when its lease had expired): `held` = max(`keep`, min(`want`,
+   *   `free`)), the second term capped by its previous slots while waiters wait;
    * - its lease is written with `held` slots expiring at `now + leaseMs` (deleted when 0).
    * Every grant pass of every store counts the slots of unexpired leases as in use, so
    * granted items + leased slots never exceed the concurrency at any write. The call grants

@@ -30,7 +30,7 @@ export interface LeasedSlot {
 export type LeaseAnswer = (slot: LeasedSlot | null) => void
 
 export interface LeaseHolderDeps {
-  store: Required<Pick<StateStore, 'leaseQueueSlots'>>
+  store: Required<Pick<StateStore, 'leaseQueueSlots' | 'grantQueueSlots'>>
   clock: Clock
   logger: Logger
   owner: string
@@ -105,7 +105,7 @@ export class QueueLeaseHolder {
       this.#scheduleRenewal()
       return answer(null)
     }
-    if (this.#line.size === 0 && this.#inUse < this.#held && this.#fresh()) {
+    if (this.#line.size === 0 && this.#inUse < this.#usable() && this.#fresh()) {
       return answer(this.#take(fairnessKey))
     }
     const waiter: LocalWaiter = {
@@ -125,22 +125,29 @@ export class QueueLeaseHolder {
     this.#call()
   }
 
-  /** Give every slot back (the engine closes); local waiters take the durable path. */
+  /**
+   * Give the slots back (the engine closes, after its drain) and grant the queue's durable
+   * waiters; local waiters take the durable path. Slots of attempts still running (a drain
+   * that timed out) stay counted until the lease expires.
+   */
   async close(): Promise<void> {
     this.#closed = true
     this.#renewal?.cancel()
     this.#idleReturn?.cancel()
     this.#flushLine()
     if (this.#held === 0) return
+    const now = this.#deps.clock.now()
+    const inUse = Math.min(this.#inUse, this.#held)
     this.#held = 0
-    await this.#deps.store
-      .leaseQueueSlots(this.#request(0), this.#deps.clock.now())
-      .catch((error: unknown) => {
-        this.#deps.logger.warn(
-          { err: error, queue: this.#queue },
-          'cairn: could not give back leased queue slots; they return when the lease expires',
-        )
-      })
+    try {
+      const lease = await this.#deps.store.leaseQueueSlots(this.#request(0, inUse), now)
+      if (lease.waiting > 0) await this.#deps.store.grantQueueSlots([this.#queue], now)
+    } catch (error) {
+      this.#deps.logger.warn(
+        { err: error, queue: this.#queue },
+        'cairn: could not give back leased queue slots; they return when the lease expires',
+      )
+    }
   }
 
   #fresh(): boolean {
@@ -167,15 +174,20 @@ export class QueueLeaseHolder {
       this.#call()
       return
     }
-    while (this.#inUse < this.#held && this.#line.size > 0 && this.#fresh()) {
+    while (this.#inUse < this.#usable() && this.#line.size > 0 && this.#fresh()) {
       const next = nextWaiter(this.#line, (key) => this.#lastGrant.get(key) ?? 0)
       if (next === undefined) break
       this.#line.delete(next)
       next.timer.cancel()
       next.answer(this.#take(next.fairnessKey))
     }
-    if (this.#line.size > 0 && this.#inUse < this.#held) this.#call()
+    if (this.#line.size > 0 && this.#inUse < this.#usable()) this.#call()
     else if (this.#demand() < this.#held) this.#returnIdleSoon()
+  }
+
+  /** Slots attempts may take: the lease's, within this engine's own concurrency. */
+  #usable(): number {
+    return Math.min(this.#held, this.#concurrency)
   }
 
   #demand(): number {
@@ -201,9 +213,12 @@ export class QueueLeaseHolder {
     // While durable waiters wait, the line here is empty (its waiters went to theirs): the
     // demand is the slots in use, and what is freed goes back.
     const want = this.#demand()
+    // Until the answer, hand out no more than the store will still count after it: the call
+    // may shrink the lease to `want`, and keeps the `inUse` it is told (leaseQueueSlots).
+    this.#held = Math.min(this.#held, Math.max(want, this.#inUse))
     const sentAt = this.#deps.clock.now()
     this.#deps.store
-      .leaseQueueSlots(this.#request(want), sentAt)
+      .leaseQueueSlots(this.#request(want, this.#held), sentAt)
       .then(
         (lease) => this.#answered(lease, sentAt),
         (error: unknown) => this.#failed(error),
@@ -278,11 +293,12 @@ export class QueueLeaseHolder {
     }
   }
 
-  #request(want: number) {
+  #request(want: number, inUse: number) {
     return {
       queue: this.#queue,
       owner: this.#deps.owner,
       want,
+      inUse,
       concurrency: this.#concurrency,
       leaseMs: this.#deps.leaseMs,
     }

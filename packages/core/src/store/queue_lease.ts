@@ -11,7 +11,7 @@ import { checkQueueName, MAX_QUEUE_CONCURRENCY } from './queue_check.ts'
 /** The longest lease: the largest timer delay Node keeps (2^31 − 1 ms). */
 export const MAX_QUEUE_LEASE_MS = 2_147_483_647
 
-const KEYS = new Set(['queue', 'owner', 'want', 'concurrency', 'leaseMs'])
+const KEYS = new Set(['queue', 'owner', 'want', 'inUse', 'concurrency', 'leaseMs'])
 
 /** The request, checked (E_INVALID_ARGUMENT naming the field), and `now`. */
 export function checkQueueLease(request: unknown, now: unknown): QueueLeaseRequest {
@@ -37,6 +37,8 @@ export function checkQueueLease(request: unknown, now: unknown): QueueLeaseReque
     )
   if (!isInteger(r.want, 0, MAX_QUEUE_CONCURRENCY))
     throw invalid(`${where}: want is an integer 0..${MAX_QUEUE_CONCURRENCY}`, r.want)
+  if (!isInteger(r.inUse, 0, MAX_QUEUE_CONCURRENCY))
+    throw invalid(`${where}: inUse is an integer 0..${MAX_QUEUE_CONCURRENCY}`, r.inUse)
   if (!isInteger(r.concurrency, 1, MAX_QUEUE_CONCURRENCY))
     throw invalid(`${where}: concurrency is an integer 1..${MAX_QUEUE_CONCURRENCY}`, r.concurrency)
   if (!isInteger(r.leaseMs, 1, MAX_QUEUE_LEASE_MS))
@@ -60,13 +62,16 @@ export interface LeaseCounts {
 }
 
 /**
- * Slots the owner holds after asking for `want`: what is free, up to `want`; while items wait
- * for a grant, never more than it held (durable waiters come before a holder's growth).
+ * Slots the owner holds after the call: what its attempts hold is kept (min(`inUse`, what it
+ * held): never evicted, whatever the concurrency or the waiters); beyond that it grows into
+ * what is free, up to `want` — while items wait for a grant, never past what it held (durable
+ * waiters come before a holder's growth).
  */
-export function leasedSlots(want: number, c: LeaseCounts): number {
+export function leasedSlots(request: { want: number; inUse: number }, c: LeaseCounts): number {
+  const keep = Math.min(request.inUse, c.mine)
   const free = Math.max(0, c.concurrency - c.granted - c.othersLeased)
-  const held = Math.min(want, free)
-  return c.waiting > 0 ? Math.min(held, c.mine) : held
+  const grow = Math.min(request.want, free)
+  return Math.max(keep, c.waiting > 0 ? Math.min(grow, c.mine) : grow)
 }
 
 function isInteger(value: unknown, min: number, max: number): value is number {

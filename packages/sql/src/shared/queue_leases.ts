@@ -33,12 +33,13 @@ export async function leaseQueueSlots(
   request: QueueLeaseRequest,
   now: number,
 ): Promise<QueueLease> {
-  const { queue, owner, want, concurrency, leaseMs } = checkQueueLease(request, now)
+  const checked = checkQueueLease(request, now)
+  const { queue, owner, concurrency, leaseMs } = checked
   const expiresAt = now + leaseMs
   return ctx.pool.transaction(async (session) => {
     const row = await lockQueue(ctx, session, queue, concurrency)
     const read = await readLeaseCounts(ctx, session, queue, owner, now)
-    const held = leasedSlots(want, { concurrency, ...read.counts })
+    const held = leasedSlots(checked, { concurrency, ...read.counts })
     const t = ctx.tables
     await writeTogether(ctx, session, [
       (p) =>

@@ -159,7 +159,7 @@ export class QueueIndex {
       mine,
       waiting: waiters.length,
     }
-    const held = leasedSlots(request.want, counts)
+    const held = leasedSlots(request, counts)
     const expiresAt = now + request.leaseMs
     if (held > 0) queue.leases.set(request.owner, { slots: held, expiresAt })
     else queue.leases.delete(request.owner)

@@ -19,12 +19,12 @@ interface LeaseCountsRow {
 
 /** The request checked (checkQueueLease): the owner's slots after the call. */
 export function leaseQueue(s: Statements, request: QueueLeaseRequest, now: number): QueueLease {
-  const { queue, owner, want, concurrency, leaseMs } = request
+  const { queue, owner, concurrency, leaseMs } = request
   s.leaseQueue.run(queue, concurrency)
   s.deleteExpiredLeases.run(queue, now)
   const row = s.selectLeaseCounts.get(owner, owner, queue) as unknown as LeaseCountsRow
   const waiting = Number(row.waiting)
-  const held = leasedSlots(want, {
+  const held = leasedSlots(request, {
     concurrency,
     granted: Number(row.granted),
     othersLeased: Number(row.others),
