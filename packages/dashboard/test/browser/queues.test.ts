@@ -28,19 +28,19 @@ void test('the Queues page shows running and waiting steps and follows them', as
   const row = page.getByRole('row').filter({ hasText: 'carrier' })
   await row.filter({ hasText: /\d+ s$/ }).waitFor()
   const cells = await row.getByRole('cell').allTextContents()
-  assert.deepEqual(cells.slice(0, 6), ['carrier', '1', '—', '1', '1', '0'])
+  assert.deepEqual(cells.slice(0, 7), ['carrier', '1', '—', '1', '0', '1', '0'])
   const quiet = await page
     .getByRole('row')
     .filter({ hasText: 'quiet' })
     .getByRole('cell')
     .allTextContents()
-  assert.deepEqual(quiet, ['quiet', '3', '—', '0', '0', '0', '—'])
+  assert.deepEqual(quiet, ['quiet', '3', '—', '0', '0', '0', '0', '—'])
   const payments = await page
     .getByRole('row')
     .filter({ hasText: 'payments' })
     .getByRole('cell')
     .allTextContents()
-  assert.deepEqual(payments, ['payments', '2', '0 / 5 per 1 s', '0', '0', '0', '—'])
+  assert.deepEqual(payments, ['payments', '2', '0 / 5 per 1 s', '0', '0', '0', '0', '—'])
   await saveScreenshot(page, 'queues')
 
   carrier.resolve()
@@ -48,7 +48,7 @@ void test('the Queues page shows running and waiting steps and follows them', as
   await page
     .getByRole('row')
     .filter({ hasText: 'carrier' })
-    .filter({ hasText: /^carrier\s*1\s*—\s*0\s*0\s*0\s*—$/ })
+    .filter({ hasText: /^carrier\s*1\s*—\s*0\s*0\s*0\s*0\s*—$/ })
     .waitFor({ timeout: 15_000 })
   assertNoProblems(problems)
 })
