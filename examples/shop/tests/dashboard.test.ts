@@ -54,6 +54,7 @@ void test('in development the dashboard at /durable lists and shows the checkout
       queue: 'payment-gateway',
       concurrency: 4,
       granted: 0,
+      leased: 0,
       waiting: 0,
       oldestWaitingSince: null,
       rateLimit: { limit: 20, periodMs: 1_000 },
