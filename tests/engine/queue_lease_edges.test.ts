@@ -8,32 +8,9 @@
 import assert from 'node:assert/strict'
 import type { Engine } from '@cairn/core'
 import { eachStore, type Env } from '../helpers/harness.ts'
+import { Gate, until } from '../helpers/queue_gate.ts'
 
 const LEASE_MS = 30_000
-
-class Gate {
-  running = 0
-  maxRunning = 0
-  readonly started: string[] = []
-  readonly #waiting: Array<() => void> = []
-
-  handler = async (name: string): Promise<string> => {
-    this.running += 1
-    this.maxRunning = Math.max(this.maxRunning, this.running)
-    this.started.push(name)
-    await new Promise<void>((resolve) => this.#waiting.push(resolve))
-    this.running -= 1
-    return `done ${name}`
-  }
-
-  openAll(): void {
-    for (const open of this.#waiting.splice(0)) open()
-  }
-
-  get blocked(): number {
-    return this.#waiting.length
-  }
-}
 
 function setUp(engine: Engine, gate: Gate, concurrency: number, slotLeases: boolean): void {
   engine.registerQueue('carrier', { concurrency, slotLeases })
@@ -41,15 +18,6 @@ function setUp(engine: Engine, gate: Gate, concurrency: number, slotLeases: bool
   engine.register('ship', 1, async (ctx, name: string) =>
     ctx.step('call', name, { queue: 'carrier' }),
   )
-}
-
-async function until(env: Env, check: () => boolean | Promise<boolean>, what: string) {
-  for (let i = 0; i < 300; i++) {
-    if (await check()) return
-    await env.settle()
-    await new Promise((resolve) => setTimeout(resolve, 5))
-  }
-  assert.fail(`timed out waiting until ${what}`)
 }
 
 /** A new deploy (concurrency 2) beside an old one (4); returns the most running at once. */

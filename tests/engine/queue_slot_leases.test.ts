@@ -12,31 +12,7 @@ import assert from 'node:assert/strict'
 import type { Engine } from '@cairn/core'
 import { FakeClock } from '@cairn/core/testing'
 import { eachStore, type Env } from '../helpers/harness.ts'
-
-/** Handlers that wait until the test opens them, counting how many run at once. */
-class Gate {
-  running = 0
-  maxRunning = 0
-  readonly started: string[] = []
-  readonly #waiting: Array<() => void> = []
-
-  handler = async (name: string): Promise<string> => {
-    this.running += 1
-    this.maxRunning = Math.max(this.maxRunning, this.running)
-    this.started.push(name)
-    await new Promise<void>((resolve) => this.#waiting.push(resolve))
-    this.running -= 1
-    return `done ${name}`
-  }
-
-  openOne(): void {
-    this.#waiting.shift()?.()
-  }
-
-  get blocked(): number {
-    return this.#waiting.length
-  }
-}
+import { Gate, until } from '../helpers/queue_gate.ts'
 
 const LEASE_MS = 30_000
 
@@ -49,15 +25,6 @@ function register(engine: Engine, gate: Gate, concurrency: number): void {
       ...(input.priority === undefined ? {} : { priority: input.priority }),
     }),
   )
-}
-
-async function until(env: Env, check: () => boolean | Promise<boolean>, what: string) {
-  for (let i = 0; i < 300; i++) {
-    if (await check()) return
-    await env.settle()
-    await new Promise((resolve) => setTimeout(resolve, 5))
-  }
-  assert.fail(`timed out waiting until ${what}`)
 }
 
 async function stats(env: Env, engine: Engine) {

@@ -10,32 +10,7 @@ import { createMemoryTransport, FakeClock } from '@cairn/core/testing'
 import { Engine } from '@cairn/core'
 import { createWorker } from '@cairn/worker'
 import { eachStore, type Env } from '../helpers/harness.ts'
-
-/** Handlers that wait until the test opens them, counting how many run at once. */
-class Gate {
-  running = 0
-  maxRunning = 0
-  readonly started: string[] = []
-  readonly #waiting: Array<() => void> = []
-
-  handler = async (name: string): Promise<string> => {
-    this.running += 1
-    this.maxRunning = Math.max(this.maxRunning, this.running)
-    this.started.push(name)
-    await new Promise<void>((resolve) => this.#waiting.push(resolve))
-    this.running -= 1
-    return `done ${name}`
-  }
-
-  /** Let the oldest blocked handler finish. */
-  openOne(): void {
-    this.#waiting.shift()?.()
-  }
-
-  get blocked(): number {
-    return this.#waiting.length
-  }
-}
+import { Gate, until } from '../helpers/queue_gate.ts'
 
 function registerCalls(engine: Engine, gate: Gate, concurrency: number): void {
   engine.registerQueue('carrier', { concurrency })
@@ -50,16 +25,6 @@ function registerCalls(engine: Engine, gate: Gate, concurrency: number): void {
         ...(input.tenant === undefined ? {} : { fairnessKey: input.tenant }),
       }),
   )
-}
-
-/** Waits (settling engines) until `check` holds; fails after a bounded number of rounds. */
-async function until(env: Env, check: () => boolean | Promise<boolean>, what: string) {
-  for (let i = 0; i < 200; i++) {
-    if (await check()) return
-    await env.settle()
-    await new Promise((resolve) => setTimeout(resolve, 5))
-  }
-  assert.fail(`timed out waiting until ${what}`)
 }
 
 /** Opens handlers one at a time until every run has ended. */
