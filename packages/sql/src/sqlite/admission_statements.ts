@@ -45,6 +45,8 @@ export const ADMISSION_SQL = {
       ORDER BY admission_seq LIMIT max(0,
         coalesce((SELECT lim FROM cairn_admission_keys WHERE scope = ? AND admission_key = ?), 0)
         - (SELECT count(*) FROM cairn_runs WHERE ${OF_KEY} AND status IN ${ADMITTED} AND id <> ?)))`,
+  // scope, key: whether any run of the key waits in its queue (a promotion has work).
+  anyQueued: `SELECT 1 FROM cairn_runs WHERE ${OF_KEY} AND status = 'queued' LIMIT 1`,
   // run id: the key a run was admitted under and the key's limit (a requeue re-enters it).
   selectAdmission: `SELECT r.admission_scope, r.admission_key, k.lim FROM cairn_runs r
     JOIN cairn_admission_keys k ON k.scope = r.admission_scope AND k.admission_key = r.admission_key

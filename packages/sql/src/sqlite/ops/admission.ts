@@ -73,6 +73,8 @@ export function promoteAdmission(
   now: number,
   except = '',
 ): number {
+  // Most ends free a slot nobody waits for: one index probe instead of the promotion's count.
+  if (s.anyQueued.get(scope, key) === undefined) return 0
   return Number(
     s.promoteAdmission.run(now, now, scope, key, scope, key, scope, key, except).changes,
   )
