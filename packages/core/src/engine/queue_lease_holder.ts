@@ -49,6 +49,9 @@ interface LocalWaiter extends QueueWaiter {
 /** After demand falls below the slots held, how long they are kept before going back. */
 const IDLE_RETURN_MS = 100
 
+/** Fairness keys whose last grant the holder remembers (see #noteGrant). */
+const MAX_KEYS = 10_000
+
 export class QueueLeaseHolder {
   readonly #deps: LeaseHolderDeps
   readonly #queue: string
@@ -156,7 +159,7 @@ export class QueueLeaseHolder {
 
   #take(fairnessKey: string): LeasedSlot {
     this.#inUse += 1
-    this.#lastGrant.set(fairnessKey, ++this.#grants)
+    this.#noteGrant(fairnessKey)
     let released = false
     return {
       release: () => {
@@ -165,6 +168,21 @@ export class QueueLeaseHolder {
         this.#inUse -= 1
         this.#handOut()
       },
+    }
+  }
+
+  /**
+   * The key's last grant, newest last in the map. Bounded: past MAX_KEYS keys the half served
+   * longest ago is forgotten — they rank as never served, which is where they ranked anyway.
+   */
+  #noteGrant(fairnessKey: string): void {
+    this.#lastGrant.delete(fairnessKey)
+    this.#lastGrant.set(fairnessKey, ++this.#grants)
+    if (this.#lastGrant.size <= MAX_KEYS) return
+    let drop = this.#lastGrant.size - MAX_KEYS / 2
+    for (const key of this.#lastGrant.keys()) {
+      if (drop-- <= 0) break
+      this.#lastGrant.delete(key)
     }
   }
 
