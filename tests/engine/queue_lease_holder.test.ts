@@ -275,3 +275,29 @@ void test('close gives every slot back and answers waiters with the durable line
   assert.equal(calls.at(-1)?.want, 0)
   assert.equal(await ask(holder), null, 'closed')
 })
+
+void test('past 10,000 fairness keys the longest served are forgotten: they rank as never served', async () => {
+  const clock = new FakeClock()
+  const { store } = scriptedStore((r) => free(Math.min(r.want, 1)))
+  const { holder } = holderOn(store, clock)
+  // k0 is served first, then 10,000 other keys: the history would hold 10,001.
+  for (let i = 0; i <= 10_000; i++) {
+    const slot = await ask(holder, 0, `k${i}`)
+    assert.ok(slot !== null)
+    slot.release()
+  }
+  const busy = await ask(holder, 0, 'k10000')
+  assert.ok(busy !== null)
+  const order: string[] = []
+  for (const key of ['k0', 'fresh'])
+    holder.acquire(3, 0, key, (slot) => {
+      order.push(key)
+      slot?.release()
+    })
+  await settle()
+  busy.release()
+  await settle()
+  // Remembered, k0 (served) would follow `fresh` (never served); forgotten, they tie and
+  // arrival decides.
+  assert.deepEqual(order, ['k0', 'fresh'])
+})

@@ -22,14 +22,12 @@ export class SlotLeases {
     this.#deps = deps
   }
 
-  /** Whether attempts on `queue` take their slots from a lease here. */
+  /**
+   * Whether attempts on `queue` take their slots from a lease here (QueueRegistry refuses
+   * `slotLeases` with a rate limit, so a leased queue has none).
+   */
   serves(queue: RegisteredQueue): boolean {
-    return (
-      queue.slotLeases &&
-      queue.rateLimit === null &&
-      !this.#closed &&
-      this.#deps.store.leaseQueueSlots !== undefined
-    )
+    return queue.slotLeases && !this.#closed && this.#deps.store.leaseQueueSlots !== undefined
   }
 
   /** A slot of `queue` for one attempt (QueueLeaseHolder.acquire); null: the durable path. */
@@ -53,11 +51,6 @@ export class SlotLeases {
   get busy(): boolean {
     for (const holder of this.#holders.values()) if (holder.busy) return true
     return false
-  }
-
-  /** Each queue's lease as this engine holds it now. */
-  states(): Record<string, QueueLeaseHolder['state']> {
-    return Object.fromEntries([...this.#holders].map(([name, h]) => [name, h.state]))
   }
 
   /** Give every lease back (engine close, after its drain). */
