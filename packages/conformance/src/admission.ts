@@ -1,7 +1,8 @@
 /**
  * Singleton admission (CreateRunOp.admission): a key admits at most `limit` runs at once;
  * over it a create queues (in start order) or is refused with nothing written; the write
- * that ends a run frees its slot and promotes the next waiter in the same transaction.
+ * that ends a run frees its slot, and its key's next waiter is promoted before the call
+ * returns (in its transaction, or right after its commit: StateStore FinishRunOp.admission).
  * Counts are always read back from the runs themselves, never from what the store says.
  */
 import assert from 'node:assert/strict'

@@ -539,7 +539,10 @@ export interface FinishRunOp {
   clearEventWaits?: boolean
   /**
    * The run's admission key as its record says (RunRecord.admission): when this op applies,
-   * the key's queued runs are promoted into the slot it frees, in the same transaction. Absent:
+   * the key's queued runs are promoted into the slot it frees, before applyBatch returns — in
+   * the same transaction (memory, SQLite), or right after its commit under the key's lock
+   * (Postgres, MySQL: an end only lowers a count, so it is written without that lock; a
+   * process dying in between leaves the waiters to promoteQueued's sweep). Absent:
    * the slot is still freed (admission counts runs), but waiters are promoted only by the
    * key's next write. For status `continued` the successor took the slot over (its create
    * inherits it), so this usually promotes nobody; it does when both were counted (a
@@ -589,7 +592,8 @@ export interface CancelRunOp {
   /**
    * The run's admission key as the caller read it (RunRecord.admission): when this op applies,
    * the key's queued runs are promoted into the slot it frees (or simply move up, for a queued
-   * run), in the same transaction. Absent: the slot is still freed and waiters are promoted by
+   * run), before applyBatch returns (as for FinishRunOp.admission). Absent: the slot is still
+   * freed and waiters are promoted by
    * the key's next write; a store that finds the key itself may promote anyway.
    */
   admission?: { scope: string; key: string }

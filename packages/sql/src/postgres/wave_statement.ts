@@ -45,6 +45,8 @@ import {
 import { CHECKPOINT_COLUMNS } from '../shared/row_mapping.ts'
 import type { Tables } from '../shared/tables.ts'
 import type { PlannedOp } from '../shared/wave_plan.ts'
+import { ADMITTED_STATUSES, type Key } from '../shared/admission_statements.ts'
+import type { AdmitKey } from '../shared/wave_writer.ts'
 import { recordsetJson, recordsetSql } from './recordset.ts'
 import { StatementNames } from './statement_names.ts'
 
@@ -58,7 +60,22 @@ export interface WaveNotify {
 }
 
 /** What each placeholder of a wave statement binds, in order. */
-type Slot = 'now' | 'locked' | OpKind | 'consumed' | 'notices' | 'channel' | 'earliest'
+type Slot =
+  'now' | 'locked' | OpKind | 'consumed' | 'notices' | 'channel' | 'earliest' | 'ends' | 'admits'
+
+const ADMIT_KEY_COLUMNS = [
+  ['scope', 'text'],
+  ['admission_key', 'text'],
+  ['lim', 'bigint'],
+  ['n', 'bigint'],
+] as const
+
+/** The singleton keys the wave's ends name, as bound: their index in the list, then the key. */
+const END_KEY_COLUMNS = [
+  ['i', 'int'],
+  ['scope', 'text'],
+  ['admission_key', 'text'],
+] as const
 
 interface WaveText {
   text: string
@@ -76,39 +93,54 @@ export class WaveStatements {
     this.#tables = tables
   }
 
-  statement(groups: WaveGroups, now: number, notify: WaveNotify | null): SqlStatement {
+  /** `endKeys`: the keys the wave's ends name, in lock order (EndKeys in wave_writer.ts). */
+  statement(
+    groups: WaveGroups,
+    now: number,
+    notify: WaveNotify | null,
+    endKeys: readonly Key[] = [],
+    admitKeys: readonly AdmitKey[] = [],
+  ): SqlStatement {
     const present = OP_KINDS.filter((kind) => groups[kind].length > 0)
     const consumes = groups.save.some(
       ({ op }) => op.type === 'saveCheckpoint' && op.consumes !== undefined,
     )
     const notices = noticeRows(groups)
     const noticing = notices.length > 0
-    const key = `${present.join(',')}${consumes ? '+consume' : ''}${noticing ? '+notices' : ''}${notify === null ? '' : '+notify'}`
+    const ends = endKeys.length > 0
+    const admits = admitKeys.length > 0
+    const key = `${present.join(',')}${consumes ? '+consume' : ''}${noticing ? '+notices' : ''}${notify === null ? '' : '+notify'}${ends ? '+ends' : ''}${admits ? '+admits' : ''}`
     let wave = this.#texts.get(key)
     if (wave === undefined) {
-      wave = this.#build(present, consumes, noticing, notify !== null)
+      const shape = { consumes, notices: noticing, notify: notify !== null, ends, admits }
+      wave = this.#build(present, shape)
       this.#texts.set(key, wave)
     }
-    const values = wave.slots.map((slot) => bind(slot, { groups, now, notify, notices }))
+    const binding = { groups, now, notify, notices, endKeys, admitKeys }
+    const values = wave.slots.map((slot) => bind(slot, binding))
     return { text: wave.text, values, writes: true, name: wave.name }
   }
 
-  #build(
-    present: readonly OpKind[],
-    consumes: boolean,
-    notices: boolean,
-    notify: boolean,
-  ): WaveText {
+  #build(present: readonly OpKind[], shape: WaveShape): WaveText {
+    const { consumes, notices, notify, ends, admits } = shape
     const slots = new SlotList()
     const now = () => slots.once('now', 'bigint')
     const ctes: string[] = []
     const outputs: string[] = []
-    if (present.some((kind) => kind !== 'create')) ctes.push(lockCte(this.#tables, slots))
+    if (ends) {
+      ctes.push(endKeysCte(this.#tables, slots.add('ends', 'json')))
+      outputs.push(unsettledOutput(this.#tables))
+    }
+    if (admits) ctes.push(admitCtes(this.#tables, slots.add('admits', 'json')))
+    if (present.some((kind) => kind !== 'create')) ctes.push(lockCte(this.#tables, slots, ends))
     for (const kind of present) {
       const source = recordsetSql(slots.add(kind, 'json'), 't', SOURCE_COLUMNS[kind])
       ctes.push(`${SOURCE_NAMES[kind]} AS (SELECT * FROM ${source})`)
-      ctes.push(WRITES[kind](this.#tables, now))
-      outputs.push(EXCEPTIONS[kind])
+      const admitting = admits && kind === 'create'
+      ctes.push(
+        admitting ? createCte(this.#tables, ADMITTED_ONLY) : WRITES[kind](this.#tables, now),
+      )
+      outputs.push(admitting ? ADMITTING_CREATE_EXCEPTIONS : EXCEPTIONS[kind])
     }
     if (consumes) ctes.push(consumeCte(this.#tables, slots.add('consumed', 'json'), now))
     if (notices) ctes.push(noticeCtes(this.#tables, present, slots.add('notices', 'json'), now))
@@ -120,6 +152,20 @@ export class WaveStatements {
     const text = `WITH ${ctes.join(',\n')}\n${outputs.join('\nUNION ALL\n')}`
     return { text, name: this.#names.of(text), slots: slots.names }
   }
+}
+
+/** What, besides its kinds of write, shapes a wave's text. */
+interface WaveShape {
+  /** Its saves consume messages. */
+  consumes: boolean
+  /** Its finishes or cancels carry notices. */
+  notices: boolean
+  /** It publishes a wake-up. */
+  notify: boolean
+  /** Its ends name singleton keys (guarded: endKeysCte). */
+  ends: boolean
+  /** Its creates ask for admission (admitCtes). */
+  admits: boolean
 }
 
 /** Placeholders as they are written into a statement's text, remembering what each binds. */
@@ -144,10 +190,23 @@ interface Binding {
   notify: WaveNotify | null
   /** noticeRows(groups) */
   notices: readonly unknown[][]
+  endKeys: readonly Key[]
+  admitKeys: readonly AdmitKey[]
 }
 
-function bind(slot: Slot, { groups, now, notify, notices }: Binding): unknown {
+function bind(slot: Slot, binding: Binding): unknown {
+  const { groups, now, notify, notices, endKeys, admitKeys } = binding
   switch (slot) {
+    case 'admits':
+      return recordsetJson(
+        ADMIT_KEY_COLUMNS,
+        admitKeys.map((k) => [k.scope, k.key, k.limit, k.creates]),
+      )
+    case 'ends':
+      return recordsetJson(
+        END_KEY_COLUMNS,
+        endKeys.map((k, i) => [i, k.scope, k.key]),
+      )
     case 'now':
       return now
     case 'locked':
@@ -174,9 +233,41 @@ function bind(slot: Slot, { groups, now, notify, notices }: Binding): unknown {
   }
 }
 
-function lockCte(tables: Tables, slots: SlotList): string {
+/**
+ * `guarded`: the end keys (ek) are locked first — keys before runs, the order of every
+ * admission writer — by making the run lock's filter read them (an init plan, run once
+ * before the first run row is locked).
+ */
+function lockCte(tables: Tables, slots: SlotList, guarded: boolean): string {
+  const after = guarded ? ' AND (SELECT count(*) FROM ek) >= 0' : ''
   return `lk AS MATERIALIZED (SELECT key, id, status, lease_epoch FROM ${tables.runs}
-    WHERE id = ANY(${slots.add('locked', 'text[]')}) ORDER BY key FOR NO KEY UPDATE)`
+    WHERE id = ANY(${slots.add('locked', 'text[]')})${after} ORDER BY key FOR NO KEY UPDATE)`
+}
+
+/**
+ * The keys the wave's ends name, FOR SHARE (admission_settle.ts says why): a key's admitter
+ * (FOR NO KEY UPDATE, then its count) either waits for this statement's commit and then counts
+ * its ends, or committed first — and then, if it queued a run, it raised the key's `next_seq`,
+ * which the lock returns (the latest committed row) while a plain read of the same row sees
+ * this statement's snapshot.
+ */
+function endKeysCte(tables: Tables, ends: string): string {
+  return `ek AS MATERIALIZED (SELECT e.i, k.scope, k.admission_key, k.next_seq
+    FROM ${tables.admissionKeys} k JOIN ${recordsetSql(ends, 'e', END_KEY_COLUMNS)}
+      ON k.scope = e.scope AND k.admission_key = e.admission_key
+    ORDER BY k.scope COLLATE "C", k.admission_key COLLATE "C" FOR SHARE OF k)`
+}
+
+/**
+ * ('k' rows, `ord` the key's index) The end keys that may have a waiter once this statement
+ * commits: a run queued as of its snapshot, or a queue number raised after it.
+ */
+function unsettledOutput(tables: Tables): string {
+  return `SELECT ek.i, 'k', NULL::text, NULL::bigint FROM ek
+    WHERE ek.next_seq IS DISTINCT FROM (SELECT s.next_seq FROM ${tables.admissionKeys} s
+        WHERE s.scope = ek.scope AND s.admission_key = ek.admission_key)
+      OR EXISTS (SELECT 1 FROM ${tables.runs} r WHERE r.admission_scope = ek.scope
+        AND r.admission_key = ek.admission_key AND r.status = 'queued')`
 }
 
 const SOURCE_NAMES: Readonly<Record<OpKind, string>> = {
@@ -189,15 +280,56 @@ const SOURCE_NAMES: Readonly<Record<OpKind, string>> = {
 
 const CHECKPOINT_NAMES = CHECKPOINT_COLUMNS.map(([name]) => name)
 
-const WRITES: Readonly<Record<OpKind, (tables: Tables, now: () => string) => string>> = {
-  // Keys are assigned in batch order, so a batch's runs sit together in the checkpoint index.
-  create: (tables) => `ci AS (INSERT INTO ${tables.runs} (id, workflow, version, status, input,
+/**
+ * `filter`: which of `cv`'s creates are written (all by default). Keys are assigned in batch
+ * order, so a batch's runs sit together in the checkpoint index.
+ */
+function createCte(tables: Tables, filter = ''): string {
+  return `ci AS (INSERT INTO ${tables.runs} (id, workflow, version, status, input,
       created_at, updated_at, available_at, lease_owner, lease_epoch, turns, parent_run_id, parent_seq,
       continued_from, priority, admission_scope, admission_key, queue)
     SELECT id, workflow, version, status, input, created_at, created_at, available_at, lease_owner,
       epoch, epoch, parent_run_id, parent_seq, continued_from, priority, admission_scope,
-      admission_key, queue FROM cv ORDER BY ord
-    ON CONFLICT (id) DO NOTHING RETURNING id)`,
+      admission_key, queue FROM cv ${filter} ORDER BY ord
+    ON CONFLICT (id) DO NOTHING RETURNING id)`
+}
+
+/** A create under a key is written only if its key admits the wave's creates (`ao`). */
+const ADMITTED_ONLY = `WHERE cv.admission_scope IS NULL OR EXISTS (SELECT 1 FROM ao
+    WHERE ao.scope = cv.admission_scope AND ao.admission_key = cv.admission_key)`
+
+/**
+ * Admission within the wave (WaveAdmission): `al` locks the creates' keys in key order and
+ * reads their latest committed rows; `au` raises each one's `next_seq` (every writer that
+ * admits does, so a later statement's lock sees it moved); `ao` keeps the keys that admit all
+ * of the wave's creates by the rule of decideAdmission — as of the statement's snapshot, no run
+ * queued and admitted + creates within the stored limit (the creates' own) — and whose
+ * `next_seq` had not moved since that snapshot. A key nobody moved saw no admission commit
+ * between the snapshot and the lock; ends committed meanwhile only lower the count, so the
+ * snapshot's count is an upper bound and admitting on it never exceeds the limit. The creates
+ * of any other key are not written ('f' rows): the batch's transactional pass decides them.
+ */
+function admitCtes(tables: Tables, admits: string): string {
+  const keys = tables.admissionKeys
+  const ofKey = `r.admission_scope = al.scope AND r.admission_key = al.admission_key`
+  return `av AS (SELECT * FROM ${recordsetSql(admits, 'a', ADMIT_KEY_COLUMNS)}),
+al AS MATERIALIZED (SELECT k.scope, k.admission_key, k.lim, k.next_seq
+    FROM ${keys} k JOIN av ON k.scope = av.scope AND k.admission_key = av.admission_key
+    ORDER BY k.scope COLLATE "C", k.admission_key COLLATE "C" FOR NO KEY UPDATE OF k),
+au AS (UPDATE ${keys} k SET next_seq = al.next_seq + 1 FROM al
+    WHERE k.scope = al.scope AND k.admission_key = al.admission_key),
+ao AS MATERIALIZED (SELECT al.scope, al.admission_key FROM al
+    JOIN av ON av.scope = al.scope AND av.admission_key = al.admission_key
+    WHERE al.lim = av.lim
+      AND al.next_seq = (SELECT s.next_seq FROM ${keys} s
+        WHERE s.scope = al.scope AND s.admission_key = al.admission_key)
+      AND NOT EXISTS (SELECT 1 FROM ${tables.runs} r WHERE ${ofKey} AND r.status = 'queued')
+      AND (SELECT count(*) FROM ${tables.runs} r WHERE ${ofKey}
+        AND r.status IN ${ADMITTED_STATUSES}) + av.n <= al.lim)`
+}
+
+const WRITES: Readonly<Record<OpKind, (tables: Tables, now: () => string) => string>> = {
+  create: (tables) => createCte(tables),
   save: (
     tables,
   ) => `si AS (INSERT INTO ${tables.checkpoints} AS c (run_key, ${CHECKPOINT_NAMES.join(', ')})
@@ -339,6 +471,15 @@ const EXCEPTIONS: Readonly<Record<OpKind, string>> = {
     UNION ALL SELECT du.ord, 'd', NULL::text, du.inbox_seq FROM du
     UNION ALL SELECT dd.ord, 'u', NULL::text, dd.seq FROM dd`,
 }
+
+/**
+ * EXCEPTIONS.create for a wave that admits: a create under a key that did not admit is 'f'
+ * (left to the transactional pass), any other not written is 'x'.
+ */
+const ADMITTING_CREATE_EXCEPTIONS = `SELECT cv.ord, CASE WHEN cv.admission_scope IS NULL
+      OR EXISTS (SELECT 1 FROM ao WHERE ao.scope = cv.admission_scope
+        AND ao.admission_key = cv.admission_key) THEN 'x' ELSE 'f' END, NULL::text, NULL::bigint
+    FROM cv WHERE NOT EXISTS (SELECT 1 FROM ci WHERE ci.id = cv.id)`
 
 /** The earliest availableAt this batch made claimable: earlier waves' and this wave's applied ones. */
 function wakeCte(present: readonly OpKind[], notices: boolean, earliest: string): string {

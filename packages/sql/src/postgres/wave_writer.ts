@@ -9,11 +9,19 @@ import { toSafeInteger } from '../shared/integers.ts'
 import { kindOf, noticeOf, type OpKind } from '../shared/op_columns.ts'
 import type { Tables } from '../shared/tables.ts'
 import type { PlannedOp, Wave } from '../shared/wave_plan.ts'
-import type { Observation, WakeRequest, WaveWriter } from '../shared/wave_writer.ts'
+import type {
+  EndKeys,
+  Observation,
+  WakeRequest,
+  WaveGuards,
+  WaveWriter,
+} from '../shared/wave_writer.ts'
 import { WaveStatements, type WaveGroups } from './wave_statement.ts'
 
 export class PostgresWaveWriter implements WaveWriter {
   readonly selfContained = true
+  readonly guardsEndKeys = true
+  readonly admitsInWave = true
   readonly #statements: WaveStatements
   readonly #channel: string
 
@@ -28,14 +36,21 @@ export class PostgresWaveWriter implements WaveWriter {
     wave: Wave,
     now: number,
     wake: WakeRequest | null,
+    guards: WaveGuards = {},
   ): Promise<Observation[]> {
+    const { endKeys, admission } = guards
     const notify = wake !== null && (wake.earliest !== null || wave.some(({ op }) => wakes(op)))
     const statement = this.#statements.statement(
       groupByKind(wave),
       now,
       notify ? { channel: this.#channel, earliest: wake.earliest } : null,
+      endKeys?.keys ?? [],
+      admission?.keys ?? [],
     )
     const { rows } = await session.query(statement)
+    if (endKeys !== undefined) unsettledKeys(endKeys, rows)
+    if (admission !== undefined)
+      for (const row of rows) if (row[1] === 'f') admission.deferred.push(row[0] as number)
     return observe(wave, rows)
   }
 }
@@ -64,10 +79,23 @@ function wakes(op: StoreOp): boolean {
   return op.type === 'suspendRun' || op.type === 'releaseRun' || op.type === 'deliverMessage'
 }
 
+/** The end keys the statement flagged ('k' rows: the key's index in `endKeys.keys`). */
+function unsettledKeys(endKeys: EndKeys, rows: readonly unknown[][]): void {
+  for (const row of rows) {
+    if (row[1] !== 'k') continue
+    const key = endKeys.keys[toSafeInteger(row[0], 'end key')]
+    if (key !== undefined) endKeys.unsettled.push(key)
+  }
+}
+
+/** Rows that are not an op's exception: a wake-up, an unsettled end key, a deferred create. */
+const NOT_OBSERVATIONS: ReadonlySet<unknown> = new Set(['n', 'k', 'f'])
+
 /** Observations from the exception rows (wave_statement.ts); an op without one applied. */
 function observe(wave: Wave, rows: readonly unknown[][]): Observation[] {
   const byOrd = new Map<number, readonly unknown[]>()
-  for (const row of rows) if (row[1] !== 'n') byOrd.set(row[0] as number, row)
+  // A deferred create ('f') reads as applied; apply_batch.ts replaces its result.
+  for (const row of rows) if (!NOT_OBSERVATIONS.has(row[1])) byOrd.set(row[0] as number, row)
   return wave.map(({ index }) => {
     const row = byOrd.get(index)
     if (row === undefined) return { applied: true, epoch: null }

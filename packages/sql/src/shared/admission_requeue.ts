@@ -56,8 +56,13 @@ export async function reenterKey(
   const counts = await countKeys(ctx, session, [held.key], new Set([runId]))
   await pass.promote(ctx, session, held.key, now, counts)
   const { admitted, queued } = counts.get(idOf(held.key)) ?? { admitted: 0, queued: 0 }
-  if (admitted < held.row.limit && queued === 0) return false
   const seq = held.row.nextSeq
+  if (admitted < held.row.limit && queued === 0) {
+    // Kept: an admission, so the key's queue number moves (batch_admission.ts, Postgres: a
+    // create admitted in its wave's statement sees it and lets the pass count again).
+    await storeKeyColumn(ctx, session, held.key, 'next_seq', seq + 1)
+    return false
+  }
   await queueRuns(ctx, session, [{ id: runId, key: held.key, seq, unclaim: false }])
   await storeKeyColumn(ctx, session, held.key, 'next_seq', seq + 1)
   return true

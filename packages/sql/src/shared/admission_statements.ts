@@ -13,7 +13,7 @@ import { Params } from './params.ts'
 /** Statuses of a run of a key that is not over: queued, or holding a slot (blocked is stored `waiting`). */
 const LIVE = "('queued', 'pending', 'running', 'waiting', 'parked')"
 /** The live statuses that hold a slot of their key (LIVE but `queued`). */
-const ADMITTED_STATUSES = "('pending', 'running', 'waiting', 'parked')"
+export const ADMITTED_STATUSES = "('pending', 'running', 'waiting', 'parked')"
 
 export interface Key {
   scope: string

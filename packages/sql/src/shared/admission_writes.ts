@@ -5,11 +5,12 @@
  *
  * - Before the first wave, every key the batch touches is locked: the creates' keys are
  *   upserted with their limits (sorted), then all keys are read FOR UPDATE in key order. Every
- *   writer that admits or promotes on a key holds its lock, so their counts never race; a run
- *   ending without naming its key (a direct store call, an engine of an earlier version) only
- *   lowers a count, which is harmless: its waiters move up at the key's next write. Two
- *   batches creating new keys may still deadlock on the inserts; the server aborts one, and
- *   the call is retried whole (retry.ts), having applied nothing.
+ *   writer that admits or promotes on a key holds its lock, so their counts never race. An end
+ *   does not need it: it only lowers a count (a batch of ends without creates is written
+ *   unlocked, and its keys' waiters are promoted right after its commit, as are those of the
+ *   keys this batch queues on: admission_settle.ts says why none is missed). Two batches
+ *   creating new keys may still deadlock on the inserts; the server aborts one, and the call
+ *   is retried whole (retry.ts), having applied nothing.
  * - After each wave, before the creates' lineage is written (the creates wrote their key
  *   columns themselves: op_columns.ts): each touched key's counts are read once (the wave's undecided creates
  *   left out), its waiters promoted into free slots, then each create is decided in batch
@@ -41,13 +42,16 @@ import {
   type QueuedRun,
 } from './admission_statements.ts'
 
-/** The batch needs this module: a create with admission, a finish or cancel naming a key. */
+/**
+ * The batch needs this pass: a create with admission. Ends naming a key do not (they are
+ * settled after the commit: admission_settle.ts) unless a create rides in the same batch.
+ */
 export function carriesAdmission(op: StoreOp): boolean {
-  return releasedKey(op) !== null || (op.type === 'createRun' && op.admission !== undefined)
+  return op.type === 'createRun' && op.admission !== undefined
 }
 
 /** The key a finish or a cancel names (its waiters are promoted into any free slot). */
-function releasedKey(op: StoreOp): Key | null {
+export function releasedKey(op: StoreOp): Key | null {
   if (op.type === 'cancelRun' || op.type === 'finishRun') return op.admission ?? null
   return null
 }
@@ -57,11 +61,20 @@ type AdmittedCreate = CreateRunOp & { admission: Admission }
 export class AdmissionPass {
   /** Each locked key's row (limit, next queue number), kept in step as the batch queues runs. */
   readonly #rows = new Map<string, KeyRow>()
+  /** Keys a create of the batch queued on, by id: settled after the commit (admission_settle.ts). */
+  readonly #queuedOn = new Map<string, Key>()
   #promoted = false
+  /** Admitting raises the key's `next_seq` (batch_admission.ts: for a writer that admits in-wave). */
+  #bumps = false
 
   /** Runs were promoted (claimable at the batch time). */
   get promotedAny(): boolean {
     return this.#promoted
+  }
+
+  /** The keys the batch's creates queued runs on. */
+  get queuedOn(): Key[] {
+    return [...this.#queuedOn.values()]
   }
 
   /** The first pass: lock every key the batch touches. */
@@ -69,6 +82,7 @@ export class AdmissionPass {
     ctx: SqlContext,
     session: SqlSession,
     ops: readonly StoreOp[],
+    bumpsOnAdmit = false,
   ): Promise<AdmissionPass> {
     const creates = new Map<string, Admission>()
     const keys = new Map<string, Key>()
@@ -80,6 +94,7 @@ export class AdmissionPass {
       } else if (released !== null) keys.set(idOf(released), released)
     }
     const pass = new AdmissionPass()
+    pass.#bumps = bumpsOnAdmit
     for (const [id, row] of await lockKeys(ctx, session, lockOrder(keys.values())))
       pass.#rows.set(id, row)
     // A key's first create adds its row (after the locks on existing keys: two batches adding
@@ -182,6 +197,8 @@ export class AdmissionPass {
   ): Promise<void> {
     const queued: QueuedRun[] = []
     const refused: string[] = []
+    // Keys whose `next_seq` moves: each that queued a run, and (#bumps) each that admitted one.
+    const moved = new Map<string, Key>()
     for (const { op, index } of creates) {
       if (inheriting.has(op.run.id)) continue
       const id = idOf(op.admission)
@@ -189,21 +206,25 @@ export class AdmissionPass {
       const outcome = decideAdmission(op.admission, count, false)
       if (outcome.kind === 'admitted') {
         counts.set(id, { ...count, admitted: count.admitted + 1 })
+        if (this.#bumps && !moved.has(id)) {
+          this.#row(id).nextSeq++
+          moved.set(id, op.admission)
+        }
       } else if (outcome.kind === 'queued') {
         counts.set(id, { ...count, queued: count.queued + 1 })
         const row = this.#row(id)
         queued.push({ id: op.run.id, key: op.admission, seq: row.nextSeq++, unclaim: !!op.claim })
         results[index] = { status: 'applied', epoch: 0, queued: true }
+        moved.set(id, op.admission)
+        this.#queuedOn.set(id, op.admission)
       } else {
         refused.push(op.run.id)
         results[index] = outcome.result
       }
     }
     if (refused.length > 0) await deleteRuns(ctx, session, refused)
-    if (queued.length === 0) return
-    await queueRuns(ctx, session, queued)
-    const keys = new Map(queued.map((r) => [idOf(r.key), r.key]))
-    for (const [id, key] of keys)
+    if (queued.length > 0) await queueRuns(ctx, session, queued)
+    for (const [id, key] of moved)
       await storeKeyColumn(ctx, session, key, 'next_seq', this.#row(id).nextSeq)
   }
 

@@ -16,6 +16,9 @@ import type { CheckpointRecord, OpResult, RunRecord, StoreOp } from '@cairn/core
 import type { SqlContext } from './context.ts'
 import type { SqlSession, SqlStatement } from './driver.ts'
 import { AdmissionPass, carriesAdmission } from './admission_writes.ts'
+import { settleKeys } from './admission_settle.ts'
+import type { Key } from './admission_statements.ts'
+import { appliedEndKeys, inWaveAdmission, tellPromoted, waveEndKeys } from './batch_admission.ts'
 import { carriesAttributes, writeAttributes } from './attribute_writes.ts'
 import { touchesEventWaits, writeEventWaits } from './event_wait_writes.ts'
 import { carriesLineage, writeLineage } from './lineage_writes.ts'
@@ -27,7 +30,7 @@ import { checkpointKey, readRuns } from './reads.ts'
 import { carriesLogs, writeCheckpointLogs } from './step_log_writes.ts'
 import { validateOps } from './validate_ops.ts'
 import { planWaves, type PlannedOp, type Wave } from './wave_plan.ts'
-import type { Observation, WaveWriter } from './wave_writer.ts'
+import type { Observation, WaveAdmission, WaveGuards, WaveWriter } from './wave_writer.ts'
 
 export interface BatchContext extends SqlContext {
   readonly writer: WaveWriter
@@ -35,52 +38,102 @@ export interface BatchContext extends SqlContext {
   readonly wakeStatement?: (at: number) => SqlStatement
 }
 
-export function applyBatch(
+export async function applyBatch(
   ctx: BatchContext,
   ops: readonly StoreOp[],
   now: number,
 ): Promise<OpResult[]> {
   validateOps(ops)
-  if (ops.length === 0) return Promise.resolve([])
+  if (ops.length === 0) return []
+  return applyOps(ctx, ops, now, ctx.writer.admitsInWave)
+}
+
+/** `admitInWave`: creates under singleton keys may be admitted in the wave's statement. */
+async function applyOps(
+  ctx: BatchContext,
+  ops: readonly StoreOp[],
+  now: number,
+  admitInWave: boolean,
+): Promise<OpResult[]> {
   const waves = planWaves(ops)
   // Event wait rows, search attributes and step logs are more statements after the waves': a
   // transaction holds them.
   const attributes = ops.some(carriesAttributes)
   const logs = ops.some(carriesLogs)
   const lineage = ops.some(carriesLineage)
-  const admission = ops.some(carriesAdmission)
   const queues = ops.some(carriesQueues)
+  const simple =
+    waves.length === 1 &&
+    ctx.writer.selfContained &&
+    !attributes &&
+    !logs &&
+    !lineage &&
+    !queues &&
+    !ops.some(touchesEventWaits)
+  const admitting = ops.some(carriesAdmission)
+  const inWave = admitting && admitInWave ? inWaveAdmission(ops, waves, simple) : null
+  const pass = admitting && inWave === null
+  // The keys to settle once the batch commits (admission_settle.ts); null: every key an end
+  // that applied names.
+  let unsettled: Key[] | null = null
   const write = async (session: SqlSession) => {
     // Keys and queues are locked before any run row is written (admission_writes.ts,
     // queue_writes.ts).
     const passes: Passes = {
-      admission: admission ? await AdmissionPass.lock(ctx, session, ops) : null,
+      admission: pass ? await AdmissionPass.lock(ctx, session, ops, ctx.writer.admitsInWave) : null,
       queues: queues ? await QueuePass.lock(ctx, session, ops) : null,
+      unsettled: !pass && ctx.writer.guardsEndKeys ? [] : null,
+      inWave,
     }
     const results = await writeWaves(ctx, session, waves, ops.length, now, passes)
     if (attributes) await writeAttributes(ctx, session, ops, results)
     if (logs) await writeCheckpointLogs(ctx, session, ops, results, now)
     const woke = passes.admission?.promotedAny === true || passes.queues?.wokeAny === true
     if (woke && ctx.wakeStatement !== undefined) await session.query(ctx.wakeStatement(now))
+    unsettled = passes.admission?.queuedOn ?? passes.unsettled
     return results
   }
-  const single =
-    waves.length === 1 &&
-    ctx.writer.selfContained &&
-    !attributes &&
-    !logs &&
-    !lineage &&
-    !admission &&
-    !queues &&
-    !ops.some(touchesEventWaits)
-  if (single) return write(ctx.pool)
-  return ctx.pool.transaction(write)
+  const results = simple && !pass ? await write(ctx.pool) : await ctx.pool.transaction(write)
+  if (inWave !== null && inWave.deferred.length > 0)
+    await decideDeferred(ctx, ops, results, inWave.deferred, now)
+  // Ends written without their keys' lock, and keys the creates queued on: their waiters meet
+  // any free slot now (admission_settle.ts).
+  const keys = unsettled ?? appliedEndKeys(ops, results)
+  if (keys.length > 0) tellPromoted(ops, results, await settleKeys(ctx, keys, now))
+  return results
+}
+
+/**
+ * The creates the wave's statement did not admit (their key was full, queued, new, or moved
+ * meanwhile) wrote nothing: the transactional pass decides them now, in batch order.
+ */
+async function decideDeferred(
+  ctx: BatchContext,
+  ops: readonly StoreOp[],
+  results: OpResult[],
+  deferred: readonly number[],
+  now: number,
+): Promise<void> {
+  const order = [...deferred].sort((a, b) => a - b)
+  const decided = await applyOps(
+    ctx,
+    order.map((i) => ops[i] as StoreOp),
+    now,
+    false,
+  )
+  order.forEach((index, i) => {
+    results[index] = decided[i] as OpResult
+  })
 }
 
 /** The passes around the waves a batch needs (null: it carries nothing for them). */
 interface Passes {
   admission: AdmissionPass | null
   queues: QueuePass | null
+  /** Without an admission pass, on a writer that guards end keys: the keys it flagged. */
+  unsettled: Key[] | null
+  /** The creates admitted in the wave's statement (one wave), or null. */
+  inWave: WaveAdmission | null
 }
 
 async function writeWaves(
@@ -95,7 +148,11 @@ async function writeWaves(
   let earliest: number | null = null
   for (const [k, wave] of waves.entries()) {
     const last = k === waves.length - 1
-    const seen = await ctx.writer.write(session, wave, now, last ? { earliest } : null)
+    const guards: WaveGuards = {}
+    const endKeys = passes.unsettled === null ? undefined : waveEndKeys(wave, passes.unsettled)
+    if (endKeys !== undefined) guards.endKeys = endKeys
+    if (passes.inWave !== null) guards.admission = passes.inWave
+    const seen = await ctx.writer.write(session, wave, now, last ? { earliest } : null, guards)
     const built = await explain(ctx, session, wave, seen)
     const waveOps = wave.map(({ op }) => op)
     // Creates decided (kept, queued, or deleted: `full`) before their lineage is written.

@@ -72,6 +72,8 @@ interface LockedState {
 }
 
 export class LockedWaveWriter implements WaveWriter {
+  readonly guardsEndKeys = false
+  readonly admitsInWave = false
   readonly selfContained = false
   readonly #ctx: SqlContext
 

@@ -12,6 +12,7 @@ import type { SqlSession, SqlStatement } from './driver.ts'
 import { toSafeInteger } from './integers.ts'
 import { Params } from './params.ts'
 import { keyOf, lockKey, reenterKey } from './admission_requeue.ts'
+import { settleKeys } from './admission_settle.ts'
 
 /** The statuses a requeue applies to (StateStore.requeueRun), as an SQL list. */
 export const REQUEUEABLE = "('failed', 'dead')"
@@ -29,7 +30,7 @@ export async function requeueRun(
 ): Promise<RequeueResult> {
   checkRequeueRequest(request) // refused before anything is written
   const key = await keyOf(ctx, request.runId)
-  return ctx.pool.transaction(async (session): Promise<RequeueResult> => {
+  const result = await ctx.pool.transaction(async (session): Promise<RequeueResult> => {
     // The singleton key first, then the run: the order every admission write locks in.
     const held = await lockKey(ctx, session, key)
     const run = await lockRun(ctx, session, request.runId)
@@ -49,6 +50,10 @@ export async function requeueRun(
       ...(queued ? { queued: true } : {}),
     }
   })
+  // Queued: an end that committed unlocked meanwhile may have missed it (admission_settle.ts).
+  if (result.status === 'applied' && result.queued === true && key !== null)
+    await settleKeys(ctx, [key], request.now)
+  return result
 }
 
 interface LockedRun {

@@ -5,6 +5,7 @@
  */
 import type { CheckpointRecord, FenceState, RunRecord } from '@cairn/core/contracts'
 import type { SqlSession } from './driver.ts'
+import type { Key } from './admission_statements.ts'
 import type { Wave } from './wave_plan.ts'
 
 /** What a writer saw of one op. */
@@ -38,17 +39,63 @@ export interface WakeRequest {
   earliest: number | null
 }
 
+/**
+ * The singleton keys the wave's ends name (finishRun, cancelRun with `admission`), in lock
+ * order, for a writer that guards them (WaveWriter.guardsEndKeys); it adds to `unsettled` each
+ * that may have a waiter to promote once the wave commits (admission_settle.ts).
+ */
+export interface EndKeys {
+  readonly keys: readonly Key[]
+  readonly unsettled: Key[]
+}
+
+/** A singleton key the wave's creates ask to be admitted under: their limit, and how many they are. */
+export interface AdmitKey extends Key {
+  readonly limit: number
+  readonly creates: number
+}
+
+/**
+ * The wave's creates under singleton keys, for a writer that admits them in the wave's own
+ * statement (WaveWriter.admitsInWave): it writes those whose key admits them all and adds the
+ * batch index of each other one to `deferred` (written nothing; a transactional pass decides).
+ */
+export interface WaveAdmission {
+  readonly keys: readonly AdmitKey[]
+  readonly deferred: number[]
+}
+
+/** What a guarded write is asked besides the wave (WaveWriter.write). */
+export interface WaveGuards {
+  endKeys?: EndKeys
+  admission?: WaveAdmission
+}
+
 export interface WaveWriter {
   /**
    * True when a wave is one atomic statement whose observations need no transaction around
    * them: a one-wave batch then runs in autocommit, one round trip in all.
    */
   readonly selfContained: boolean
-  /** Applies the wave's ops; returns one observation per op, in wave order. */
+  /**
+   * True when `write` takes `endKeys` FOR SHARE in the wave's own statement and reports which
+   * may need settling (Postgres); otherwise every key an end names is probed after the commit.
+   */
+  readonly guardsEndKeys: boolean
+  /**
+   * True when `write` can admit a one-wave batch's creates in the wave's own statement
+   * (`guards.admission`, Postgres); otherwise admission takes the transactional pass.
+   */
+  readonly admitsInWave: boolean
+  /**
+   * Applies the wave's ops; returns one observation per op, in wave order (a deferred create's
+   * is meaningless: its result comes from the pass that decides it).
+   */
   write(
     session: SqlSession,
     wave: Wave,
     now: number,
     wake: WakeRequest | null,
+    guards?: WaveGuards,
   ): Promise<Observation[]>
 }
