@@ -13,7 +13,7 @@ import type { ResolvedEngineOptions } from './options.ts'
 import type { WorkflowRegistry } from './registry.ts'
 import type { QueueRetries } from './queue_retries.ts'
 import { grantStrandedQueues } from './stranded_queue_waiters.ts'
-import { promoteStrandedWaiters } from './stranded_waiters.ts'
+import { StrandedWaiters } from './stranded_waiters.ts'
 
 export class ParkSweeper {
   private timer: TimerHandle | null = null
@@ -27,6 +27,7 @@ export class ParkSweeper {
   private readonly queues: () => readonly string[]
   /** Where the sweep's grants and throttled queues go (null: grants only wake the driver). */
   private readonly retries: QueueRetries | null
+  private readonly stranded: StrandedWaiters
 
   constructor(
     options: ResolvedEngineOptions,
@@ -40,6 +41,7 @@ export class ParkSweeper {
     this.wake = wake
     this.queues = queues
     this.retries = retries
+    this.stranded = new StrandedWaiters(options.store)
   }
 
   start(): void {
@@ -72,11 +74,11 @@ export class ParkSweeper {
           : await store.parkUnrunnable(keys, now - parkUnrunnableAfterMs, this.reason(), now)
       if (parked > 0)
         logger.warn({ parked }, 'cairn: parked runs whose workflow version is not registered')
-      const promoted = await promoteStrandedWaiters(this.options)
+      const promoted = await this.stranded.sweep(clock.now())
       if (promoted > 0) {
         logger.warn(
           { promoted },
-          'cairn: promoted singleton waiters whose holders ended without naming their key (an engine of an earlier version?)',
+          'cairn: promoted singleton waiters whose holders ended without naming their key (an engine of an earlier version?) or whose promotion after an end failed',
         )
         this.wake(clock.now())
       }

@@ -1,25 +1,45 @@
 /**
  * The safety net of singleton admission: queued runs whose key has a free slot nobody filled.
- * Every end the engine writes names its key, so its waiters are promoted in that write; a run
- * ended by an engine of an earlier version (during a rolling deploy) or by a direct store call
- * frees its slot without promoting anyone, and its key's waiters would wait for the key's next
- * start or end. A sweep (with the park sweep) promotes them: the keys of the oldest queued
- * runs, each under its lock by the rule an end applies (StateStore.promoteQueued).
+ * Every end the engine writes names its key, so its waiters are promoted before the write
+ * returns; a run ended by an engine of an earlier version (during a rolling deploy) or by a
+ * direct store call frees its slot without promoting anyone, and so does an end whose
+ * promotion failed after its commit (the SQL servers promote right after it). Those waiters
+ * would wait for the key's next start or end. Each sweep (with the park sweep) takes the next
+ * page of queued runs, oldest first, and promotes their keys' waiters, each under its lock by
+ * the rule an end applies (StateStore.promoteQueued); past the last page it starts again, so
+ * every waiting key is looked at, however many older waiters sit on full keys before it.
  */
-import type { AdmissionKey } from '../contracts/state_store.ts'
-import type { ResolvedEngineOptions } from './options.ts'
+import type { AdmissionKey, StateStore } from '../contracts/state_store.ts'
 
-/** Keys looked at per sweep: those of the oldest queued runs of this page. */
+/** Queued runs looked at per sweep (their keys: at most as many, one promoteQueued call). */
 const PAGE = 100
 
-/** Runs promoted. */
-export async function promoteStrandedWaiters(options: ResolvedEngineOptions): Promise<number> {
-  const { store, clock } = options
-  const page = await store.listRuns({ status: 'queued', order: 'oldest', limit: PAGE })
-  const keys = new Map<string, AdmissionKey>()
-  for (const run of page.runs)
-    if (run.admission !== null)
-      keys.set(`${run.admission.scope}\u0000${run.admission.key}`, run.admission)
-  if (keys.size === 0) return 0
-  return store.promoteQueued([...keys.values()], clock.now())
+export class StrandedWaiters {
+  readonly #store: StateStore
+  /** Where the next sweep's page starts (null: at the oldest queued run). */
+  #cursor: string | null = null
+
+  constructor(store: StateStore) {
+    this.#store = store
+  }
+
+  /** One page's keys promoted; the number of runs promoted. */
+  async sweep(now: number): Promise<number> {
+    const cursor = this.#cursor
+    // Back to the oldest page first: a failing read (a cursor refused, say) must not stick.
+    this.#cursor = null
+    const page = await this.#store.listRuns({
+      status: 'queued',
+      order: 'oldest',
+      limit: PAGE,
+      ...(cursor === null ? {} : { cursor }),
+    })
+    this.#cursor = page.nextCursor
+    const keys = new Map<string, AdmissionKey>()
+    for (const run of page.runs)
+      if (run.admission !== null)
+        keys.set(`${run.admission.scope}\u0000${run.admission.key}`, run.admission)
+    if (keys.size === 0) return 0
+    return this.#store.promoteQueued([...keys.values()], now)
+  }
 }

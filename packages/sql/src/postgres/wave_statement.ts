@@ -132,15 +132,15 @@ export class WaveStatements {
       outputs.push(unsettledOutput(this.#tables))
     }
     if (admits) ctes.push(admitCtes(this.#tables, slots.add('admits', 'json')))
+    if (admits) outputs.push(`SELECT -1, 'g', NULL::text, NULL::bigint FROM ag WHERE NOT ag.ok`)
     if (present.some((kind) => kind !== 'create')) ctes.push(lockCte(this.#tables, slots, ends))
+    // Admitting, every write comes from a source gated on `ag`: all of the wave, or nothing.
+    const gate = admits ? ' WHERE (SELECT ok FROM ag)' : ''
     for (const kind of present) {
       const source = recordsetSql(slots.add(kind, 'json'), 't', SOURCE_COLUMNS[kind])
-      ctes.push(`${SOURCE_NAMES[kind]} AS (SELECT * FROM ${source})`)
-      const admitting = admits && kind === 'create'
-      ctes.push(
-        admitting ? createCte(this.#tables, ADMITTED_ONLY) : WRITES[kind](this.#tables, now),
-      )
-      outputs.push(admitting ? ADMITTING_CREATE_EXCEPTIONS : EXCEPTIONS[kind])
+      ctes.push(`${SOURCE_NAMES[kind]} AS (SELECT * FROM ${source}${gate})`)
+      ctes.push(WRITES[kind](this.#tables, now))
+      outputs.push(EXCEPTIONS[kind])
     }
     if (consumes) ctes.push(consumeCte(this.#tables, slots.add('consumed', 'json'), now))
     if (notices) ctes.push(noticeCtes(this.#tables, present, slots.add('notices', 'json'), now))
@@ -280,34 +280,29 @@ const SOURCE_NAMES: Readonly<Record<OpKind, string>> = {
 
 const CHECKPOINT_NAMES = CHECKPOINT_COLUMNS.map(([name]) => name)
 
-/**
- * `filter`: which of `cv`'s creates are written (all by default). Keys are assigned in batch
- * order, so a batch's runs sit together in the checkpoint index.
- */
-function createCte(tables: Tables, filter = ''): string {
+/** Keys are assigned in batch order, so a batch's runs sit together in the checkpoint index. */
+function createCte(tables: Tables): string {
   return `ci AS (INSERT INTO ${tables.runs} (id, workflow, version, status, input,
       created_at, updated_at, available_at, lease_owner, lease_epoch, turns, parent_run_id, parent_seq,
       continued_from, priority, admission_scope, admission_key, queue)
     SELECT id, workflow, version, status, input, created_at, created_at, available_at, lease_owner,
       epoch, epoch, parent_run_id, parent_seq, continued_from, priority, admission_scope,
-      admission_key, queue FROM cv ${filter} ORDER BY ord
+      admission_key, queue FROM cv ORDER BY ord
     ON CONFLICT (id) DO NOTHING RETURNING id)`
 }
 
-/** A create under a key is written only if its key admits the wave's creates (`ao`). */
-const ADMITTED_ONLY = `WHERE cv.admission_scope IS NULL OR EXISTS (SELECT 1 FROM ao
-    WHERE ao.scope = cv.admission_scope AND ao.admission_key = cv.admission_key)`
-
 /**
  * Admission within the wave (WaveAdmission): `al` locks the creates' keys in key order and
- * reads their latest committed rows; `au` raises each one's `next_seq` (every writer that
- * admits does, so a later statement's lock sees it moved); `ao` keeps the keys that admit all
- * of the wave's creates by the rule of decideAdmission — as of the statement's snapshot, no run
- * queued and admitted + creates within the stored limit (the creates' own) — and whose
- * `next_seq` had not moved since that snapshot. A key nobody moved saw no admission commit
- * between the snapshot and the lock; ends committed meanwhile only lower the count, so the
- * snapshot's count is an upper bound and admitting on it never exceeds the limit. The creates
- * of any other key are not written ('f' rows): the batch's transactional pass decides them.
+ * reads their latest committed rows; `ao` keeps the keys that admit all of the wave's creates
+ * by the rule of decideAdmission — as of the statement's snapshot, no run queued and admitted +
+ * creates within the stored limit (the creates' own) — and whose `next_seq` had not moved
+ * since that snapshot. A key nobody moved saw no admission commit between the snapshot and the
+ * lock; ends committed meanwhile only lower the count, so the snapshot's count is an upper
+ * bound and admitting on it never exceeds the limit. `ag`: every key admits. Only then is
+ * anything written — the wave's sources are gated on it — and `au` raises each key's
+ * `next_seq` (every writer that admits does, so a later statement's lock sees it moved).
+ * Otherwise the statement writes nothing and says so ('g'): the batch takes the
+ * transactional pass whole, so a failure there never follows a partial commit.
  */
 function admitCtes(tables: Tables, admits: string): string {
   const keys = tables.admissionKeys
@@ -316,8 +311,6 @@ function admitCtes(tables: Tables, admits: string): string {
 al AS MATERIALIZED (SELECT k.scope, k.admission_key, k.lim, k.next_seq
     FROM ${keys} k JOIN av ON k.scope = av.scope AND k.admission_key = av.admission_key
     ORDER BY k.scope COLLATE "C", k.admission_key COLLATE "C" FOR NO KEY UPDATE OF k),
-au AS (UPDATE ${keys} k SET next_seq = al.next_seq + 1 FROM al
-    WHERE k.scope = al.scope AND k.admission_key = al.admission_key),
 ao AS MATERIALIZED (SELECT al.scope, al.admission_key FROM al
     JOIN av ON av.scope = al.scope AND av.admission_key = al.admission_key
     WHERE al.lim = av.lim
@@ -325,7 +318,10 @@ ao AS MATERIALIZED (SELECT al.scope, al.admission_key FROM al
         WHERE s.scope = al.scope AND s.admission_key = al.admission_key)
       AND NOT EXISTS (SELECT 1 FROM ${tables.runs} r WHERE ${ofKey} AND r.status = 'queued')
       AND (SELECT count(*) FROM ${tables.runs} r WHERE ${ofKey}
-        AND r.status IN ${ADMITTED_STATUSES}) + av.n <= al.lim)`
+        AND r.status IN ${ADMITTED_STATUSES}) + av.n <= al.lim),
+ag AS MATERIALIZED (SELECT (SELECT count(*) FROM ao) = (SELECT count(*) FROM av) AS ok),
+au AS (UPDATE ${keys} k SET next_seq = al.next_seq + 1 FROM al
+    WHERE k.scope = al.scope AND k.admission_key = al.admission_key AND (SELECT ok FROM ag))`
 }
 
 const WRITES: Readonly<Record<OpKind, (tables: Tables, now: () => string) => string>> = {
@@ -471,15 +467,6 @@ const EXCEPTIONS: Readonly<Record<OpKind, string>> = {
     UNION ALL SELECT du.ord, 'd', NULL::text, du.inbox_seq FROM du
     UNION ALL SELECT dd.ord, 'u', NULL::text, dd.seq FROM dd`,
 }
-
-/**
- * EXCEPTIONS.create for a wave that admits: a create under a key that did not admit is 'f'
- * (left to the transactional pass), any other not written is 'x'.
- */
-const ADMITTING_CREATE_EXCEPTIONS = `SELECT cv.ord, CASE WHEN cv.admission_scope IS NULL
-      OR EXISTS (SELECT 1 FROM ao WHERE ao.scope = cv.admission_scope
-        AND ao.admission_key = cv.admission_key) THEN 'x' ELSE 'f' END, NULL::text, NULL::bigint
-    FROM cv WHERE NOT EXISTS (SELECT 1 FROM ci WHERE ci.id = cv.id)`
 
 /** The earliest availableAt this batch made claimable: earlier waves' and this wave's applied ones. */
 function wakeCte(present: readonly OpKind[], notices: boolean, earliest: string): string {

@@ -49,8 +49,7 @@ export class PostgresWaveWriter implements WaveWriter {
     )
     const { rows } = await session.query(statement)
     if (endKeys !== undefined) unsettledKeys(endKeys, rows)
-    if (admission !== undefined)
-      for (const row of rows) if (row[1] === 'f') admission.deferred.push(row[0] as number)
+    if (admission !== undefined && rows.some((row) => row[1] === 'g')) admission.declined = true
     return observe(wave, rows)
   }
 }
@@ -88,13 +87,12 @@ function unsettledKeys(endKeys: EndKeys, rows: readonly unknown[][]): void {
   }
 }
 
-/** Rows that are not an op's exception: a wake-up, an unsettled end key, a deferred create. */
-const NOT_OBSERVATIONS: ReadonlySet<unknown> = new Set(['n', 'k', 'f'])
+/** Rows that are not an op's exception: a wake-up, an unsettled end key, a declined admission. */
+const NOT_OBSERVATIONS: ReadonlySet<unknown> = new Set(['n', 'k', 'g'])
 
 /** Observations from the exception rows (wave_statement.ts); an op without one applied. */
 function observe(wave: Wave, rows: readonly unknown[][]): Observation[] {
   const byOrd = new Map<number, readonly unknown[]>()
-  // A deferred create ('f') reads as applied; apply_batch.ts replaces its result.
   for (const row of rows) if (!NOT_OBSERVATIONS.has(row[1])) byOrd.set(row[0] as number, row)
   return wave.map(({ index }) => {
     const row = byOrd.get(index)

@@ -85,9 +85,15 @@ export async function promoteKey(ctx: SettleContext, key: Key, now: number): Pro
   })
 }
 
+/** Attempts of a settle whose read or promotion fails (a lost connection, a deadlock). */
+const SETTLE_ATTEMPTS = 3
+
 /**
- * After a batch committed: the keys of `keys` whose waiters were promoted, by id (idOf). A
- * failure here is not the batch's (it is committed): its waiters are left to the sweep.
+ * After a batch committed: the keys of `keys` whose waiters were promoted, by id (idOf). Tried
+ * again on a failure (reading and promoting again is harmless: the promotion counts under the
+ * key's lock); a failure past that, or a fatal one, is not the batch's — it is committed — and
+ * its waiters are left to the stranded-waiters sweep (engine/stranded_waiters.ts), which looks
+ * at every waiting key in turn.
  */
 export async function settleKeys(
   ctx: SettleContext,
@@ -96,13 +102,14 @@ export async function settleKeys(
 ): Promise<Set<string>> {
   const promoted = new Set<string>()
   const unique = [...new Map(keys.map((key) => [idOf(key), key])).values()]
-  if (unique.length === 0) return promoted
-  try {
-    for (const key of lockOrder(await keysWithRoom(ctx, ctx.pool, unique)))
-      if ((await promoteKey(ctx, key, now)) > 0) promoted.add(idOf(key))
-  } catch {
-    // Committed ends and queued runs stay as they are; the stranded-waiters sweep promotes the
-    // waiters this read would have (engine/stranded_waiters.ts).
+  for (let attempt = 1; unique.length > 0 && attempt <= SETTLE_ATTEMPTS; attempt++) {
+    try {
+      for (const key of lockOrder(await keysWithRoom(ctx, ctx.pool, unique)))
+        if ((await promoteKey(ctx, key, now)) > 0) promoted.add(idOf(key))
+      return promoted
+    } catch (error) {
+      if (ctx.pool.classify(error) === 'fatal') return promoted
+    }
   }
   return promoted
 }

@@ -15,7 +15,7 @@ import { StoreFailureError } from '@cairn/core'
 import type { CheckpointRecord, OpResult, RunRecord, StoreOp } from '@cairn/core/contracts'
 import type { SqlContext } from './context.ts'
 import type { SqlSession, SqlStatement } from './driver.ts'
-import { AdmissionPass, carriesAdmission } from './admission_writes.ts'
+import { AdmissionPass, carriesAdmission, releasedKey } from './admission_writes.ts'
 import { settleKeys } from './admission_settle.ts'
 import type { Key } from './admission_statements.ts'
 import { appliedEndKeys, inWaveAdmission, tellPromoted, waveEndKeys } from './batch_admission.ts'
@@ -72,7 +72,11 @@ async function applyOps(
     !ops.some(touchesEventWaits)
   const admitting = ops.some(carriesAdmission)
   const inWave = admitting && admitInWave ? inWaveAdmission(ops, waves, simple) : null
-  const pass = admitting && inWave === null
+  // Ends naming a key take it FOR SHARE in their statement (Postgres) only when that statement
+  // is the whole batch: a later wave's would lock the key after earlier waves locked runs.
+  const guardEnds = ctx.writer.guardsEndKeys && simple
+  const endsNeedPass = ctx.writer.guardsEndKeys && !simple && ops.some(namesKey)
+  const pass = (admitting && inWave === null) || endsNeedPass
   // The keys to settle once the batch commits (admission_settle.ts); null: every key an end
   // that applied names.
   let unsettled: Key[] | null = null
@@ -82,7 +86,7 @@ async function applyOps(
     const passes: Passes = {
       admission: pass ? await AdmissionPass.lock(ctx, session, ops, ctx.writer.admitsInWave) : null,
       queues: queues ? await QueuePass.lock(ctx, session, ops) : null,
-      unsettled: !pass && ctx.writer.guardsEndKeys ? [] : null,
+      unsettled: !pass && guardEnds ? [] : null,
       inWave,
     }
     const results = await writeWaves(ctx, session, waves, ops.length, now, passes)
@@ -94,8 +98,8 @@ async function applyOps(
     return results
   }
   const results = simple && !pass ? await write(ctx.pool) : await ctx.pool.transaction(write)
-  if (inWave !== null && inWave.deferred.length > 0)
-    await decideDeferred(ctx, ops, results, inWave.deferred, now)
+  // Declined: the statement wrote nothing (a key was full, had waiters, was new, or moved).
+  if (inWave?.declined === true) return applyOps(ctx, ops, now, false)
   // Ends written without their keys' lock, and keys the creates queued on: their waiters meet
   // any free slot now (admission_settle.ts).
   const keys = unsettled ?? appliedEndKeys(ops, results)
@@ -103,27 +107,8 @@ async function applyOps(
   return results
 }
 
-/**
- * The creates the wave's statement did not admit (their key was full, queued, new, or moved
- * meanwhile) wrote nothing: the transactional pass decides them now, in batch order.
- */
-async function decideDeferred(
-  ctx: BatchContext,
-  ops: readonly StoreOp[],
-  results: OpResult[],
-  deferred: readonly number[],
-  now: number,
-): Promise<void> {
-  const order = [...deferred].sort((a, b) => a - b)
-  const decided = await applyOps(
-    ctx,
-    order.map((i) => ops[i] as StoreOp),
-    now,
-    false,
-  )
-  order.forEach((index, i) => {
-    results[index] = decided[i] as OpResult
-  })
+function namesKey(op: StoreOp): boolean {
+  return releasedKey(op) !== null
 }
 
 /** The passes around the waves a batch needs (null: it carries nothing for them). */

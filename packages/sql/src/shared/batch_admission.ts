@@ -15,6 +15,7 @@ import type { AdmitKey, EndKeys, WaveAdmission } from './wave_writer.ts'
  * them: the batch is otherwise a single autocommitted statement (`single`), no create inherits
  * a slot (continueAsNew), no end names a key (the pass orders a batch's ends and creates of one
  * key), and the creates of each key give one limit (a changed limit is stored by the pass).
+ * The statement writes the whole wave or nothing (WaveAdmission.declined).
  */
 export function inWaveAdmission(
   ops: readonly StoreOp[],
@@ -40,7 +41,7 @@ export function inWaveAdmission(
       creates,
     })),
   )
-  return { keys: admits, deferred: [] }
+  return { keys: admits, declined: false }
 }
 
 /** The keys the wave's ends name, in lock order (undefined: none). */

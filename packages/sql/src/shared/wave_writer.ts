@@ -57,12 +57,13 @@ export interface AdmitKey extends Key {
 
 /**
  * The wave's creates under singleton keys, for a writer that admits them in the wave's own
- * statement (WaveWriter.admitsInWave): it writes those whose key admits them all and adds the
- * batch index of each other one to `deferred` (written nothing; a transactional pass decides).
+ * statement (WaveWriter.admitsInWave): it writes the wave only if every key admits all of its
+ * creates; otherwise it writes nothing at all and sets `declined` (the batch then takes the
+ * transactional pass whole).
  */
 export interface WaveAdmission {
   readonly keys: readonly AdmitKey[]
-  readonly deferred: number[]
+  declined: boolean
 }
 
 /** What a guarded write is asked besides the wave (WaveWriter.write). */
@@ -88,8 +89,8 @@ export interface WaveWriter {
    */
   readonly admitsInWave: boolean
   /**
-   * Applies the wave's ops; returns one observation per op, in wave order (a deferred create's
-   * is meaningless: its result comes from the pass that decides it).
+   * Applies the wave's ops; returns one observation per op, in wave order (meaningless when
+   * `guards.admission` was declined: nothing was written).
    */
   write(
     session: SqlSession,
