@@ -77,7 +77,10 @@ void test('list → filter → failed run → retry → completes live', async (
     () => document.querySelector('.view-run .view-header .status')?.textContent === 'completed',
   )
   assert.equal(await settle(world, failed.runId), 'completed')
+  // The header and the payloads may come from two live updates: wait for the output itself
+  // (it never arriving fails here, after the locator's timeout).
   await page.getByRole('heading', { name: 'Output' }).waitFor()
+  await page.locator('.payloads').filter({ hasText: '"charge": "ch-42"' }).waitFor()
   assert.match(await page.locator('.payloads').innerText(), /"charge": "ch-42"/)
   assert.equal(await page.locator('.error-panel').count(), 0)
   const marker = await page.evaluate(() => window.marker)
