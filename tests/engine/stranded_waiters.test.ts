@@ -57,3 +57,35 @@ void test('a waiter behind a page of older waiters on a full key is promoted by 
   // Past the last page it starts again at the oldest.
   assert.equal(await sweeper.sweep(T0 + 402), 0)
 })
+
+void test('a page whose promotion failed is looked at again by the next sweep', async () => {
+  const store = new MemoryStore()
+  // `hot`: one holder, 100 waiters (the first page); then `k`: a holder and a waiter.
+  for (let i = 0; i <= 100; i++)
+    await store.applyBatch([create(`h${i}`, 'hot', T0 + i, i === 0)], T0 + i)
+  await store.applyBatch([create('a', 'k', T0 + 200, true)], T0 + 200)
+  await store.applyBatch([create('w', 'k', T0 + 201)], T0 + 201)
+  await store.applyBatch(
+    [
+      {
+        type: 'finishRun',
+        fence: { runId: 'a', epoch: 1 },
+        status: 'completed',
+        output: '1',
+        error: null,
+      },
+    ],
+    T0 + 300,
+  )
+  const sweeper = new StrandedWaiters(store)
+  assert.equal(await sweeper.sweep(T0 + 400), 0, 'the first page: only the full key')
+  const promote = store.promoteQueued.bind(store)
+  let failures = 1
+  store.promoteQueued = async (keys, now) => {
+    if (failures-- > 0) throw new Error('deadlock detected')
+    return promote(keys, now)
+  }
+  await assert.rejects(sweeper.sweep(T0 + 401), /deadlock/)
+  assert.equal(await sweeper.sweep(T0 + 402), 1, 'the same page again: w promoted')
+  assert.equal((await store.getRun('w'))?.status, 'pending')
+})

@@ -233,3 +233,66 @@ pgTest(
     }
   },
 )
+
+pgTest(
+  'a declined wave carrying a delivery takes the pass whole (its observations are not read)',
+  async () => {
+    const { store, cleanup } = storeInFreshSchema()
+    try {
+      await store.open()
+      const plain: StoreOp = {
+        type: 'createRun',
+        run: { id: 'x', workflow: 'plain', version: 'v1', input: '{}', createdAt: T0 },
+      }
+      await store.applyBatch([create('a', LIMIT_ONE, true), plain], T0)
+      // The key is full: the in-wave statement declines, writing nothing.
+      const results = await store.applyBatch([create('w', LIMIT_ONE), deliver('x', 'm1')], T0 + 1)
+      assert.deepEqual(results[0], { status: 'applied', epoch: 0, queued: true })
+      assert.equal(results[1]?.status, 'delivered')
+      assert.equal(await statusOf(store, 'w'), 'queued')
+    } finally {
+      await store.close()
+      await cleanup()
+    }
+  },
+)
+
+for (const admission of [ROOM, undefined])
+  pgTest(
+    `a read explaining a refusal after an autocommitted wave is tried again, not the wave (${admission ? 'admitted creates' : 'plain creates'})`,
+    async () => {
+      const { store, cleanup } = storeInFreshSchema()
+      const make = (id: string, claim = false): StoreOp => ({
+        type: 'createRun',
+        run: { id, workflow: 'sync', version: 'v1', input: '{}', createdAt: T0 },
+        ...(admission ? { admission } : {}),
+        ...(claim ? { claim: { owner: 'engine-a', leaseMs: 60_000 } } : {}),
+      })
+      try {
+        await store.open()
+        await store.applyBatch([make('seed'), make('x', true)], T0)
+        const pool = poolOfStore.get(store) as SqlPool
+        const query = pool.query.bind(pool)
+        let waveRan = false
+        let failed = 0
+        pool.query = async (statement) => {
+          if (statement.text.includes('ci AS (INSERT')) waveRan = true
+          else if (waveRan && failed === 0 && statement.writes !== true) {
+            failed++ // the read of the run `seed` met, after the wave committed
+            throw Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })
+          }
+          return query(statement)
+        }
+        const results = await store.applyBatch([finish('x'), make('a'), make('seed')], T0 + 1)
+        assert.equal(failed, 1, 'the read after the commit failed once')
+        assert.deepEqual(
+          results.map((r) => r.status),
+          ['applied', 'applied', 'exists'],
+          'what this call wrote is reported as written by it',
+        )
+      } finally {
+        await store.close()
+        await cleanup()
+      }
+    },
+  )

@@ -26,7 +26,7 @@ export class StrandedWaiters {
   /** One page's keys promoted; the number of runs promoted. */
   async sweep(now: number): Promise<number> {
     const cursor = this.#cursor
-    // Back to the oldest page first: a failing read (a cursor refused, say) must not stick.
+    // Back to the oldest page if the read fails (a cursor refused, say, must not stick).
     this.#cursor = null
     const page = await this.#store.listRuns({
       status: 'queued',
@@ -34,12 +34,21 @@ export class StrandedWaiters {
       limit: PAGE,
       ...(cursor === null ? {} : { cursor }),
     })
-    this.#cursor = page.nextCursor
     const keys = new Map<string, AdmissionKey>()
     for (const run of page.runs)
       if (run.admission !== null)
         keys.set(`${run.admission.scope}\u0000${run.admission.key}`, run.admission)
-    if (keys.size === 0) return 0
-    return this.#store.promoteQueued([...keys.values()], now)
+    if (keys.size > 0) {
+      try {
+        const promoted = await this.#store.promoteQueued([...keys.values()], now)
+        this.#cursor = page.nextCursor
+        return promoted
+      } catch (error) {
+        this.#cursor = cursor // the same page again next time
+        throw error
+      }
+    }
+    this.#cursor = page.nextCursor
+    return 0
   }
 }

@@ -15,6 +15,7 @@
  * read leaves the waiter to the stranded-waiters sweep (engine/stranded_waiters.ts), as an end
  * that names no key does.
  */
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { SqlContext } from './context.ts'
 import type { SqlSession, SqlStatement } from './driver.ts'
 import { AdmissionPass } from './admission_writes.ts'
@@ -87,6 +88,7 @@ export async function promoteKey(ctx: SettleContext, key: Key, now: number): Pro
 
 /** Attempts of a settle whose read or promotion fails (a lost connection, a deadlock). */
 const SETTLE_ATTEMPTS = 3
+const SETTLE_BACKOFF_MS = 50
 
 /**
  * After a batch committed: the keys of `keys` whose waiters were promoted, by id (idOf). Tried
@@ -109,6 +111,8 @@ export async function settleKeys(
       return promoted
     } catch (error) {
       if (ctx.pool.classify(error) === 'fatal') return promoted
+      // A moment before the next try (a failover, a deadlock victim's rival finishing).
+      if (attempt < SETTLE_ATTEMPTS) await sleep(SETTLE_BACKOFF_MS * attempt)
     }
   }
   return promoted

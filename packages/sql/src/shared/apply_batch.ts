@@ -138,6 +138,9 @@ async function writeWaves(
     if (endKeys !== undefined) guards.endKeys = endKeys
     if (passes.inWave !== null) guards.admission = passes.inWave
     const seen = await ctx.writer.write(session, wave, now, last ? { earliest } : null, guards)
+    // Declined: nothing was written and the observations mean nothing (applyOps applies the
+    // batch again through the pass).
+    if (passes.inWave?.declined === true) return results
     const built = await explain(ctx, session, wave, seen)
     const waveOps = wave.map(({ op }) => op)
     // Creates decided (kept, queued, or deleted: `full`) before their lineage is written.
@@ -171,12 +174,34 @@ async function explain(
   const results = wave.map(({ op }, i) => resultOf(op, seen[i] as Observation))
   const missing = wave.flatMap((_, i) => (results[i] === null ? [i] : []))
   if (missing.length === 0) return results as OpResult[]
-  const rows = await readStoredRows(
-    ctx,
-    session,
-    missing.map((i) => (wave[i] as PlannedOp).op),
-  )
+  const refused = missing.map((i) => (wave[i] as PlannedOp).op)
+  const rows = await readAfterCommit(ctx, session, () => readStoredRows(ctx, session, refused))
   return results.map((result, i) => result ?? settle(ctx, (wave[i] as PlannedOp).op, seen[i], rows))
+}
+
+/** Attempts of the read explaining an autocommitted wave's refusals. */
+const EXPLAIN_ATTEMPTS = 3
+
+/**
+ * `read` on `session`; when that is the pool itself (an autocommitted wave, already
+ * committed), a failed read is tried again here: failing the call would have the store retry
+ * the whole batch, and replay what it committed (`exists` for its own creates, `fenced` for its
+ * own finishes). Inside a transaction a failure aborts it, and the whole call is retried.
+ */
+async function readAfterCommit<T>(
+  ctx: SqlContext,
+  session: SqlSession,
+  read: () => Promise<T>,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await read()
+    } catch (error) {
+      const again =
+        session === ctx.pool && attempt < EXPLAIN_ATTEMPTS && ctx.pool.classify(error) !== 'fatal'
+      if (!again) throw error
+    }
+  }
 }
 
 interface StoredRows {
