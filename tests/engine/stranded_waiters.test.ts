@@ -28,6 +28,23 @@ function create(id: string, key: string, at: number, claim = false): StoreOp {
   }
 }
 
+/** `runId` (claimed at epoch 1) ends without naming its key: its key's waiter is stranded. */
+async function endWithoutKey(store: MemoryStore, runId: string, at: number): Promise<void> {
+  const [ended] = await store.applyBatch(
+    [
+      {
+        type: 'finishRun',
+        fence: { runId, epoch: 1 },
+        status: 'completed',
+        output: '1',
+        error: null,
+      },
+    ],
+    at,
+  )
+  assert.equal(ended?.status, 'applied')
+}
+
 void test('a waiter behind a page of older waiters on a full key is promoted by a later sweep', async () => {
   const store = new MemoryStore()
   // `hot`: one holder, 100 waiters older than anything on `k`.
@@ -36,19 +53,7 @@ void test('a waiter behind a page of older waiters on a full key is promoted by 
   await store.applyBatch([create('a', 'k', T0 + 200, true)], T0 + 200)
   await store.applyBatch([create('w', 'k', T0 + 201)], T0 + 201)
   // The holder of `k` ends without naming its key: its waiter is stranded beside a free slot.
-  const [ended] = await store.applyBatch(
-    [
-      {
-        type: 'finishRun',
-        fence: { runId: 'a', epoch: 1 },
-        status: 'completed',
-        output: '1',
-        error: null,
-      },
-    ],
-    T0 + 300,
-  )
-  assert.equal(ended?.status, 'applied')
+  await endWithoutKey(store, 'a', T0 + 300)
   assert.equal((await store.getRun('w'))?.status, 'queued')
   const sweeper = new StrandedWaiters(store)
   assert.equal(await sweeper.sweep(T0 + 400), 0, 'the oldest page: only the full key')
@@ -65,18 +70,7 @@ void test('a page whose promotion failed is looked at again by the next sweep', 
     await store.applyBatch([create(`h${i}`, 'hot', T0 + i, i === 0)], T0 + i)
   await store.applyBatch([create('a', 'k', T0 + 200, true)], T0 + 200)
   await store.applyBatch([create('w', 'k', T0 + 201)], T0 + 201)
-  await store.applyBatch(
-    [
-      {
-        type: 'finishRun',
-        fence: { runId: 'a', epoch: 1 },
-        status: 'completed',
-        output: '1',
-        error: null,
-      },
-    ],
-    T0 + 300,
-  )
+  await endWithoutKey(store, 'a', T0 + 300)
   const sweeper = new StrandedWaiters(store)
   assert.equal(await sweeper.sweep(T0 + 400), 0, 'the first page: only the full key')
   const promote = store.promoteQueued.bind(store)

@@ -6,11 +6,11 @@
  * read cannot see the waiter, so the create's own read must promote it.
  */
 import assert from 'node:assert/strict'
-import type { OpResult, StoreOp } from '@cairn/core/contracts'
+import type { OpResult } from '@cairn/core/contracts'
 import { createMysqlStore } from '@cairn/sql/mysql'
 import { poolOfStore } from '../src/mysql/debug_access.ts'
 import type { SqlPool } from '../src/shared/driver.ts'
-import { KEY, T0, create, holdCommits, statusOf } from './helpers/admission_hold.ts'
+import { KEY, T0, create, finishOp, holdCommits, statusOf } from './helpers/admission_hold.ts'
 import { MYSQL_URL, mysqlTest, storeInFreshDatabase } from './helpers/mysql.ts'
 
 mysqlTest(
@@ -30,14 +30,7 @@ mysqlTest(
       release = held.openAll
       const queued = other.applyBatch([create('b', { tags: ['second'] })], T0 + 1)
       await held.held.reached
-      const finish: StoreOp = {
-        type: 'finishRun',
-        fence: { runId: 'a', epoch: 1 },
-        status: 'completed',
-        output: '"done"',
-        error: null,
-        admission: KEY,
-      }
+      const finish = finishOp('a', KEY)
       // The end commits and reads its key's waiters before b is queued: none.
       const [end] = (await store.applyBatch([finish], T0 + 2)) as [OpResult]
       assert.deepEqual(end, { status: 'applied' })

@@ -14,7 +14,7 @@ import type { Admission, StateStore, StoreOp } from '@cairn/core/contracts'
 import { createPostgresStore } from '@cairn/sql/postgres'
 import { poolOfStore } from '../src/postgres/debug_access.ts'
 import type { SqlPool } from '../src/shared/driver.ts'
-import { KEY, LIMIT_ONE, T0, holdCommits, statusOf } from './helpers/admission_hold.ts'
+import { KEY, LIMIT_ONE, T0, finishOp, holdCommits, statusOf } from './helpers/admission_hold.ts'
 import {
   PG_URL,
   adminQuery,
@@ -22,6 +22,7 @@ import {
   randomSchema,
   storeInFreshSchema,
   terminateWhen,
+  untilWaitingForLock,
 } from './helpers/postgres.ts'
 
 const ROOM: Admission = { scope: 's', key: 'room', limit: 5, onFull: 'queue', maxQueueDepth: null }
@@ -42,34 +43,10 @@ function create(id: string, admission: Admission, claim = false): StoreOp {
   }
 }
 
-function finish(runId: string, admission?: { scope: string; key: string }): StoreOp {
-  return {
-    type: 'finishRun',
-    fence: { runId, epoch: 1 },
-    status: 'completed',
-    output: '"done"',
-    error: null,
-    ...(admission ? { admission } : {}),
-  }
-}
-
 const deliver = (runId: string, dedupeId: string): StoreOp => ({
   type: 'deliverMessage',
   message: { runId, kind: 'signal', name: 'poke', dedupeId, payload: '1' },
 })
-
-/** Until a statement on `schema`'s tables waits for a lock. */
-async function untilWaitingForLock(schema: string): Promise<void> {
-  for (let tries = 0; tries < 500; tries++) {
-    const rows = await adminQuery(
-      `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND position($1 in query) > 0`,
-      [schema],
-    )
-    if (rows.length > 0) return
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-  throw new Error('no statement waited for a lock')
-}
 
 /**
  * A store on a pool of its own (tagged, so its backend can be terminated) whose batch's pass
@@ -130,7 +107,7 @@ pgTest(
 pgTest(
   'the same retry reports a finish riding with the creates as applied, not fenced',
   async () => {
-    const [x, b] = await passLosesItsConnection(() => [finish('x'), create('b', FRESH)])
+    const [x, b] = await passLosesItsConnection(() => [finishOp('x'), create('b', FRESH)])
     assert.deepEqual([x, b], [{ status: 'applied' }, { status: 'applied', epoch: 0 }])
   },
 )
@@ -177,7 +154,7 @@ pgTest(
       // (the delivery) having locked run a.
       const held = holdCommits(poolOfStore.get(store) as SqlPool, (text) => text.includes('lv AS'))
       release = held.openAll
-      const ending = store.applyBatch([deliver('a', 'm1'), finish('a', KEY)], T0 + 1)
+      const ending = store.applyBatch([deliver('a', 'm1'), finishOp('a', KEY)], T0 + 1)
       await held.held.reached
       const creating = other.applyBatch(
         [create('d', { ...LIMIT_ONE, limit: 2 }), deliver('a', 'm2')],
@@ -223,7 +200,7 @@ pgTest(
       }
       // The end's statement sees w queued in its snapshot and flags the key; its settling read
       // fails once.
-      const [end] = await store.applyBatch([finish('a', KEY)], T0 + 2)
+      const [end] = await store.applyBatch([finishOp('a', KEY)], T0 + 2)
       assert.equal(failed, 1, 'the settling read failed once')
       assert.deepEqual(end, { status: 'applied', promoted: true })
       assert.equal(await statusOf(store, 'w'), 'pending')
@@ -283,7 +260,7 @@ for (const admission of [ROOM, undefined])
           }
           return query(statement)
         }
-        const results = await store.applyBatch([finish('x'), make('a'), make('seed')], T0 + 1)
+        const results = await store.applyBatch([finishOp('x'), make('a'), make('seed')], T0 + 1)
         assert.equal(failed, 1, 'the read after the commit failed once')
         assert.deepEqual(
           results.map((r) => r.status),

@@ -7,25 +7,12 @@
  * the interleaving a plain race hits only by luck.
  */
 import assert from 'node:assert/strict'
-import type { OpResult, StateStore, StoreOp } from '@cairn/core/contracts'
+import type { OpResult, StateStore } from '@cairn/core/contracts'
 import { createPostgresStore } from '@cairn/sql/postgres'
 import { poolOfStore } from '../src/postgres/debug_access.ts'
 import type { SqlPool } from '../src/shared/driver.ts'
-import { KEY, T0, create, holdCommits, statusOf } from './helpers/admission_hold.ts'
-import { PG_URL, adminQuery, pgTest, storeInFreshSchema } from './helpers/postgres.ts'
-
-/** Until a statement on `schema`'s tables waits for a lock. */
-async function untilWaitingForLock(schema: string): Promise<void> {
-  for (let tries = 0; tries < 500; tries++) {
-    const rows = await adminQuery(
-      `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND position($1 in query) > 0`,
-      [schema],
-    )
-    if (rows.length > 0) return
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-  throw new Error('no statement waited for a lock')
-}
+import { KEY, T0, create, finishOp, holdCommits, statusOf } from './helpers/admission_hold.ts'
+import { PG_URL, pgTest, storeInFreshSchema, untilWaitingForLock } from './helpers/postgres.ts'
 
 async function twoStores(schema: string, first: StateStore) {
   const second = createPostgresStore({ connectionString: PG_URL, schema })
@@ -84,15 +71,7 @@ pgTest('an end written while a create queues on its key promotes that create its
     // b queues behind a; its transaction stops before COMMIT, its settling read after it.
     const queued = other.applyBatch([create('b', { tags: ['second'] })], T0 + 1)
     await held.held.reached
-    const finish: StoreOp = {
-      type: 'finishRun',
-      fence: { runId: 'a', epoch: 1 },
-      status: 'completed',
-      output: '"done"',
-      error: null,
-      admission: KEY,
-    }
-    const ending = store.applyBatch([finish], T0 + 2)
+    const ending = store.applyBatch([finishOp('a', KEY)], T0 + 2)
     await untilWaitingForLock(schema)
     held.held.open()
     // b committed queued; its own settling read has not run: the end must promote b.

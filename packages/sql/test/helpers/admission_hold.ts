@@ -86,3 +86,15 @@ export function holdCommits(pool: SqlPool, at?: (text: string) => boolean) {
 export async function statusOf(store: StateStore, id: string): Promise<string> {
   return (await store.getRun(id))?.status ?? 'absent'
 }
+
+/** The finish of `runId` at epoch 1 (created with a claim), naming `admission` when given. */
+export function finishOp(runId: string, admission?: { scope: string; key: string }): StoreOp {
+  return {
+    type: 'finishRun',
+    fence: { runId, epoch: 1 },
+    status: 'completed',
+    output: '"done"',
+    error: null,
+    ...(admission ? { admission } : {}),
+  }
+}

@@ -46,6 +46,19 @@ export async function terminateWhen(tag: string, condition: string): Promise<voi
   throw new Error(`no backend of ${tag} matched ${condition}`)
 }
 
+/** Until a statement on `schema`'s tables waits for a lock (another session holds it). */
+export async function untilWaitingForLock(schema: string): Promise<void> {
+  for (let tries = 0; tries < 500; tries++) {
+    const rows = await adminQuery(
+      `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND position($1 in query) > 0`,
+      [schema],
+    )
+    if (rows.length > 0) return
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  throw new Error('no statement waited for a lock')
+}
+
 export async function dropSchema(schema: string): Promise<void> {
   await adminQuery(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
 }
