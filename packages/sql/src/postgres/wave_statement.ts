@@ -133,7 +133,9 @@ export class WaveStatements {
     }
     if (admits) ctes.push(admitCtes(this.#tables, slots.add('admits', 'json')))
     if (admits) outputs.push(`SELECT -1, 'g', NULL::text, NULL::bigint FROM ag WHERE NOT ag.ok`)
-    if (present.some((kind) => kind !== 'create')) ctes.push(lockCte(this.#tables, slots, ends))
+    const keysFirst = ends ? 'ek' : admits ? 'al' : null
+    if (present.some((kind) => kind !== 'create'))
+      ctes.push(lockCte(this.#tables, slots, keysFirst))
     // Admitting, every write comes from a source gated on `ag`: all of the wave, or nothing.
     const gate = admits ? ' WHERE (SELECT ok FROM ag)' : ''
     for (const kind of present) {
@@ -234,12 +236,13 @@ function bind(slot: Slot, binding: Binding): unknown {
 }
 
 /**
- * `guarded`: the end keys (ek) are locked first — keys before runs, the order of every
- * admission writer — by making the run lock's filter read them (an init plan, run once
- * before the first run row is locked).
+ * `keysFirst`: the wave's key locks (the end keys `ek`, or the admitted creates' keys `al`)
+ * are taken before any run row — keys before runs, the order of every admission writer — by
+ * making the run lock's filter read them (an init plan, run once before the first run row is
+ * locked).
  */
-function lockCte(tables: Tables, slots: SlotList, guarded: boolean): string {
-  const after = guarded ? ' AND (SELECT count(*) FROM ek) >= 0' : ''
+function lockCte(tables: Tables, slots: SlotList, keysFirst: 'ek' | 'al' | null): string {
+  const after = keysFirst === null ? '' : ` AND (SELECT count(*) FROM ${keysFirst}) >= 0`
   return `lk AS MATERIALIZED (SELECT key, id, status, lease_epoch FROM ${tables.runs}
     WHERE id = ANY(${slots.add('locked', 'text[]')})${after} ORDER BY key FOR NO KEY UPDATE)`
 }
