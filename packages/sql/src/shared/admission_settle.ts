@@ -16,23 +16,19 @@
  * that names no key does.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { SqlContext } from './context.ts'
-import type { SqlSession, SqlStatement } from './driver.ts'
+import type { SqlContext, WakeContext } from './context.ts'
+import type { SqlSession } from './driver.ts'
 import { AdmissionPass } from './admission_writes.ts'
 import {
   ADMITTED_STATUSES,
   countKeys,
   idOf,
+  keySource,
   lockKeys,
   lockOrder,
   type Key,
 } from './admission_statements.ts'
 import { Params } from './params.ts'
-
-export interface SettleContext extends SqlContext {
-  /** Sent in a promotion's transaction when it made runs claimable (Postgres: NOTIFY). */
-  readonly wakeStatement?: (at: number) => SqlStatement
-}
 
 /**
  * Of `keys`, those with at least one queued run and fewer admitted runs than their stored
@@ -46,16 +42,7 @@ export async function keysWithRoom(
 ): Promise<Key[]> {
   const p = new Params(ctx.dialect)
   const { runs, admissionKeys } = ctx.tables
-  const columns = [
-    ['scope', 'text'],
-    ['admission_key', 'text'],
-  ] as const
-  const source = ctx.dialect.rowSource(
-    p,
-    's',
-    columns,
-    keys.map((k) => [k.scope, k.key]),
-  )
+  const source = keySource(ctx, p, 's', keys)
   const ofKey = `r.admission_scope = k.scope AND r.admission_key = k.admission_key`
   const text = `SELECT k.scope, k.admission_key FROM ${source}
     JOIN ${admissionKeys} k ON k.scope = s.scope AND k.admission_key = s.admission_key
@@ -71,7 +58,7 @@ export async function keysWithRoom(
  * Promotes `key`'s oldest waiters into its free slots in one transaction under its lock (the
  * count re-read there: the unlocked read only said where to look). Runs promoted.
  */
-export async function promoteKey(ctx: SettleContext, key: Key, now: number): Promise<number> {
+export async function promoteKey(ctx: WakeContext, key: Key, now: number): Promise<number> {
   return ctx.pool.transaction(async (session) => {
     const row = (await lockKeys(ctx, session, [key])).get(idOf(key))
     if (row === undefined) return 0 // no row: nothing was ever admitted under it
@@ -98,7 +85,7 @@ const SETTLE_BACKOFF_MS = 50
  * at every waiting key in turn.
  */
 export async function settleKeys(
-  ctx: SettleContext,
+  ctx: WakeContext,
   keys: readonly Key[],
   now: number,
 ): Promise<Set<string>> {

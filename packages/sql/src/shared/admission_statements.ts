@@ -122,17 +122,7 @@ export async function countKeys(
   }
   const admitted = count(ADMITTED_STATUSES)
   const queued = count(`('queued')`)
-  const columns = [
-    ['scope', 'text'],
-    ['admission_key', 'text'],
-  ] as const
-  const source = ctx.dialect.rowSource(
-    p,
-    'k',
-    columns,
-    keys.map((k) => [k.scope, k.key]),
-  )
-  const text = `SELECT k.scope, k.admission_key, ${admitted}, ${queued} FROM ${source}`
+  const text = `SELECT k.scope, k.admission_key, ${admitted}, ${queued} FROM ${keySource(ctx, p, 'k', keys)}`
   const counts = new Map<string, AdmissionCounts>(keys.map((k) => [idOf(k), zero()]))
   for (const row of (await session.query(p.statement(text))).rows)
     counts.set(idOf({ scope: row[0] as string, key: row[1] as string }), {
@@ -141,6 +131,21 @@ export async function countKeys(
     })
   return counts
 }
+
+/** `keys` as a row source `alias(scope, admission_key)`, its values bound in `p`. */
+export function keySource(ctx: SqlContext, p: Params, alias: string, keys: readonly Key[]): string {
+  return ctx.dialect.rowSource(
+    p,
+    alias,
+    KEY_COLUMNS,
+    keys.map((k) => [k.scope, k.key]),
+  )
+}
+
+const KEY_COLUMNS = [
+  ['scope', 'text'],
+  ['admission_key', 'text'],
+] as const
 
 function zero(): AdmissionCounts {
   return { admitted: 0, queued: 0 }

@@ -5,10 +5,11 @@
  */
 import type { AdmissionKey } from '@cairn/core/contracts'
 import { checkPromoteKeys } from '@cairn/core/store-kit'
-import { promoteKey, type SettleContext } from './admission_settle.ts'
+import { promoteKey } from './admission_settle.ts'
+import type { WakeContext } from './context.ts'
 
 export async function promoteQueued(
-  ctx: SettleContext,
+  ctx: WakeContext,
   keys: readonly AdmissionKey[],
   now: number,
 ): Promise<number> {

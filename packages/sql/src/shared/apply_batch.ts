@@ -13,8 +13,8 @@
  */
 import { StoreFailureError } from '@cairn/core'
 import type { CheckpointRecord, OpResult, RunRecord, StoreOp } from '@cairn/core/contracts'
-import type { SqlContext } from './context.ts'
-import type { SqlSession, SqlStatement } from './driver.ts'
+import type { SqlContext, WakeContext } from './context.ts'
+import type { SqlSession } from './driver.ts'
 import { AdmissionPass, carriesAdmission, releasedKey } from './admission_writes.ts'
 import { settleKeys } from './admission_settle.ts'
 import type { Key } from './admission_statements.ts'
@@ -32,10 +32,9 @@ import { validateOps } from './validate_ops.ts'
 import { planWaves, type PlannedOp, type Wave } from './wave_plan.ts'
 import type { Observation, WaveAdmission, WaveGuards, WaveWriter } from './wave_writer.ts'
 
-export interface BatchContext extends SqlContext {
+/** `wakeStatement` is sent when the batch made runs claimable outside the waves (promotions, grants). */
+export interface BatchContext extends WakeContext {
   readonly writer: WaveWriter
-  /** Sent in the transaction when it made runs claimable outside the waves (promotions, grants). */
-  readonly wakeStatement?: (at: number) => SqlStatement
 }
 
 export async function applyBatch(

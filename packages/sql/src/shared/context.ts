@@ -1,6 +1,6 @@
 /** What every shared statement builder needs: where the tables are and how to spell SQL. */
 import type { SqlDialect } from './dialect.ts'
-import type { SqlPool } from './driver.ts'
+import type { SqlPool, SqlStatement } from './driver.ts'
 import type { Tables } from './tables.ts'
 import type { WorkflowKey } from '@cairn/core/contracts'
 import type { Params } from './params.ts'
@@ -9,6 +9,15 @@ export interface SqlContext {
   readonly pool: SqlPool
   readonly dialect: SqlDialect
   readonly tables: Tables
+}
+
+/** A context whose writes may make runs claimable, and can say so to other engines. */
+export interface WakeContext extends SqlContext {
+  /**
+   * A statement publishing a wake-up hint, sent in the transaction that made a run claimable
+   * (Postgres: NOTIFY, delivered on commit). Absent: other engines find the run by polling.
+   */
+  readonly wakeStatement?: (at: number) => SqlStatement
 }
 
 /**

@@ -7,8 +7,8 @@
 import { checkRequeueRequest } from '@cairn/core/store-kit'
 import type { RequeueRequest, RequeueResult, RunStatus } from '@cairn/core/contracts'
 import { QUEUE_SLOT_PREFIX } from '@cairn/core/store-kit'
-import type { SqlContext } from './context.ts'
-import type { SqlSession, SqlStatement } from './driver.ts'
+import type { SqlContext, WakeContext } from './context.ts'
+import type { SqlSession } from './driver.ts'
 import { toSafeInteger } from './integers.ts'
 import { Params } from './params.ts'
 import { keyOf, lockKey, reenterKey } from './admission_requeue.ts'
@@ -19,13 +19,8 @@ export const REQUEUEABLE = "('failed', 'dead')"
 
 const REQUEUEABLE_STATUSES: ReadonlySet<RunStatus> = new Set(['failed', 'dead'])
 
-export interface RequeueContext extends SqlContext {
-  /** Sent in the transaction once the run is claimable: a wake-up for other engines. */
-  wakeStatement?: (at: number) => SqlStatement
-}
-
 export async function requeueRun(
-  ctx: RequeueContext,
+  ctx: WakeContext,
   request: RequeueRequest,
 ): Promise<RequeueResult> {
   checkRequeueRequest(request) // refused before anything is written

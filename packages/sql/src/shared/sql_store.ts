@@ -66,7 +66,6 @@ import { appendEvent } from './event_append.ts'
 import { claimEventBatches, type EventBatchClaimWriter } from './event_batch_claims.ts'
 import { deleteEventBatch } from './event_batch_delete.ts'
 import { loadEventWaits, loadEvents, removeEventWaits } from './event_log.ts'
-import type { SqlStatement } from './driver.ts'
 import { closedStoreError, storeFailure } from './failures.ts'
 import { listRuns } from './list_runs.ts'
 import { loadSearchAttributes } from './load_attributes.ts'
@@ -103,11 +102,6 @@ export interface SqlStoreParts extends BatchContext {
   /** How claimDueSchedules leases due schedules. */
   scheduleClaims: ScheduleClaimWriter
   migrations: readonly Migration[]
-  /**
-   * A statement publishing a wake-up hint on commit, for writes outside applyBatch that make a
-   * run claimable (a requeue): Postgres NOTIFY. Absent: other engines find the run by polling.
-   */
-  wakeStatement?: (at: number) => SqlStatement
 }
 
 export class SqlStore implements StateStore {
