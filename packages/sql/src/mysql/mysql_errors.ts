@@ -85,6 +85,11 @@ export function isMissingTable(error: unknown): boolean {
   return errno !== undefined && MISSING_TABLE_ERRNOS.has(errno)
 }
 
+/** ER_DUP_ENTRY: a row of the same primary or unique key is there. */
+export function isDuplicateKey(error: unknown): boolean {
+  return errnoOf(error) === 1062
+}
+
 /** The server refused a statement larger than max_allowed_packet, and closes the connection. */
 export function isPacketTooLarge(error: unknown): boolean {
   return errnoOf(error) === 1153

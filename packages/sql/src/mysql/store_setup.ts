@@ -7,6 +7,7 @@ import type { SqlStoreParts } from '../shared/sql_store.ts'
 import { qualifiedTables } from '../shared/tables.ts'
 import { mysqlDialect } from './dialect.ts'
 import { migrations } from './migrations/index.ts'
+import { isDuplicateKey } from './mysql_errors.ts'
 import type { MysqlPool } from './mysql_pool.ts'
 import { resolveOptions, type MysqlStoreOptions } from './options.ts'
 import { setUpPool } from './pool_setup.ts'
@@ -18,7 +19,8 @@ export function mysqlSetup(options: MysqlStoreOptions): SqlStoreParts {
 
 /**
  * The portable writers of shared/: MySQL has no RETURNING on UPDATE and no data-modifying
- * CTEs, so a wave is a locking read of its runs and checkpoints, decisions in JavaScript, and
+ * CTEs, so a wave is a locking read of its runs (and of its checkpoints, only when a save
+ * meets a stored one), decisions in JavaScript, and
  * one fenced multi-row write per kind (locked_wave_writer.ts); a claim (of runs, of event
  * accumulators or of schedules) is a SKIP LOCKED locking read and an UPDATE by key
  * (locked_claims.ts, locked_batch_claims.ts, locked_schedule_claims.ts).
@@ -31,7 +33,8 @@ export function mysqlOnPool(pool: MysqlPool, database: string): SqlStoreParts {
   return {
     ...context,
     kind: 'mysql',
-    writer: new LockedWaveWriter(context),
+    // A failed statement is undone alone, the transaction kept: saves skip the checkpoint read.
+    writer: new LockedWaveWriter(context, isDuplicateKey),
     claims: lockedClaims,
     batchClaims: lockedBatchClaims,
     scheduleClaims: lockedScheduleClaims,

@@ -21,6 +21,16 @@
  * does a wave in one statement). Runs against Postgres too: the package's tests run the
  * conformance suite through it.
  *
+ * Saves without the checkpoint read (`duplicateKey` given: MySQL, MariaDB). Most saves write a
+ * position nothing was stored at, so the wave first assumes none is there: no checkpoint
+ * read, and the saves' INSERT is the wave's first write. If a checkpoint was there after all
+ * (a step retried over its `retrying` record, a queued step's `waiting` one, a concurrent
+ * insert), that INSERT fails on the primary key and writes nothing — on these servers a
+ * failed statement is undone alone and the transaction goes on — and the wave is decided
+ * again from the locked checkpoints, as without the option. One round trip less for a plain
+ * save wave; one more for a wave that overwrites (a failed INSERT). Not on Postgres, where a
+ * failed statement aborts the whole transaction.
+ *
  * A suspend's `available_at` is decided in its UPDATE (leaseAssignments: the run's inbox_seq
  * against what the turn saw); the result repeats that decision from the locked row, which
  * the lock keeps true until commit.
@@ -71,44 +81,63 @@ interface LockedState {
   dedupes: Map<string, number>
 }
 
+/** True for a failure that is a duplicate primary or unique key (MySQL: ER_DUP_ENTRY). */
+export type DuplicateKeyTest = (error: unknown) => boolean
+
 export class LockedWaveWriter implements WaveWriter {
   readonly guardsEndKeys = false
   readonly admitsInWave = false
   readonly selfContained = false
   readonly #ctx: SqlContext
+  readonly #duplicateKey: DuplicateKeyTest | null
 
-  constructor(ctx: SqlContext) {
+  /**
+   * `duplicateKey`: saves are first written without reading the checkpoints (see above); only
+   * for a server that undoes a failed statement alone, keeping the transaction.
+   */
+  constructor(ctx: SqlContext, duplicateKey: DuplicateKeyTest | null = null) {
     this.#ctx = ctx
+    this.#duplicateKey = duplicateKey
   }
 
   /** Stores using this writer have no push: `wake` is ignored. */
   async write(session: SqlSession, wave: Wave, now: number): Promise<Observation[]> {
-    const state = await lockState(this.#ctx, session, wave)
-    const seen = wave.map(({ op }) => observed(op, state))
-    const applies = wave.map(({ op }, i) => decide(op, state, seen[i] as Observation))
-    const inbox = acceptMessages(wave, applies, state.runs, state.dedupes)
-    await writeApplying(
-      this.#ctx,
-      session,
-      wave.filter((_, i) => applies[i]),
-      state,
-      inbox,
-      now,
-    )
-    return wave.map(({ op, index }, i) =>
-      applies[i] ? applied(op, index, state, inbox, now) : (seen[i] as Observation),
-    )
+    const ctx = this.#ctx
+    const notified = wave.flatMap(({ op }) => noticeOf(op)?.runId ?? [])
+    const runs = await lockRuns(ctx, session, [...wave.map(({ op }) => runIdOf(op)), ...notified])
+    const dedupes = await lockDedupes(ctx, session, wave, runs)
+    if (this.#duplicateKey !== null && wave.some(({ op }) => op.type === 'saveCheckpoint')) {
+      const assumed = { runs, checkpoints: new Map(), dedupes }
+      const written = await writeWave(ctx, session, wave, assumed, now, this.#duplicateKey)
+      if (written !== null) return written
+    }
+    const checkpoints = await lockCheckpoints(ctx, session, wave, runs)
+    return (await writeWave(ctx, session, wave, { runs, checkpoints, dedupes }, now, null)) ?? []
   }
 }
 
-async function lockState(ctx: SqlContext, session: SqlSession, wave: Wave): Promise<LockedState> {
-  const notified = wave.flatMap(({ op }) => noticeOf(op)?.runId ?? [])
-  const runs = await lockRuns(ctx, session, [...wave.map(({ op }) => runIdOf(op)), ...notified])
-  return {
-    runs,
-    checkpoints: await lockCheckpoints(ctx, session, wave, runs),
-    dedupes: await lockDedupes(ctx, session, wave, runs),
-  }
+/**
+ * Decides the wave's ops against `state` and writes those that apply. With `duplicateKey`, the
+ * state's checkpoints are assumed (none): null when the saves' INSERT met a stored checkpoint,
+ * having written nothing.
+ */
+async function writeWave(
+  ctx: SqlContext,
+  session: SqlSession,
+  wave: Wave,
+  state: LockedState,
+  now: number,
+  duplicateKey: DuplicateKeyTest | null,
+): Promise<Observation[] | null> {
+  const seen = wave.map(({ op }) => observed(op, state))
+  const applies = wave.map(({ op }, i) => decide(op, state, seen[i] as Observation))
+  const inbox = acceptMessages(wave, applies, state.runs, state.dedupes)
+  const applying = wave.filter((_, i) => applies[i])
+  const written = await writeApplying(ctx, session, applying, state, inbox, now, duplicateKey)
+  if (!written) return null
+  return wave.map(({ op, index }, i) =>
+    applies[i] ? applied(op, index, state, inbox, now) : (seen[i] as Observation),
+  )
 }
 
 async function lockCheckpoints(
@@ -195,7 +224,11 @@ function applied(
   }
 }
 
-/** Saves first (they were decided on the run as it was before this wave's run writes). */
+/**
+ * Saves first (they were decided on the run as it was before this wave's run writes). With
+ * `duplicateKey`, the saves' INSERT comes first of all: false when it met a stored checkpoint
+ * (nothing of the wave written).
+ */
 async function writeApplying(
   ctx: SqlContext,
   session: SqlSession,
@@ -203,7 +236,8 @@ async function writeApplying(
   state: LockedState,
   inbox: InboxWrites,
   now: number,
-): Promise<void> {
+  duplicateKey: DuplicateKeyTest | null,
+): Promise<boolean> {
   const byKind = (kind: OpKind) => ops.filter(({ op }) => kindOf(op) === kind)
   const saves = byKind('save')
   const isNew = ({ op }: PlannedOp) =>
@@ -224,7 +258,17 @@ async function writeApplying(
     countMessages(ctx, inbox, now),
     insertMessages(ctx, inbox, now),
   ]
-  for (const statement of statements) if (statement !== null) await session.query(statement)
+  const [inserts, ...rest] = statements
+  if (inserts !== null && inserts !== undefined) {
+    try {
+      await session.query(inserts)
+    } catch (error) {
+      if (duplicateKey?.(error) === true) return false
+      throw error
+    }
+  }
+  for (const statement of rest) if (statement !== null) await session.query(statement)
+  return true
 }
 
 type Columns = ReadonlyArray<readonly [name: string, type: 'text' | 'bigint' | 'int']>
