@@ -91,7 +91,7 @@ async function withStore(
 }
 
 mysqlTest(
-  'a typical engine batch of 75 ops is 7 statements; a two-wave batch is 8 (printed)',
+  'a typical engine batch of 75 ops is 6 statements; a two-wave batch is 8 (printed)',
   async () => {
     await withStore(async (store) => {
       const ids = Array.from({ length: 50 }, (_, i) => `run-${String(i).padStart(2, '0')}`)

@@ -14,6 +14,28 @@ const create = (id: string, input = '{}', workflow = 'w'): StoreOp => ({
   run: { id, workflow, version: 'v1', input, createdAt: T0 },
 })
 
+/** A save at position 0 of `runId` under epoch 1: a `retrying` record or an outcome. */
+const save = (runId: string, status: 'retrying' | 'completed', output: string | null): StoreOp => ({
+  type: 'saveCheckpoint',
+  fence: { runId, epoch: 1 },
+  checkpoint: {
+    runId,
+    seq: 0,
+    name: 'step-0',
+    kind: 'local',
+    status,
+    attempts: 1,
+    order: status === 'completed' ? 1 : null,
+    input: null,
+    output,
+    error: status === 'retrying' ? '"boom"' : null,
+    wakeAt: status === 'retrying' ? T0 + 5 : null,
+    startedAt: T0,
+    updatedAt: T0,
+    worker: null,
+  },
+})
+
 async function withStore(
   body: (store: StateStore, database: string) => Promise<void>,
 ): Promise<void> {
@@ -106,6 +128,38 @@ mysqlTest(
       assert.ok(performance.now() - started < 5_000, 'refused at once')
       assert.equal(await store.getRun('too-large'), null)
       assert.equal((await store.getRun('large'))?.id, 'large', 'the store still works')
+    })
+  },
+)
+
+mysqlTest(
+  'saves that fit as a new-save INSERT and an overwrite UPDATE but not as one INSERT still apply',
+  async () => {
+    await withStore(async (store) => {
+      const [[limit]] = (await adminQuery('SELECT @@max_allowed_packet')) as [[number]]
+      const big = JSON.stringify('x'.repeat(Math.floor(limit * 0.55)))
+      const claimed = (id: string): StoreOp => ({
+        type: 'createRun',
+        run: { id, workflow: 'w', version: 'v1', input: '{}', createdAt: T0 },
+        claim: { owner: 'engine-a', leaseMs: 30_000 },
+      })
+      await store.applyBatch([claimed('a'), claimed('b')], T0)
+      await store.applyBatch([save('b', 'retrying', null)], T0 + 1)
+      // One wave: a's position 0 is new, b's overwrites its `retrying` record. Together they
+      // are over the packet limit; the wave's saves go out read first, as two statements.
+      const results = await store.applyBatch(
+        [save('a', 'completed', big), save('b', 'completed', big)],
+        T0 + 2,
+      )
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['applied', 'applied'],
+      )
+      for (const id of ['a', 'b']) {
+        const [stored] = await store.loadCheckpoints(id)
+        assert.equal(stored?.status, 'completed')
+        assert.equal(stored?.output?.length, big.length)
+      }
     })
   },
 )

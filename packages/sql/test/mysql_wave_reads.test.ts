@@ -141,11 +141,26 @@ mariaDbTest(
         ),
         ['conflict'],
       )
-      const reads = checkpointReads()
-      assert.equal(reads.length, 1, 'one checkpoint read for recorded positions')
-      const recorded = await checkpointRowsRead(statementText(reads[0] as SqlStatement))
-      // At most one index entry per place; the whole histories are RUNS × HISTORY rows.
+      assert.equal(checkpointReads().length, 1, 'one checkpoint read for recorded positions')
+      // New and recorded positions in one wave: the read after the refused INSERT finds both
+      // kinds of place by the key.
+      assert.deepEqual(
+        statuses(
+          await store.applyBatch(
+            ids.flatMap((id) => [save(id, 8), save(id, HISTORY + 1)]),
+            T0,
+          ),
+        ),
+        ['conflict', 'applied'],
+      )
+      const [recordedRead, mixedRead] = checkpointReads()
+      assert.equal(checkpointReads().length, 2, 'one checkpoint read per wave that met a record')
+      const recorded = await checkpointRowsRead(statementText(recordedRead as SqlStatement))
+      const mixed = await checkpointRowsRead(statementText(mixedRead as SqlStatement))
+      // At most one index entry per place (a range that finds nothing still looks at the entry
+      // after it); the whole histories are RUNS × HISTORY rows.
       assert.ok(recorded <= RUNS, `recorded positions: ${recorded} rows read for ${RUNS} places`)
+      assert.ok(mixed <= 2 * RUNS, `mixed positions: ${mixed} rows read for ${2 * RUNS} places`)
     } finally {
       await (store as StateStore).close()
       await cleanup()

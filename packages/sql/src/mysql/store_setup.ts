@@ -8,6 +8,7 @@ import { qualifiedTables } from '../shared/tables.ts'
 import { mysqlDialect } from './dialect.ts'
 import { migrations } from './migrations/index.ts'
 import { isDuplicateKey } from './mysql_errors.ts'
+import { StatementTooLarge } from './statement_text.ts'
 import type { MysqlPool } from './mysql_pool.ts'
 import { resolveOptions, type MysqlStoreOptions } from './options.ts'
 import { setUpPool } from './pool_setup.ts'
@@ -34,10 +35,19 @@ export function mysqlOnPool(pool: MysqlPool, database: string): SqlStoreParts {
     ...context,
     kind: 'mysql',
     // A failed statement is undone alone, the transaction kept: saves skip the checkpoint read.
-    writer: new LockedWaveWriter(context, isDuplicateKey),
+    writer: new LockedWaveWriter(context, readFirstAfter),
     claims: lockedClaims,
     batchClaims: lockedBatchClaims,
     scheduleClaims: lockedScheduleClaims,
     migrations,
   }
+}
+
+/**
+ * When a wave's saves go back to being decided on a read of their checkpoints: one of them was
+ * stored (duplicate key), or the one INSERT carrying them all was refused before it was sent —
+ * read first, they go out as smaller statements (new saves, overwrites; conflicts not at all).
+ */
+function readFirstAfter(error: unknown): boolean {
+  return isDuplicateKey(error) || error instanceof StatementTooLarge
 }

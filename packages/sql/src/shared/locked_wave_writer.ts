@@ -21,15 +21,18 @@
  * does a wave in one statement). Runs against Postgres too: the package's tests run the
  * conformance suite through it.
  *
- * Saves without the checkpoint read (`duplicateKey` given: MySQL, MariaDB). Most saves write a
- * position nothing was stored at, so the wave first assumes none is there: no checkpoint
+ * Saves without the checkpoint read (`readFirstAfter` given: MySQL, MariaDB). Most saves write
+ * a position nothing was stored at, so the wave first assumes none is there: no checkpoint
  * read, and the saves' INSERT is the wave's first write. If a checkpoint was there after all
  * (a step retried over its `retrying` record, a queued step's `waiting` one, a concurrent
  * insert), that INSERT fails on the primary key and writes nothing — on these servers a
  * failed statement is undone alone and the transaction goes on — and the wave is decided
- * again from the locked checkpoints, as without the option. One round trip less for a plain
- * save wave; one more for a wave that overwrites (a failed INSERT). Not on Postgres, where a
- * failed statement aborts the whole transaction.
+ * again from the locked checkpoints, as without the option. So is a wave whose one INSERT
+ * the client refuses to send (larger than the server's packet limit): read first, its saves
+ * go out as two smaller statements (new ones, overwrites) and conflicting ones not at all, as
+ * before. One round trip less for a plain save wave; one more, and its saves' payloads sent
+ * twice, for a wave that overwrites. Not on Postgres, where a failed statement aborts the
+ * whole transaction.
  *
  * A suspend's `available_at` is decided in its UPDATE (leaseAssignments: the run's inbox_seq
  * against what the turn saw); the result repeats that decision from the locked row, which
@@ -81,23 +84,27 @@ interface LockedState {
   dedupes: Map<string, number>
 }
 
-/** True for a failure that is a duplicate primary or unique key (MySQL: ER_DUP_ENTRY). */
-export type DuplicateKeyTest = (error: unknown) => boolean
+/**
+ * True for a failure of the saves' first INSERT after which the wave is decided again from a
+ * read of the checkpoints: a duplicate key (MySQL: ER_DUP_ENTRY), or a statement refused
+ * before it was sent. Either leaves the transaction as it was.
+ */
+export type ReadFirstTest = (error: unknown) => boolean
 
 export class LockedWaveWriter implements WaveWriter {
   readonly guardsEndKeys = false
   readonly admitsInWave = false
   readonly selfContained = false
   readonly #ctx: SqlContext
-  readonly #duplicateKey: DuplicateKeyTest | null
+  readonly #readFirstAfter: ReadFirstTest | null
 
   /**
-   * `duplicateKey`: saves are first written without reading the checkpoints (see above); only
-   * for a server that undoes a failed statement alone, keeping the transaction.
+   * `readFirstAfter`: saves are first written without reading the checkpoints (see above);
+   * only for a server that undoes a failed statement alone, keeping the transaction.
    */
-  constructor(ctx: SqlContext, duplicateKey: DuplicateKeyTest | null = null) {
+  constructor(ctx: SqlContext, readFirstAfter: ReadFirstTest | null = null) {
     this.#ctx = ctx
-    this.#duplicateKey = duplicateKey
+    this.#readFirstAfter = readFirstAfter
   }
 
   /** Stores using this writer have no push: `wake` is ignored. */
@@ -106,9 +113,9 @@ export class LockedWaveWriter implements WaveWriter {
     const notified = wave.flatMap(({ op }) => noticeOf(op)?.runId ?? [])
     const runs = await lockRuns(ctx, session, [...wave.map(({ op }) => runIdOf(op)), ...notified])
     const dedupes = await lockDedupes(ctx, session, wave, runs)
-    if (this.#duplicateKey !== null && wave.some(({ op }) => op.type === 'saveCheckpoint')) {
+    if (this.#readFirstAfter !== null && wave.some(({ op }) => op.type === 'saveCheckpoint')) {
       const assumed = { runs, checkpoints: new Map(), dedupes }
-      const written = await writeWave(ctx, session, wave, assumed, now, this.#duplicateKey)
+      const written = await writeWave(ctx, session, wave, assumed, now, this.#readFirstAfter)
       if (written !== null) return written
     }
     const checkpoints = await lockCheckpoints(ctx, session, wave, runs)
@@ -117,9 +124,9 @@ export class LockedWaveWriter implements WaveWriter {
 }
 
 /**
- * Decides the wave's ops against `state` and writes those that apply. With `duplicateKey`, the
- * state's checkpoints are assumed (none): null when the saves' INSERT met a stored checkpoint,
- * having written nothing.
+ * Decides the wave's ops against `state` and writes those that apply. With `readFirstAfter`,
+ * the state's checkpoints are assumed (none): null when the saves' INSERT failed as it says
+ * (it met a stored checkpoint, or was not sent), having written nothing.
  */
 async function writeWave(
   ctx: SqlContext,
@@ -127,13 +134,13 @@ async function writeWave(
   wave: Wave,
   state: LockedState,
   now: number,
-  duplicateKey: DuplicateKeyTest | null,
+  readFirstAfter: ReadFirstTest | null,
 ): Promise<Observation[] | null> {
   const seen = wave.map(({ op }) => observed(op, state))
   const applies = wave.map(({ op }, i) => decide(op, state, seen[i] as Observation))
   const inbox = acceptMessages(wave, applies, state.runs, state.dedupes)
   const applying = wave.filter((_, i) => applies[i])
-  const written = await writeApplying(ctx, session, applying, state, inbox, now, duplicateKey)
+  const written = await writeApplying(ctx, session, applying, state, inbox, now, readFirstAfter)
   if (!written) return null
   return wave.map(({ op, index }, i) =>
     applies[i] ? applied(op, index, state, inbox, now) : (seen[i] as Observation),
@@ -226,7 +233,7 @@ function applied(
 
 /**
  * Saves first (they were decided on the run as it was before this wave's run writes). With
- * `duplicateKey`, the saves' INSERT comes first of all: false when it met a stored checkpoint
+ * `readFirstAfter`, the saves' INSERT comes first of all: false when it failed as that says
  * (nothing of the wave written).
  */
 async function writeApplying(
@@ -236,7 +243,7 @@ async function writeApplying(
   state: LockedState,
   inbox: InboxWrites,
   now: number,
-  duplicateKey: DuplicateKeyTest | null,
+  readFirstAfter: ReadFirstTest | null,
 ): Promise<boolean> {
   const byKind = (kind: OpKind) => ops.filter(({ op }) => kindOf(op) === kind)
   const saves = byKind('save')
@@ -263,7 +270,7 @@ async function writeApplying(
     try {
       await session.query(inserts)
     } catch (error) {
-      if (duplicateKey?.(error) === true) return false
+      if (readFirstAfter?.(error) === true) return false
       throw error
     }
   }
