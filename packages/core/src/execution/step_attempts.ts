@@ -85,7 +85,8 @@ export class StepAttempts {
       this.slot?.endAttempt()
       return this.rt.endWork()
     }
-    if (this.notBefore > this.rt.clock.now()) return this.waitForRetry()
+    // A first attempt has no due time: the clock is read only for a retry's.
+    if (this.notBefore > 0 && this.notBefore > this.rt.clock.now()) return this.waitForRetry()
     if (this.slot !== null && !this.holding) return this.acquireSlot(this.slot)
     // Never start user code on a lease that may have lapsed (turn_lease.ts); the check is one
     // clock read, and only a stale lease costs a closure and a store round trip.

@@ -528,9 +528,10 @@ export class Turn implements TurnRuntime, DeliveryTarget {
   }
 
   awaitOutcome<T>(seq: number): Promise<T> {
-    const { promise, resolve, reject } = Promise.withResolvers<T>()
-    this.calls.set(seq, { resolve: resolve as (value: unknown) => void, reject })
-    return promise
+    // The resolvers object is the call itself: one object less per step.
+    const call = Promise.withResolvers<unknown>()
+    this.calls.set(seq, call)
+    return call.promise as Promise<T>
   }
 
   complete(

@@ -74,10 +74,28 @@ export class TurnWork {
   checkSoon(): void {
     if (this.#active > 0 || this.#idleCheck || !this.#canAct()) return
     this.#idleCheck = true
-    setImmediate(() => {
-      this.#idleCheck = false
-      if (this.#active !== 0 || !this.#canAct()) return
-      this.#onIdle()
-    })
+    dueChecks.push(this)
+    if (dueChecks.length === 1) setImmediate(runDueChecks)
   }
+
+  /** The idle check checkSoon asked for (runDueChecks calls it, a macrotask later). */
+  runIdleCheck(): void {
+    this.#idleCheck = false
+    if (this.#active !== 0 || !this.#canAct()) return
+    this.#onIdle()
+  }
+}
+
+/**
+ * Turns whose idle check is due, for one `setImmediate` that looks at all of them: a batch's
+ * results reach every run it carried in one macrotask, and each of those turns asks for a check
+ * (one timer object per turn and step, otherwise). A check asked for while these run waits for
+ * the next macrotask, as with a timer of its own.
+ */
+let dueChecks: TurnWork[] = []
+
+function runDueChecks(): void {
+  const due = dueChecks
+  dueChecks = []
+  for (const work of due) work.runIdleCheck()
 }
