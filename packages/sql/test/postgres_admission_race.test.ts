@@ -7,9 +7,9 @@
  * review of the in-wave admission.)
  */
 import assert from 'node:assert/strict'
-import type { StateStore, StoreOp } from '@cairn/core/contracts'
+import type { StateStore } from '@cairn/core/contracts'
 import { createPostgresStore } from '@cairn/sql/postgres'
-import { KEY, LIMIT_ONE, T0 } from './helpers/admission_hold.ts'
+import { KEY, LIMIT_ONE, T0, create } from './helpers/admission_hold.ts'
 import { PG_URL, adminQuery, pgTest, storeInFreshSchema } from './helpers/postgres.ts'
 
 const LIMIT = 2
@@ -61,20 +61,12 @@ pgTest(
             if (r < 0.3) {
               const id = `r${++seq}`
               const claim = Math.random() < 0.5
-              const op: StoreOp = {
-                type: 'createRun',
-                run: {
-                  id,
-                  workflow: 'sync',
-                  version: 'v1',
-                  input: '{}',
-                  createdAt: t,
-                  ...(kind === 1 && Math.random() < 0.5 ? { tags: ['t'] } : {}),
-                },
-                admission: ADMISSION,
-                ...(claim ? { claim: { owner: 'e', leaseMs: 600_000 } } : {}),
-              }
-              await s.applyBatch([op], t)
+              const tags = kind === 1 && Math.random() < 0.5 ? ['t'] : undefined
+              const options = { admission: ADMISSION, createdAt: t, claim, leaseMs: 600_000 }
+              await s.applyBatch(
+                [create(id, tags === undefined ? options : { ...options, tags })],
+                t,
+              )
             } else if (r < 0.7) {
               const [run] = await liveRuns(
                 Math.random() < 0.8 ? `('pending','running')` : `('queued')`,

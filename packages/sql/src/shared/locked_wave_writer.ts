@@ -119,7 +119,10 @@ export class LockedWaveWriter implements WaveWriter {
       if (written !== null) return written
     }
     const checkpoints = await lockCheckpoints(ctx, session, wave, runs)
-    return (await writeWave(ctx, session, wave, { runs, checkpoints, dedupes }, now, null)) ?? []
+    const decided = await writeWave(ctx, session, wave, { runs, checkpoints, dedupes }, now, null)
+    // Read first, nothing is assumed: a failed statement throws, it never comes back as null.
+    if (decided === null) throw new Error('a read-first wave came back undecided')
+    return decided
   }
 }
 

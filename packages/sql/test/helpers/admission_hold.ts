@@ -9,7 +9,18 @@ export const T0 = 2_200_000_000_000
 export const KEY = { scope: 'sync', key: 'customer-7' }
 export const LIMIT_ONE: Admission = { ...KEY, limit: 1, onFull: 'queue', maxQueueDepth: null }
 
-export function create(id: string, options: { tags?: string[]; claim?: boolean } = {}): StoreOp {
+/** A create of `id` under the key (LIMIT_ONE unless `admission` says otherwise). */
+export function create(
+  id: string,
+  options: {
+    tags?: string[]
+    claim?: boolean
+    admission?: Admission
+    createdAt?: number
+    leaseMs?: number
+  } = {},
+): StoreOp {
+  const leaseMs = options.leaseMs ?? 60_000
   return {
     type: 'createRun',
     run: {
@@ -17,11 +28,11 @@ export function create(id: string, options: { tags?: string[]; claim?: boolean }
       workflow: 'sync',
       version: 'v1',
       input: '{}',
-      createdAt: T0,
+      createdAt: options.createdAt ?? T0,
       ...(options.tags ? { tags: options.tags } : {}),
     },
-    admission: LIMIT_ONE,
-    ...(options.claim ? { claim: { owner: 'engine-a', leaseMs: 60_000 } } : {}),
+    admission: options.admission ?? LIMIT_ONE,
+    ...(options.claim ? { claim: { owner: 'engine-a', leaseMs } } : {}),
   }
 }
 
