@@ -9,6 +9,7 @@ import assert from 'node:assert/strict'
 import mysql from 'mysql2/promise'
 import type {
   CheckpointRecord,
+  CreateRunOp,
   OpResult,
   RunRecord,
   StateStore,
@@ -144,6 +145,57 @@ mysqlTest(
       assert.equal(statements(store) - before, 6, 'statements for a delivery')
       console.log(
         `statements: one-wave batch (75 ops) ${one}, two-wave batch (80 ops) ${two}, claim ${claim}`,
+      )
+    })
+  },
+)
+
+mysqlTest(
+  'a batch of one plain create, save or finish is one statement; one it cannot apply goes the usual way',
+  async () => {
+    await withStore(async (store) => {
+      const counted = async (ops: StoreOp[], now: number) => {
+        const before = statements(store)
+        const results = await store.applyBatch(ops, now)
+        return { statuses: results.map((r) => r.status), statements: statements(store) - before }
+      }
+      // Each one autocommitted statement: an INSERT, an INSERT … SELECT … FOR UPDATE, an UPDATE.
+      assert.deepEqual(await counted([create('a')], T0), { statuses: ['applied'], statements: 1 })
+      assert.deepEqual(await counted([save('a', 0)], T0), { statuses: ['applied'], statements: 1 })
+      const retrying = { status: 'retrying', order: null, output: null, wakeAt: T0 + 5 }
+      assert.deepEqual(await counted([save('a', 1, 1, retrying)], T0), {
+        statuses: ['applied'],
+        statements: 1,
+      })
+      // The statement met the stored `retrying` record (duplicate key): then START, lock runs,
+      // the wave's insert refused on the key, lock checkpoints, overwrite, COMMIT.
+      assert.deepEqual(await counted([save('a', 1)], T0), { statuses: ['applied'], statements: 7 })
+      assert.equal((await store.loadCheckpoints('a'))[1]?.status, 'completed')
+      // A recorded outcome: START, lock runs, the refused insert, lock checkpoints, COMMIT.
+      assert.deepEqual(await counted([save('a', 0)], T0), { statuses: ['conflict'], statements: 6 })
+      // Another epoch: the statement inserts no row; START, lock runs (the fence), COMMIT.
+      assert.deepEqual(await counted([save('a', 2, 2)], T0), {
+        statuses: ['fenced'],
+        statements: 4,
+      })
+      // A taken id: the INSERT is refused; the wave locks the run and reads it for `exists`.
+      const exists = await counted([create('a')], T0)
+      assert.deepEqual(exists.statuses, ['exists'])
+      assert.ok(exists.statements > 1, `a refused create went the usual way: ${exists.statements}`)
+      assert.deepEqual(await counted([finish('a', 2)], T0), { statuses: ['fenced'], statements: 4 })
+      assert.deepEqual(await counted([finish('a')], T0), { statuses: ['applied'], statements: 1 })
+      assert.deepEqual((await store.getRun('a'))?.status, 'completed')
+      assert.deepEqual(await counted([save('a', 3)], T0), { statuses: ['fenced'], statements: 4 })
+      // Not plain: a create under a singleton key takes the batch's transaction.
+      const keyed: CreateRunOp = {
+        ...(create('b') as CreateRunOp),
+        admission: { scope: 'w', key: 'k', limit: 1, onFull: 'queue', maxQueueDepth: null },
+      }
+      const admitted = await counted([keyed], T0)
+      assert.deepEqual(admitted.statuses, ['applied'])
+      assert.ok(
+        admitted.statements > 1,
+        `a keyed create went the usual way: ${admitted.statements}`,
       )
     })
   },

@@ -5,7 +5,10 @@
  * the same random batches on two databases — saves of every status under two epochs, over
  * seeded positions and their own earlier records, finishes telling parents, cancels,
  * deliveries with dedupe ids, suspends, renewals, creates with seeds — must give the same
- * results, and leave the same checkpoints, runs and inboxes, after every batch.
+ * results, and leave the same checkpoints, runs and inboxes, after every batch. Half the batches
+ * are a single op, which the shipped store writes in one autocommitted statement when it is a
+ * plain create, save or finish (shared/lone_write.ts), going the usual way when that statement
+ * cannot apply it: the same comparison covers it.
  */
 import assert from 'node:assert/strict'
 import type { CheckpointRecord, OpResult, StoreOp } from '@cairn/core/contracts'
@@ -17,12 +20,22 @@ import { MYSQL_URL, dropDatabase, mysqlTest, randomDatabase } from './helpers/my
 const T0 = 2_200_000_000_000
 const LEASE = { owner: 'engine-a', leaseMs: 30_000 }
 const SEEDS = [1, 7, 42]
-const ROUNDS = 40
+const ROUNDS = 60
 const MAX_OPS = 30
 const RUNS = Array.from({ length: 16 }, (_, i) => `r${i}`)
 const STATUSES = ['completed', 'failed', 'retrying', 'waiting'] as const
 
 type Status = (typeof STATUSES)[number]
+
+/** Single-op batches every seed reaches: lone statements that applied, and ones that could not. */
+const LONE_CASES = [
+  'saveCheckpoint applied',
+  'saveCheckpoint conflict',
+  'saveCheckpoint fenced',
+  'finishRun applied',
+  'finishRun fenced',
+  'createRun exists',
+]
 
 /** A deterministic generator (LCG): a failing seed replays the same batches. */
 function random(seed: number): () => number {
@@ -66,12 +79,12 @@ function create(runId: string, seed?: CheckpointRecord[]): StoreOp {
   return { type: 'createRun', run, claim: LEASE, ...(seed === undefined ? {} : { seed }) }
 }
 
-function randomOp(next: () => number, tag: number): StoreOp {
+/** `x` picks the kind: saves below 0.7, finishes below 0.73, …, creates from 0.93. */
+function randomOp(next: () => number, tag: number, x = next()): StoreOp {
   const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)] as T
   const runId = pick(RUNS)
   const fence = { runId, epoch: next() < 0.8 ? 1 : 2 }
   const dedupeId = next() < 0.7 ? `d${Math.floor(next() * 3)}` : null
-  const x = next()
   if (x < 0.7) {
     const seq = Math.floor(next() * 4)
     return {
@@ -102,6 +115,13 @@ function randomOp(next: () => number, tag: number): StoreOp {
   return create(runId, next() < 0.5 ? seeded : undefined)
 }
 
+/** A single-op batch's op: a save, a finish, a create or any op, one in four each. */
+function randomLoneOp(next: () => number, tag: number): StoreOp {
+  const kind = Math.floor(next() * 4)
+  const x = [next() * 0.7, 0.7 + next() * 0.03, 0.93 + next() * 0.07, next()][kind] as number
+  return randomOp(next, tag, x)
+}
+
 /** A batch's results, or the code of the error it failed with. */
 async function outcomeOf(batch: Promise<OpResult[]>): Promise<OpResult[] | string> {
   try {
@@ -124,15 +144,20 @@ for (const seed of SEEDS) {
       await readFirst.store.applyBatch(first, T0)
       let tag = 0
       const seen = new Set<string>()
+      // What the single-op batches met: each lone op applied, and sent the usual way.
+      const alone = new Set<string>()
       for (let round = 0; round < ROUNDS; round++) {
-        const ops = Array.from({ length: 1 + Math.floor(next() * MAX_OPS) }, () =>
-          randomOp(next, ++tag),
-        )
+        const size = next() < 0.5 ? 1 : 1 + Math.floor(next() * MAX_OPS)
+        const ops =
+          size === 1
+            ? [randomLoneOp(next, ++tag)]
+            : Array.from({ length: size }, () => randomOp(next, ++tag))
         const now = T0 + 10 * round
         const got = await outcomeOf(shipped.store.applyBatch(ops, now))
         const expected = await outcomeOf(readFirst.store.applyBatch(ops, now))
         assert.deepEqual(got, expected, `round ${round}: ${JSON.stringify(ops)}`)
         if (typeof got !== 'string') for (const result of got) seen.add(result.status)
+        if (typeof got !== 'string' && size === 1) alone.add(`${ops[0]?.type} ${got[0]?.status}`)
         for (const id of RUNS) {
           const where = `run ${id}, round ${round}`
           const stores = [shipped.store, readFirst.store] as const
@@ -147,6 +172,8 @@ for (const seed of SEEDS) {
       // The batches reached the cases that matter: saves over stored records, both ways.
       for (const status of ['applied', 'conflict', 'fenced'])
         assert.ok(seen.has(status), `no ${status} result in ${ROUNDS} rounds`)
+      for (const lone of LONE_CASES)
+        assert.ok(alone.has(lone), `no single-op batch with ${lone} in ${ROUNDS} rounds`)
     } finally {
       await shipped.store.close()
       await readFirst.store.close()

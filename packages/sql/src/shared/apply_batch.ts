@@ -3,7 +3,8 @@
  * dialect's writer apply each wave, and build the results from what it saw (op_results.ts).
  *
  * A one-wave batch on a self-contained writer is a single autocommitted statement: one round
- * trip. Anything else is BEGIN, one writer call per wave, COMMIT. Writers report the fence an
+ * trip; so is a batch of one plain save or finish on a writer that offers `writeAlone`
+ * (lone_write.ts). Anything else is BEGIN, one writer call per wave, COMMIT. Writers report the fence an
  * op was checked against, not the stored rows a refusal returns (`exists`, `conflict`: the
  * retry path); those are read right after their wave, before a later wave of the batch could
  * change them. Event wait rows riding on a wave's ops are written right after it
@@ -29,6 +30,7 @@ import { readCheckpoints } from './checkpoints_at.ts'
 import { checkpointKey, readRuns } from './reads.ts'
 import { carriesLogs, writeCheckpointLogs } from './step_log_writes.ts'
 import { validateOps } from './validate_ops.ts'
+import { loneOp } from './lone_write.ts'
 import { planWaves, type PlannedOp, type Wave } from './wave_plan.ts'
 import type { Observation, WaveAdmission, WaveGuards, WaveWriter } from './wave_writer.ts'
 
@@ -44,6 +46,9 @@ export async function applyBatch(
 ): Promise<OpResult[]> {
   validateOps(ops)
   if (ops.length === 0) return []
+  const lone = ctx.writer.writeAlone === undefined ? null : loneOp(ops)
+  if (lone !== null && (await ctx.writer.writeAlone?.(ctx.pool, lone, now)) === true)
+    return [resultOf(lone, { applied: true, epoch: null }) as OpResult]
   return applyOps(ctx, ops, now, ctx.writer.admitsInWave)
 }
 

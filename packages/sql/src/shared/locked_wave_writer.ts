@@ -52,10 +52,12 @@ import {
   type InboxWrites,
   type LockedRun,
 } from './locked_inbox.ts'
+import { writeLone, type LoneOp } from './lone_write.ts'
 import {
   CONSUME_COLUMNS,
   OVERWRITABLE_CHECKPOINTS,
   CONTINUED_COLUMN,
+  CREATE_TARGETS,
   TRAILING_CREATE_COLUMNS,
   continues,
   createsTrailing,
@@ -95,16 +97,21 @@ export class LockedWaveWriter implements WaveWriter {
   readonly guardsEndKeys = false
   readonly admitsInWave = false
   readonly selfContained = false
+  readonly writeAlone?: (pool: SqlSession, op: LoneOp, now: number) => Promise<boolean>
   readonly #ctx: SqlContext
   readonly #readFirstAfter: ReadFirstTest | null
 
   /**
-   * `readFirstAfter`: saves are first written without reading the checkpoints (see above);
-   * only for a server that undoes a failed statement alone, keeping the transaction.
+   * `readFirstAfter`: saves are first written without reading the checkpoints (see above),
+   * and a lone save or finish in one autocommitted statement (lone_write.ts); only for a server that
+   * undoes a failed statement alone, keeping the transaction.
    */
   constructor(ctx: SqlContext, readFirstAfter: ReadFirstTest | null = null) {
     this.#ctx = ctx
     this.#readFirstAfter = readFirstAfter
+    // The same servers undo the failed statement of an autocommitted lone op whole.
+    if (readFirstAfter !== null)
+      this.writeAlone = (pool, op, now) => writeLone(ctx, pool, op, now, readFirstAfter)
   }
 
   /** Stores using this writer have no push: `wake` is ignored. */
@@ -354,14 +361,13 @@ function insertRuns(ctx: SqlContext, ops: readonly PlannedOp[], now: number) {
   // Rows keep every value: the source reads only its columns' (by position, leading ones).
   const rows = ops.map(({ op, index }) => sourceRow(op, index, now))
   const source = ctx.dialect.rowSource(p, 'v', columns, rows)
-  const link = (prefix: string) =>
-    trailing ? TRAILING_CREATE_COLUMNS.map((name) => `, ${prefix}${name}`).join('') : ''
-  const text = `INSERT INTO ${ctx.tables.runs} (id, workflow, version, status, input, created_at,
-      updated_at, available_at, lease_owner, lease_epoch, turns${link('')})
-    SELECT v.id, v.workflow, v.version, v.status, v.input, v.created_at, v.created_at,
-      v.available_at, v.lease_owner, v.epoch, v.epoch${link('v.')} FROM ${source} ORDER BY v.ord`
+  const targets = [...CREATE_TARGETS, ...(trailing ? TRAILING_CREATE_COLUMNS.map(self) : [])]
+  const text = `INSERT INTO ${ctx.tables.runs} (${targets.map(([column]) => column).join(', ')})
+    SELECT ${targets.map(([, from]) => `v.${from}`).join(', ')} FROM ${source} ORDER BY v.ord`
   return p.statement(text)
 }
+
+const self = (column: string) => [column, column] as const
 
 function updateRuns(
   ctx: SqlContext,

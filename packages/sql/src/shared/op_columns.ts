@@ -99,6 +99,24 @@ export function continues(op: StoreOp): boolean {
   return op.type === 'finishRun' && op.continuedTo !== undefined
 }
 
+/**
+ * The leading run columns a create writes, each with the source column (SOURCE_COLUMNS.create)
+ * it takes its value from; the trailing ones (TRAILING_CREATE_COLUMNS) take their own.
+ */
+export const CREATE_TARGETS: ReadonlyArray<readonly [column: string, source: string]> = [
+  ['id', 'id'],
+  ['workflow', 'workflow'],
+  ['version', 'version'],
+  ['status', 'status'],
+  ['input', 'input'],
+  ['created_at', 'created_at'],
+  ['updated_at', 'created_at'],
+  ['available_at', 'available_at'],
+  ['lease_owner', 'lease_owner'],
+  ['lease_epoch', 'epoch'],
+  ['turns', 'epoch'],
+]
+
 /** Source columns of each kind; `ord` is the op's index in the batch. */
 export const SOURCE_COLUMNS: Readonly<Record<OpKind, Columns>> = {
   create: [
@@ -363,36 +381,40 @@ const nowText = (now: NowSql) => (typeof now === 'string' ? now : now())
 
 /**
  * The SET list of the one UPDATE applying every lease write of a wave: `source` is the alias of
- * the op rows, `target` the run row's alias, `set` the prefix of assigned columns (Postgres
- * assigns bare column names, MySQL's multi-table UPDATE qualified ones).
+ * the op rows (or the SQL of each source column, for a single op written without a source
+ * table: lone_write.ts), `target` the run row's alias, `set` the prefix of assigned columns
+ * (Postgres assigns bare column names, MySQL's multi-table UPDATE qualified ones).
  */
 export function leaseAssignments(
-  source: string,
+  source: string | ((column: string) => string),
   target: string,
   set: string,
   now: NowSql,
   /** The source has CONTINUED_COLUMN (a statement without a continued finish may omit it). */
   continued = true,
 ): string {
+  // Called once per use, in text order: MySQL's `?` binds one value per occurrence.
+  const from = typeof source === 'string' ? (column: string) => `${source}.${column}` : source
   const assigned = continued
     ? [...ASSIGNED_BY, [CONTINUED_COLUMN, 'finishRun'] as const]
     : ASSIGNED_BY
-  const keepUnlessOp = assigned.map(
-    ([column, opType]) =>
-      `${set}${column} = CASE WHEN ${source}.op = '${opType}' THEN ${source}.${column} ELSE ${target}.${column} END`,
+  const parts = [`${set}status = ${from('status')}`]
+  // A suspend whose turn has not seen the run's latest message leaves it claimable now,
+  // decided here, on the locked row, in the write itself: a message accepted concurrently
+  // either committed first (counted in inbox_seq) or waits for this row and then wakes the
+  // waiting run (no lost wake-up). Other lease writes have a NULL inbox_seen: never true.
+  parts.push(
+    `${set}available_at = CASE WHEN ${target}.inbox_seq > ${from('inbox_seen')} THEN ${nowText(now)} ELSE ${from('available_at')} END`,
   )
-  return [
-    `${set}status = ${source}.status`,
-    // A suspend whose turn has not seen the run's latest message leaves it claimable now,
-    // decided here, on the locked row, in the write itself: a message accepted concurrently
-    // either committed first (counted in inbox_seq) or waits for this row and then wakes the
-    // waiting run (no lost wake-up). Other lease writes have a NULL inbox_seen: never true.
-    `${set}available_at = CASE WHEN ${target}.inbox_seq > ${source}.inbox_seen THEN ${nowText(now)} ELSE ${source}.available_at END`,
-    ...keepUnlessOp,
-    // RunRecord.recoveries: set to 0 by the writes whose source says so, else kept.
-    `${set}recoveries = COALESCE(${source}.recoveries, ${target}.recoveries)`,
-    `${set}updated_at = ${nowText(now)}`,
-  ].join(', ')
+  for (const [column, opType] of assigned) {
+    parts.push(
+      `${set}${column} = CASE WHEN ${from('op')} = '${opType}' THEN ${from(column)} ELSE ${target}.${column} END`,
+    )
+  }
+  // RunRecord.recoveries: set to 0 by the writes whose source says so, else kept.
+  parts.push(`${set}recoveries = COALESCE(${from('recoveries')}, ${target}.recoveries)`)
+  parts.push(`${set}updated_at = ${nowText(now)}`)
+  return parts.join(', ')
 }
 
 /**

@@ -6,6 +6,7 @@
 import type { CheckpointRecord, FenceState, RunRecord } from '@cairn/core/contracts'
 import type { SqlSession } from './driver.ts'
 import type { Key } from './admission_statements.ts'
+import type { LoneOp } from './lone_write.ts'
 import type { Wave } from './wave_plan.ts'
 
 /** What a writer saw of one op. */
@@ -88,6 +89,13 @@ export interface WaveWriter {
    * (`guards.admission`, Postgres); otherwise admission takes the transactional pass.
    */
   readonly admitsInWave: boolean
+  /**
+   * Writes a batch of one plain save or finish (lone_write.ts) as one autocommitted statement
+   * on `pool`: true when the op applied; false when nothing was written and the batch is to be
+   * written the usual way. Absent on a writer that has no cheaper way for it (Postgres: its
+   * one-wave batch is already one statement). Atomic: the op is written whole or not at all.
+   */
+  readonly writeAlone?: (pool: SqlSession, op: LoneOp, now: number) => Promise<boolean>
   /**
    * Applies the wave's ops; returns one observation per op, in wave order (meaningless when
    * `guards.admission` was declined: nothing was written).

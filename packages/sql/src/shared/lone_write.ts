@@ -1,0 +1,154 @@
+/**
+ * A batch of one op that one statement writes whole — a plain create, save or finish — on a
+ * writer whose wave is a transaction of several statements (MySQL, MariaDB): one autocommitted
+ * statement instead of START, the runs' locking read, the write and COMMIT. A workflow that
+ * starts, runs its steps one after the other and finishes sends one such batch for each: each
+ * now costs one round trip and one commit, as on Postgres, where a one-wave batch is already
+ * one statement.
+ *
+ * A save or a finish applies only while its fence holds — the run `running` at the fence's
+ * epoch — and reads the run row with a lock as it does (a save's `SELECT … FOR UPDATE`, a
+ * finish's UPDATE: the latest committed version, held until the statement commits); a create
+ * is an INSERT that the run id's unique key refuses when the id is taken. So each writes
+ * exactly when the wave would have applied the op. Any other case writes nothing, and the
+ * batch is decided the usual way, with the same results as before:
+ *
+ * - no row written: the run is gone, or not running at that epoch (fenced; or, for a save,
+ *   cancelled at that epoch, where a late outcome is still recorded — the wave decides it);
+ * - a duplicate key: a create's id is taken (`exists`), or a record is stored at a save's seq
+ *   (a `retrying` or `waiting` one the save overwrites, or an outcome it conflicts with). The
+ *   failed statement is undone whole.
+ *
+ * Lock order is the waves': the run, then the checkpoint. An op that carries anything else (a
+ * consumed message, search attributes, step logs, a queue, an event wait, a notice to a
+ * parent, a singleton key, lineage or seeded checkpoints) is not plain: those writes need the
+ * batch's transaction.
+ */
+import type { CreateRunOp, FinishRunOp, SaveCheckpointOp, StoreOp } from '@cairn/core/contracts'
+import type { SqlContext } from './context.ts'
+import type { SqlType } from './dialect.ts'
+import type { SqlSession, SqlStatement } from './driver.ts'
+import { carriesAdmission } from './admission_writes.ts'
+import { touchesEventWaits } from './event_wait_writes.ts'
+import { carriesLineage } from './lineage_writes.ts'
+import {
+  CREATE_TARGETS,
+  SOURCE_COLUMNS,
+  TRAILING_CREATE_COLUMNS,
+  continues,
+  leaseAssignments,
+  noticeOf,
+  sourceRow,
+} from './op_columns.ts'
+import { Params } from './params.ts'
+import { CHECKPOINT_COLUMNS, checkpointValues } from './row_mapping.ts'
+
+/** An op one statement writes whole. */
+export type LoneOp = CreateRunOp | SaveCheckpointOp | FinishRunOp
+
+/** True for a failure after which the batch is written the usual way (see ReadFirstTest). */
+export type WriteUsualAfter = (error: unknown) => boolean
+
+/** The batch's one op when one statement writes it whole; otherwise null. */
+export function loneOp(ops: readonly StoreOp[]): LoneOp | null {
+  if (ops.length !== 1) return null
+  const op = ops[0] as StoreOp
+  if (touchesEventWaits(op)) return null
+  if (op.type === 'saveCheckpoint') return plainSave(op) ? op : null
+  if (op.type === 'finishRun') return plainFinish(op) ? op : null
+  if (op.type === 'createRun') return carriesLineage(op) || carriesAdmission(op) ? null : op
+  return null
+}
+
+function plainSave(op: SaveCheckpointOp): boolean {
+  return (
+    op.consumes === undefined &&
+    op.searchAttributes === undefined &&
+    op.logs === undefined &&
+    op.enqueue === undefined &&
+    op.release === undefined
+  )
+}
+
+function plainFinish(op: FinishRunOp): boolean {
+  return noticeOf(op) === null && op.admission === undefined && op.releaseQueues === undefined
+}
+
+/**
+ * Writes `op` in one autocommitted statement on `pool`: true when it applied; false when it
+ * wrote nothing (see above) and the batch is to be written the usual way.
+ */
+export async function writeLone(
+  ctx: SqlContext,
+  pool: SqlSession,
+  op: LoneOp,
+  now: number,
+  usualAfter: WriteUsualAfter,
+): Promise<boolean> {
+  const statement =
+    op.type === 'saveCheckpoint'
+      ? saveStatement(ctx, op)
+      : op.type === 'finishRun'
+        ? finishStatement(ctx, op, now)
+        : createStatement(ctx, op, now)
+  try {
+    return (await pool.query(statement)).affected === 1
+  } catch (error) {
+    if (usualAfter(error)) return false
+    throw error
+  }
+}
+
+const CHECKPOINT_NAMES = CHECKPOINT_COLUMNS.map(([name]) => name).join(', ')
+
+function saveStatement(ctx: SqlContext, op: SaveCheckpointOp): SqlStatement {
+  const { dialect, tables } = ctx
+  const p = new Params(dialect)
+  const values = checkpointValues(op.checkpoint).map((value, i) =>
+    p.add(value, CHECKPOINT_COLUMNS[i]?.[1]),
+  )
+  const text = `INSERT INTO ${tables.checkpoints} (run_key, ${CHECKPOINT_NAMES})
+    SELECT r.key, ${values.join(', ')} FROM ${tables.runs} r
+    WHERE r.id = ${p.add(op.fence.runId, 'text')} AND r.lease_epoch = ${p.add(op.fence.epoch, 'bigint')}
+      AND r.status = 'running' ${dialect.lockRows}`
+  return p.statement(text, true)
+}
+
+/**
+ * The wave's UPDATE of a finish (locked_wave_writer.ts) as a single-table UPDATE by run id, its
+ * source columns bound in place: on MariaDB a multi-table UPDATE over a one-row JSON_TABLE
+ * spends more preparing its temporary tables than writing the row.
+ */
+function finishStatement(ctx: SqlContext, op: FinishRunOp, now: number): SqlStatement {
+  const { dialect, tables } = ctx
+  const p = new Params(dialect)
+  const continued = continues(op)
+  const row = sourceRow(op, 0, now)
+  const types = new Map(SOURCE_COLUMNS.lease.map(([name, type], i) => [name, { type, i }]))
+  const bound = (column: string) => {
+    const { type, i } = types.get(column) as { type: SqlType; i: number }
+    return p.add(row[i], type)
+  }
+  const assignments = leaseAssignments(bound, 'r', '', () => p.add(now), continued)
+  const text = `UPDATE ${tables.runs} r SET ${assignments}
+    WHERE r.id = ${p.add(op.fence.runId, 'text')} AND r.lease_epoch = ${p.add(op.fence.epoch, 'bigint')}
+      AND r.status = 'running'`
+  return p.statement(text, true)
+}
+
+const CREATE_TYPES = new Map(SOURCE_COLUMNS.create.map(([name, type], i) => [name, { type, i }]))
+const CREATE_COLUMNS = [...CREATE_TARGETS, ...TRAILING_CREATE_COLUMNS.map((c) => [c, c] as const)]
+
+/** The wave's INSERT of a create (locked_wave_writer.ts) with its values bound in place. */
+function createStatement(ctx: SqlContext, op: CreateRunOp, now: number): SqlStatement {
+  const { dialect, tables } = ctx
+  const p = new Params(dialect)
+  const row = sourceRow(op, 0, now)
+  const values = CREATE_COLUMNS.map(([, from]) => {
+    const { type, i } = CREATE_TYPES.get(from) as { type: SqlType; i: number }
+    return p.add(row[i], type)
+  })
+  const text = `INSERT INTO ${tables.runs} (${CREATE_COLUMNS.map(([column]) => column).join(', ')})
+    VALUES (${values.join(', ')})`
+  return p.statement(text, true)
+}
