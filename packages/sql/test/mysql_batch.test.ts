@@ -201,6 +201,29 @@ mysqlTest(
   },
 )
 
+mysqlTest('a batch of one op with a wrongly typed integer is decided the usual way', async () => {
+  await withStore(async (store) => {
+    await store.applyBatch([create('a')], T0)
+    const before = statements(store)
+    // The server would read '1' as 1 and apply the save; the fence is decided in JavaScript.
+    const stringEpoch = { ...save('a', 0), fence: { runId: 'a', epoch: '1' as unknown as number } }
+    assert.deepEqual(
+      (await store.applyBatch([stringEpoch], T0)).map((r) => r.status),
+      ['fenced'],
+    )
+    assert.ok(statements(store) - before > 1, 'no lone statement was sent')
+    assert.deepEqual(await store.loadCheckpoints('a'), [])
+    const stringAttempts = save('a', 0, 1, { attempts: '1' })
+    await assert.rejects(store.applyBatch([stringAttempts], T0), { code: 'E_INVALID_ARGUMENT' })
+    const halfEpoch = { ...finish('a'), fence: { runId: 'a', epoch: 1.5 } }
+    assert.deepEqual(
+      (await store.applyBatch([halfEpoch], T0)).map((r) => r.status),
+      ['fenced'],
+    )
+    assert.equal((await store.getRun('a'))?.status, 'running')
+  })
+})
+
 mysqlTest('interleaved runs in one batch keep each run in order across waves', async () => {
   await withStore(async (store) => {
     const ops: StoreOp[] = [
@@ -580,6 +603,32 @@ mysqlTest(
       await cut
       assert.equal((await store.getRun('a'))?.availableAt, T0 + 1, 'the update did commit')
       assert.equal(await store.reclaimOwned(LEASE.owner, T0 + 1), 1, 'and is safe to repeat')
+    })
+  },
+)
+
+mysqlTest(
+  'a batch of one op whose connection is lost rejects with outcome unknown; the retry settles it',
+  async () => {
+    await withProxiedStore(async (store, proxy) => {
+      await store.applyBatch([create('a')], T0)
+      // One autocommitted statement: its commit is in flight as soon as it is sent.
+      const cut = proxy.cutNext(/^INSERT/, 'after')
+      await expectOutcomeUnknown(store.applyBatch([save('a', 0)], T0 + 1))
+      await cut
+      assert.deepEqual(
+        (await store.applyBatch([save('a', 0)], T0 + 1)).map((r) => r.status),
+        ['conflict'],
+        'the save had committed',
+      )
+      const cutBefore = proxy.cutNext(/^UPDATE/, 'before')
+      await expectOutcomeUnknown(store.applyBatch([finish('a')], T0 + 2))
+      await cutBefore
+      assert.deepEqual(
+        (await store.applyBatch([finish('a')], T0 + 2)).map((r) => r.status),
+        ['applied'],
+        'the finish had not reached the server',
+      )
     })
   },
 )

@@ -3,7 +3,7 @@
  * dialect's writer apply each wave, and build the results from what it saw (op_results.ts).
  *
  * A one-wave batch on a self-contained writer is a single autocommitted statement: one round
- * trip; so is a batch of one plain save or finish on a writer that offers `writeAlone`
+ * trip; so is a batch of one plain create, save or finish on a writer that offers `writeAlone`
  * (lone_write.ts). Anything else is BEGIN, one writer call per wave, COMMIT. Writers report the fence an
  * op was checked against, not the stored rows a refusal returns (`exists`, `conflict`: the
  * retry path); those are read right after their wave, before a later wave of the batch could

@@ -103,7 +103,7 @@ export class LockedWaveWriter implements WaveWriter {
 
   /**
    * `readFirstAfter`: saves are first written without reading the checkpoints (see above),
-   * and a lone save or finish in one autocommitted statement (lone_write.ts); only for a server that
+   * and a lone create, save or finish in one autocommitted statement (lone_write.ts); only for a server that
    * undoes a failed statement alone, keeping the transaction.
    */
   constructor(ctx: SqlContext, readFirstAfter: ReadFirstTest | null = null) {

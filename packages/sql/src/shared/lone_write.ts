@@ -74,6 +74,17 @@ function plainFinish(op: FinishRunOp): boolean {
   return noticeOf(op) === null && op.admission === undefined && op.releaseQueues === undefined
 }
 
+/** Params noting whether every value bound to an integer column is null or a safe integer. */
+class CheckedParams extends Params {
+  integral = true
+
+  override add(value: unknown, type?: string): string {
+    const integer = type === 'bigint' || type === 'int'
+    if (integer && value !== null && !Number.isSafeInteger(value)) this.integral = false
+    return super.add(value, type)
+  }
+}
+
 /**
  * Writes `op` in one autocommitted statement on `pool`: true when it applied; false when it
  * wrote nothing (see above) and the batch is to be written the usual way.
@@ -85,12 +96,16 @@ export async function writeLone(
   now: number,
   usualAfter: WriteUsualAfter,
 ): Promise<boolean> {
+  const p = new CheckedParams(ctx.dialect)
   const statement =
     op.type === 'saveCheckpoint'
-      ? saveStatement(ctx, op)
+      ? saveStatement(ctx, p, op)
       : op.type === 'finishRun'
-        ? finishStatement(ctx, op, now)
-        : createStatement(ctx, op, now)
+        ? finishStatement(ctx, p, op, now)
+        : createStatement(ctx, p, op, now)
+  // The usual path decides such an op in JavaScript or refuses it (`"1"` is not epoch 1); the
+  // server would convert the value and apply it.
+  if (!p.integral) return false
   try {
     return (await pool.query(statement)).affected === 1
   } catch (error) {
@@ -101,9 +116,8 @@ export async function writeLone(
 
 const CHECKPOINT_NAMES = CHECKPOINT_COLUMNS.map(([name]) => name).join(', ')
 
-function saveStatement(ctx: SqlContext, op: SaveCheckpointOp): SqlStatement {
+function saveStatement(ctx: SqlContext, p: Params, op: SaveCheckpointOp): SqlStatement {
   const { dialect, tables } = ctx
-  const p = new Params(dialect)
   const values = checkpointValues(op.checkpoint).map((value, i) =>
     p.add(value, CHECKPOINT_COLUMNS[i]?.[1]),
   )
@@ -119,9 +133,8 @@ function saveStatement(ctx: SqlContext, op: SaveCheckpointOp): SqlStatement {
  * source columns bound in place: on MariaDB a multi-table UPDATE over a one-row JSON_TABLE
  * spends more preparing its temporary tables than writing the row.
  */
-function finishStatement(ctx: SqlContext, op: FinishRunOp, now: number): SqlStatement {
-  const { dialect, tables } = ctx
-  const p = new Params(dialect)
+function finishStatement(ctx: SqlContext, p: Params, op: FinishRunOp, now: number): SqlStatement {
+  const { tables } = ctx
   const continued = continues(op)
   const row = sourceRow(op, 0, now)
   const types = new Map(SOURCE_COLUMNS.lease.map(([name, type], i) => [name, { type, i }]))
@@ -129,7 +142,7 @@ function finishStatement(ctx: SqlContext, op: FinishRunOp, now: number): SqlStat
     const { type, i } = types.get(column) as { type: SqlType; i: number }
     return p.add(row[i], type)
   }
-  const assignments = leaseAssignments(bound, 'r', '', () => p.add(now), continued)
+  const assignments = leaseAssignments(bound, 'r', '', () => p.add(now, 'bigint'), continued)
   const text = `UPDATE ${tables.runs} r SET ${assignments}
     WHERE r.id = ${p.add(op.fence.runId, 'text')} AND r.lease_epoch = ${p.add(op.fence.epoch, 'bigint')}
       AND r.status = 'running'`
@@ -140,9 +153,8 @@ const CREATE_TYPES = new Map(SOURCE_COLUMNS.create.map(([name, type], i) => [nam
 const CREATE_COLUMNS = [...CREATE_TARGETS, ...TRAILING_CREATE_COLUMNS.map((c) => [c, c] as const)]
 
 /** The wave's INSERT of a create (locked_wave_writer.ts) with its values bound in place. */
-function createStatement(ctx: SqlContext, op: CreateRunOp, now: number): SqlStatement {
-  const { dialect, tables } = ctx
-  const p = new Params(dialect)
+function createStatement(ctx: SqlContext, p: Params, op: CreateRunOp, now: number): SqlStatement {
+  const { tables } = ctx
   const row = sourceRow(op, 0, now)
   const values = CREATE_COLUMNS.map(([, from]) => {
     const { type, i } = CREATE_TYPES.get(from) as { type: SqlType; i: number }

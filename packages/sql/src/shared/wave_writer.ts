@@ -90,7 +90,7 @@ export interface WaveWriter {
    */
   readonly admitsInWave: boolean
   /**
-   * Writes a batch of one plain save or finish (lone_write.ts) as one autocommitted statement
+   * Writes a batch of one plain create, save or finish (lone_write.ts) as one autocommitted statement
    * on `pool`: true when the op applied; false when nothing was written and the batch is to be
    * written the usual way. Absent on a writer that has no cheaper way for it (Postgres: its
    * one-wave batch is already one statement). Atomic: the op is written whole or not at all.
