@@ -10,6 +10,7 @@ import mysql from 'mysql2/promise'
 import type {
   CheckpointRecord,
   CreateRunOp,
+  SaveCheckpointOp as SaveOp,
   OpResult,
   RunRecord,
   StateStore,
@@ -17,6 +18,10 @@ import type {
 } from '@cairn/core/contracts'
 import { createMysqlStore, type MysqlStoreOptions } from '@cairn/sql/mysql'
 import { poolOfStore } from '../src/mysql/debug_access.ts'
+import { mysqlDialect } from '../src/mysql/dialect.ts'
+import { overwriteStatement } from '../src/shared/lone_write.ts'
+import { Params } from '../src/shared/params.ts'
+import { qualifiedTables } from '../src/shared/tables.ts'
 import type { SqlPool } from '../src/shared/driver.ts'
 import {
   RACES,
@@ -167,12 +172,12 @@ mysqlTest(
         statuses: ['applied'],
         statements: 1,
       })
-      // The statement met the stored `retrying` record (duplicate key): then START, lock runs,
-      // the wave's insert refused on the key, lock checkpoints, overwrite, COMMIT.
-      assert.deepEqual(await counted([save('a', 1)], T0), { statuses: ['applied'], statements: 7 })
+      // The INSERT met the stored `retrying` record (duplicate key); the overwrite applied.
+      assert.deepEqual(await counted([save('a', 1)], T0), { statuses: ['applied'], statements: 2 })
       assert.equal((await store.loadCheckpoints('a'))[1]?.status, 'completed')
-      // A recorded outcome: START, lock runs, the refused insert, lock checkpoints, COMMIT.
-      assert.deepEqual(await counted([save('a', 0)], T0), { statuses: ['conflict'], statements: 6 })
+      // A recorded outcome: the INSERT and the overwrite write nothing; then START, lock runs,
+      // the wave's refused insert, lock checkpoints, COMMIT.
+      assert.deepEqual(await counted([save('a', 0)], T0), { statuses: ['conflict'], statements: 7 })
       // Another epoch: the statement inserts no row; START, lock runs (the fence), COMMIT.
       assert.deepEqual(await counted([save('a', 2, 2)], T0), {
         statuses: ['fenced'],
@@ -183,7 +188,13 @@ mysqlTest(
       assert.deepEqual(exists.statuses, ['exists'])
       assert.ok(exists.statements > 1, `a refused create went the usual way: ${exists.statements}`)
       assert.deepEqual(await counted([finish('a', 2)], T0), { statuses: ['fenced'], statements: 4 })
+      const waiting = { status: 'waiting', order: null, output: null, wakeAt: T0 + 5 }
+      await store.applyBatch([save('a', 4, 1, waiting)], T0)
       assert.deepEqual(await counted([finish('a')], T0), { statuses: ['applied'], statements: 1 })
+      // A finished run at the fence's epoch: the INSERT finds no running run; the wave reads
+      // the fence.
+      assert.deepEqual(await counted([save('a', 4)], T0), { statuses: ['fenced'], statements: 4 })
+      assert.equal((await store.loadCheckpoints('a'))[2]?.status, 'waiting')
       assert.deepEqual((await store.getRun('a'))?.status, 'completed')
       assert.deepEqual(await counted([save('a', 3)], T0), { statuses: ['fenced'], statements: 4 })
       // Not plain: a create under a singleton key takes the batch's transaction.
@@ -358,6 +369,48 @@ mysqlTest(
       } finally {
         await admin.end()
       }
+    })
+  },
+)
+
+mysqlTest(
+  'a lone overwrite reads its run with a lock: a concurrent cancel fences it, nothing written',
+  async () => {
+    await withStore(async (store, database) => {
+      await store.applyBatch([create('a')], T0)
+      const waiting = { status: 'waiting', order: null, output: null, wakeAt: T0 + 5 }
+      await store.applyBatch([save('a', 0, 1, waiting)], T0)
+      const pool = poolOfStore.get(store) as SqlPool
+      const ctx = { pool, dialect: mysqlDialect, tables: qualifiedTables(mysqlDialect, database) }
+      // The second statement of a lone save that met the record (lone_write.ts), sent while the
+      // run is locked by a cancel: it must wait for it and then see the new epoch.
+      const overwrite = overwriteStatement(ctx, new Params(mysqlDialect), save('a', 0) as SaveOp)
+      const admin = await mysql.createConnection({ uri: MYSQL_URL })
+      try {
+        await admin.query('START TRANSACTION')
+        await admin.query(`SELECT 1 FROM \`${database}\`.cairn_runs WHERE id = 'a' FOR UPDATE`)
+        const writing = pool.query(overwrite)
+        await new Promise((resolve) => setTimeout(resolve, 200))
+        await admin.query(
+          `UPDATE \`${database}\`.cairn_runs SET status = 'cancelled', lease_epoch = 2, available_at = NULL WHERE id = 'a'`,
+        )
+        await admin.query('COMMIT')
+        assert.equal((await writing).affected, 0)
+        assert.equal((await store.loadCheckpoints('a'))[0]?.status, 'waiting')
+      } finally {
+        await admin.end()
+      }
+      // Nor on a run finished at the fence's epoch, or under another epoch.
+      await store.applyBatch([create('b'), save('b', 0, 1, waiting)], T0)
+      await store.applyBatch([finish('b')], T0)
+      const late = overwriteStatement(ctx, new Params(mysqlDialect), save('b', 0) as SaveOp)
+      assert.equal((await pool.query(late)).affected, 0)
+      await store.applyBatch([create('c'), save('c', 0, 1, waiting)], T0)
+      const stale = overwriteStatement(ctx, new Params(mysqlDialect), save('c', 0, 2) as SaveOp)
+      assert.equal((await pool.query(stale)).affected, 0)
+      const current = overwriteStatement(ctx, new Params(mysqlDialect), save('c', 0) as SaveOp)
+      assert.ok((await pool.query(current)).affected >= 1, 'the overwrite under the lease applies')
+      assert.equal((await store.loadCheckpoints('c'))[0]?.status, 'completed')
     })
   },
 )

@@ -15,9 +15,11 @@
  *
  * - no row written: the run is gone, or not running at that epoch (fenced; or, for a save,
  *   cancelled at that epoch, where a late outcome is still recorded — the wave decides it);
- * - a duplicate key: a create's id is taken (`exists`), or a record is stored at a save's seq
- *   (a `retrying` or `waiting` one the save overwrites, or an outcome it conflicts with). The
- *   failed statement is undone whole.
+ * - a duplicate key: a create's id is taken (`exists`), or a record is stored at a save's seq.
+ *   The failed statement is undone whole. A save then tries a second statement, the wave's
+ *   overwrite of a `retrying` or `waiting` record under the same fence (a timer's outcome over
+ *   its `waiting` record is written so at every wake); an outcome stored there (`conflict`)
+ *   makes that one write nothing too.
  *
  * Lock order is the waves': the run, then the checkpoint. An op that carries anything else (a
  * consumed message, search attributes, step logs, a queue, an event wait, a notice to a
@@ -33,6 +35,7 @@ import { touchesEventWaits } from './event_wait_writes.ts'
 import { carriesLineage } from './lineage_writes.ts'
 import {
   CREATE_TARGETS,
+  OVERWRITABLE_CHECKPOINTS,
   SOURCE_COLUMNS,
   TRAILING_CREATE_COLUMNS,
   continues,
@@ -106,10 +109,27 @@ export async function writeLone(
   // The usual path decides such an op in JavaScript or refuses it (`"1"` is not epoch 1); the
   // server would convert the value and apply it.
   if (!p.integral) return false
+  const written = await attempt(pool, statement, usualAfter)
+  if (written !== null || op.type !== 'saveCheckpoint') return written === true
+  // A record at the save's seq: most often the position's own `waiting` or `retrying` one (a
+  // timer, a retried step), which the save overwrites in a second statement.
+  const overwrite = overwriteStatement(ctx, new CheckedParams(ctx.dialect), op)
+  return (await attempt(pool, overwrite, usualAfter)) === true
+}
+
+/**
+ * True when the statement wrote a row, false when it wrote none, null when it failed as
+ * `usualAfter` says (a duplicate key, a statement too large to send): nothing written.
+ */
+async function attempt(
+  pool: SqlSession,
+  statement: SqlStatement,
+  usualAfter: WriteUsualAfter,
+): Promise<boolean | null> {
   try {
-    return (await pool.query(statement)).affected === 1
+    return (await pool.query(statement)).affected >= 1
   } catch (error) {
-    if (usualAfter(error)) return false
+    if (usualAfter(error)) return null
     throw error
   }
 }
@@ -125,6 +145,27 @@ function saveStatement(ctx: SqlContext, p: Params, op: SaveCheckpointOp): SqlSta
     SELECT r.key, ${values.join(', ')} FROM ${tables.runs} r
     WHERE r.id = ${p.add(op.fence.runId, 'text')} AND r.lease_epoch = ${p.add(op.fence.epoch, 'bigint')}
       AND r.status = 'running' ${dialect.lockRows}`
+  return p.statement(text, true)
+}
+
+/**
+ * The wave's overwrite of a `retrying` or `waiting` record (locked_wave_writer.ts) joined to its
+ * run by id: a multi-table UPDATE reads the run row with a lock (tested), so it waits for a
+ * concurrent cancel or takeover and then writes nothing. It counts one row changed or, with
+ * mysql2's FOUND_ROWS, two matched (the run row is only read); none when it does not apply — an
+ * outcome at that seq, another epoch — and the usual path decides.
+ */
+export function overwriteStatement(ctx: SqlContext, p: Params, op: SaveCheckpointOp): SqlStatement {
+  const { tables } = ctx
+  const [seq, ...rest] = checkpointValues(op.checkpoint)
+  const assigned = CHECKPOINT_COLUMNS.slice(1).map(
+    ([name, type], i) => `c.${name} = ${p.add(rest[i], type)}`,
+  )
+  const text = `UPDATE ${tables.checkpoints} c JOIN ${tables.runs} r ON r.key = c.run_key
+    SET ${assigned.join(', ')}
+    WHERE r.id = ${p.add(op.fence.runId, 'text')} AND r.lease_epoch = ${p.add(op.fence.epoch, 'bigint')}
+      AND r.status = 'running' AND c.seq = ${p.add(seq, 'bigint')}
+      AND c.status IN ${OVERWRITABLE_CHECKPOINTS}`
   return p.statement(text, true)
 }
 
