@@ -151,9 +151,11 @@ function saveStatement(ctx: SqlContext, p: Params, op: SaveCheckpointOp): SqlSta
 /**
  * The wave's overwrite of a `retrying` or `waiting` record (locked_wave_writer.ts) joined to its
  * run by id: a multi-table UPDATE reads the run row with a lock (tested), so it waits for a
- * concurrent cancel or takeover and then writes nothing. It counts one row changed or, with
- * mysql2's FOUND_ROWS, two matched (the run row is only read); none when it does not apply — an
- * outcome at that seq, another epoch — and the usual path decides.
+ * concurrent cancel or takeover and then writes nothing. It counts the one checkpoint row
+ * (the run row, only read, is not counted): matched with mysql2's FOUND_ROWS, changed without
+ * it — a save identical to the stored record then counts none and goes the usual way, which
+ * applies it. None at all when it does not apply (an outcome at that seq, another epoch): the
+ * usual path decides.
  */
 export function overwriteStatement(ctx: SqlContext, p: Params, op: SaveCheckpointOp): SqlStatement {
   const { tables } = ctx
