@@ -89,8 +89,9 @@ class CheckedParams extends Params {
 }
 
 /**
- * Writes `op` in one autocommitted statement on `pool`: true when it applied; false when it
- * wrote nothing (see above) and the batch is to be written the usual way.
+ * Writes `op` in one autocommitted statement on `pool` (a save meeting a record at its seq: a
+ * second one, the overwrite): true when it applied; false when nothing was written (see above)
+ * and the batch is to be written the usual way.
  */
 export async function writeLone(
   ctx: SqlContext,
