@@ -39,6 +39,7 @@ import {
   SOURCE_COLUMNS,
   TRAILING_CREATE_COLUMNS,
   continues,
+  type OpKind,
   leaseAssignments,
   noticeOf,
   sourceRow,
@@ -172,6 +173,23 @@ export function overwriteStatement(ctx: SqlContext, p: Params, op: SaveCheckpoin
   return p.statement(text, true)
 }
 
+/** Each source column's type and position in an op's source row (sourceRow). */
+type SourcePositions = ReadonlyMap<string, { type: SqlType; i: number }>
+
+function sourcePositions(columns: (typeof SOURCE_COLUMNS)[OpKind]): SourcePositions {
+  return new Map(columns.map(([name, type], i) => [name, { type, i }]))
+}
+
+const LEASE_SOURCE = sourcePositions(SOURCE_COLUMNS.lease)
+
+/** Binds the value of a source column of `row` by name, as the wave's source would read it. */
+function binder(p: Params, positions: SourcePositions, row: readonly unknown[]) {
+  return (column: string) => {
+    const { type, i } = positions.get(column) as { type: SqlType; i: number }
+    return p.add(row[i], type)
+  }
+}
+
 /**
  * The wave's UPDATE of a finish (locked_wave_writer.ts) as a single-table UPDATE by run id, its
  * source columns bound in place: on MariaDB a multi-table UPDATE over a one-row JSON_TABLE
@@ -180,12 +198,7 @@ export function overwriteStatement(ctx: SqlContext, p: Params, op: SaveCheckpoin
 function finishStatement(ctx: SqlContext, p: Params, op: FinishRunOp, now: number): SqlStatement {
   const { tables } = ctx
   const continued = continues(op)
-  const row = sourceRow(op, 0, now)
-  const types = new Map(SOURCE_COLUMNS.lease.map(([name, type], i) => [name, { type, i }]))
-  const bound = (column: string) => {
-    const { type, i } = types.get(column) as { type: SqlType; i: number }
-    return p.add(row[i], type)
-  }
+  const bound = binder(p, LEASE_SOURCE, sourceRow(op, 0, now))
   const assignments = leaseAssignments(bound, 'r', '', () => p.add(now, 'bigint'), continued)
   const text = `UPDATE ${tables.runs} r SET ${assignments}
     WHERE r.id = ${p.add(op.fence.runId, 'text')} AND r.lease_epoch = ${p.add(op.fence.epoch, 'bigint')}
@@ -193,17 +206,14 @@ function finishStatement(ctx: SqlContext, p: Params, op: FinishRunOp, now: numbe
   return p.statement(text, true)
 }
 
-const CREATE_TYPES = new Map(SOURCE_COLUMNS.create.map(([name, type], i) => [name, { type, i }]))
+const CREATE_SOURCE = sourcePositions(SOURCE_COLUMNS.create)
 const CREATE_COLUMNS = [...CREATE_TARGETS, ...TRAILING_CREATE_COLUMNS.map((c) => [c, c] as const)]
 
 /** The wave's INSERT of a create (locked_wave_writer.ts) with its values bound in place. */
 function createStatement(ctx: SqlContext, p: Params, op: CreateRunOp, now: number): SqlStatement {
   const { tables } = ctx
-  const row = sourceRow(op, 0, now)
-  const values = CREATE_COLUMNS.map(([, from]) => {
-    const { type, i } = CREATE_TYPES.get(from) as { type: SqlType; i: number }
-    return p.add(row[i], type)
-  })
+  const bound = binder(p, CREATE_SOURCE, sourceRow(op, 0, now))
+  const values = CREATE_COLUMNS.map(([, from]) => bound(from))
   const text = `INSERT INTO ${tables.runs} (${CREATE_COLUMNS.map(([column]) => column).join(', ')})
     VALUES (${values.join(', ')})`
   return p.statement(text, true)
